@@ -1,0 +1,394 @@
+"""Common types of the rules engine and the one protocol every game follows.
+
+The engine is pure: no I/O, no clock, randomness only from the seeded
+``random.Random`` handed to a game.  Everything here is a frozen value with a
+JSON form, so that a game is fully described by its setup plus the inputs it
+was given (its event log).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar
+
+JSON = dict[str, Any]
+
+
+class RuleError(ValueError):
+    """An input the rules do not allow at this point.
+
+    The message quotes the input, what was expected and the state, so that a
+    referee reading a log line knows exactly what was refused and why.
+    """
+
+    def __init__(self, why: str, *, inp: Input | None = None, expected: Expectation | None = None,
+                 state: Mapping[str, Any] | None = None) -> None:
+        parts = [why]
+        if inp is not None:
+            parts.append(f"input: {inp.to_json()!r}")
+        if expected is not None:
+            parts.append(f"expected: {expected.describe()}")
+        if state is not None:
+            parts.append(f"state: {_short_state(state)}")
+        super().__init__("; ".join(parts))
+        self.why = why
+        self.input = inp
+        self.expected = expected
+
+
+class DataError(ValueError):
+    """A data file (deck, cards, board zones) that does not hold what the game needs.
+
+    The message names the file, the entry and the field.
+    """
+
+    def __init__(self, source: str, entry: str, field_name: str, why: str) -> None:
+        super().__init__(f"{source}: entry {entry!r}, field {field_name!r}: {why}")
+        self.source = source
+        self.entry = entry
+        self.field = field_name
+
+
+def _short_state(state: Mapping[str, Any]) -> str:
+    """A one-line summary of a state for error messages (phase, turn, scores)."""
+    keys = ("phase", "round", "turn", "current_player", "scores")
+    picked = {k: state[k] for k in keys if k in state}
+    return repr(picked or dict(list(state.items())[:4]))
+
+
+class DieKind(str, Enum):
+    """Kinds of dice the table reads.  ``d10p`` is the percentile d10 (00-90)."""
+
+    D6 = "d6"
+    D10 = "d10"
+    D10P = "d10p"
+    D20 = "d20"
+    DN = "dN"
+
+    def face_range(self, sides: int | None = None) -> tuple[int, ...]:
+        """All faces this kind can show, as the camera reports them."""
+        if self is DieKind.D6:
+            return tuple(range(1, 7))
+        if self is DieKind.D10:
+            return tuple(range(0, 10))
+        if self is DieKind.D10P:
+            return tuple(range(0, 100, 10))
+        if self is DieKind.D20:
+            return tuple(range(1, 21))
+        if sides is None or sides < 2:
+            raise ValueError(f"a dN die needs sides >= 2, got {sides!r}")
+        return tuple(range(1, sides + 1))
+
+
+class Side(str, Enum):
+    """Which side of a board's centre line a die lies on."""
+
+    A = "a"
+    B = "b"
+    LINE = "line"  # straddles the line: a referee question, never guessed
+
+
+class FieldStatus(str, Enum):
+    """Where a die lies relative to the play field."""
+
+    FIELD = "field"
+    CARD_SLOT = "card_slot"
+    OFF = "off"
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die as seen on the table, with whatever geometry the camera knows.
+
+    Only ``kind`` and ``value`` are always present.  Games that need geometry
+    (DICETAR WARS zones and stacks, Dice Fighter sides and ring-outs) read the
+    optional facts and refuse an input that lacks them.
+    """
+
+    kind: DieKind
+    value: int
+    colour: str | None = None
+    sides: int | None = None  # only for DieKind.DN
+    zones: tuple[str, ...] = ()
+    min_multiplier: int | None = None  # lowest multiplier of the zones touched
+    side: Side | None = None
+    field_status: FieldStatus | None = None
+    card_slot: str | None = None  # which card slot it rests on, when on one
+    stack_level: int = 0
+    rests_on: int | None = None  # index, in the same throw, of the die beneath
+    confidence: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.value not in self.kind.face_range(self.sides):
+            raise ValueError(f"{self.kind.value} die cannot show {self.value!r}")
+
+    def to_json(self) -> JSON:
+        out: JSON = {"kind": self.kind.value, "value": self.value}
+        for name in ("colour", "sides", "min_multiplier", "card_slot", "rests_on"):
+            v = getattr(self, name)
+            if v is not None:
+                out[name] = v
+        if self.zones:
+            out["zones"] = list(self.zones)
+        if self.side is not None:
+            out["side"] = self.side.value
+        if self.field_status is not None:
+            out["field_status"] = self.field_status.value
+        if self.stack_level:
+            out["stack_level"] = self.stack_level
+        if self.confidence != 1.0:
+            out["confidence"] = self.confidence
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Die:
+        """Parse a die from JSON; a bare int means a d6 showing that value."""
+        if isinstance(data, bool):
+            raise ValueError(f"a die must be an int or an object, got {data!r}")
+        if isinstance(data, int):
+            return cls(DieKind.D6, data)
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a die must be an int or an object, got {data!r}")
+        try:
+            kind = DieKind(data.get("kind", "d6"))
+            value = data["value"]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"die value must be an int, got {value!r}")
+            return cls(
+                kind=kind,
+                value=value,
+                colour=data.get("colour"),
+                sides=data.get("sides"),
+                zones=tuple(data.get("zones", ())),
+                min_multiplier=data.get("min_multiplier"),
+                side=Side(data["side"]) if data.get("side") is not None else None,
+                field_status=FieldStatus(data["field_status"]) if data.get("field_status") else None,
+                card_slot=data.get("card_slot"),
+                stack_level=int(data.get("stack_level", 0)),
+                rests_on=data.get("rests_on"),
+                confidence=float(data.get("confidence", 1.0)),
+            )
+        except KeyError as e:
+            raise ValueError(f"die {dict(data)!r} lacks {e.args[0]!r}") from None
+
+
+class InputKind(str, Enum):
+    """What kind of input a game can wait for."""
+
+    ROLL = "roll"  # dice rolled in the air and read off the table
+    THROW = "throw"  # dice thrown onto a board, where position matters
+    SECRET = "secret"  # one player's secret selection (revealed when all are in)
+    REVEAL = "reveal"  # a card or tile turned face up
+    CHOICE = "choice"  # a player's decision (keep dice, take a tile, use a card)
+    START = "start"  # begin the game / next game (after setup or an extra game)
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input to a game.  ``data`` is the game-specific payload (JSON)."""
+
+    kind: InputKind
+    player: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"type": self.kind.value}
+        if self.player is not None:
+            out["player"] = self.player
+        out.update(self.data)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Input:
+        """Parse ``{"type": ..., "player": ..., ...payload}``."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"an input must be a JSON object, got {data!r}")
+        if "type" not in data:
+            raise ValueError(f"input {dict(data)!r} lacks 'type' (one of {[k.value for k in InputKind]})")
+        try:
+            kind = InputKind(data["type"])
+        except ValueError:
+            raise ValueError(
+                f"input type {data['type']!r} is not one of {[k.value for k in InputKind]}"
+            ) from None
+        player = data.get("player")
+        if player is not None and not isinstance(player, str):
+            raise ValueError(f"input player must be a string, got {player!r}")
+        payload = {k: v for k, v in data.items() if k not in ("type", "player")}
+        return cls(kind, player, payload)
+
+    def dice(self, key: str = "dice") -> tuple[Die, ...]:
+        """The payload's list of dice, parsed."""
+        raw = self.data.get(key)
+        if not isinstance(raw, list):
+            raise ValueError(f"input needs {key!r} as a list of dice, got {raw!r}")
+        return tuple(Die.from_json(d) for d in raw)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What a game waits for next, and from whom.
+
+    ``players`` is everyone who may give this input now (several at once for
+    simultaneous secret selection or a simultaneous throw).  ``detail`` says
+    more in the game's words, e.g. ``{"dice": 5, "roll": 2}`` or the choices on
+    offer; it never holds a secret.
+    """
+
+    kind: InputKind | None  # None: the game is over
+    players: tuple[str, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        if self.kind is None:
+            return "nothing (the game is over)"
+        who = ", ".join(self.players) or "anyone"
+        extra = f" {dict(self.detail)!r}" if self.detail else ""
+        return f"{self.kind.value} from {who}{extra}"
+
+    def to_json(self) -> JSON:
+        return {
+            "kind": None if self.kind is None else self.kind.value,
+            "players": list(self.players),
+            "detail": dict(self.detail),
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Something that happened because of an input, in the game's words.
+
+    ``event`` is a short snake_case name from the game's own ``OutcomeKind``
+    enum (e.g. ``tile_taken``, ``card_carried_over``, ``ring_out``).
+    """
+
+    event: str
+    player: str | None = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> JSON:
+        out: JSON = {"event": self.event}
+        if self.player is not None:
+            out["player"] = self.player
+        if self.detail:
+            out["detail"] = dict(self.detail)
+        return out
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a finished game ended.  ``winners`` has several names on a shared victory."""
+
+    winners: tuple[str, ...]
+    ranking: tuple[str, ...]
+    scores: Mapping[str, int]
+    reason: str = ""
+
+    def to_json(self) -> JSON:
+        return {
+            "winners": list(self.winners),
+            "ranking": list(self.ranking),
+            "scores": dict(self.scores),
+            "reason": self.reason,
+        }
+
+
+class Game:
+    """Base class of the five games: one protocol, atomic ``apply``.
+
+    A subclass sets ``name``, ``min_players``/``max_players``, builds its state
+    in ``__init__`` and implements ``expects``, ``_apply``, ``state_json``,
+    ``scores`` and ``result``.  ``apply`` makes every input all-or-nothing: if
+    ``_apply`` raises, the game's attributes and the RNG are restored.
+    """
+
+    name: ClassVar[str] = ""
+    min_players: ClassVar[int] = 1
+    max_players: ClassVar[int] = 8
+    #: data key -> file name of the shipped example under ``decks/`` or ``boards/``
+    data_files: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def parse_data(cls, key: str, raw: Mapping[str, Any], source: str) -> Any:
+        """Validate one loaded data file (already parsed from TOML/JSON).
+
+        Raise ``DataError(source, entry, field, why)`` on a bad entry.  The
+        result is what the game finds in ``self.data[key]``.
+        """
+        return raw
+
+    def __init__(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                 rng: random.Random | None = None, data: Mapping[str, Any] | None = None) -> None:
+        if not (self.min_players <= len(players) <= self.max_players):
+            raise RuleError(
+                f"{self.name} takes {self.min_players}-{self.max_players} players, got {len(players)}: {list(players)!r}"
+            )
+        if len(set(players)) != len(players):
+            raise RuleError(f"player names must differ, got {list(players)!r}")
+        self.players: tuple[str, ...] = tuple(players)
+        self.options: dict[str, Any] = dict(options or {})
+        self.rng = rng if rng is not None else random.Random(0)
+        self.data: dict[str, Any] = dict(data or {})
+
+    # -- the protocol -------------------------------------------------------
+    def expects(self) -> Expectation:
+        raise NotImplementedError  # abstract
+
+    def apply(self, inp: Input) -> list[Outcome]:
+        """Apply one input; on a rule error nothing changes and the error is raised."""
+        snapshot = copy.deepcopy({k: v for k, v in self.__dict__.items() if k != "rng"})
+        rng_state = self.rng.getstate()
+        try:
+            return self._apply(inp)
+        except RuleError:
+            self.__dict__.update(snapshot)
+            self.rng.setstate(rng_state)
+            raise
+        except (ValueError, KeyError, TypeError) as e:
+            self.__dict__.update(snapshot)
+            self.rng.setstate(rng_state)
+            raise RuleError(f"malformed input: {e}", inp=inp, expected=self.expects(),
+                            state=self.state_json()) from e
+
+    def _apply(self, inp: Input) -> list[Outcome]:
+        raise NotImplementedError  # abstract
+
+    def state_json(self) -> JSON:
+        raise NotImplementedError  # abstract
+
+    @property
+    def state(self) -> JSON:
+        """The whole state as JSON, with scores, expectation and result."""
+        out = self.state_json()
+        out["game"] = self.name
+        out["scores"] = self.scores()
+        out["expects"] = self.expects().to_json()
+        res = self.result()
+        out["result"] = None if res is None else res.to_json()
+        return out
+
+    def scores(self) -> dict[str, int]:
+        raise NotImplementedError  # abstract
+
+    def result(self) -> Result | None:
+        raise NotImplementedError  # abstract
+
+    # -- helpers for subclasses --------------------------------------------
+    def refuse(self, why: str, inp: Input) -> RuleError:
+        """Build the error for an illegal input, quoting input, expectation and state."""
+        return RuleError(why, inp=inp, expected=self.expects(), state=self.state_json())
+
+    def require(self, inp: Input, kind: InputKind, players: Sequence[str] | None = None) -> None:
+        """Refuse an input of the wrong kind or from the wrong player."""
+        exp = self.expects()
+        if exp.kind is None:
+            raise self.refuse("the game is over", inp)
+        if inp.kind is not kind:
+            raise self.refuse(f"expected a {kind.value} input, got {inp.kind.value}", inp)
+        allowed = exp.players if players is None else tuple(players)
+        if allowed and inp.player not in allowed:
+            raise self.refuse(f"player {inp.player!r} may not give this input now", inp)

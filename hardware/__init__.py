@@ -1,0 +1,1 @@
+"""dicetable hardware package."""
