@@ -71,8 +71,13 @@ class Setup:
         return cls(str(raw["game"]), tuple(players), dict(options), seed, dict(data))
 
     def to_json(self) -> dict[str, Any]:
-        return {"game": self.game, "players": list(self.players), "options": dict(self.options),
-                "seed": self.seed, "data": dict(self.data)}
+        return {
+            "game": self.game,
+            "players": list(self.players),
+            "options": dict(self.options),
+            "seed": self.seed,
+            "data": dict(self.data),
+        }
 
 
 def resolve_data_file(name: str, base: Path | None = None) -> Path:
@@ -185,7 +190,9 @@ def run_scenario(lines: Iterable[str], source: str = "scenario", base: Path | No
                 game.apply(inp)
             except RuleError as e:
                 if str(expect_error) not in str(e):
-                    raise ScenarioError(source, no, text, f"refused, but not for {expect_error!r}: {e}") from None
+                    raise ScenarioError(
+                        source, no, text, f"refused, but not for {expect_error!r}: {e}"
+                    ) from None
                 if json.dumps(game.state, sort_keys=True) != before:
                     raise ScenarioError(source, no, text, "a refused input changed the state") from None
                 continue

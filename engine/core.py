@@ -25,8 +25,14 @@ class RuleError(ValueError):
     referee reading a log line knows exactly what was refused and why.
     """
 
-    def __init__(self, why: str, *, inp: Input | None = None, expected: Expectation | None = None,
-                 state: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        why: str,
+        *,
+        inp: Input | None = None,
+        expected: Expectation | None = None,
+        state: Mapping[str, Any] | None = None,
+    ) -> None:
         parts = [why]
         if inp is not None:
             parts.append(f"input: {inp.to_json()!r}")
@@ -321,8 +327,13 @@ class Game:
         """
         return raw
 
-    def __init__(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
-                 rng: random.Random | None = None, data: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        rng: random.Random | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
         if not (self.min_players <= len(players) <= self.max_players):
             raise RuleError(
                 f"{self.name} takes {self.min_players}-{self.max_players} players, got {len(players)}: {list(players)!r}"
@@ -351,8 +362,9 @@ class Game:
         except (ValueError, KeyError, TypeError) as e:
             self.__dict__.update(snapshot)
             self.rng.setstate(rng_state)
-            raise RuleError(f"malformed input: {e}", inp=inp, expected=self.expects(),
-                            state=self.state_json()) from e
+            raise RuleError(
+                f"malformed input: {e}", inp=inp, expected=self.expects(), state=self.state_json()
+            ) from e
 
     def _apply(self, inp: Input) -> list[Outcome]:
         raise NotImplementedError  # abstract

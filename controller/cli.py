@@ -1,0 +1,169 @@
+"""The ``dicetable`` command line.
+
+Every command turns bad input into a clear one-paragraph message and a
+non-zero exit status; no traceback reaches a user.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="dicetable",
+    help="A table controller for real dice games: camera -> dice -> rules engine -> score.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+AREAS = (
+    "controller.cli_vision",
+    "controller.cli_calibration",
+    "controller.cli_hardware",
+    "controller.cli_display",
+)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print a clear error to stderr and return the Exit to raise."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+@app.command("check-config")
+def check_config(file: Path = typer.Argument(..., help="The table.toml to check.")) -> None:
+    """Validate a table.toml and print every problem with its key and what was expected."""
+    from controller.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(file)
+    except ConfigError as e:
+        for key, msg in e.problems:
+            print(f"{file}: {key}: {msg}")
+        raise fail(f"{file}: {len(e.problems)} problem(s)", 1) from None
+    print(f"{file}: OK ({cfg.table.game}, {len(cfg.players)} players, camera {cfg.camera.source})")
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+@app.command()
+def replay(
+    source: Path = typer.Argument(..., help="A JSON-lines scenario or a table's SQLite event log."),
+    log: Path | None = typer.Option(
+        None,
+        help="Also write the scenario's inputs to this event log; "
+        "if it already holds a prefix of them, resume after it.",
+    ),
+    game: int | None = typer.Option(None, help="Which game of an event log (default: the latest)."),
+    delay: float = typer.Option(0.0, help="Seconds to wait after each input (for demonstrations)."),
+) -> None:
+    """Rebuild a game from a scenario or an event log and print its final state as JSON."""
+    from controller.eventlog import EventLog, LogError
+    from controller.scenario import ScenarioError, run_scenario_file
+
+    if not source.is_file():
+        raise fail(f"{source}: no such file (expected a .jsonl scenario or a .sqlite3 event log)")
+    try:
+        if _is_sqlite(source):
+            with EventLog(source) as ev:
+                g = ev.replay(game)
+        elif log is not None:
+            from controller.resume import replay_into_log
+
+            g = replay_into_log(source, log, delay)
+        else:
+            g = run_scenario_file(source).game
+    except (ScenarioError, LogError) as e:
+        raise fail(str(e)) from None
+    print(json.dumps(g.state, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+@app.command()
+def demo(
+    game: str = typer.Option("dice-hunter", help="Which game's recorded session to play."),
+    serve: bool = typer.Option(True, "--serve/--no-serve", help="Serve the live display while playing."),
+    as_json: bool = typer.Option(False, "--json", help="Print the final scores as JSON."),
+    session: Path | None = typer.Option(None, help="A recorded session folder (default: the shipped one)."),
+    db: Path | None = typer.Option(None, help="Event log file (default: in the user data directory)."),
+    host: str = typer.Option("127.0.0.1", help="Display host."),
+    port: int = typer.Option(8000, help="Display port."),
+    linger: float = typer.Option(
+        -1, help="With --serve: seconds to keep serving after the game (default: until Ctrl-C)."
+    ),
+    realtime: bool = typer.Option(False, help="Play the frames at their recorded pace."),
+) -> None:
+    """Play a complete game from a recorded session: frames -> vision -> engine -> log -> display."""
+    from controller.demo import DemoError, run_demo
+
+    try:
+        result = run_demo(
+            game=game,
+            session=session,
+            db=db,
+            serve=serve,
+            host=host,
+            port=port,
+            quiet=as_json,
+            realtime=realtime,
+            linger=linger,
+        )
+    except DemoError as e:
+        raise fail(str(e)) from None
+    if as_json:
+        print(json.dumps(result, sort_keys=True, ensure_ascii=False))
+
+
+@app.command()
+def run(
+    config: Path | None = typer.Option(None, "--config", "-c", help="table.toml (default: embedded)."),
+    camera: str | None = typer.Option(None, help="Override the camera, e.g. recorded:DIR."),
+) -> None:
+    """Run a table from its configuration until the game ends or Ctrl-C."""
+    from controller.config import ConfigError, load_config
+    from controller.table import TableError, run_table
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as e:
+        raise fail(str(e)) from None
+    try:
+        run_table(cfg, camera=camera)
+    except TableError as e:
+        raise fail(str(e)) from None
+
+
+def _register_areas() -> None:
+    for name in AREAS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as e:  # an optional area whose dependencies are missing
+            err.print(f"[yellow]warning:[/] commands of {name} unavailable: {e}")
+            continue
+        module.register(app)
+
+
+_register_areas()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    start = time.perf_counter()
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print(f"interrupted after {time.perf_counter() - start:.1f} s")
+        sys.exit(130)

@@ -1,0 +1,201 @@
+"""The table's one configuration file, ``table.toml``, validated with pydantic.
+
+Every value has a default that runs on any machine: a recorded camera session
+shipped with the package, gpiozero's mock pin factory, an emulated LED matrix,
+SQLite in the user data directory and the display on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from engine import GAMES
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+DEMO_SESSION = PACKAGE_ROOT / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
+
+#: die colours a player can be given (Die-angler's five, Nozoku Dice's four, white, black)
+COLOURS = ("red", "blue", "green", "purple", "yellow", "orange", "white", "black")
+GPIO_PINS = range(0, 28)  # BCM numbering on a Raspberry Pi 40-pin header
+
+
+def data_dir() -> Path:
+    """Where the table keeps its database: $DICETABLE_DATA_DIR or the user data directory."""
+    env = os.environ.get("DICETABLE_DATA_DIR")
+    return Path(env) if env else Path(platformdirs.user_data_dir("dicetable"))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ButtonPins(_Strict):
+    """BCM pin numbers of one player's button panel."""
+
+    up: int | None = None
+    down: int | None = None
+    select: int | None = None
+    confirm: int | None = None
+
+    @field_validator("up", "down", "select", "confirm")
+    @classmethod
+    def _gpio(cls, v: int | None) -> int | None:
+        if v is not None and v not in GPIO_PINS:
+            raise ValueError(f"a BCM GPIO pin number 0-27, got {v}")
+        return v
+
+
+class Player(_Strict):
+    name: str = Field(min_length=1, max_length=32)
+    colour: str
+    pins: ButtonPins = ButtonPins()
+
+    @field_validator("colour")
+    @classmethod
+    def _colour(cls, v: str) -> str:
+        if v not in COLOURS:
+            raise ValueError(f"one of {', '.join(COLOURS)}, got {v!r}")
+        return v
+
+
+class TableSection(_Strict):
+    id: str = Field("table-1", pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    game: str = "dice-hunter"
+    options: dict[str, Any] = {}
+    seed: int = 0
+    confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
+
+    @field_validator("game")
+    @classmethod
+    def _game(cls, v: str) -> str:
+        if v not in GAMES:
+            raise ValueError(f"one of {', '.join(sorted(GAMES))}, got {v!r}")
+        return v
+
+
+class CameraSection(_Strict):
+    source: str = f"recorded:{DEMO_SESSION}"
+
+    @field_validator("source")
+    @classmethod
+    def _source(cls, v: str) -> str:
+        kinds = ("recorded:", "v4l2:", "usb:", "picam")
+        if not v.startswith(kinds):
+            raise ValueError(f"'recorded:DIR', 'v4l2:N', 'usb:N' or 'picam', got {v!r}")
+        return v
+
+
+class LedSection(_Strict):
+    url: str = "emu://"
+    baud: int = Field(115200, gt=0)
+    protocol: Literal["adalight", "tpm2"] = "adalight"
+    width: int = Field(16, ge=1, le=128)
+    height: int = Field(16, ge=1, le=128)
+    wiring: Literal["row-major", "serpentine"] = "serpentine"
+    origin: Literal["top-left", "top-right", "bottom-left", "bottom-right"] = "top-left"
+
+
+class BoardSection(_Strict):
+    layout: str | None = None
+    calibration: str | None = None
+
+
+class DatabaseSection(_Strict):
+    path: str | None = None  # default: <user data dir>/<table id>.sqlite3
+
+
+class DisplaySection(_Strict):
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    admin_token: str | None = None
+
+
+class ButtonsSection(_Strict):
+    pin_factory: Literal["mock", "native", "lgpio", "rpigpio", "pigpio"] = "mock"
+
+
+class TableConfig(_Strict):
+    table: TableSection = TableSection()
+    players: list[Player] = [
+        Player(name="ann", colour="red"),
+        Player(name="bob", colour="blue"),
+        Player(name="cid", colour="green"),
+    ]
+    camera: CameraSection = CameraSection()
+    leds: LedSection = LedSection()
+    board: BoardSection = BoardSection()
+    database: DatabaseSection = DatabaseSection()
+    display: DisplaySection = DisplaySection()
+    buttons: ButtonsSection = ButtonsSection()
+
+    @model_validator(mode="after")
+    def _players_differ(self) -> TableConfig:
+        names = [p.name for p in self.players]
+        if len(set(names)) != len(names):
+            raise ValueError(f"player names must differ, got {names}")
+        pins = [pin for p in self.players for pin in p.pins.model_dump().values() if pin is not None]
+        dup = sorted({p for p in pins if pins.count(p) > 1})
+        if dup:
+            raise ValueError(f"each GPIO pin may serve one button only; used twice: {dup}")
+        if self.display.host not in ("127.0.0.1", "localhost", "::1") and not self.display.admin_token:
+            raise ValueError(
+                f"display.host {self.display.host!r} is not loopback: set display.admin_token "
+                "(admin is only served without a token on loopback)"
+            )
+        return self
+
+    def database_path(self) -> Path:
+        if self.database.path:
+            return Path(self.database.path).expanduser()
+        return data_dir() / f"{self.table.id}.sqlite3"
+
+
+class ConfigError(ValueError):
+    """A table.toml that cannot be used; ``problems`` lists (key, message) pairs."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = [f"{source}: {len(problems)} problem(s)"] + [f"  {k}: {m}" for k, m in problems]
+        super().__init__("\n".join(lines))
+
+
+def _problems(err: ValidationError) -> list[tuple[str, str]]:
+    out = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "unknown key (not a setting of this section)"
+        elif "input" in e and e["type"] != "missing" and not isinstance(e["input"], dict):
+            msg = f"{msg} (got {e['input']!r})"
+        out.append((key, msg))
+    return out
+
+
+def parse_config(raw: dict[str, Any], source: str = "table.toml") -> TableConfig:
+    try:
+        return TableConfig.model_validate(raw)
+    except ValidationError as e:
+        raise ConfigError(source, _problems(e)) from None
+
+
+def load_config(path: Path | None) -> TableConfig:
+    """Load and validate a table.toml; ``None`` gives the embedded defaults."""
+    if path is None:
+        return TableConfig()
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(str(path), [("(file)", "no such file")]) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(str(path), [("(file)", f"cannot read: {e}")]) from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(str(path), [("(file)", f"not valid TOML: {e}")]) from None
+    return parse_config(raw, str(path))
