@@ -1,0 +1,218 @@
+"""Where each die lies on the board, in millimetres, from its top-face quad in pixels.
+
+A flat die's top face is a square ``s`` mm on a side seen at height
+``(stack_level + 1) * s`` above the board.  Back-projecting the quad's corners
+through the camera onto that plane and dropping them vertically gives the
+die's footprint as seen from straight above (what the rules call touching).
+
+The stack level comes from two cues:
+
+* size: along each pixel ray the back-projected footprint shrinks linearly
+  with the plane's height, ``side(h) = side(0) * (H - h) / H`` (``H`` the
+  camera's height), so the height at which the quad is exactly ``s`` wide is
+  ``h = H * (1 - s / side(0))``;
+* solidity: two dice cannot share space, so when two footprints at the same
+  level overlap, the one that looks higher (larger) is on top of the other.
+
+A stacked die takes its zones and centre-line side from its own footprint
+(judged from straight above) and its field status from the die it rests on
+(that is what holds it up).  A die at level >= 1 whose support is not seen
+(fully hidden) keeps ``rests_on = None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration import polygons as pg
+from calibration.board import BoardLayout
+from calibration.camera import CameraCalibration
+from calibration.polygons import Poly
+from calibration.pose import BoardPose, estimate_board_pose
+
+#: Footprints at one level sharing more than this fraction of a face cannot both be there.
+CONFLICT_FRACTION = 0.08
+#: Assumed corner noise (px) of a top-face quad, for how far the size cue can be trusted.
+QUAD_NOISE_PX = 0.5
+MAX_STACK = 4
+
+
+class GeometryError(ValueError):
+    """Bad input to :func:`place` (names the die and what was expected)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The board-layout facts of one footprint (no stacking)."""
+
+    zones: tuple[str, ...]
+    min_multiplier: int | None
+    side: str | None
+    field_status: str
+    card_slot: str | None
+
+
+@dataclass(frozen=True)
+class DieGeometry:
+    board_center_mm: tuple[float, float]
+    footprint_mm: Poly
+    stack_level: int
+    rests_on: int | None
+    zones: tuple[str, ...]
+    min_multiplier: int | None
+    side: str | None
+    field_status: str
+    card_slot: str | None
+    level_estimate: float = 0.0  # continuous height / die size - 1, from the size cue alone
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "board_center_mm": [round(self.board_center_mm[0], 2), round(self.board_center_mm[1], 2)],
+            "footprint_mm": [[round(float(x), 2), round(float(y), 2)] for x, y in self.footprint_mm],
+            "stack_level": self.stack_level,
+            "rests_on": self.rests_on,
+            "zones": list(self.zones),
+            "min_multiplier": self.min_multiplier,
+            "side": self.side,
+            "field_status": self.field_status,
+            "card_slot": self.card_slot,
+        }
+
+
+def classify(footprint: Poly, board: BoardLayout) -> Placement:
+    """Zones touched, centre-line side and field status of a footprint on the board."""
+    fp = pg.as_poly(footprint)
+    touched = [z for z in board.zones if pg.overlaps(fp, z.polygon)]
+    zones = tuple(z.name for z in touched)
+    min_mult = min((z.multiplier for z in touched), default=None)
+    side = board.centre_line.side_of(fp) if board.centre_line is not None else None
+    if any(pg.overlaps(fp, f.polygon) for f in board.fields):
+        return Placement(zones, min_mult, side, "field", None)
+    slots = [(pg.overlap_area(fp, c.polygon), c.name) for c in board.card_slots]
+    slots = [s for s in slots if s[0] > pg.TOUCH_AREA_MM2]
+    if slots:
+        return Placement(zones, min_mult, side, "card_slot", max(slots)[1])
+    return Placement(zones, min_mult, side, "off", None)
+
+
+def boundary_clearance(footprint: Poly, board: BoardLayout) -> float:
+    """Distance (mm) from a footprint to the nearest line that decides its classification."""
+    fp = pg.as_poly(footprint)
+    return min(pg.boundary_distance(fp, line, closed) for line, closed in board.boundaries())
+
+
+def _check_quads(quads_px: Sequence[Any], kinds: Sequence[str]) -> list[NDArray[np.float64]]:
+    if len(quads_px) != len(kinds):
+        raise GeometryError(f"got {len(quads_px)} quads but {len(kinds)} kinds: one kind per die")
+    out = []
+    for i, q in enumerate(quads_px):
+        try:
+            a = np.asarray(q, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise GeometryError(f"die {i}: quad {q!r} is not 4 [x, y] pixel corners") from None
+        if a.shape != (4, 2) or not np.all(np.isfinite(a)):
+            raise GeometryError(f"die {i}: expected a quad of 4 [x, y] pixel corners, got shape {a.shape}")
+        if pg.area(a) < 1.0:
+            raise GeometryError(f"die {i}: quad {a.tolist()} has no area")
+        out.append(a)
+    return out
+
+
+def place(
+    quads_px: Sequence[Any],
+    kinds: Sequence[str],
+    calibration: CameraCalibration,
+    board: BoardLayout,
+    image: NDArray[np.uint8] | None = None,
+    pose: BoardPose | None = None,
+    die_size_mm: float | None = None,
+) -> list[DieGeometry]:
+    """Board geometry of every die from its top-face quad (4 pixel corners, any order around).
+
+    The board pose is ``pose`` or, when absent, estimated from ``image``'s markers.
+    """
+    quads = _check_quads(quads_px, kinds)
+    if image is not None:
+        calibration = calibration.for_image(image.shape[1], image.shape[0])
+    if pose is None:
+        if image is None:
+            raise GeometryError("place() needs the board pose or the frame to find it in (image=...)")
+        pose = estimate_board_pose(image, calibration, board)
+    s = float(die_size_mm or board.die_size_mm)
+    cam_h = -float(pose.camera_position()[2])
+    if cam_h <= MAX_STACK * s:
+        raise GeometryError(f"camera is {cam_h:.0f} mm above the board: expected it above the dice")
+
+    # Size cue: continuous level estimate and its uncertainty.
+    base = [pose.backproject(q, 0.0, calibration) for q in quads]
+    est: list[float] = []
+    sigma: list[float] = []
+    for q, fp0 in zip(quads, base, strict=True):
+        side0 = np.sqrt(pg.area(fp0))
+        h = cam_h * (1.0 - s / side0)
+        est.append(h / s - 1.0)
+        side_px = np.sqrt(pg.area(q))
+        sigma.append(cam_h / s * (QUAD_NOISE_PX * np.sqrt(2) / side_px))
+
+    def footprint(i: int, level: int) -> Poly:
+        return pose.backproject(quads[i], (level + 1) * s, calibration)
+
+    levels: dict[int, int] = {}
+    prints: dict[int, Poly] = {}
+    for i in sorted(range(len(quads)), key=lambda j: est[j]):
+        level = 0
+        while level < MAX_STACK:
+            fp = footprint(i, level)
+            clash = any(
+                levels[j] == level and pg.overlap_area(fp, prints[j]) > CONFLICT_FRACTION * s * s
+                for j in levels
+            )
+            if not clash:
+                break
+            level += 1
+        if level == 0 and est[i] - 2.0 * sigma[i] > 0.5:
+            # Looks a die-height up with nothing seen beneath: its support is hidden.
+            level = min(MAX_STACK, max(1, round(est[i])))
+        levels[i] = level
+        prints[i] = footprint(i, level)
+
+    out: list[DieGeometry] = []
+    placements = {i: classify(prints[i], board) for i in range(len(quads))}
+    for i in range(len(quads)):
+        rests_on = _support(i, levels, prints)
+        p = placements[i]
+        field_status, card_slot = p.field_status, p.card_slot
+        root = rests_on
+        while root is not None:  # the bottom of the stack decides on/off the field
+            field_status, card_slot = placements[root].field_status, placements[root].card_slot
+            root = _support(root, levels, prints)
+        c = pg.centroid(prints[i])
+        out.append(
+            DieGeometry(
+                board_center_mm=(float(c[0]), float(c[1])),
+                footprint_mm=prints[i],
+                stack_level=levels[i],
+                rests_on=rests_on,
+                zones=p.zones,
+                min_multiplier=p.min_multiplier,
+                side=p.side,
+                field_status=field_status,
+                card_slot=card_slot,
+                level_estimate=est[i],
+            )
+        )
+    return out
+
+
+def _support(i: int, levels: dict[int, int], prints: dict[int, Poly]) -> int | None:
+    """The die one level down that this die's footprint overlaps most, if any."""
+    if levels[i] == 0:
+        return None
+    below = [(pg.overlap_area(prints[i], prints[j]), j) for j in levels if levels[j] == levels[i] - 1]
+    below = [b for b in below if b[0] > pg.TOUCH_AREA_MM2]
+    return max(below)[1] if below else None
