@@ -1,0 +1,286 @@
+"""The table's web display: live page, camera view, admin corrections and the JSON API.
+
+``create_app(backend, hub, admin_token, loopback_only_admin)`` builds the
+FastAPI app.  Public pages and APIs are read-only.  Admin (the corrections
+page and ``POST /api/admin/*``) needs the configured token, as an
+``X-Admin-Token`` header or the cookie the login form sets; with no token
+configured it is served only to clients on this machine (loopback), and with
+``loopback_only_admin`` it is loopback-only even with a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from importlib.resources import files
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from display.backend import TableBackend
+from display.hub import Hub
+
+STATIC = Path(str(files("display").joinpath("static")))
+ADMIN_COOKIE = "dicetable_admin"
+LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+# -- request models (the OpenAPI schema documents them) --------------------------------
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ConfirmReading(_Strict):
+    """Confirm an unsure reading as the camera read it."""
+
+    action: Literal["confirm"]
+    reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3'")
+
+
+class SetValue(_Strict):
+    """Change the value of a die the camera read."""
+
+    action: Literal["set_value"]
+    reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3'")
+    value: StrictInt = Field(description="the face the die really shows")
+
+
+class Undo(_Strict):
+    """Undo the last input given to the game."""
+
+    action: Literal["undo"]
+
+
+class GameStatus(_Strict):
+    """Start (or resume), pause or end the game."""
+
+    action: Literal["start", "pause", "end"]
+
+
+class AdminInput(_Strict):
+    """Give the game an input from the admin page (a card reveal, a player's choice)."""
+
+    action: Literal["input"]
+    input: dict[str, Any] = Field(description='engine input JSON: {"type": ..., "player": ..., ...}')
+
+
+Command = Annotated[ConfirmReading | SetValue | Undo | GameStatus | AdminInput, Field(discriminator="action")]
+
+
+class CorrectionRequest(_Strict):
+    who: str = Field(min_length=1, max_length=40, pattern=r"\S", description="who makes the correction")
+    command: Command
+
+
+class Login(_Strict):
+    token: str = Field(min_length=1, max_length=200)
+
+
+class CorrectionReply(BaseModel):
+    ok: bool
+    message: str
+    seq: int
+
+
+class EventsPage(BaseModel):
+    offset: int
+    limit: int
+    total: int
+    events: list[dict[str, Any]]
+
+
+# -- errors: one clear sentence naming the field ----------------------------------------
+
+
+def _describe_validation(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body",)) or "body"
+        if err.get("type") == "json_invalid":
+            parts.append("body: not valid JSON")
+            continue
+        got = err.get("input")
+        shown = "" if isinstance(got, dict | list) or got is None else f" (got {got!r})"
+        parts.append(f"{loc}: {err.get('msg')}{shown}")
+    return "; ".join(parts) or "malformed request"
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _page(name: str) -> HTMLResponse:
+    return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
+
+
+# -- the app ------------------------------------------------------------------------------
+
+
+def create_app(
+    backend: TableBackend, hub: Hub, admin_token: str | None = None, loopback_only_admin: bool = False
+) -> FastAPI:
+    """The web display of one table (see the module docstring for the admin rules)."""
+    app = FastAPI(
+        title=f"dicetable {backend.table_id}",
+        version="1",
+        description="Live table display, camera view and referee corrections.",
+    )
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(
+            {"error": _describe_validation(exc), "detail": jsonable(exc.errors())}, status_code=422
+        )
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        if request.url.path.startswith("/api/"):
+            return _error(exc.status_code, str(exc.detail))
+        return HTMLResponse(_denied_page(exc.status_code, str(exc.detail)), status_code=exc.status_code)
+
+    def admin_check(request: Request) -> None:
+        host = request.client.host if request.client else ""
+        loopback = host in LOOPBACK
+        if admin_token is None or loopback_only_admin:
+            if not loopback:
+                why = "no admin token is configured" if admin_token is None else "loopback-only admin"
+                raise HTTPException(403, f"admin is served only to this machine ({why})")
+            if admin_token is None:
+                return
+        given = request.headers.get("x-admin-token") or request.cookies.get(ADMIN_COOKIE) or ""
+        if not hmac.compare_digest(given.encode(), admin_token.encode()):
+            raise HTTPException(401, "admin needs the table's admin token (X-Admin-Token header or login)")
+
+    # -- pages
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def table_page() -> HTMLResponse:
+        return _page("table.html")
+
+    @app.get("/camera", response_class=HTMLResponse, include_in_schema=False)
+    def camera_page() -> HTMLResponse:
+        return _page("camera.html")
+
+    @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
+    def admin_page(request: Request) -> HTMLResponse:
+        try:
+            admin_check(request)
+        except HTTPException as e:
+            if e.status_code == 401:
+                return HTMLResponse(_page("login.html").body, status_code=401)
+            raise
+        return _page("admin.html")
+
+    # -- read-only API
+    @app.get("/api/state", summary="The table's snapshot: game state, scores, status, what it waits for")
+    def api_state() -> dict[str, Any]:
+        return backend.snapshot()
+
+    @app.get("/api/events", summary="The event log, paged", response_model=EventsPage)
+    def api_events(
+        offset: Annotated[int, Query(ge=0, description="first event (0-based)")] = 0,
+        limit: Annotated[int, Query(ge=1, le=500, description="how many events")] = 100,
+    ) -> EventsPage:
+        total = int(backend.snapshot().get("seq", 0))
+        return EventsPage(offset=offset, limit=limit, total=total, events=backend.events(offset, limit))
+
+    @app.get("/api/readings", summary="The latest settled frame's dice readings")
+    def api_readings() -> dict[str, Any]:
+        return backend.readings()
+
+    @app.get(
+        "/api/frame.jpg",
+        summary="The latest settled frame (JPEG)",
+        responses={200: {"content": {"image/jpeg": {}}}, 404: {"description": "no frame yet"}},
+    )
+    def api_frame() -> Response:
+        jpeg = backend.frame_jpeg()
+        if jpeg is None:
+            return _error(404, "no settled frame yet")
+        return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    # -- admin API
+    @app.post(
+        "/api/admin/correct",
+        response_model=CorrectionReply,
+        dependencies=[Depends(admin_check)],
+        summary="A referee correction: confirm/set a reading, undo, start/pause/end, or an input",
+    )
+    def api_correct(body: CorrectionRequest) -> Any:
+        try:
+            reply = backend.correct(body.command.model_dump(), body.who.strip())
+        except ValueError as e:
+            return _error(400, str(e))
+        return reply
+
+    @app.post("/api/admin/login", summary="Check the admin token and set the admin cookie")
+    def api_login(body: Login, request: Request) -> Response:
+        if admin_token is None:
+            admin_check(request)  # loopback: nothing to log into
+            return JSONResponse({"ok": True})
+        if not hmac.compare_digest(body.token.encode(), admin_token.encode()):
+            return _error(401, "wrong admin token")
+        resp = JSONResponse({"ok": True})
+        resp.set_cookie(ADMIN_COOKIE, body.token, httponly=True, samesite="strict")
+        return resp
+
+    # -- live push
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        sub = hub.subscribe()
+        try:
+            first = await asyncio.to_thread(backend.snapshot)
+            await websocket.send_text(json.dumps({"type": "snapshot", "snapshot": first}))
+            await _pump(websocket, sub)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            hub.unsubscribe(sub)
+
+    return app
+
+
+async def _pump(websocket: WebSocket, sub: Any) -> None:
+    """Send every new snapshot until the page goes away."""
+
+    async def watch_close() -> None:
+        while True:
+            msg = await websocket.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+
+    closer = asyncio.create_task(watch_close())
+    try:
+        while True:
+            nxt = asyncio.create_task(sub.next())
+            done, _ = await asyncio.wait({nxt, closer}, return_when=asyncio.FIRST_COMPLETED)
+            if closer in done:
+                nxt.cancel()
+                return
+            await websocket.send_text(nxt.result())
+    finally:
+        closer.cancel()
+
+
+def jsonable(errors: Any) -> Any:
+    """Pydantic error dicts may hold exceptions in 'ctx'; keep them JSON-safe."""
+    return json.loads(json.dumps(errors, default=str))
+
+
+def _denied_page(status: int, message: str) -> str:
+    from html import escape
+
+    return (
+        f"<!doctype html><meta charset=utf-8><title>{status}</title>"
+        f"<link rel=stylesheet href=/static/style.css><main class=denied><h1>{status}</h1>"
+        f"<p>{escape(message)}</p><p><a href=/>Back to the table</a></p></main>"
+    )

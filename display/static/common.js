@@ -1,0 +1,80 @@
+// Shared by every page: the live connection (WebSocket with reconnect) and small helpers.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v; else el.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined) continue;
+    el.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const NAMED = ["red", "blue", "green", "purple", "yellow", "white", "black", "orange"];
+function colourOf(name) {
+  if (!name) return "#9aa5b5";
+  return NAMED.includes(name) ? `var(--${name})` : name;
+}
+
+// Connect to /ws; call onSnapshot(snapshot) for every push.  After a drop, retry
+// with exponential backoff (0.5 s .. 10 s, with jitter) and re-fetch the state.
+function live(onSnapshot, opts) {
+  const path = (opts && opts.path) || "/ws";
+  const stateUrl = (opts && opts.stateUrl) || "/api/state";
+  const badge = document.getElementById("conn");
+  let delay = 500;
+  function setConn(ok, text) {
+    if (!badge) return;
+    badge.className = "conn " + (ok ? "live" : "down");
+    badge.textContent = text;
+    document.body.dataset.connected = ok ? "yes" : "no";
+  }
+  async function refetch() {
+    try {
+      const r = await fetch(stateUrl, { cache: "no-store" });
+      if (r.ok) onSnapshot(await r.json());
+    } catch (e) { /* the socket's reconnect loop will try again */ }
+  }
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${proto}//${location.host}${path}`);
+    ws.onopen = () => { delay = 500; setConn(true, "live"); refetch(); };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "snapshot") onSnapshot(msg.snapshot);
+    };
+    ws.onclose = () => {
+      setConn(false, `reconnecting in ${(delay / 1000).toFixed(1)} s`);
+      setTimeout(connect, delay * (0.8 + 0.4 * Math.random()));
+      delay = Math.min(delay * 2, 10000);
+    };
+    ws.onerror = () => ws.close();
+  }
+  setConn(false, "connecting");
+  connect();
+}
+
+function statusPill(el, status) {
+  el.className = "pill " + (status || "");
+  el.textContent = status || "?";
+}

@@ -1,0 +1,92 @@
+// The live table page: re-render everything from each pushed snapshot.
+"use strict";
+
+let lastSeq = -1;
+let readingsCache = { seq: -1, dice: [] };
+
+function playerColour(snap, name) {
+  const p = (snap.players || []).find((x) => x.name === name);
+  return p ? p.colour : null;
+}
+
+function renderScores(snap) {
+  const st = snap.state || {};
+  const scores = st.scores || {};
+  const turn = st.current_player || (st.expects && st.expects.players && st.expects.players.length === 1
+    ? st.expects.players[0] : null);
+  const rows = (snap.players || []).map((p) =>
+    h("tr", { class: p.name === turn && snap.status === "playing" ? "turn" : "", "data-player": p.name },
+      h("td", { class: "name" }, h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),
+      h("td", { class: "score", "data-score": p.name }, scores[p.name] ?? "–")));
+  document.getElementById("scores").replaceChildren(...rows);
+  const res = st.result;
+  document.getElementById("result").textContent = res
+    ? `Winner: ${(res.winners || []).join(" and ") || "nobody"}${res.reason ? " (" + res.reason + ")" : ""}` : "";
+}
+
+function renderSecret(snap) {
+  const box = document.getElementById("secret");
+  const sec = snap.secret;
+  if (!sec) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  box.replaceChildren(
+    h("h2", {}, "Secret selection"),
+    h("div", {},
+      ...(sec.confirmed || []).map((n) => h("span", { class: "who done", "data-confirmed": n }, `✔ ${n}`)),
+      ...(sec.pending || []).map((n) => h("span", { class: "who", "data-pending": n }, `… ${n}`))),
+    h("p", { class: "muted" }, "Choices stay hidden until everyone has confirmed."));
+}
+
+function renderQuestion(snap) {
+  const box = document.getElementById("question");
+  const q = snap.question;
+  if (!q) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  box.replaceChildren(h("h2", {}, "Unsure reading"),
+    h("p", {}, q.text || `Reading ${q.reading}: is it a ${q.value}?`),
+    h("p", { class: "muted" }, `confidence ${Math.round((q.confidence || 0) * 100)}% · a referee confirms it on the admin page`));
+}
+
+async function renderEvents(seq) {
+  const offset = Math.max(0, seq - 12);
+  try {
+    const r = await fetch(`/api/events?offset=${offset}&limit=12`, { cache: "no-store" });
+    if (!r.ok) return;
+    const page = await r.json();
+    const items = page.events.slice().reverse().map((e) => {
+      const data = e.data && Object.keys(e.data).length ? " " + JSON.stringify(e.data) : "";
+      return h("li", {}, `#${e.seq} `, h("b", {}, e.kind), e.player ? ` ${e.player}` : "",
+        h("span", {}, data.length > 120 ? data.slice(0, 117) + "…" : data));
+    });
+    document.getElementById("events").replaceChildren(...items);
+  } catch (e) { /* next push retries */ }
+}
+
+async function readingsFor(seq) {
+  if (readingsCache.seq === seq) return readingsCache.dice;
+  try {
+    const r = await fetch("/api/readings", { cache: "no-store" });
+    if (r.ok) readingsCache = { seq, dice: (await r.json()).dice || [] };
+  } catch (e) { /* keep the old ones */ }
+  return readingsCache.dice;
+}
+
+let renderToken = 0;
+async function onSnapshot(snap) {
+  const token = ++renderToken;
+  document.title = `${snap.table} · ${snap.game} · dicetable`;
+  document.getElementById("title").textContent = `${snap.table} · ${GAME_TITLES[snap.game] || snap.game}`;
+  statusPill(document.getElementById("status"), snap.status);
+  document.getElementById("waiting").textContent = snap.waiting_for || "";
+  document.body.dataset.seq = snap.seq;
+  renderScores(snap);
+  renderSecret(snap);
+  renderQuestion(snap);
+  const readings = NEEDS_READINGS.has(snap.game) ? await readingsFor(snap.seq) : [];
+  if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
+  document.getElementById("board-title").textContent = GAME_TITLES[snap.game] || snap.game;
+  document.getElementById("board").replaceChildren(renderGame(snap, readings));
+  if (snap.seq !== lastSeq) { lastSeq = snap.seq; renderEvents(snap.seq); }
+}
+
+live(onSnapshot);
