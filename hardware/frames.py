@@ -1,0 +1,597 @@
+"""Frame sources: where the table's pictures come from.
+
+Every source yields :class:`Frame` values (a BGR uint8 image, a time in
+seconds, the source's name) through the small :class:`FrameSource` protocol,
+so that the motion gate and vision never know whether they look at a Pi
+camera, a USB webcam or a recorded session on disk.
+
+Specs understood by :func:`open_source`::
+
+    recorded:DIR          a recorded session (frames.csv + image files)
+    recorded:VIDEO.mp4    any video file OpenCV can decode
+    v4l2:0 / usb:0        a V4L2/USB camera through cv2.VideoCapture
+    picam                 the Raspberry Pi camera (picamera2, imported lazily)
+    fake                  a synthetic still table (for hw-check --fake and demos)
+
+A recorded session on disk is a folder with ``frames.csv`` (header ``file,t``;
+file names relative to the folder, ``t`` in seconds from the start), the
+image files (JPEG/PNG) and an optional ``session.json``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, runtime_checkable
+
+import cv2
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], None]
+
+SPEC_HELP = (
+    "expected 'recorded:DIR', 'recorded:VIDEO.mp4', 'v4l2:N', 'usb:N', 'v4l2:/dev/videoN', 'picam' or 'fake'"
+)
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
+
+
+class FrameSourceError(RuntimeError):
+    """A frame source that cannot be opened or read; the message names it."""
+
+
+class CameraLost(FrameSourceError):
+    """A live camera stopped delivering frames (unplugged, driver reset)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One picture of the table: BGR uint8 pixels, time in seconds, and where it came from."""
+
+    image_bgr: np.ndarray
+    t: float
+    source: str
+
+    def __repr__(self) -> str:  # the default repr would print the whole array
+        h, w = self.image_bgr.shape[:2]
+        return f"Frame({w}x{h}, t={self.t:.3f}, source={self.source!r})"
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything that yields frames.  ``read()`` returns None at the end of a recording."""
+
+    name: str
+
+    def read(self) -> Frame | None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> FrameSource: ...
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+class _SourceBase:
+    """Context manager and iteration shared by the concrete sources."""
+
+    name: str = "source"
+
+    def read(self) -> Frame | None:
+        raise NotImplementedError  # abstract
+
+    def close(self) -> None:
+        """Release the device or files; closing twice is harmless."""
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Frame]:
+        while (frame := self.read()) is not None:
+            yield frame
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def _check_bgr(image: Any, what: str) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        shape = getattr(image, "shape", None)
+        dtype = getattr(image, "dtype", None)
+        raise FrameSourceError(
+            f"{what}: expected a BGR uint8 image (H, W, 3), got shape {shape} dtype {dtype}"
+        )
+    return image
+
+
+# -- recorded sessions -------------------------------------------------------------------------
+
+
+def read_frames_csv(folder: Path) -> list[tuple[str, float]]:
+    """The (file, t) rows of a session's frames.csv; bad rows are logged and skipped."""
+    csv_path = folder / "frames.csv"
+    if not folder.is_dir():
+        raise FrameSourceError(f"recorded session {str(folder)!r}: not a folder ({SPEC_HELP})")
+    if not csv_path.is_file():
+        raise FrameSourceError(
+            f"recorded session {str(folder)!r}: frames.csv not found "
+            "(expected a folder with frames.csv, header 'file,t', and the image files)"
+        )
+    rows: list[tuple[str, float]] = []
+    with csv_path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None or [h.strip() for h in header[:2]] != ["file", "t"]:
+            raise FrameSourceError(f"{csv_path}: header must be 'file,t', got {header!r}")
+        for lineno, row in enumerate(reader, start=2):
+            if not row or not "".join(row).strip():
+                continue
+            try:
+                name, t = row[0].strip(), float(row[1])
+                if not name or not np.isfinite(t):
+                    raise ValueError
+            except (IndexError, ValueError):
+                log.warning(
+                    "%s line %d: expected 'file,t' with t in seconds, got %r; skipped", csv_path, lineno, row
+                )
+                continue
+            rows.append((name, t))
+    return rows
+
+
+class RecordedSource(_SourceBase):
+    """Plays back a recorded session folder with its recorded timestamps.
+
+    With ``realtime=True`` frames are paced against ``clock``/``sleep`` so that
+    playback takes as long as the recording did; the default returns frames as
+    fast as they are read (tests, benchmarks).  A missing or corrupt image is
+    logged with its name and skipped.
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        realtime: bool = False,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = time.sleep,
+    ) -> None:
+        self.folder = Path(folder)
+        self.name = f"recorded:{self.folder}"
+        self._rows = read_frames_csv(self.folder)
+        self._i = 0
+        self.realtime = realtime
+        self._clock, self._sleep = clock, sleep
+        self._anchor: tuple[float, float] | None = None  # (clock at first frame, t of first frame)
+        self.skipped: list[str] = []
+        self.metadata: dict[str, Any] = self._read_metadata()
+
+    def _read_metadata(self) -> dict[str, Any]:
+        path = self.folder / "session.json"
+        if not path.is_file():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            log.warning("%s: not readable JSON (%s); metadata ignored", path, e)
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def read(self) -> Frame | None:
+        while self._i < len(self._rows):
+            name, t = self._rows[self._i]
+            self._i += 1
+            image = cv2.imread(str(self.folder / name), cv2.IMREAD_COLOR)
+            if image is None:
+                log.warning(
+                    "recorded session %s: frame file %r missing or not a readable image; skipped",
+                    self.folder,
+                    name,
+                )
+                self.skipped.append(name)
+                continue
+            self._pace(t)
+            return Frame(image, t, self.name)
+        return None
+
+    def _pace(self, t: float) -> None:
+        if not self.realtime:
+            return
+        now = self._clock()
+        if self._anchor is None:
+            self._anchor = (now, t)
+            return
+        wait = self._anchor[0] + (t - self._anchor[1]) - now
+        if wait > 0:
+            self._sleep(wait)
+
+
+class VideoFileSource(_SourceBase):
+    """Plays back a video file; t comes from the container's timestamps."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.name = f"recorded:{self.path}"
+        if not self.path.is_file():
+            raise FrameSourceError(f"recorded video {str(self.path)!r}: file not found")
+        self._cap: Any = cv2.VideoCapture(str(self.path))
+        if not self._cap.isOpened():
+            raise FrameSourceError(f"recorded video {str(self.path)!r}: OpenCV cannot decode it")
+        fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
+        self._fps = fps if fps > 0 else 30.0
+        self._index = 0
+
+    def read(self) -> Frame | None:
+        if self._cap is None:
+            return None
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            return None
+        msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
+        t = msec / 1000.0 if msec > 0 or self._index == 0 else self._index / self._fps
+        self._index += 1
+        return Frame(image, t, self.name)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+# -- live cameras ------------------------------------------------------------------------------
+
+
+class CameraSource(_SourceBase):
+    """A V4L2/USB camera through cv2.VideoCapture; t is the clock time since opening."""
+
+    def __init__(
+        self,
+        device: int | str,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        clock: Clock = time.monotonic,
+        capture_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        self.device = device
+        self.name = f"v4l2:{device}"
+        self._clock = clock
+        factory = capture_factory or cv2.VideoCapture
+        self._cap: Any = factory(device)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise FrameSourceError(f"camera {self.name!r}: cannot open it (is it plugged in, and free?)")
+        if width:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height:
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self._t0 = clock()
+
+    def read(self) -> Frame | None:
+        if self._cap is None:
+            raise CameraLost(f"camera {self.name!r} is closed")
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            raise CameraLost(f"camera {self.name!r} returned no frame (unplugged?)")
+        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class PicameraSource(_SourceBase):
+    """The Raspberry Pi camera through picamera2, which is imported only here."""
+
+    def __init__(self, *, width: int = 1280, height: int = 960, clock: Clock = time.monotonic) -> None:
+        try:
+            from picamera2 import Picamera2  # only importable on a Pi
+        except ImportError as e:
+            raise FrameSourceError(
+                f"camera 'picam': picamera2 is not installed or not usable here ({e}); "
+                "on a Raspberry Pi install python3-picamera2, elsewhere use 'v4l2:0' or 'recorded:DIR'"
+            ) from None
+        self.name = "picam"
+        self._clock = clock
+        self._cam: Any = Picamera2()
+        # picamera2's "RGB888" is laid out B, G, R in memory: exactly OpenCV's BGR.
+        config = self._cam.create_video_configuration(main={"size": (width, height), "format": "RGB888"})
+        self._cam.configure(config)
+        self._cam.start()
+        self._t0 = clock()
+
+    def read(self) -> Frame | None:
+        if self._cam is None:
+            raise CameraLost("camera 'picam' is closed")
+        try:
+            image = self._cam.capture_array()
+        except Exception as e:  # libcamera raises a variety of errors when the camera goes away
+            raise CameraLost(f"camera 'picam' failed to capture: {e}") from e
+        return Frame(
+            _check_bgr(np.ascontiguousarray(image[:, :, :3]), self.name), self._clock() - self._t0, self.name
+        )
+
+    def close(self) -> None:
+        if self._cam is not None:
+            self._cam.stop()
+            self._cam.close()
+            self._cam = None
+
+
+# -- fakes that ship with the package ------------------------------------------------------------
+
+
+class FakeSource(_SourceBase):
+    """Frames from memory: a list of images with times, or one still image repeated.
+
+    ``fail_after``/``fail_times`` make it raise :class:`CameraLost` like an
+    unplugged camera (to test reconnection without hardware).
+    """
+
+    def __init__(
+        self,
+        images: Sequence[np.ndarray] | None = None,
+        times: Iterable[float] | None = None,
+        *,
+        name: str = "fake",
+        still: np.ndarray | None = None,
+        count: int | None = None,
+        fps: float = 15.0,
+    ) -> None:
+        if images is None:
+            base = still if still is not None else synthetic_table()
+            n = 30 if count is None else count
+            images = [base] * n
+        self._images = [_check_bgr(im, f"fake source {name!r}") for im in images]
+        self._times = list(times) if times is not None else [i / fps for i in range(len(self._images))]
+        if len(self._times) != len(self._images):
+            raise ValueError(f"fake source {name!r}: {len(self._images)} images but {len(self._times)} times")
+        self.name = name
+        self._i = 0
+        self.closed = False
+
+    def read(self) -> Frame | None:
+        if self.closed:
+            raise CameraLost(f"camera {self.name!r} is closed")
+        if self._i >= len(self._images):
+            return None
+        i = self._i
+        self._i += 1
+        return Frame(self._images[i], self._times[i], self.name)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def synthetic_table(width: int = 320, height: int = 240, seed: int = 0) -> np.ndarray:
+    """A green felt table with a little texture (the fake camera's view)."""
+    rng = np.random.default_rng(seed)
+    table = np.empty((height, width, 3), np.uint8)
+    table[:] = (60, 110, 40)
+    noise = rng.normal(0, 6, (height // 8 + 1, width // 8 + 1)).astype(np.float32)
+    texture = cv2.resize(noise, (width, height), interpolation=cv2.INTER_CUBIC)[..., None]
+    out: np.ndarray = np.clip(table.astype(np.float32) + texture, 0, 255).astype(np.uint8)
+    return out
+
+
+# -- wrappers ----------------------------------------------------------------------------------
+
+
+class ReconnectingSource(_SourceBase):
+    """Wraps a live source: when the camera disappears, reports it and reopens with backoff.
+
+    ``read()`` blocks (through the injected ``sleep``) until a frame arrives
+    again, so the game simply waits and resumes.  ``on_status`` hears
+    "lost"/"reconnected" messages for the display.  ``max_attempts`` (None =
+    forever) bounds the waiting; after that the last error is raised.
+    """
+
+    def __init__(
+        self,
+        opener: Callable[[], FrameSource],
+        *,
+        name: str | None = None,
+        backoff: Sequence[float] = (0.5, 1.0, 2.0, 5.0),
+        max_attempts: int | None = None,
+        sleep: Sleep = time.sleep,
+        on_status: Callable[[str], None] | None = None,
+    ) -> None:
+        if not backoff or any(b < 0 for b in backoff):
+            raise ValueError(f"backoff must be non-negative seconds, got {list(backoff)!r}")
+        self._opener = opener
+        self._backoff = list(backoff)
+        self._max_attempts = max_attempts
+        self._sleep = sleep
+        self._on_status = on_status
+        self._inner: FrameSource | None = opener()
+        self.name = name or self._inner.name
+        self.reconnects = 0
+
+    def _status(self, msg: str) -> None:
+        log.warning("%s", msg)
+        if self._on_status is not None:
+            self._on_status(msg)
+
+    def read(self) -> Frame | None:
+        attempt = 0
+        while True:
+            try:
+                if self._inner is None:
+                    self._inner = self._opener()
+                    self.reconnects += 1
+                    self._status(f"camera {self.name!r} reconnected after {attempt} attempt(s)")
+                return self._inner.read()
+            except FrameSourceError as e:
+                if self._inner is not None:
+                    self._safe_close()
+                if self._max_attempts is not None and attempt >= self._max_attempts:
+                    raise
+                delay = self._backoff[min(attempt, len(self._backoff) - 1)]
+                attempt += 1
+                self._status(f"camera {self.name!r} lost ({e}); reopening in {delay:g} s (attempt {attempt})")
+                self._sleep(delay)
+
+    def _safe_close(self) -> None:
+        try:
+            if self._inner is not None:
+                self._inner.close()
+        except Exception as e:  # a vanished device may fail to close; it is gone either way
+            log.debug("closing %s failed: %s", self.name, e)
+        self._inner = None
+
+    def close(self) -> None:
+        self._safe_close()
+
+
+class Recorder(_SourceBase):
+    """Wraps any source and writes what it reads to a session folder (frames.csv + images).
+
+    It is itself a source, so a game can be played and recorded at once.
+    Times are written relative to the first frame.
+    """
+
+    def __init__(
+        self,
+        source: FrameSource,
+        out_dir: str | Path,
+        *,
+        image_format: str = "jpg",
+        jpeg_quality: int = 90,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        if image_format not in ("jpg", "png"):
+            raise ValueError(f"image_format must be 'jpg' or 'png', got {image_format!r}")
+        self.out = Path(out_dir)
+        if self.out.exists() and (self.out / "frames.csv").exists():
+            raise FrameSourceError(f"recording folder {str(self.out)!r} already holds a session (frames.csv)")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.source = source
+        self.name = source.name
+        self._fmt = image_format
+        self._params = [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)] if image_format == "jpg" else []
+        self._csv = (self.out / "frames.csv").open("w", newline="", encoding="utf-8")
+        self._writer = csv.writer(self._csv)
+        self._writer.writerow(["file", "t"])
+        self._t0: float | None = None
+        self.count = 0
+        self._meta = {
+            "source": source.name,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            **(metadata or {}),
+        }
+
+    def read(self) -> Frame | None:
+        frame = self.source.read()
+        if frame is None:
+            return None
+        if self._t0 is None:
+            self._t0 = frame.t
+        name = f"frame_{self.count:06d}.{self._fmt}"
+        if not cv2.imwrite(str(self.out / name), frame.image_bgr, self._params):
+            raise FrameSourceError(f"recording to {str(self.out)!r}: cannot write {name}")
+        self._writer.writerow([name, f"{frame.t - self._t0:.4f}"])
+        self._csv.flush()
+        self.count += 1
+        return frame
+
+    def close(self) -> None:
+        if self._csv.closed:
+            return
+        self._csv.close()
+        h, w = (0, 0)
+        first = self.out / f"frame_{0:06d}.{self._fmt}"
+        if first.exists():
+            im = cv2.imread(str(first))
+            if im is not None:
+                h, w = im.shape[:2]
+        meta = {**self._meta, "frames": self.count, "width": w, "height": h}
+        (self.out / "session.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        self.source.close()
+
+
+def record(
+    source: FrameSource,
+    out_dir: str | Path,
+    *,
+    seconds: float | None = None,
+    max_frames: int | None = None,
+    **kw: Any,
+) -> int:
+    """Record ``source`` into ``out_dir`` for ``seconds`` of frame time (or until it ends); returns frames."""
+    with Recorder(source, out_dir, **kw) as rec:
+        t0: float | None = None
+        while (frame := rec.read()) is not None:
+            t0 = frame.t if t0 is None else t0
+            if seconds is not None and frame.t - t0 >= seconds:
+                break
+            if max_frames is not None and rec.count >= max_frames:
+                break
+        return int(rec.count)
+
+
+def write_session(
+    folder: str | Path,
+    frames: Iterable[tuple[np.ndarray, float]],
+    *,
+    image_format: str = "jpg",
+    jpeg_quality: int = 85,
+    metadata: dict[str, Any] | None = None,
+) -> int:
+    """Write (image, t) pairs as a session folder (used by fixture scripts); returns the frame count."""
+    times = []
+    images = []
+    for image, t in frames:
+        images.append(image)
+        times.append(t)
+    src = FakeSource(images, times, name="generated")
+    return record(src, folder, image_format=image_format, jpeg_quality=jpeg_quality, metadata=metadata)
+
+
+# -- the spec parser ---------------------------------------------------------------------------
+
+
+def open_source(spec: str, **kw: Any) -> FrameSource:
+    """Open a frame source from a spec string (see the module doc); bad specs get a clear ValueError."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"camera spec {spec!r}: {SPEC_HELP}")
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "recorded":
+        if not arg:
+            raise ValueError(f"camera spec {spec!r}: 'recorded:' needs a folder or video file")
+        path = Path(arg)
+        if path.suffix.lower() in VIDEO_SUFFIXES:
+            return VideoFileSource(path)
+        return RecordedSource(path, **kw)
+    if kind in ("v4l2", "usb"):
+        if not arg:
+            raise ValueError(
+                f"camera spec {spec!r}: '{kind}:' needs a device number or path, e.g. '{kind}:0'"
+            )
+        device: int | str = int(arg) if arg.isdigit() else arg
+        return CameraSource(device, **kw)
+    if kind == "picam":
+        return PicameraSource(**kw)
+    if kind == "fake":
+        return FakeSource(**kw)
+    raise ValueError(f"camera spec {spec!r}: unknown source {kind!r}; {SPEC_HELP}")
