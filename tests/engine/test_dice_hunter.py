@@ -105,3 +105,48 @@ def test_chips_stop_at_the_supply() -> None:
     assert paid == [5, 5, 5, 5, 0]
     assert game.state["chip_supply"] == 0
     assert sum(game.state["chips"].values()) == 20
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ({"type": "roll", "player": "ann", "dice": [{"kind": "d20", "value": 5}, 1, 2, 3, 4]}, "d6 only"),
+        ({"type": "choice", "player": "ann", "keep": "5s"}, "'keep' must be a list of die values"),
+        ({"type": "choice", "player": "ann", "keep": [True]}, "'keep' must be a list of die values"),
+        ({"type": "choice", "player": "ann", "chips": True, "from": "bob"}, "'from' goes only with 'take'"),
+        ({"type": "choice", "player": "ann", "take": 3}, "'take' must name a tile"),
+        ({"type": "choice", "player": "ann", "take": "joker"}, "'take' must name a tile"),
+        ({"type": "choice", "player": "ann", "take": "trio", "from": "zed"}, "must name another player"),
+        ({"type": "reveal", "tile": "3-trio"}, "expected a choice input"),
+    ],
+)
+def test_malformed_inputs_are_refused_and_change_nothing(bad: dict[str, object], message: str) -> None:
+    game = DiceHunter(PLAYERS)
+    game.apply(inp(type="reveal", tile="5-trio"))
+    if bad["type"] != "roll":
+        game.apply(inp(type="roll", player="ann", dice=[5, 5, 5, 1, 2]))
+    before = json.dumps(game.state, sort_keys=True)
+    with pytest.raises(RuleError, match=message):
+        game.apply(Input.from_json(bad))
+    assert json.dumps(game.state, sort_keys=True) == before
+
+
+def test_cannot_steal_a_tile_the_named_player_does_not_hold() -> None:
+    game = DiceHunter(PLAYERS, {"deck": "virtual"})
+    first = True
+    while game.state["phase"] == "early":
+        p = game.state["current_player"]
+        game.apply(inp(type="roll", player=p, dice=[6, 6, 6, 2, 3]))
+        game.apply(
+            inp(type="choice", player=p, take="trio") if first else inp(type="choice", player=p, chips=True)
+        )
+        first = False
+    assert game.state["order"][0] == "ann"  # ann holds the Trio and leads
+    game.apply(inp(type="roll", player="ann", dice=[2, 3, 4, 6, 6]))
+    game.apply(inp(type="choice", player="ann", chips=True))
+    second = game.state["current_player"]
+    game.apply(inp(type="roll", player=second, dice=[4, 4, 4, 4, 1]))
+    with pytest.raises(RuleError, match="'ann' does not hold it"):
+        game.apply(inp(type="choice", player=second, take="quartet", **{"from": "ann"}))
+    game.apply(inp(type="choice", player=second, take="trio", **{"from": "ann"}))
+    assert game.state["holder"]["trio"] == second
