@@ -257,7 +257,6 @@ class RolledDie:
     mode: str | None = None  # None for a d6; chum / reapproach / lure
     spent: int = 0  # rerolls (re-approach) or lure points already used
     acted_on: set[int] = field(default_factory=set)  # special dice its ability touched
-    lured: set[int] = field(default_factory=set)  # dice this lure has adjusted
 
     @property
     def grant(self) -> int:
@@ -445,14 +444,13 @@ class DieAngler(Game):
 
     def _apply(self, inp: Input) -> list[Outcome]:
         exp = self.expects()
+        if inp.kind is InputKind.SECRET:
+            if self._phase == "select":
+                return self._apply_secret(inp)
+            why = "the game is over" if exp.kind is None else "a secret selection is not expected now"
+            raise self._refuse_secret(f"{why} (waiting for {exp.describe()})", inp)
         if exp.kind is None:
             raise self.refuse("the game is over", inp)
-        if inp.kind is InputKind.SECRET and self._phase == "select":
-            return self._apply_secret(inp)
-        if inp.kind is InputKind.SECRET:
-            raise self._refuse_secret(
-                f"a secret selection is not expected now (waiting for {exp.describe()})", inp
-            )
         if self._phase == "approach":
             return self._apply_approach(inp, exp)
         self.require(inp, exp.kind)
@@ -848,8 +846,6 @@ class DieAngler(Game):
             raise self.refuse(
                 f"{p!r}'s lure {lure.kind} has {lure.left} point(s) left, the changes need {cost}", inp
             )
-        if len(lure.lured | {t for t, _ in moves}) > lure.grant:
-            raise self.refuse(f"{p!r}'s lure {lure.kind} may adjust at most {lure.grant} die/dice", inp)
         new = {t: r.dice[t].value for t, _ in moves}
         for t, delta in moves:
             new[t] += delta
@@ -862,7 +858,6 @@ class DieAngler(Game):
         lure.spent += cost
         for t, v in new.items():
             r.dice[t].value = v
-            lure.lured.add(t)
             if r.dice[t].kind != "d6":
                 lure.acted_on.add(t)
         return [
