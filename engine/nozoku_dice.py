@@ -928,13 +928,14 @@ class NozokuDice(Game):
         if not 0 <= i < len(held):
             raise self.refuse(f"die {i} is not one of player {p!r}'s held dice 0-{len(held) - 1}", inp)
         die = held[i]
-        self.queue.pop(0)
         if action is Action.REROLL:
+            self.queue.pop(0)
             self.queue.insert(0, Step(StepKind.ACTION_ROLL, p, step.card, step.role, step.source, i))
             return [
                 Outcome(OutcomeKind.ACTION_DONE.value, p, {**detail, "die": i, "from": die.value, "to": None})
             ]
         new = self.ACTIONS[action](self, p, i, inp)
+        self.queue.pop(0)
         held[i] = CaveDie(new, die.colour)
         return [Outcome(OutcomeKind.ACTION_DONE.value, p, {**detail, "die": i, "from": die.value, "to": new})]
 
