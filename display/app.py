@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from display.backend import TableBackend
 from display.hub import Hub
 
-STATIC = Path(str(files("display").joinpath("static")))
+STATIC = Path(__file__).resolve().parent / "static"
 ADMIN_COOKIE = "dicetable_admin"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 

@@ -100,7 +100,10 @@ def make_game(
         return DemoSum(players, options, random.Random(seed))
     from engine import find_game
 
-    cls = find_game(name)
+    try:
+        cls = find_game(name)
+    except ImportError as e:
+        raise ValueError(f"game {name!r} is not available in this installation ({e})") from None
     return cls(list(players), dict(options or {}), random.Random(seed), _load_shipped_data(cls))
 
 

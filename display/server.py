@@ -1,0 +1,97 @@
+"""Running the display: uvicorn in a thread (tests, benchmark) and the CLI entry points."""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class ServerThread:
+    """A uvicorn server on ``host:port`` in a daemon thread; ``with`` starts and stops it."""
+
+    def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int | None = None) -> None:
+        self.host = host
+        self.port = port or free_port(host)
+        config = uvicorn.Config(
+            app, host=self.host, port=self.port, log_level="warning", lifespan="off", ws_ping_interval=None
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True, name=f"uvicorn:{self.port}")
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the display server did not start on {self.url}")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def parse_players(text: str) -> list[tuple[str, str]]:
+    """``ann:red,bob:blue`` -> [("ann", "red"), ("bob", "blue")]."""
+    out = []
+    for item in text.split(","):
+        name, _, colour = item.strip().partition(":")
+        if not name:
+            raise ValueError(f"players {text!r}: expected NAME:COLOUR,NAME:COLOUR (e.g. ann:red,bob:blue)")
+        out.append((name, colour or "white"))
+    return out
+
+
+def autoplay(
+    table: Any, stop: threading.Event, every: float, seed: int = 1, colours: Sequence[str] = ()
+) -> None:
+    """Play the camera for the fake table: a settled roll every ``every`` seconds (1 in 5 unsure)."""
+    rng = random.Random(seed)
+    while not stop.wait(every):
+        snap = table.snapshot()
+        if snap["status"] != "playing" or snap["question"] is not None:
+            continue
+        exp = snap["state"].get("expects") or {}
+        if exp.get("kind") not in ("roll", "throw"):
+            continue
+        player = (exp.get("players") or [None])[0]
+        colour = next((p["colour"] for p in snap["players"] if p["name"] == player), "white")
+        dice = [
+            {
+                "kind": "d6",
+                "value": rng.randint(1, 6),
+                "colour": colour,
+                "confidence": 0.55 if rng.random() < 0.2 else round(rng.uniform(0.9, 1.0), 2),
+            }
+            for _ in range(5)
+        ]
+        try:
+            table.settle(dice, player)
+        except ValueError:
+            continue
