@@ -585,22 +585,27 @@ class DiceFighter(Game):
         self.power_slots: dict[str, list[str]] = {p: list(slots.get(p, [])) for p in self.players}
 
     def _lay_initial_power(self) -> None:
+        """Option ``initial_power``: player -> card id or list of ids laid at setup (any power cards)."""
         initial = [c.id for c in self.deck.power.values() if c.initial]
         chosen = self.options.get("initial_power")
         if chosen is None:
             chosen = dict(zip(self.players, initial, strict=False))
+        laid: dict[str, list[str]] = {}
+        if isinstance(chosen, Mapping) and set(chosen) <= set(self.players):
+            laid = {p: [v] if isinstance(v, str) else v for p, v in chosen.items()}
+        cards = [c for v in laid.values() if isinstance(v, list) for c in v]
         if (
-            not isinstance(chosen, Mapping)
-            or not set(chosen) <= set(self.players)
-            or not all(c in self.deck.power for c in chosen.values())
-            or len(set(chosen.values())) != len(chosen)
+            (not laid and chosen)
+            or not all(isinstance(v, list) for v in laid.values())
+            or not all(c in self.deck.power for c in cards)
+            or len(set(cards)) != len(cards)
         ):
             raise RuleError(
-                f"option 'initial_power' must map players to distinct power card ids, got {chosen!r}"
+                "option 'initial_power' must map players to distinct power card ids "
+                f"(one id or a list each), got {chosen!r}"
             )
         for p in self.players:
-            if p in chosen:
-                self.power_laid[p].append(chosen[p])
+            self.power_laid[p].extend(laid.get(p, []))
 
     # -- derived facts ------------------------------------------------------
     def opponent(self, player: str) -> str:
@@ -793,8 +798,7 @@ class DiceFighter(Game):
 
     # -- the throw --------------------------------------------------------------
     def _start_throw(self) -> None:
-        self.phase = "throw"
-        self.dice = []
+        self.phase = "throw"  # the last throw's dice stay in view until the next throw
         self.attacks = []
         self.attack_options = {}
         self._declared = {}
@@ -846,7 +850,8 @@ class DiceFighter(Game):
             return ThrownDie(die, owner[0], thrower)
         if die.side is None or die.side is Side.LINE:
             raise self.refuse(
-                f"{where}: expected side 'a' or 'b' (a die on the line is for the referee to settle first)",
+                f"{where}: expected side 'a' or 'b' "
+                "(a die on the centre line is for the referee to settle first)",
                 inp,
             )
         return ThrownDie(die, self.players[0] if die.side is Side.A else self.players[1], thrower)
@@ -1212,7 +1217,7 @@ class DiceFighter(Game):
                     )
                 )
                 continue
-            if not att.takes_cards:
+            if att.failed or att.base <= 0:  # a failed special, a <00> roll: no damage
                 continue
             dealt = (
                 0
@@ -1251,7 +1256,7 @@ class DiceFighter(Game):
                 out.append(Outcome(OutcomeKind.RING_OUT_DAMAGE, p, {"damage": r}))
         self.last_round = {
             "round": self.round,
-            "attacks": [a.to_json() for a in self.attacks],
+            "attacks": {a.attacker: a.to_json() for a in self.attacks},
             "damage": damage,
             "ring_out_damage": ring,
             "burst": self.tie_pending,
@@ -1406,6 +1411,10 @@ class DiceFighter(Game):
             "super_sudden_death": self.super_sudden_death,
             "players": {p: self.player_json(p) for p in self.players},
             "dice": [t.to_json(i) for i, t in enumerate(self.dice)],
+            "owners": [t.owner for t in self.dice],
+            "rung_out": {
+                p: sum(1 for t in self.dice if t.owner is None and t.thrower == p) for p in self.players
+            },
             "power_deck_left": len(self.power_deck()),
             "last_round": dict(self.last_round),
         }
@@ -1418,7 +1427,7 @@ class DiceFighter(Game):
             out["attack_options"] = {p: list(v) for p, v in self.attack_options.items()}
             out["declared"] = dict(self._declared) if self.open_declarations else sorted(self._declared)
         if self.attacks:
-            out["attacks"] = [a.to_json() for a in self.attacks]
+            out["attacks"] = {a.attacker: a.to_json() for a in self.attacks}
         if self.phase == "damage_cards":
             out["card_turn"] = self.card_turns[0]
         return out
