@@ -452,7 +452,7 @@ class DieAngler(Game):
         if exp.kind is None:
             raise self.refuse("the game is over", inp)
         if self._phase == "approach":
-            return self._apply_approach(inp, exp)
+            return self._apply_approach(inp)
         self.require(inp, exp.kind)
         if self._phase == "reveal":
             return self._apply_reveal(inp)
@@ -689,9 +689,11 @@ class DieAngler(Game):
         modes = ("chum", "lure") if self._lure_counts else ("chum",)
         return [d.value for d in r.dice if d.mode is None or d.mode in modes]
 
-    def _apply_approach(self, inp: Input, exp: Expectation) -> list[Outcome]:
+    def _apply_approach(self, inp: Input) -> list[Outcome]:
         group = self._order[self._group]
         p = inp.player
+        if inp.kind not in (InputKind.ROLL, InputKind.CHOICE):
+            raise self.refuse(f"expected a roll or a choice from {group}, got {inp.kind.value}", inp)
         if p not in group:
             raise self.refuse(f"player {p!r} is not rolling now (rolling: {group})", inp)
         r = self._rolls[p]
@@ -699,14 +701,12 @@ class DieAngler(Game):
             if r.rolled and r.pending is None:
                 raise self.refuse(f"player {p!r} has already rolled and picked up no dice to reroll", inp)
             out = self._apply_roll(p, r, inp)
-        elif inp.kind is InputKind.CHOICE:
+        else:
             if not r.rolled or r.pending is not None:
                 raise self.refuse(f"player {p!r} must first roll {self._dice_to_roll(p)}", inp)
             if r.done:
                 raise self.refuse(f"player {p!r} has finished this roll", inp)
             out = self._apply_choice(p, r, inp)
-        else:
-            raise self.refuse(f"expected a roll or a choice from {group}, got {inp.kind.value}", inp)
         if r.rolled and r.pending is None and not r.done and r.left() == 0:
             r.done = True
             out.append(self._counted_outcome(p, r))
@@ -722,7 +722,7 @@ class DieAngler(Game):
             raise self.refuse(f"player {p!r} must roll {sorted(kinds)}, the roll shows {got}", inp)
         for d in dice:
             if d.colour is not None and d.colour != self._colours[p]:
-                raise self.refuse(f"a {d.colour} {d.kind.value} is not {p!r}'s ({self._colours[p]})", inp)
+                raise self.refuse(f"a {d.colour} {d.kind.value} is not {p}'s ({self._colours[p]})", inp)
         pools: dict[str, list[int]] = {}
         for d in dice:
             pools.setdefault(d.kind.value, []).append(
@@ -759,24 +759,24 @@ class DieAngler(Game):
         if isinstance(ref, int) and not isinstance(ref, bool) and 0 <= ref < len(r.dice):
             return ref
         raise self.refuse(
-            f"no die {ref!r} in {p!r}'s roll: name a die by index 0-{len(r.dice) - 1}, 'd10' or 'd20'", inp
+            f"no die {ref!r} in {p}'s roll: name a die by index 0-{len(r.dice) - 1}, 'd10' or 'd20'", inp
         )
 
     def _ability(self, p: str, r: Roll, ref: Any, mode: str, inp: Input) -> int:
         i = self._die_ref(p, r, ref, inp)
         d = r.dice[i]
         if d.mode != mode:
-            raise self.refuse(f"{p!r}'s {d.kind} is not in {mode} mode", inp)
+            raise self.refuse(f"{p}'s {d.kind} is not in {mode} mode", inp)
         if d.left == 0:
-            raise self.refuse(f"{p!r}'s {d.kind} has no {mode} left", inp)
+            raise self.refuse(f"{p}'s {d.kind} has no {mode} left", inp)
         return i
 
     def _check_target(self, r: Roll, by: int, t: int, what: str, p: str, inp: Input) -> None:
         if t == by:
-            raise self.refuse(f"{p!r}'s {r.dice[by].kind} cannot {what} itself", inp)
+            raise self.refuse(f"{p}'s {r.dice[by].kind} cannot {what} itself", inp)
         if by in r.dice[t].acted_on:
             raise self.refuse(
-                f"{p!r}'s {r.dice[by].kind} cannot {what} the {r.dice[t].kind} whose ability "
+                f"{p}'s {r.dice[by].kind} cannot {what} the {r.dice[t].kind} whose ability "
                 f"already acted on it (no cycles)",
                 inp,
             )
@@ -838,13 +838,13 @@ class DieAngler(Game):
             self._check_target(r, by, t, "lure", p, inp)
             if r.dice[t].mode in ("reapproach", "lure") and r.dice[t].spent:
                 raise self.refuse(
-                    f"{p!r}'s {r.dice[t].kind} already used its ability: its right is counted", inp
+                    f"{p}'s {r.dice[t].kind} already used its ability: its right is counted", inp
                 )
             moves.append((t, delta))
         cost = sum(abs(d) for _, d in moves)
         if cost > lure.left:
             raise self.refuse(
-                f"{p!r}'s lure {lure.kind} has {lure.left} point(s) left, the changes need {cost}", inp
+                f"{p}'s lure {lure.kind} has {lure.left} point(s) left, the changes need {cost}", inp
             )
         new = {t: r.dice[t].value for t, _ in moves}
         for t, delta in moves:
@@ -853,7 +853,7 @@ class DieAngler(Game):
             low, high = FACES[r.dice[t].kind]
             if not low <= v <= high:
                 raise self.refuse(
-                    f"the lure would take {p!r}'s {r.dice[t].kind} to {v}, outside {low}-{high}", inp
+                    f"the lure would take {p}'s {r.dice[t].kind} to {v}, outside {low}-{high}", inp
                 )
         lure.spent += cost
         for t, v in new.items():
