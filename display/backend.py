@@ -209,6 +209,7 @@ class FakeTable:
         self._secret_pending: list[str] = []
         self._secret_choices: dict[str, dict[str, Any]] = {}  # private until the reveal
         self._next_reading = 1
+        self._readings_input: int | None = None  # index in _inputs of the input the readings made
 
     # -- listeners (the hub, the MQTT publisher) --------------------------------------
     def add_listener(self, listener: Listener) -> None:
@@ -299,12 +300,21 @@ class FakeTable:
                 list(self._inputs),
                 len(self._log),
                 self._frame,
+                self._readings_input,
             )
             try:
                 message = handlers[str(action)](command)
             except ValueError:
                 # all or nothing: a refused correction leaves the table as it was
-                (self._readings, self._status, self._game, self._inputs, n, self._frame) = saved
+                (
+                    self._readings,
+                    self._status,
+                    self._game,
+                    self._inputs,
+                    n,
+                    self._frame,
+                    self._readings_input,
+                ) = saved
                 del self._log[n:]
                 raise
             self._append("admin", "correction", who.strip(), dict(command))
@@ -432,10 +442,19 @@ class FakeTable:
     def _maybe_apply_readings(self) -> None:
         if self._status != "playing" or not self._readings or self._question() is not None:
             return
+        if any(r.get("applied") for r in self._readings):
+            return  # this frame was already given to the game
         exp = self._game.expects()
         if exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
         player = self._reading_player or (exp.players[0] if exp.players else None)
+        self._apply(self._readings_as_input(Input(exp.kind, player)), "camera")
+        self._readings_input = len(self._inputs) - 1
+        for r in self._readings:
+            r["applied"] = True
+
+    def _readings_as_input(self, like: Input) -> Input:
+        """The input the current readings make, of the same kind and player as ``like``."""
         dice = []
         for r in self._readings:
             die = {"kind": r["kind"], "value": r["value"]}
@@ -447,9 +466,7 @@ class FakeTable:
             if r["stack_level"]:
                 die["stack_level"] = r["stack_level"]
             dice.append(die)
-        self._apply(Input(exp.kind, player, {"dice": dice}), "camera")
-        for r in self._readings:
-            r["applied"] = True
+        return Input(like.kind, like.player, {**like.data, "dice": dice})
 
     def _apply(self, inp: Input, source: str) -> None:
         outcomes = self._game.apply(inp)  # RuleError (a ValueError) leaves the game unchanged
@@ -481,17 +498,22 @@ class FakeTable:
         faces = DieKind(r["kind"]).face_range(r.get("sides") or None)
         if value not in faces:
             raise ValueError(f"a {r['kind']} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})")
-        if r.get("applied"):
-            # already scored: replay the game without that roll, then with the corrected one
-            self._rebuild(self._inputs[:-1])
-            for x in self._readings:
-                x["applied"] = False
         old, r["value"], r["unsure"], r["confirmed"] = r["value"], value, False, True
-        try:
+        idx = self._readings_input
+        if r.get("applied") and idx is not None:
+            # already given to the game: replay the log with the corrected roll in its place
+            fixed = self._readings_as_input(self._inputs[idx])
+            try:
+                self._rebuild([*self._inputs[:idx], fixed, *self._inputs[idx + 1 :]])
+            except RuleError as e:
+                raise ValueError(
+                    f"correcting {r['id']} from {old} to {value} makes the game's later inputs illegal: {e}"
+                ) from None
+            self._append(
+                "admin", "reading_corrected", fixed.player, {"reading": r["id"], "from": old, "to": value}
+            )
+        else:
             self._maybe_apply_readings()
-        except RuleError:
-            r["value"] = old
-            raise
         self._frame = render_frame(self._readings)
         return f"reading {r['id']} set from {old} to {value}"
 
@@ -505,6 +527,10 @@ class FakeTable:
         if not self._inputs:
             raise ValueError("nothing to undo: no input has been applied to this game yet")
         last = self._inputs[-1]
+        if self._readings_input == len(self._inputs) - 1:
+            self._readings_input = None
+            for r in self._readings:
+                r["applied"] = False
         self._rebuild(self._inputs[:-1])
         self._append("admin", "undone", last.player, last.to_json())
         return f"undid {last.kind.value} from {last.player or 'the table'}"

@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ def summarise(snapshot: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _client(client_id: str) -> mqtt.Client:
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
     client.reconnect_delay_set(min_delay=1, max_delay=30)
     return client
 
