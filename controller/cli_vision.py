@@ -2,8 +2,100 @@
 
 from __future__ import annotations
 
+import json
+import time
+from pathlib import Path
+from typing import Any
+
 import typer
+
+
+def _read_one(path: Path, geometry: Any) -> dict[str, Any]:
+    import cv2
+    import numpy as np
+
+    from vision import read_dice
+
+    if not path.is_file():
+        return {"image": str(path), "error": "no such file"}
+    data = np.fromfile(str(path), np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None or img.size == 0:
+        return {
+            "image": str(path),
+            "error": "not a readable image (expected a JPEG, PNG or other format OpenCV decodes)",
+        }
+    t = time.perf_counter()
+    try:
+        dice = read_dice(img)
+    except ValueError as e:
+        return {"image": str(path), "error": str(e)}
+    ms = (time.perf_counter() - t) * 1000
+    out = [d.to_json() for d in dice]
+    if geometry is not None and dice:
+        place, calibration, board = geometry
+        try:
+            placed = place([d.quad for d in dice], [d.kind for d in dice], calibration, board, image=img)
+        except ValueError as e:
+            return {"image": str(path), "error": f"board geometry: {e}"}
+        for entry, g in zip(out, placed, strict=True):
+            entry.update(g.to_json())
+    return {"image": str(path), "dice": out, "ms": round(ms, 1)}
+
+
+def _geometry(board: Path | None, calibration: Path | None) -> Any:
+    if board is None and calibration is None:
+        return None
+    if board is None or calibration is None:
+        raise typer.BadParameter("--board and --calibration go together: give both or neither")
+    try:
+        from calibration.board import load_board
+        from calibration.camera import load_calibration
+        from calibration.geometry import place
+    except ImportError as e:  # pragma: no cover - only before the calibration package exists
+        raise typer.BadParameter(f"board geometry is not available in this install: {e}") from None
+    try:
+        return place, load_calibration(calibration), load_board(board)
+    except (OSError, ValueError) as e:
+        raise typer.BadParameter(str(e)) from None
+
+
+def read(
+    images: list[Path] = typer.Argument(..., help="photos or frames to read"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON line per image"),
+    board: Path | None = typer.Option(None, "--board", help="board layout TOML (with --calibration)"),
+    calibration: Path | None = typer.Option(
+        None, "--calibration", help="camera calibration file (with --board)"
+    ),
+) -> None:
+    """Read every pip d6 in each image: value, centre, top-face quad, colour."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    geometry = _geometry(board, calibration)
+    failed = False
+    for path in images:
+        result = _read_one(path, geometry)
+        failed |= "error" in result
+        if as_json:
+            typer.echo(json.dumps(result))
+        elif "error" in result:
+            typer.echo(f"{path}: error: {result['error']}", err=True)
+        else:
+            dice = result["dice"]
+            values = " ".join(str(d["value"]) for d in dice)
+            total = sum(d["value"] for d in dice)
+            typer.echo(f"{path}: {len(dice)} dice, total {total}: {values} ({result['ms']} ms)")
+            for d in dice:
+                x, y = d["center"]
+                flag = " cocked" if d["cocked"] else ""
+                typer.echo(
+                    f"  {d['value']} {d['colour']:<7} at ({x:.0f}, {y:.0f}) conf {d['confidence']:.2f}{flag}"
+                )
+    if failed:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main app."""
+    app.command("read")(read)

@@ -1,0 +1,64 @@
+"""`dicetable read`: one JSON line per image, errors per image, exit 1 if any failed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import typer
+from typer.testing import CliRunner
+from vision_helpers import draw_row
+
+from controller.cli_vision import register
+from vision.synth import felt
+
+
+def app() -> typer.Typer:
+    a = typer.Typer()
+
+    @a.callback()
+    def main() -> None:
+        """test app"""
+
+    register(a)
+    return a
+
+
+def test_read_json_lines_and_errors(tmp_path: Path) -> None:
+    img = felt(480, 640)
+    draw_row(img, [2, 6, 1])
+    good = tmp_path / "table.png"
+    cv2.imwrite(str(good), img)
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8 not really a jpeg")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    res = CliRunner().invoke(app(), ["read", str(good), str(bad), str(empty), "--json"])
+    assert res.exit_code == 1
+    lines = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert [d["image"] for d in lines] == [str(good), str(bad), str(empty)]
+    first = lines[0]
+    assert sorted(d["value"] for d in first["dice"]) == [1, 2, 6]
+    assert set(first["dice"][0]) == {"kind", "value", "center", "quad", "confidence", "colour", "cocked"}
+    assert first["ms"] > 0
+    assert "not a readable image" in lines[1]["error"] and "error" in lines[2]
+
+
+def test_read_human_output_and_success_exit(tmp_path: Path) -> None:
+    img = felt(480, 640)
+    draw_row(img, [5])
+    p = tmp_path / "one.png"
+    cv2.imwrite(str(p), img)
+    res = CliRunner().invoke(app(), ["read", str(p)])
+    assert res.exit_code == 0, res.output
+    assert "1 dice, total 5" in res.stdout
+
+
+def test_board_needs_calibration(tmp_path: Path) -> None:
+    p = tmp_path / "one.png"
+    cv2.imwrite(str(p), np.zeros((10, 10, 3), np.uint8))
+    res = CliRunner().invoke(app(), ["read", str(p), "--board", "x.toml"])
+    assert res.exit_code != 0
+    assert "--calibration" in res.output

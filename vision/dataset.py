@@ -1,0 +1,108 @@
+"""The shared labelled d6 photos: loaders and the fixed train / held-out split.
+
+The split is by image, decided by a hash of the file name alone, so it never
+changes when files are added and anyone can reproduce it: an image is held out
+when the first 8 hex digits of sha1(file name) are divisible by 5 (about 20 %).
+Training and tuning use only the train part; benchmarks report both.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One labelled die: its value and its box (x0, y0, x1, y1) in pixels."""
+
+    value: int
+    box: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    """A photo and the dice labelled on it (for crops: one die filling the image)."""
+
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+
+def is_held_out(name: str) -> bool:
+    """The committed split rule: held out when sha1(name)[:8] as hex is divisible by 5."""
+    return int(hashlib.sha1(name.encode()).hexdigest()[:8], 16) % 5 == 0
+
+
+def split_of(path: Path) -> str:
+    return "heldout" if is_held_out(path.name) else "train"
+
+
+def load_byler(root: Path) -> list[LabelledImage]:
+    """byler_d6: 640x640 photos with YOLO labels (class index + 1 = face value)."""
+    out = []
+    for img in sorted((root / "byler_d6" / "images").glob("*.jpg")):
+        lab = root / "byler_d6" / "labels" / (img.stem + ".txt")
+        dice = []
+        for line in lab.read_text().split("\n"):
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            c, x, y, w, h = int(parts[0]), *map(float, parts[1:])
+            s = 640.0
+            dice.append(
+                LabelledDie(c + 1, ((x - w / 2) * s, (y - h / 2) * s, (x + w / 2) * s, (y + h / 2) * s))
+            )
+        out.append(LabelledImage(img, tuple(dice)))
+    return out
+
+
+def load_skovy_crops(root: Path) -> list[LabelledImage]:
+    """skovy_d6 crops: one die per image, value from the folder name; box = whole image."""
+    out = []
+    for folder, value in WORDS.items():
+        for img in sorted((root / "skovy_d6" / "crops" / folder).glob("*.jpg")):
+            out.append(LabelledImage(img, (LabelledDie(value, (0.0, 0.0, 0.0, 0.0)),)))
+    return out
+
+
+def load_skovy_scenes(root: Path) -> list[LabelledImage]:
+    """skovy_d6 scenes: values from the AutoML CSV, tight boxes from the VOC xml, matched by position."""
+    base = root / "skovy_d6" / "scenes"
+    coarse: dict[str, list[tuple[int, float, float]]] = {}
+    with open(base / "labels.csv", newline="") as f:
+        for row in csv.reader(f):
+            if len(row) < 9 or not row[2].strip().isdigit():
+                continue
+            name = Path(row[1]).name
+            cx = (float(row[3]) + float(row[7])) / 2 * 1920
+            cy = (float(row[4]) + float(row[8])) / 2 * 1080
+            coarse.setdefault(name, []).append((int(row[2]), cx, cy))
+    out = []
+    for img in sorted(base.glob("*.jpg")):
+        boxes = []
+        for xml in base.glob(f"voc_*_{img.stem}.xml"):
+            for obj in ET.parse(xml).getroot().iter("bndbox"):
+                vals = [float(obj.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax")]
+                boxes.append((vals[0], vals[1], vals[2], vals[3]))
+        dice = []
+        for value, cx, cy in coarse.get(img.name, []):
+            if boxes:
+                best = min(boxes, key=lambda b: ((b[0] + b[2]) / 2 - cx) ** 2 + ((b[1] + b[3]) / 2 - cy) ** 2)
+            else:
+                best = (cx - 40, cy - 40, cx + 40, cy + 40)
+            dice.append(LabelledDie(value, best))
+        out.append(LabelledImage(img, tuple(dice)))
+    return out
+
+
+def load_all(root: Path) -> dict[str, list[LabelledImage]]:
+    return {
+        "byler_d6": load_byler(root),
+        "skovy_d6/scenes": load_skovy_scenes(root),
+        "skovy_d6/crops": load_skovy_crops(root),
+    }

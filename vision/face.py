@@ -1,0 +1,66 @@
+"""The top face's outline and body colour, found classically around a detected die."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+WORK = 64  # regions are shrunk to about this many pixels a side before segmenting
+
+
+def body_lab(crop_bgr: np.ndarray) -> np.ndarray:
+    """Median Lab colour of the middle of a die crop (pips are a minority there)."""
+    h, w = crop_bgr.shape[:2]
+    mid = crop_bgr[h // 4 : h - h // 4, w // 4 : w - w // 4]
+    lab = cv2.cvtColor(mid.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+    # Pips sit at one end of the lightness range: drop the third of pixels furthest from the median L.
+    l_med = np.median(lab[:, 0])
+    keep = np.argsort(np.abs(lab[:, 0] - l_med))[: max(1, (len(lab) * 2) // 3)]
+    return np.asarray(np.median(lab[keep], axis=0), np.float64)
+
+
+def face_quad(
+    image: np.ndarray, center: tuple[float, float], w: float, h: float, lab: np.ndarray
+) -> tuple[np.ndarray, float] | None:
+    """Rotated outline of the die body (4x2 float, clockwise from top-left) and its aspect ratio.
+
+    None when the body cannot be told from its surroundings (e.g. a die the colour of the table).
+    """
+    side = 1.4 * max(w, h)
+    x0, y0 = int(max(0, center[0] - side / 2)), int(max(0, center[1] - side / 2))
+    x1, y1 = int(min(image.shape[1], center[0] + side / 2)), int(min(image.shape[0], center[1] + side / 2))
+    if x1 - x0 < 6 or y1 - y0 < 6:
+        return None
+    k = min(1.0, WORK / max(x1 - x0, y1 - y0))
+    region = (
+        cv2.resize(image[y0:y1, x0:x1], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        if k < 1
+        else image[y0:y1, x0:x1]
+    )
+    rl = cv2.cvtColor(region.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    d = rl - lab.astype(np.float32)
+    dist = np.sqrt((0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    mask = (dist < 18.0).astype(np.uint8)
+    ks = max(3, round(0.25 * max(w, h) * k) | 1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ks, ks)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    _, labels = cv2.connectedComponents(mask, connectivity=4)
+    cx, cy = int((center[0] - x0) * k), int((center[1] - y0) * k)
+    cy, cx = min(max(cy, 0), labels.shape[0] - 1), min(max(cx, 0), labels.shape[1] - 1)
+    lab_id = labels[cy, cx]
+    if lab_id == 0:
+        return None
+    pts = np.column_stack(np.nonzero(labels == lab_id))[:, ::-1].astype(np.float32)
+    rect = cv2.minAreaRect(pts)
+    (rw, rh) = rect[1]
+    area_ratio = (rw * rh) / max(1e-6, (w * k) * (h * k))
+    if not 0.35 <= area_ratio <= 1.5:
+        return None
+    quad = cv2.boxPoints(rect) / k + np.array([x0, y0], np.float32)
+    # Order clockwise starting from the corner nearest the top-left.
+    c = quad.mean(0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    quad = quad[np.argsort(ang)]
+    start = int(np.argmin(quad[:, 0] + quad[:, 1]))
+    quad = np.roll(quad, -start, axis=0)
+    return quad, max(rw, rh) / max(1e-6, min(rw, rh))

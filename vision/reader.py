@@ -1,0 +1,215 @@
+"""Pixels to dice: a small learned detector finds dice, a small classifier reads each top face.
+
+Both networks run on the CPU through OpenCV's dnn module from ONNX files shipped
+in vision/models/ (trained by vision/training/train_d6.py; see vision/models/README.md).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP, MARGIN, Pyramid, crop_die
+from vision.face import body_lab, face_quad
+from vision.image_check import check_bgr
+from vision.palette import Palette
+from vision.reading import DieReading
+
+MODELS = Path(__file__).resolve().parent / "models"
+STRIDE = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A detector peak: centre, box size in source pixels, and peak score."""
+
+    center: tuple[float, float]
+    w: float
+    h: float
+    score: float
+
+
+def _load(name: str) -> Any:
+    path = MODELS / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"vision model {path} is missing: reinstall dicetable or run vision.training.train_d6"
+        )
+    return cv2.dnn.readNetFromONNX(str(path))
+
+
+class DiceReader:
+    """Reads pip d6 dice. Thread-safe: the nets are guarded by a lock (cv2.dnn nets are not)."""
+
+    def __init__(
+        self,
+        detector: Path | None = None,
+        classifier: Path | None = None,
+        det_long_side: int = 352,
+        det_threshold: float = 0.3,
+        reject_threshold: float = 0.5,
+    ) -> None:
+        self._det = cv2.dnn.readNetFromONNX(str(detector)) if detector else _load("d6_detector.onnx")
+        self._cls = cv2.dnn.readNetFromONNX(str(classifier)) if classifier else _load("d6_classifier.onnx")
+        self.det_long_side = det_long_side
+        self.det_threshold = det_threshold
+        self.reject_threshold = reject_threshold
+        self._lock = threading.Lock()
+
+    # -- stage 1: where are the dice
+
+    def detect(self, image: np.ndarray, scale: float | None = None) -> list[Candidate]:
+        h, w = image.shape[:2]
+        s = scale if scale is not None else self.det_long_side / max(h, w)
+        dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
+        sx, sy = dw / w, dh / h
+        small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
+        blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+        with self._lock:
+            self._det.setInput(blob)
+            out = self._det.forward()[0]
+        heat = 1.0 / (1.0 + np.exp(-out[0]))
+        peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
+        found = []
+        for y, x in zip(*np.nonzero(peaks), strict=True):
+            bw = math.exp(float(out[1, y, x])) * STRIDE / sx
+            bh = math.exp(float(out[2, y, x])) * STRIDE / sy
+            found.append(
+                Candidate(((x + 0.5) * STRIDE / sx, (y + 0.5) * STRIDE / sy), bw, bh, float(heat[y, x]))
+            )
+        return _suppress(found)
+
+    def find(self, image: np.ndarray) -> list[Candidate]:
+        """Detect; if the dice look too big for the detector (close-up) or none show, retry smaller."""
+        h, w = image.shape[:2]
+        s = self.det_long_side / max(h, w)
+        found = self.detect(image, s)
+        big = found and np.median([max(c.w, c.h) for c in found]) * s > 40
+        if big or (not found and max(h, w) * s >= 64):
+            smaller = self.detect(image, s / 2)
+            if smaller or not found:
+                found = smaller
+        return found
+
+    # -- stage 2: what does each top face show
+
+    def classify(self, crops: list[np.ndarray]) -> np.ndarray:
+        """Softmax over (not a die, 1..6) for each CROP x CROP BGR crop."""
+        if not crops:
+            return np.zeros((0, 7), np.float32)
+        blob = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        with self._lock:
+            self._cls.setInput(blob)
+            logits = self._cls.forward()
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)  # type: ignore[no-any-return]
+
+    def read(self, image: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
+        image = check_bgr(image)
+        if min(image.shape[:2]) < 8:
+            return []
+        palette = palette or Palette.default()
+        cands = self.find(image)
+        pyr = Pyramid(image)
+        crops = [crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in cands]
+        probs = self.classify(crops)
+        kept = []
+        for c, p, crop in zip(cands, probs, crops, strict=True):
+            if p[0] >= self.reject_threshold:
+                continue
+            value = int(np.argmax(p[1:])) + 1
+            kept.append((c, value, float(p[value]) * min(1.0, c.score / 0.5), crop))
+        return _finish(image, kept, palette)
+
+    def read_crop(self, crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
+        """Read an image that shows one die filling it (e.g. a crop another detector made)."""
+        crop_bgr = check_bgr(crop_bgr, "crop")
+        h, w = crop_bgr.shape[:2]
+        c = crop_die(Pyramid(crop_bgr), (w / 2, h / 2), float(w), float(h))
+        p = self.classify([c])[0]
+        value = int(np.argmax(p[1:])) + 1
+        quad = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
+        colour = (palette or Palette.default()).nearest_lab(body_lab(c))[0]
+        return DieReading(
+            value=value, center=(w / 2, h / 2), quad=quad, confidence=float(p[value]), colour=colour
+        )
+
+
+def _suppress(found: list[Candidate]) -> list[Candidate]:
+    """Drop weaker peaks whose centre lies within half a die of a stronger one."""
+    kept: list[Candidate] = []
+    for c in sorted(found, key=lambda c: -c.score):
+        r = 0.45 * min(c.w, c.h)
+        if all(
+            math.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1]) > max(r, 0.45 * min(k.w, k.h))
+            for k in kept
+        ):
+            kept.append(c)
+    return kept
+
+
+def _finish(
+    image: np.ndarray, kept: list[tuple[Candidate, int, float, np.ndarray]], palette: Palette
+) -> list[DieReading]:
+    """Outline, colour and cocked flag for each accepted die."""
+    shapes = []
+    for c, _, _, crop in kept:
+        lab = body_lab(crop)
+        shapes.append((lab, face_quad(image, c.center, c.w, c.h, lab)))
+    aspects = [s[1][1] for s in shapes if s[1] is not None]
+    # A die lying flat shows a square top face; in a frame where most faces look square,
+    # one that looks clearly oblong is tilted against something (needs 3+ dice to judge).
+    flat_frame = len(aspects) >= 3 and float(np.median(aspects)) < 1.15
+    out = []
+    for (c, value, conf, _), (lab, shape) in zip(kept, shapes, strict=True):
+        if shape is not None:
+            q = shape[0]
+            quad = tuple((float(x), float(y)) for x, y in q)
+            cocked = flat_frame and shape[1] > 1.4
+        else:
+            x, y, hw, hh = c.center[0], c.center[1], c.w / 2, c.h / 2
+            quad = ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
+            cocked = False
+        out.append(
+            DieReading(
+                value=value,
+                center=c.center,
+                quad=quad,  # type: ignore[arg-type]
+                confidence=max(0.0, min(1.0, conf)),
+                colour=palette.nearest_lab(lab)[0],
+                cocked=cocked,
+            )
+        )
+    out.sort(key=lambda r: (r.center[1], r.center[0]))
+    return out
+
+
+_default: DiceReader | None = None
+_default_lock = threading.Lock()
+
+
+def default_reader() -> DiceReader:
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = DiceReader()
+        return _default
+
+
+def read_dice(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
+    """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked."""
+    return default_reader().read(image_bgr, palette)
+
+
+def read_die_crop(crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
+    """The value of the single die that fills `crop_bgr`."""
+    return default_reader().read_crop(crop_bgr, palette)
+
+
+__all__ = ["CROP", "Candidate", "DiceReader", "read_dice", "read_die_crop"]

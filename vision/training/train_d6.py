@@ -1,0 +1,313 @@
+"""Train the d6 detector and value classifier, export both to vision/models/*.onnx.
+
+Reproduce (about 20 minutes on 2 cores):
+    nice -n 10 .venv/bin/python -m vision.training.train_d6 --real ../shared/fixtures/real
+
+Data: only the TRAIN part (vision.dataset.is_held_out is False) of the shared real
+photos (byler_d6, skovy_d6 scenes and crops), plus dice drawn by vision.synth.
+Seeded; needs torch (training only, never at run time) and onnx for the export.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+from typing import Any, cast
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision import synth
+from vision.crops import CROP, MARGIN, Pyramid, crop_die
+from vision.dataset import LabelledImage, is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
+from vision.training.nets import Classifier, Detector
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+PATCH = 160
+STRIDE = 4
+
+
+def imread(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path))
+    if img is None:
+        raise ValueError(f"{path}: not a readable image")
+    return img
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour, light, blur and noise changes a die's value must survive."""
+    x: np.ndarray = img.astype(np.float32)
+    if rng.random() < 0.5:
+        x = x[..., rng.permutation(3)]
+    if rng.random() < 0.5:
+        hsv = cv2.cvtColor(np.clip(x, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV).astype(np.int16)
+        hsv[..., 0] = (hsv[..., 0] + int(rng.integers(0, 180))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.4), 0, 255)
+        x = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR).astype(np.float32)
+    x = x * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
+    x = x * rng.uniform(0.85, 1.15, 3)
+    if rng.random() < 0.1:
+        x = 255 - x
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.2))
+    if rng.random() < 0.3:
+        x = x + rng.normal(0, rng.uniform(2, 10), x.shape)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def to_tensor(batch: list[np.ndarray]) -> torch.Tensor:
+    a = np.stack(batch).astype(np.float32) / 255.0
+    return torch.from_numpy(a.transpose(0, 3, 1, 2).copy())
+
+
+# ---------------------------------------------------------------- detector
+
+
+def det_sample(
+    src: list[tuple[np.ndarray, list[tuple[float, float, float, float]]]], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A PATCH x PATCH training patch and its target (5, P/4, P/4): heat, log w, log h, mask, weight."""
+    if rng.random() < 0.3:
+        img, drawn = synth.random_scene(rng, 480, 640, size_range=(16, 70))
+        boxes = []
+        for d in drawn:
+            q = np.array(d.quad)
+            boxes.append((q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()))
+    else:
+        img, boxes = src[int(rng.integers(len(src)))]
+    sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [40.0]
+    target = math.exp(rng.uniform(math.log(9), math.log(50)))
+    k = target / float(np.median(sizes))
+    rot = int(rng.integers(4))
+    h, w = img.shape[:2]
+    ang = rot * 90 + rng.uniform(-8, 8)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), ang, k)
+    # Random placement: pick a die (or any point) to land somewhere in the patch.
+    if boxes and rng.random() < 0.85:
+        b = boxes[int(rng.integers(len(boxes)))]
+        p = np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, 1.0])
+    else:
+        p = np.array([rng.uniform(0, w), rng.uniform(0, h), 1.0])
+    q = m @ p
+    m[:, 2] += np.array([rng.uniform(20, PATCH - 20), rng.uniform(20, PATCH - 20)]) - q
+    fill = tuple(float(v) for v in img[::17, ::17].reshape(-1, 3).mean(0))
+    patch = cv2.warpAffine(
+        img,
+        m,
+        (PATCH, PATCH),
+        flags=cv2.INTER_AREA if k < 0.7 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=fill,
+    )
+    patch = photometric(patch, rng)
+    g = PATCH // STRIDE
+    tgt = np.zeros((5, g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for b in boxes:
+        c = m @ np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, 1.0])
+        bw, bh = (b[2] - b[0]) * k, (b[3] - b[1]) * k
+        if rot % 2:
+            bw, bh = bh, bw
+        cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
+        if not (-1 <= cx <= g and -1 <= cy <= g):
+            continue
+        sig = max(0.6, min(bw, bh) / STRIDE / 5)
+        tgt[0] = np.maximum(tgt[0], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sig * sig)))
+        ix, iy = round(cx), round(cy)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                x, y = ix + dx, iy + dy
+                if 0 <= x < g and 0 <= y < g:
+                    tgt[1, y, x] = math.log(max(bw, 1) / STRIDE)
+                    tgt[2, y, x] = math.log(max(bh, 1) / STRIDE)
+                    tgt[3, y, x] = 1.0 if dx == dy == 0 else 0.5
+        if 0 <= ix < g and 0 <= iy < g:
+            tgt[0, iy, ix] = 1.0
+    return patch, tgt
+
+
+def focal(logit: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    neg = 1 - pos
+    lp = -torch.log(p) * (1 - p) ** 2 * pos
+    ln = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * neg
+    return (lp.sum() + ln.sum()) / pos.sum().clamp(min=1)
+
+
+def train_detector(src: list[Any], rng: np.random.Generator, steps: int, batch: int) -> Detector:
+    net = Detector()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    t0 = time.time()
+    for step in range(steps):
+        xs, ts = zip(*(det_sample(src, rng) for _ in range(batch)), strict=True)
+        x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
+        out = net(x)
+        lh = focal(out[:, 0], t[:, 0])
+        mask = t[:, 3]
+        lsz = (
+            F.smooth_l1_loss(out[:, 1:3], t[:, 1:3], reduction="none").sum(1) * mask
+        ).sum() / mask.sum().clamp(min=1)
+        loss = lh + lsz
+        opt.zero_grad()
+        cast(Any, loss).backward()
+        opt.step()
+        sched.step()
+        if step % 50 == 0:
+            print(
+                f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
+                flush=True,
+            )
+    return net
+
+
+# ---------------------------------------------------------------- classifier
+
+
+def cls_sample(
+    dice: list[tuple[Pyramid, tuple[float, float, float, float], int]],
+    crops: list[tuple[Pyramid, int]],
+    negs: list[tuple[Pyramid, list[tuple[float, float, float, float]]]],
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, int]:
+    r = rng.random()
+    ang = rng.uniform(0, 360)
+    j = rng.uniform(0.85, 1.18)
+    if r < 0.55:
+        pyr, b, label = dice[int(rng.integers(len(dice)))]
+        bw, bh = b[2] - b[0], b[3] - b[1]
+        s = max(bw, bh)
+        c = ((b[0] + b[2]) / 2 + rng.normal(0, 0.06 * s), (b[1] + b[3]) / 2 + rng.normal(0, 0.06 * s))
+        crop = crop_die(pyr, c, bw * MARGIN * j * rng.uniform(0.93, 1.07), bh * MARGIN * j, ang)
+    elif r < 0.70:
+        pyr, label = crops[int(rng.integers(len(crops)))]
+        h, w = pyr.levels[0].shape[:2]
+        c = (w / 2 + rng.normal(0, 0.04 * w), h / 2 + rng.normal(0, 0.04 * h))
+        a = rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.uniform(-20, 20)
+        crop = crop_die(pyr, c, w * j, h * j, a)
+    elif r < 0.85:
+        size = rng.uniform(22, 70)
+        img = synth.felt(int(size * 3), int(size * 3), tuple(int(v) for v in rng.integers(0, 256, 3)), rng)
+        for _ in range(int(rng.integers(0, 3))):  # neighbours touching the die
+            ox, oy = rng.choice([-1, 1]) * size * rng.uniform(0.9, 1.1), rng.uniform(-0.5, 0.5) * size
+            synth.draw_die(
+                img,
+                (1.5 * size + ox, 1.5 * size + oy),
+                size,
+                int(rng.integers(1, 7)),
+                angle_deg=rng.uniform(0, 90),
+                body_bgr=tuple(int(v) for v in rng.integers(0, 256, 3)),
+            )
+        body = tuple(int(v) for v in rng.integers(0, 256, 3))
+        pip = (235, 235, 235) if sum(body) < 384 else (20, 20, 20)
+        label = int(rng.integers(1, 7))
+        d = synth.draw_die(
+            img,
+            (1.5 * size, 1.5 * size),
+            size,
+            label,
+            angle_deg=rng.uniform(0, 90),
+            body_bgr=body,
+            pip_bgr=pip,
+            pip_scale=rng.uniform(0.75, 1.3),
+        )
+        crop = crop_die(Pyramid(img), d.center, size * 1.1 * MARGIN * j, size * 1.1 * MARGIN * j, ang)
+    else:
+        label = 0
+        pyr, boxes = negs[int(rng.integers(len(negs)))]
+        h, w = pyr.levels[0].shape[:2]
+        s = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) if boxes else 40.0
+        for _ in range(50):
+            if boxes and rng.random() < 0.5:
+                b = boxes[int(rng.integers(len(boxes)))]
+                a, dist = rng.uniform(0, 2 * math.pi), rng.uniform(0.6, 1.0) * s
+                c = ((b[0] + b[2]) / 2 + dist * math.cos(a), (b[1] + b[3]) / 2 + dist * math.sin(a))
+            else:
+                c = (rng.uniform(0, w), rng.uniform(0, h))
+            near = min(
+                (math.hypot(c[0] - (b[0] + b[2]) / 2, c[1] - (b[1] + b[3]) / 2) for b in boxes), default=1e9
+            )
+            if near > 0.55 * s:
+                break
+        crop = crop_die(pyr, c, s * MARGIN * j, s * MARGIN * j, ang)
+    return photometric(crop, rng), label
+
+
+def train_classifier(
+    dice: list[Any], crops: list[Any], negs: list[Any], rng: np.random.Generator, steps: int, batch: int
+) -> Classifier:
+    net = Classifier()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    t0 = time.time()
+    for step in range(steps):
+        xs, ys = zip(*(cls_sample(dice, crops, negs, rng) for _ in range(batch)), strict=True)
+        out = net(to_tensor(list(xs)))
+        loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
+        opt.zero_grad()
+        cast(Any, loss).backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0:
+            acc = (out.argmax(1) == torch.tensor(ys)).float().mean().item()
+            print(
+                f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True
+            )
+    return net
+
+
+def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
+    net.eval()
+    torch.onnx.export(
+        net,
+        (torch.zeros(shape),),
+        str(path),
+        input_names=["x"],
+        output_names=["y"],
+        dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}, "y": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    print("wrote", path, path.stat().st_size, "bytes")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--real", type=Path, default=Path(__file__).resolve().parents[3] / "shared/fixtures/real")
+    ap.add_argument("--det-steps", type=int, default=1500)
+    ap.add_argument("--cls-steps", type=int, default=3000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+
+    def train_part(items: list[LabelledImage]) -> list[LabelledImage]:
+        return [i for i in items if not is_held_out(i.path.name)]
+
+    byler, scenes = train_part(load_byler(args.real)), train_part(load_skovy_scenes(args.real))
+    skc = train_part(load_skovy_crops(args.real))
+    photos = [(imread(i.path), [d.box for d in i.dice]) for i in byler + scenes]
+    print(f"train: {len(byler)} byler, {len(scenes)} scenes, {len(skc)} crops", flush=True)
+    MODELS.mkdir(exist_ok=True)
+    if args.only in ("det", "both"):
+        src = photos[: len(byler)] * 4 + photos[len(byler) :]
+        det = train_detector(src, rng, args.det_steps, 12)
+        export(det, (1, 3, 320, 320), MODELS / "d6_detector.onnx")
+    if args.only in ("cls", "both"):
+        pyrs = [(Pyramid(img), boxes) for img, boxes in photos]
+        dice = [(p, d.box, d.value) for (p, _), i in zip(pyrs, byler + scenes, strict=True) for d in i.dice]
+        crops = [(Pyramid(imread(i.path)), i.dice[0].value) for i in skc]
+        cls = train_classifier(dice, crops, pyrs, rng, args.cls_steps, 64)
+        export(cls, (8, 3, CROP, CROP), MODELS / "d6_classifier.onnx")
+
+
+if __name__ == "__main__":
+    main()
