@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -23,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from display.backend import TableBackend
+from display.boards import board_picture, shipped_board
 from display.hub import Hub
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -124,9 +126,17 @@ def _page(name: str) -> HTMLResponse:
 
 
 def create_app(
-    backend: TableBackend, hub: Hub, admin_token: str | None = None, loopback_only_admin: bool = False
+    backend: TableBackend,
+    hub: Hub,
+    admin_token: str | None = None,
+    loopback_only_admin: bool = False,
+    board: Mapping[str, Any] | None = None,
 ) -> FastAPI:
-    """The web display of one table (see the module docstring for the admin rules)."""
+    """The web display of one table (see the module docstring for the admin rules).
+
+    ``board`` is the table's parsed board layout (TOML), drawn under the dice;
+    without it the game's shipped example board is drawn, if it has one.
+    """
     app = FastAPI(
         title=f"dicetable {backend.table_id}",
         version="1",
@@ -190,6 +200,13 @@ def create_app(
     ) -> EventsPage:
         total = int(backend.snapshot().get("seq", 0))
         return EventsPage(offset=offset, limit=limit, total=total, events=backend.events(offset, limit))
+
+    @app.get("/api/board", summary="The board drawn under the dice: outline, zones, centre line (mm)")
+    def api_board() -> dict[str, Any]:
+        if board is not None:
+            return board_picture(board)
+        picture = shipped_board(str(backend.snapshot().get("game")))
+        return picture or {"name": None, "outline": None, "zones": [], "centre_line": None}
 
     @app.get("/api/readings", summary="The latest settled frame's dice readings")
     def api_readings() -> dict[str, Any]:

@@ -31,6 +31,8 @@ Listener = Callable[[Snapshot], None]
 
 STATUSES = ("waiting", "playing", "paused", "over")
 UNSURE_BELOW = 0.8  # a reading under this confidence waits for a human
+#: die facts a reading may carry through to the engine's input (see engine.core.Die)
+GEOMETRY_KEYS = ("field_status", "card_slot", "rests_on", "min_multiplier", "sides")
 
 
 @runtime_checkable
@@ -209,6 +211,7 @@ class FakeTable:
         self._secret_pending: list[str] = []
         self._secret_choices: dict[str, dict[str, Any]] = {}  # private until the reveal
         self._next_reading = 1
+        self._refusal: str | None = None  # why the rules refused the latest readings
         self._readings_input: int | None = None  # index in _inputs of the input the readings made
 
     # -- listeners (the hub, the MQTT publisher) --------------------------------------
@@ -301,6 +304,7 @@ class FakeTable:
                 len(self._log),
                 self._frame,
                 self._readings_input,
+                self._refusal,
             )
             try:
                 message = handlers[str(action)](command)
@@ -314,6 +318,7 @@ class FakeTable:
                     n,
                     self._frame,
                     self._readings_input,
+                    self._refusal,
                 ) = saved
                 del self._log[n:]
                 raise
@@ -351,6 +356,7 @@ class FakeTable:
                     "stack_level": int(d.get("stack_level", 0)),
                     "unsure": conf < UNSURE_BELOW,
                 }
+                reading.update({k: d[k] for k in GEOMETRY_KEYS if d.get(k) is not None})
                 self._next_reading += 1
                 readings.append(reading)
             self._readings = readings
@@ -364,7 +370,13 @@ class FakeTable:
                 player,
                 {"dice": len(readings), "unsure": sum(r["unsure"] for r in readings)},
             )
-            self._maybe_apply_readings()
+            self._refusal = None
+            try:
+                self._maybe_apply_readings()
+            except RuleError as e:
+                # the rules refuse what the camera saw: a referee corrects the readings
+                self._refusal = e.why
+                self._append("engine", "input_refused", player, {"why": e.why})
         self._emit()
         return readings
 
@@ -424,6 +436,8 @@ class FakeTable:
         q = self._question()
         if q is not None:
             return f"a referee to confirm reading {q['reading']}"
+        if self._refusal is not None:
+            return f"a referee to correct the readings ({self._refusal})"
         return describe_expectation(state.get("expects"))
 
     def _question(self) -> dict[str, Any] | None:
@@ -449,6 +463,7 @@ class FakeTable:
             return
         player = self._reading_player or (exp.players[0] if exp.players else None)
         self._apply(self._readings_as_input(Input(exp.kind, player)), "camera")
+        self._refusal = None
         self._readings_input = len(self._inputs) - 1
         for r in self._readings:
             r["applied"] = True
@@ -458,7 +473,7 @@ class FakeTable:
         dice = []
         for r in self._readings:
             die = {"kind": r["kind"], "value": r["value"]}
-            for key in ("colour", "side"):
+            for key in ("colour", "side", *GEOMETRY_KEYS):
                 if r.get(key) is not None:
                     die[key] = r[key]
             if r["zones"]:

@@ -14,11 +14,15 @@ function readingLabel(r) {
 function drawOverlay(data, w, hgt) {
   const svg = document.getElementById("overlay");
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
-  const items = (data.dice || []).filter((r) => Array.isArray(r.quad) && r.quad.length >= 3).map((r) => {
+  const fontSize = Math.max(12, Math.round(w / 64));
+  const items = (data.dice || []).filter((r) => Array.isArray(r.quad) && r.quad.length >= 3).map((r, i) => {
     const g = s("g", { class: "reading" + (r.unsure ? " unsure" : ""), "data-reading": r.id });
     g.append(s("polygon", { points: r.quad.map((p) => p.join(",")).join(" ") }));
-    const top = r.quad.reduce((a, p) => (p[1] < a[1] ? p : a), r.quad[0]);
-    g.append(s("text", { x: top[0] - 10, y: Math.max(18, top[1] - 8) }, readingLabel(r)));
+    // labels alternate above and below the dice so that neighbours do not overlap
+    const xs = r.quad.map((p) => p[0]); const ys = r.quad.map((p) => p[1]);
+    const cx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const y = i % 2 === 0 ? Math.max(fontSize, Math.min(...ys) - 8) : Math.min(hgt - 4, Math.max(...ys) + fontSize + 4);
+    g.append(s("text", { x: cx, y, "text-anchor": "middle", "font-size": fontSize }, readingLabel(r)));
     return g;
   });
   svg.replaceChildren(...items);
