@@ -429,8 +429,7 @@ class DicetarWars(Game):
             bottom_i = self._bottom(dice, i, inp)
             bottom = dice[bottom_i]
             stacked = bottom_i != i
-            if bottom.field_status is None:
-                raise self.refuse(f"die {bottom_i}: needs 'field_status' (field or off)", inp)
+            # The bottom of a stack has no rests_on, so _parse_die made sure it has a field_status.
             bottom_on = bottom.field_status is not FieldStatus.OFF
             if stacked:
                 on_board = bottom_on and self.stacked_on_board
