@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -150,3 +151,57 @@ def test_cannot_steal_a_tile_the_named_player_does_not_hold() -> None:
         game.apply(inp(type="choice", player=second, take="quartet", **{"from": "ann"}))
     game.apply(inp(type="choice", player=second, take="trio", **{"from": "ann"}))
     assert game.state["holder"]["trio"] == second
+
+
+def final_round_game() -> DiceHunter:
+    """A 4-player game whose final round has just begun, everyone still on 0."""
+    game = DiceHunter(["ann", "bob", "cid", "dan"], {"deck": "virtual"}, random.Random(3))
+    while not game.state["final_round"]:
+        p = game.state["current_player"]
+        game.apply(inp(type="roll", player=p, dice=[2, 3, 4, 6, 6]))
+        game.apply(inp(type="choice", player=p, chips=True))
+    return game
+
+
+def give(game: DiceHunter, player: str, tiles: list[str], chips: int = 0) -> None:
+    for t in tiles:
+        game.face_up.remove(t)
+        game.holdings[player].append(t)
+    game.chips[player] += chips
+    game.chip_supply -= chips
+
+
+def steals_with(game: DiceHunter, dice: list[int]) -> list[dict[str, str]]:
+    trial = copy.deepcopy(game)
+    p = trial.state["current_player"]
+    trial.apply(inp(type="roll", player=p, dice=dice))
+    return list(trial.expects().detail["steal"])
+
+
+def test_final_round_first_example_of_the_rules() -> None:
+    # 2nd place, 400 behind the leader who holds 200, 300 and 800: the 200 would only tie.
+    game = final_round_game()
+    top, you = game.state["order"][:2]
+    give(game, top, ["trio", "quartet", "6-quintet"])
+    give(game, you, [], chips=18)
+    game.apply(inp(type="roll", player=top, dice=[2, 3, 4, 6, 6]))
+    game.apply(inp(type="choice", player=top, chips=True))
+    assert steals_with(game, [6, 6, 6, 6, 6]) == [
+        {"tile": "quartet", "from": top},
+        {"tile": "6-quintet", "from": top},
+    ]
+
+
+def test_final_round_second_example_of_the_rules() -> None:
+    # 3rd place, 300 behind 2nd and 400 behind the top: 350+ from the top, 450+ from 2nd.
+    game = final_round_game()
+    top, second, you = game.state["order"][:3]
+    give(game, top, ["5-trio", "3-trio", "2-trio"])  # 900
+    give(game, second, ["6-quintet"])  # 800
+    give(game, you, [], chips=10)  # 500
+    for p in (top, second):
+        game.apply(inp(type="roll", player=p, dice=[2, 3, 4, 6, 6]))
+        game.apply(inp(type="choice", player=p, chips=True))
+    assert steals_with(game, [5, 5, 5, 2, 2]) == [{"tile": "5-trio", "from": top}]
+    assert steals_with(game, [3, 3, 3, 2, 2]) == []
+    assert steals_with(game, [6, 6, 6, 6, 6]) == [{"tile": "6-quintet", "from": second}]
