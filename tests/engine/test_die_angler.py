@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from controller.scenario import run_scenario_file
+from controller.scenario import run_scenario, run_scenario_file
 from engine import DataError, Input, InputKind, Outcome, RuleError, find_game
 from engine.die_angler import DieAngler, FishCard, parse_deck
 
@@ -451,3 +451,16 @@ def test_a_simultaneous_roller_who_is_done_waits_for_the_others() -> None:
     g.apply(inp(type="choice", player="bob", done=True))
     # ann 8 and bob 11 on a 7 (bob's re-approach d10 is not counted: 5): ann is closer.
     assert g.state["held"]["ann"] == ["aji"]
+
+
+@pytest.mark.parametrize(("carry", "resting"), [(True, ["d20"]), (False, [])])
+def test_option_cooldown_into_extra(carry: bool, resting: list[str]) -> None:
+    path = ROOT / "tests" / "scenarios" / "die-angler" / "extra-game.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    upto = next(i for i, line in enumerate(lines) if '"type": "start"}' in line)
+    setup = json.loads(lines[3])
+    setup["setup"]["options"] = {"cooldown_into_extra": carry}
+    game = run_scenario([json.dumps(setup), *lines[4 : upto + 1]], str(path)).game
+    assert game.state["part"] == "extra"
+    assert game.state["resting"]["ann"] == resting
+    assert game.expects().kind is InputKind.REVEAL

@@ -14,11 +14,14 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Input, InputKind, RuleError
 from engine.die_angler import DieAngler, parse_deck
+
+pytestmark = pytest.mark.slow  # a few seconds each: dozens of whole random games
 
 DECK_FILE = Path(__file__).resolve().parent.parent.parent / "decks" / "die-angler.example.toml"
 DECK = parse_deck(tomllib.loads(DECK_FILE.read_text(encoding="utf-8")), str(DECK_FILE))
