@@ -33,8 +33,9 @@ Decisions the documents leave open (a referee's least surprising reading):
   Error messages about a secret never quote the selection.
 * Modes of special dice are declared when the player's group is called to roll
   (RULINGS: "only the counts are public before rolling"); the reveal shows
-  each player's d6 count and which special dice they hold.  Option
-  ``"modes_public": "reveal"`` shows the modes at the reveal instead.
+  each player's d6 count and which special dice they hold.  The modes of a
+  player who never got to roll are never shown, not even after the bout.
+  Option ``"modes_public": "reveal"`` shows every mode at the reveal instead.
 * A lure die's own value is the size of its adjustment, so it is neither added
   nor counted for conditions nor for "≠" (like re-approach).  Option
   ``"lure_die_counts": true`` adds and counts it like chum.  A lure never
@@ -920,7 +921,7 @@ class DieAngler(Game):
             "winner": winner,
             "cards": cards,
             "why": why,
-            "selections": {p: s.public_json(True) for p, s in self._selections.items()},
+            "selections": {p: s.public_json(self._public_modes(p)) for p, s in self._selections.items()},
             "rolls": {p: self._roll_json(p) for p in self._rolls},
         }
         self._card = None

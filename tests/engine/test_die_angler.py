@@ -464,3 +464,22 @@ def test_option_cooldown_into_extra(carry: bool, resting: list[str]) -> None:
     assert game.state["part"] == "extra"
     assert game.state["resting"]["ann"] == resting
     assert game.expects().kind is InputKind.REVEAL
+
+
+def test_modes_of_players_who_never_rolled_stay_private_after_the_bout() -> None:
+    g = new(["ann", "bob"])
+    out = play(
+        g,
+        {"type": "reveal", "card": "iwashi"},
+        {"type": "secret", "player": "ann", "d6": 1},
+        {"type": "secret", "player": "bob", "d6": 2, "specials": {"d10": "reapproach"}},
+        {"type": "roll", "player": "ann", "dice": [6]},
+    )
+    assert g.state["last_bout"]["selections"]["bob"] == {
+        "d6": 2,
+        "specials": ["d10"],
+        "count": 3,
+        "special_count": 1,
+    }
+    assert "reapproach" not in public_view(g, out)
+    assert g.state["resting"]["bob"] == ["d10"]
