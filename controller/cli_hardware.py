@@ -1,9 +1,227 @@
-"""`dicetable` commands of the hardware area (registered by controller.cli)."""
+"""`dicetable` commands of the hardware area (registered by controller.cli): record, hw-check."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+from typing import Any
+
 import typer
+
+CAMERA_HELP = "Frame source: recorded:DIR, recorded:VIDEO.mp4, v4l2:N, usb:N, picam or fake."
+
+
+def _fail(message: str) -> typer.Exit:
+    from controller.cli import fail
+
+    return fail(message)
+
+
+def _load_config(path: Path | None) -> Any:
+    from controller.config import ConfigError, load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        raise _fail(str(e)) from None
+
+
+def _open_camera(spec: str, live_retries: int = 5) -> Any:
+    from hardware.frames import FrameSourceError, ReconnectingSource, open_source
+
+    try:
+        if spec.startswith(("v4l2:", "usb:", "picam")):
+            return ReconnectingSource(lambda: open_source(spec), max_attempts=live_retries)
+        return open_source(spec)
+    except (ValueError, FrameSourceError) as e:
+        raise _fail(str(e)) from None
+
+
+def record_cmd(
+    out: Path = typer.Option(..., "--out", help="Folder to write the session to (frames.csv + images)."),
+    camera: str = typer.Option("v4l2:0", help=CAMERA_HELP),
+    seconds: float | None = typer.Option(
+        None, min=0.0, help="Stop after this many seconds (default: Ctrl-C)."
+    ),
+    frames: int | None = typer.Option(None, min=1, help="Stop after this many frames."),
+    image_format: str = typer.Option("jpg", "--format", help="jpg or png."),
+    quality: int = typer.Option(90, min=1, max=100, help="JPEG quality."),
+) -> None:
+    """Record a camera (or any source) to a session folder that `--camera recorded:DIR` plays back."""
+    from hardware.frames import FrameSourceError, record
+
+    if image_format not in ("jpg", "png"):
+        raise _fail(f"--format must be jpg or png, got {image_format!r}")
+    if (out / "frames.csv").exists():
+        raise _fail(f"{out} already holds a recorded session (frames.csv); choose another --out folder")
+    source = _open_camera(camera)
+    started = time.monotonic()
+    try:
+        n = record(
+            source,
+            out,
+            seconds=seconds,
+            max_frames=frames,
+            image_format=image_format,
+            jpeg_quality=quality,
+            metadata={"camera": camera},
+        )
+    except KeyboardInterrupt:
+        n = sum(1 for _ in (out / "frames.csv").open()) - 1
+    except (FrameSourceError, OSError) as e:
+        raise _fail(f"recording {camera} to {out}: {e}") from None
+    typer.echo(f"recorded {n} frames from {camera} to {out} in {time.monotonic() - started:.1f} s")
+
+
+def hw_check_cmd(
+    config: Path | None = typer.Option(None, "--config", help="The table.toml with pins, LEDs and camera."),
+    camera: str | None = typer.Option(None, help=CAMERA_HELP + " Default: the config's camera."),
+    leds: str | None = typer.Option(
+        None, help="LED matrix URL (device, pyserial URL or emu://). Default: config."
+    ),
+    board: Path | None = typer.Option(None, help="A board layout (boards/*.toml) to find its ArUco markers."),
+    out: Path = typer.Option(Path("hw-check"), help="Folder for the snapshot and LED pictures."),
+    timeout: float = typer.Option(20.0, min=0.1, help="Seconds to wait for each button press."),
+    fake: bool = typer.Option(
+        False, "--fake", help="Use fake buttons, LEDs and camera; run without a person."
+    ),
+) -> None:
+    """Walk through the wiring: press each button, watch a test pattern, see a camera snapshot."""
+    from hardware import hwcheck
+    from hardware.leds import LedError, open_matrix
+
+    cfg = _load_config(config)
+    out.mkdir(parents=True, exist_ok=True)
+    report = hwcheck.CheckReport()
+    clock, sleep = time.monotonic, time.sleep
+    pins = {p.name: (p.pins.model_dump() if not fake else _fake_pins()) for p in cfg.players}
+    panels, tell = _panels(cfg, pins, fake, clock)
+    try:
+        hwcheck.check_buttons(list(panels.values()), pins, tell, clock, sleep, report, timeout_s=timeout)
+    finally:
+        for panel in panels.values():
+            panel.close()
+
+    url = "emu://hw-check" if fake else (leds or cfg.leds.url)
+    try:
+        matrix = open_matrix(
+            url,
+            cfg.leds.width,
+            cfg.leds.height,
+            protocol=cfg.leds.protocol,
+            wiring=cfg.leds.wiring,
+            origin=cfg.leds.origin,
+            baud=2_000_000 if fake else cfg.leds.baud,  # an emulated line has no UART to wait for
+            max_fps=60,
+        )
+    except LedError as e:
+        raise _fail(str(e)) from None
+    with matrix:
+        ask = (lambda q: hwcheck.emulated_matrix_looks_right(matrix)) if fake else _ask
+        hwcheck.check_leds(matrix, ask, report, out)
+
+    layout = _board(board)
+    if fake and camera is None:
+        source = _board_camera(layout) if layout is not None else _open_camera("fake")
+    else:
+        source = _open_camera(camera or cfg.camera.source)
+    with source:
+        hwcheck.check_camera(source, report, out, layout)
+
+    for line in report.lines():
+        typer.echo(line)
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+def _fake_pins() -> dict[str, int | None]:
+    return {"up": None, "down": None, "select": None, "confirm": None}
+
+
+def _panels(
+    cfg: Any, pins: dict[str, dict[str, int | None]], fake: bool, clock: Any
+) -> tuple[dict[str, Any], Any]:
+    from hardware.buttons import BUTTONS, FakeButtonPanel, GpioButtonPanel
+    from hardware.hwcheck import ScriptedPresser
+
+    if fake:
+        fakes = {p.name: FakeButtonPanel(p.name, clock=clock) for p in cfg.players}
+        for name in pins:  # fake panels have every button, on made-up pin numbers
+            pins[name] = {b: 100 + i for i, b in enumerate(BUTTONS)}
+        return fakes, _Both(ScriptedPresser(fakes, clock))
+    _set_pin_factory(cfg.buttons.pin_factory)
+    panels = {}
+    for p in cfg.players:
+        fitted = {b: pin for b, pin in pins[p.name].items() if pin is not None}
+        if fitted:
+            try:
+                panels[p.name] = GpioButtonPanel(p.name, fitted, clock=clock)
+            except ValueError as e:
+                raise _fail(str(e)) from None
+    return panels, typer.echo
+
+
+class _Both:
+    """Print the prompt, then let the scripted presser act on it."""
+
+    def __init__(self, presser: Any) -> None:
+        self.presser = presser
+
+    def __call__(self, message: str) -> None:
+        typer.echo(message)
+        self.presser(message)
+
+
+def _set_pin_factory(name: str) -> None:
+    from gpiozero import Device
+
+    modules = {
+        "mock": ("gpiozero.pins.mock", "MockFactory"),
+        "native": ("gpiozero.pins.native", "NativeFactory"),
+        "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
+        "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
+        "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
+    }
+    module, cls = modules[name]
+    try:
+        import importlib
+
+        Device.pin_factory = getattr(importlib.import_module(module), cls)()
+    except Exception as e:  # the pin library is missing or this is not a Pi
+        raise _fail(f"buttons.pin_factory {name!r} cannot be used here: {e}") from None
+
+
+def _ask(question: str) -> bool:
+    return bool(typer.confirm(question, default=True))
+
+
+def _board(path: Path | None) -> Any:
+    if path is None:
+        return None
+    try:
+        from calibration.board import load_board
+    except ImportError as e:
+        raise _fail(f"board layouts need the calibration package: {e}") from None
+    try:
+        return load_board(path)
+    except (ValueError, OSError) as e:
+        raise _fail(str(e)) from None
+
+
+def _board_camera(layout: Any) -> Any:
+    """For --fake with --board: a camera that sees the printed board from straight above."""
+    import cv2
+
+    from calibration.printing import render_board_image
+    from hardware.frames import FakeSource
+
+    image: Any = render_board_image(layout, px_per_mm=2.0)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return FakeSource([image] * 4, name="fake-board")
 
 
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main app."""
+    app.command("record")(record_cmd)
+    app.command("hw-check")(hw_check_cmd)
