@@ -239,6 +239,9 @@ class Deck:
     just_guard: Mapping[str, JustGuardCard]
     supers: tuple[Special, ...]
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Deck:
+        return self  # immutable card texts: Game.apply's snapshot need not copy them
+
 
 class _Reader:
     """Typed access to one TOML entry, raising DataError naming file, entry and field."""
@@ -420,6 +423,9 @@ class ThrownDie:
     die: Die
     owner: str | None
     thrower: str | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ThrownDie:
+        return self  # frozen all the way down
 
     def to_json(self, index: int) -> JSON:
         out: JSON = {
