@@ -391,6 +391,9 @@ class FakeTable:
     def secret_select(self, player: str, selection: Mapping[str, Any]) -> None:
         """A player confirmed a secret selection; revealed once everyone has."""
         with self._lock:
+            exp = self._game.expects()
+            if not self._secret_pending and exp.kind is InputKind.SECRET:
+                self._secret_pending = list(exp.players)  # the game asks: open the panels
             if player not in self._secret_pending:
                 raise ValueError(
                     f"player {player!r} has no secret selection open (open for {self._secret_pending!r})"
@@ -399,6 +402,21 @@ class FakeTable:
             self._append("panel", "secret_confirmed", player, {})  # who, never what
             if all(p in self._secret_choices for p in self._secret_pending):
                 self._reveal()
+        self._emit()
+
+    def feed(self, raw: Mapping[str, Any], source: str = "controller") -> None:
+        """An input from elsewhere (a replayed scenario, a button panel's choice).
+
+        A secret selection goes through the panel (kept hidden until everyone is in).
+        """
+        inp = Input.from_json(raw)
+        if inp.kind is InputKind.SECRET:
+            if inp.player is None:
+                raise ValueError(f"a secret selection needs 'player', got {dict(raw)!r}")
+            self.secret_select(inp.player, inp.data)
+            return
+        with self._lock:
+            self._apply(inp, source)
         self._emit()
 
     def log_event(

@@ -7,7 +7,8 @@ const GAME_TITLES = {
   "die-angler": "Die-angler", "dice-hunter": "Dice Hunter", "nozoku-dice": "Nozoku Dice",
   "dicetar-wars": "DICETAR WARS", "dice-fighter": "Dice Fighter", "demo-sum": "Demo: sum of faces",
 };
-const NEEDS_READINGS = new Set(["dicetar-wars", "dice-fighter"]);
+const NEEDS_READINGS = new Set(["dicetar-wars"]);
+const NEEDS_BOARD = new Set(["dicetar-wars"]);
 const PIP_AT = {
   1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
   4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
@@ -110,138 +111,171 @@ function renderDiceHunter(snap) {
 }
 
 // -- DICETAR WARS: the board with every die in place (board millimetres) --------------
-function renderDicetar(snap, readings) {
+// The board (outline, zones) comes from /api/board; each die's place from the camera's
+// readings (centre_mm), matched to the engine's scored dice by their index in the throw.
+function renderDicetar(snap, readings, board) {
   const st = snap.state || {};
-  const board = first(st, "board", "layout") || {};
-  const zones = first(board, "zones") || first(st, "zones") || [];
-  const w = first(board, "width_mm", "width") || 600;
-  const hgt = first(board, "height_mm", "height") || 400;
-  const svg = svgBox(w, hgt + 40);
-  svg.append(s("rect", { x: 0, y: 0, width: w, height: hgt, fill: "#1d3b2a", rx: 8 }));
-  const zlist = Array.isArray(zones) ? zones : Object.entries(zones).map(([k, v]) => Object.assign({ name: k }, v));
-  for (const z of zlist) {
-    const poly = first(z, "polygon", "polygon_mm", "points") || [];
-    if (!poly.length) continue;
-    const mult = first(z, "multiplier", "mult");
-    svg.append(s("polygon", { points: poly.map((p) => p.join(",")).join(" "), fill: "rgba(240,180,41,.10)",
-      stroke: "var(--accent)", "stroke-width": 1.5 }));
-    const cx = poly.reduce((a, p) => a + p[0], 0) / poly.length;
-    const cy = poly.reduce((a, p) => a + p[1], 0) / poly.length;
-    if (mult !== undefined) svg.append(label(cx, cy, `×${mult}`, { "text-anchor": "middle", "font-size": 22, fill: "var(--accent)", opacity: 0.7 }));
+  const outline = (board && board.outline) || [[0, 0], [420, 0], [420, 297], [0, 297]];
+  const xs = outline.map((p) => p[0]); const ys = outline.map((p) => p[1]);
+  const minX = Math.min(...xs); const minY = Math.min(...ys);
+  const w = Math.max(...xs) - minX; const hgt = Math.max(...ys) - minY;
+  const svg = s("svg", { class: "board", viewBox: `${minX - 10} ${minY - 10} ${w + 20} ${hgt + 56}`, role: "img" });
+  svg.append(s("polygon", { points: outline.map((p) => p.join(",")).join(" "), fill: "#1d3b2a", stroke: "#3d5c48" }));
+  for (const z of (board && board.zones) || []) {
+    svg.append(s("polygon", { points: z.polygon.map((p) => p.join(",")).join(" "), fill: `rgba(240,180,41,${0.05 + (z.multiplier || 0) * 0.025})`,
+      stroke: "rgba(240,180,41,.6)", "stroke-width": 1 }));
+    const cx = z.polygon.reduce((a, p) => a + p[0], 0) / z.polygon.length;
+    const cy = z.polygon.reduce((a, p) => a + p[1], 0) / z.polygon.length;
+    if (z.multiplier !== undefined && z.multiplier !== null) {
+      svg.append(label(cx, cy + 5, `×${z.multiplier}`, { "text-anchor": "middle", "font-size": 13, fill: "var(--accent)", opacity: 0.55 }));
+    }
   }
-  let dice = first(st, "dice", "board_dice", "on_board") || [];
-  if (!Array.isArray(dice) || !dice.some((d) => d && first(d, "centre_mm", "center_mm"))) dice = readings || [];
-  for (const d of dice) {
-    const c = first(d, "centre_mm", "center_mm");
-    if (!c) continue;
-    const owner = first(d, "owner", "player");
-    const colour = d.colour || playerColour_(snap, owner);
+  const scored = Array.isArray(st.table) ? st.table : [];
+  const colours = st.colours || {};
+  (readings || []).forEach((r, i) => {
+    const c = first(r, "centre_mm", "center_mm");
+    if (!c) return;
+    const sd = scored.find((x) => x.index === i) || {};
+    const owner = sd.owner;
+    const colour = r.colour || colours[owner] || playerColour_(snap, owner);
     const size = 16;
-    svg.append(dieSvg(c[0] - size / 2, c[1] - size / 2, size, Object.assign({}, d, { colour }), {}));
-    const pts = first(d, "points", "score");
-    const shown = pts !== undefined ? pts : (d.min_multiplier ? d.value * d.min_multiplier * (d.stack_level ? 4 : 1) : null);
-    if (shown !== null) svg.append(label(c[0], c[1] - size / 2 - 3, String(shown), { "text-anchor": "middle", "font-size": 11, fill: "#fff" }));
+    const g = dieSvg(c[0] - size / 2, c[1] - size / 2, size, { kind: "d6", value: r.value, colour }, { highlight: sd.stacked });
+    g.setAttribute("data-owner", owner || "");
+    if (sd.points !== undefined) g.setAttribute("data-points", sd.points);
+    svg.append(g);
+    if (sd.points !== undefined) {
+      svg.append(label(c[0], c[1] - size / 2 - 3, String(sd.points), { "text-anchor": "middle", "font-size": 11,
+        "font-weight": 700, fill: sd.points ? "#fff" : "var(--dim)" }));
+    }
+  });
+  const prov = st.provisional || {};
+  const parts = [st.half ? `half ${st.half}` : "", st.step ? st.step.replace(/_/g, " ") : "",
+    st.current_player ? `${st.current_player} throws` : "",
+    Object.keys(prov).length ? "this half: " + Object.entries(prov).map(([p, v]) => `${p} ${v}`).join(", ") : "",
+    st.to_rethrow ? `${st.to_rethrow} to rethrow` : ""];
+  svg.append(label(minX, minY + hgt + 24, parts.filter(Boolean).join(" · "), { fill: "var(--dim)", "font-size": 10 }));
+  const halves = Array.isArray(st.halves) ? st.halves : [];
+  if (halves.length) {
+    svg.append(label(minX, minY + hgt + 50, halves.map((hv, i) => `half ${i + 1}: ` +
+      Object.entries(hv.scores || hv).filter(([, v]) => typeof v === "number").map(([p, v]) => `${p} ${v}`).join(", ")
+      + (hv.doubled ? " (doubled)" : "")).join("   "), { fill: "var(--dim)", "font-size": 10 }));
   }
-  const half = first(st, "half"); const thrower = first(st, "thrower", "current_player");
-  svg.append(label(6, hgt + 28, [half ? `half ${half}` : "", thrower ? `${thrower} throws` : "",
-    st.doubled ? "second player's score doubled" : ""].filter(Boolean).join(" · ") || " ", { fill: "var(--dim)" }));
   return svg;
 }
 
 // -- Dice Fighter: HP, damage and burst tokens, dice by side -----------------------------
-function renderDiceFighter(snap, readings) {
+function renderDiceFighter(snap) {
   const st = snap.state || {};
   const names = (snap.players || []).map((p) => p.name);
-  const svg = svgBox(900, 300);
-  const hp = first(st, "hp") || {};
-  const dmg = first(st, "damage_tokens", "damage") || {};
-  const burst = first(st, "burst_tokens", "burst") ?? 0;
+  const info = st.players || {};
+  const svg = svgBox(900, 330);
   names.forEach((p, i) => {
     const x = i === 0 ? 20 : 470;
-    const hpv = typeof hp === "object" ? asNumber(hp[p]) : undefined;
-    const tokens = typeof dmg === "object" ? asNumber(dmg[p]) ?? 0 : 0;
+    const pi = info[p] || {};
+    const hp = pi.hp || 0; const tokens = pi.damage_tokens || 0;
     svg.append(s("rect", { x, y: 10, width: 410, height: 30, rx: 6, fill: "#2a313c" }));
-    const frac = hpv ? Math.max(0, 1 - (tokens * 10) / hpv) : 1;
+    const frac = hp ? Math.max(0, (pi.hp_left ?? hp - tokens * 10) / hp) : 0;
     svg.append(s("rect", { x, y: 10, width: 410 * frac, height: 30, rx: 6, fill: colourOf(playerColour_(snap, p)) }));
-    svg.append(label(x + 8, 31, `${p}  HP ${hpv ?? "?"}  damage ${tokens * 10}`, { "font-weight": 700, "data-hp": p }));
+    svg.append(label(x + 8, 31, `${p}  ${pi.fighter || "no fighter"}  HP ${pi.hp_left ?? "?"}/${hp}`,
+      { "font-weight": 700, "data-hp": p }));
     for (let t = 0; t < Math.min(tokens, 20); t++) {
-      svg.append(s("circle", { cx: x + 12 + t * 20, cy: 58, r: 8, fill: "var(--bad)" }));
+      svg.append(s("circle", { cx: x + 10 + t * 20, cy: 56, r: 7, fill: "var(--bad)", class: "damage-token" }));
     }
+    svg.append(label(x, 84, [`level ${pi.level ?? "?"}`, `KO levels ${pi.ko_levels ?? 0}`,
+      `rung out ${(st.rung_out || {})[p] ?? 0}`].join(" · "), { fill: "var(--dim)", "font-size": 13 }));
   });
-  const burstN = typeof burst === "number" ? burst : Object.values(burst).reduce((a, b) => a + (b || 0), 0);
-  svg.append(label(450, 95, burstN ? `burst tokens: ${burstN} (+${burstN * 10} on the next hit)` : "", { "text-anchor": "middle", fill: "var(--accent)" }));
-  svg.append(s("line", { x1: 450, y1: 110, x2: 450, y2: 290, stroke: "#ccc", "stroke-dasharray": "6 4" }));
-  let sides = first(st, "sides", "dice_by_side");
-  if (!sides) {
-    sides = {};
-    for (const r of readings || []) (sides[r.side || "?"] = sides[r.side || "?"] || []).push(r);
-  }
-  const keys = Object.keys(sides);
-  keys.forEach((k, i) => {
+  const burst = typeof st.burst_tokens === "number" ? st.burst_tokens : 0;
+  for (let b = 0; b < burst; b++) svg.append(s("circle", { cx: 430 + b * 22, cy: 112, r: 8, fill: "var(--accent)", class: "burst-token" }));
+  svg.append(label(450, 140, burst ? `burst ×${burst}: +${burst * 10} on the next hit` : (st.phase ? `phase: ${st.phase.replace(/_/g, " ")}` : ""),
+    { "text-anchor": "middle", fill: burst ? "var(--accent)" : "var(--dim)", "font-size": 14 }));
+  svg.append(s("line", { x1: 450, y1: 150, x2: 450, y2: 320, stroke: "#ccc", "stroke-dasharray": "6 4" }));
+  const dice = Array.isArray(st.dice) ? st.dice : [];
+  names.forEach((p, i) => {
     const x0 = i === 0 ? 40 : 490;
-    const who = names.includes(k) ? k : (k === "a" ? names[0] : k === "b" ? names[1] : k);
-    svg.append(label(x0, 130, `${who}'s side`, { fill: "var(--dim)" }));
-    (sides[k] || []).forEach((d, j) => svg.append(dieSvg(x0 + j * 74, 145, 60, d, {})));
+    svg.append(label(x0, 172, `${p}'s side (${(info[p] || {}).side || "?"})`, { fill: "var(--dim)" }));
+    dice.filter((d) => d.owner === p).forEach((d, j) =>
+      svg.append(dieSvg(x0 + j * 74, 185, 60, { kind: "d10p", value: d.value, colour: d.colour }, {})));
+    if (!dice.some((d) => d.owner === p) && dice.length) svg.append(label(x0, 225, "<0>", { "font-size": 28 }));
   });
+  const out = dice.filter((d) => d.rung_out);
+  if (out.length) svg.append(label(450, 318, `rung out: ${out.map((d) => `${d.colour} ${String(d.value).padStart(2, "0")}`).join(", ")}`,
+    { "text-anchor": "middle", fill: "var(--bad)", "font-size": 13 }));
   return svg;
 }
 
 // -- Die-angler: fish cards, carry-over and roll order -----------------------------------
 function renderDieAngler(snap) {
   const st = snap.state || {};
-  const svg = svgBox(900, 260);
-  const card = first(st, "card", "current_card", "fish_card");
-  const carried = first(st, "carried", "carry_over", "carried_over") || [];
+  const svg = svgBox(900, 300);
   const drawCard = (x, y, c, note) => {
-    const g = s("g", { class: "fish-card" });
+    const g = s("g", { class: "fish-card", "data-card": (c && c.id) || "" });
     g.append(s("rect", { x, y, width: 130, height: 170, rx: 10, fill: "#d8ecf7", stroke: "#4a7ba0", "stroke-width": 2 }));
-    const target = first(c, "target", "number");
-    g.append(s("text", { x: x + 65, y: y + 70, "text-anchor": "middle", "font-size": 44, "font-weight": 800, fill: "#0f3b5c" },
-      target !== undefined ? String(target) : "?"));
-    const conds = first(c, "conditions", "condition") || [];
-    const condText = Array.isArray(conds) ? conds.map((x) => typeof x === "object" ? JSON.stringify(x) : String(x)).join(" ") : String(conds);
-    g.append(s("text", { x: x + 65, y: y + 110, "text-anchor": "middle", "font-size": 14, fill: "#0f3b5c" }, condText.slice(0, 18)));
-    g.append(s("text", { x: x + 65, y: y + 155, "text-anchor": "middle", "font-size": 12, fill: "#4a7ba0" },
-      note || first(c, "name", "id") || ""));
+    g.append(s("text", { x: x + 65, y: y + 28, "text-anchor": "middle", "font-size": 14, fill: "#0f3b5c" }, (c && c.name) || ""));
+    g.append(s("text", { x: x + 65, y: y + 85, "text-anchor": "middle", "font-size": 44, "font-weight": 800, fill: "#0f3b5c" },
+      c && c.target !== undefined ? String(c.target) : "?"));
+    const cond = (c && c.conditions) || {};
+    const bits = [];
+    if ((cond.faces || []).length) bits.push(cond.faces.join(" "));
+    if ((cond.equals || []).length) bits.push(cond.equals.map((n) => "=".repeat(n)).join(" "));
+    if (cond.distinct) bits.push("≠");
+    g.append(s("text", { x: x + 65, y: y + 120, "text-anchor": "middle", "font-size": 16, fill: "#0f3b5c" }, bits.join("  ")));
+    g.append(s("text", { x: x + 65, y: y + 158, "text-anchor": "middle", "font-size": 12, fill: "#4a7ba0" }, note || ""));
     return g;
   };
-  if (card) svg.append(drawCard(20, 20, card, "this bout"));
-  (Array.isArray(carried) ? carried : []).forEach((c, i) => svg.append(drawCard(170 + i * 40, 30, c, "carried")));
-  const order = first(st, "roll_order", "order") || [];
-  svg.append(label(420, 40, "Roll order", { fill: "var(--dim)" }));
-  (Array.isArray(order) ? order : []).forEach((p, i) => {
-    const name = Array.isArray(p) ? p.join(" + ") : (typeof p === "object" ? JSON.stringify(p) : p);
-    svg.append(label(420, 68 + i * 24, `${i + 1}. ${name}`));
+  const carried = Array.isArray(st.carried) ? st.carried : [];
+  carried.forEach((id, i) => {
+    const g = s("g", { class: "carried" });
+    g.append(s("rect", { x: 20 + i * 10, y: 20 - i * 4, width: 130, height: 170, rx: 10, fill: "#9fc3da", stroke: "#4a7ba0" }));
+    svg.append(g);
   });
-  const won = first(st, "cards", "won", "taken", "holdings") || {};
-  let y = 215;
-  svg.append(label(20, y, Object.entries(typeof won === "object" && !Array.isArray(won) ? won : {})
-    .map(([p, cs]) => `${p}: ${Array.isArray(cs) ? cs.length : cs} card(s)`).join("   "), {}));
-  const bout = first(st, "bout"); const left = first(st, "cards_left", "deck_remaining");
-  y += 28;
-  svg.append(label(20, y, [bout ? `bout ${bout}` : "", left !== undefined ? `${left} cards left` : "",
-    carried.length ? `${carried.length} carried over` : ""].filter(Boolean).join(" · "), { fill: "var(--dim)" }));
+  if (st.card) svg.append(drawCard(20 + carried.length * 10, 20 - carried.length * 4, st.card,
+    carried.length ? `+${carried.length} carried over` : `bout ${st.bout ?? "?"} of ${st.bouts ?? "?"}`));
+  svg.append(label(190, 40, "Roll order", { fill: "var(--dim)" }));
+  (Array.isArray(st.order) ? st.order : []).forEach((grp, i) => {
+    const names = Array.isArray(grp) ? grp : [grp];
+    svg.append(label(190, 66 + i * 24, `${i + 1}. ${names.join(" + ")}${i === st.group ? "  ◀" : ""}`));
+  });
+  let y = 40;
+  svg.append(label(420, y, "Rolls", { fill: "var(--dim)" }));
+  for (const [p, r] of Object.entries(st.rolls || {})) {
+    y += 34;
+    svg.append(label(420, y + 4, p, { "font-size": 14 }));
+    (r.dice || []).forEach((d, i) => svg.append(dieSvg(480 + i * 34, y - 18, 28,
+      { kind: r.rolled ? d.kind : "dN", value: r.rolled ? d.value : "?", colour: (st.colours || {})[p] || playerColour_(snap, p) },
+      { dim: !r.rolled || d.mode === "re-approach" })));
+    if (r.sum !== undefined) svg.append(label(480 + (r.dice || []).length * 34 + 6, y + 4, `= ${r.sum}${r.success ? " ✔" : ""}`,
+      { fill: r.success ? "var(--ok)" : "var(--ink)" }));
+  }
+  const held = st.held || {};
+  svg.append(label(20, 230, Object.entries(held).map(([p, cs]) => `${p}: ${cs.length} fish`).join("    ")));
+  const confirmed = st.confirmed || [];
+  svg.append(label(20, 258, [st.phase ? `phase: ${String(st.phase).replace(/_/g, " ")}` : "",
+    confirmed.length && st.phase === "select" ? `confirmed: ${confirmed.join(", ")}` : "",
+    `${st.face_down ?? "?"} cards face down`].filter(Boolean).join(" · "), { fill: "var(--dim)" }));
   return svg;
 }
 
 // -- Nozoku Dice: the centre dice grouped by face ------------------------------------------
 function renderNozoku(snap) {
   const st = snap.state || {};
-  const centre = first(st, "centre", "center", "centre_dice") || [];
-  let dice = [];
-  if (Array.isArray(centre)) dice = centre.map((d) => (typeof d === "number" ? { value: d } : d));
-  else for (const [colour, vals] of Object.entries(centre)) for (const v of vals || []) dice.push({ colour, value: asNumber(v) });
+  const centre = Array.isArray(st.centre) ? st.centre : [];
   const byFace = {};
-  for (const d of dice) (byFace[d.value] = byFace[d.value] || []).push(d);
-  const svg = svgBox(900, 120 + 6 * 50);
-  svg.append(label(10, 22, `${dice.length} dice in the centre`, { fill: "var(--dim)" }));
+  for (const d of centre) (byFace[d.value] = byFace[d.value] || []).push(d);
+  const svg = svgBox(900, 400);
+  svg.append(label(10, 22, `${centre.length} dice in the centre · round ${st.round ?? "?"} · ${st.mode || ""}`, { fill: "var(--dim)" }));
   for (let f = 1; f <= 6; f++) {
     const y = 40 + (f - 1) * 56;
     svg.append(label(10, y + 30, `${f}`, { "font-size": 22, "font-weight": 700 }));
-    (byFace[f] || []).forEach((d, i) => svg.append(dieSvg(40 + i * 50, y, 42, Object.assign({ kind: "d6" }, d), {})));
+    (byFace[f] || []).forEach((d, i) => svg.append(dieSvg(40 + i * 48, y, 42, { kind: "d6", value: d.value, colour: d.colour }, {})));
   }
-  const wizard = first(st, "wizard", "rating");
-  if (wizard !== undefined) svg.append(label(600, 22, typeof wizard === "object" ? JSON.stringify(wizard) : String(wizard), { fill: "var(--accent)" }));
+  const held = st.held || {};
+  let y = 40;
+  svg.append(label(640, y, "Held", { fill: "var(--dim)" }));
+  for (const [p, ds] of Object.entries(held)) {
+    y += 28;
+    svg.append(label(640, y, `${p}: ${ds.length} dice`));
+  }
+  if (st.rating) svg.append(label(640, y + 40, `magic ${st.rating.magic} · ${st.rating.rating}`, { fill: "var(--accent)" }));
   return svg;
 }
 
@@ -270,11 +304,11 @@ function renderGeneric(snap) {
   return wrap;
 }
 
-function renderGame(snap, readings) {
+function renderGame(snap, readings, board) {
   const fn = { "dice-hunter": renderDiceHunter, "dicetar-wars": renderDicetar, "dice-fighter": renderDiceFighter,
     "die-angler": renderDieAngler, "nozoku-dice": renderNozoku }[snap.game];
   try {
-    return fn ? fn(snap, readings) : renderGeneric(snap);
+    return fn ? fn(snap, readings, board) : renderGeneric(snap);
   } catch (e) {
     // the engine's state changed shape: show it plainly rather than nothing
     console.error(e);

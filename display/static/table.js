@@ -3,6 +3,16 @@
 
 let lastSeq = -1;
 let readingsCache = { seq: -1, dice: [] };
+let boardCache = null;
+
+async function boardFor(game) {
+  if (boardCache && boardCache.game === game) return boardCache.board;
+  try {
+    const r = await fetch("/api/board", { cache: "no-store" });
+    if (r.ok) boardCache = { game, board: await r.json() };
+  } catch (e) { return null; }
+  return boardCache ? boardCache.board : null;
+}
 
 function playerColour(snap, name) {
   const p = (snap.players || []).find((x) => x.name === name);
@@ -83,9 +93,10 @@ async function onSnapshot(snap) {
   renderSecret(snap);
   renderQuestion(snap);
   const readings = NEEDS_READINGS.has(snap.game) ? await readingsFor(snap.seq) : [];
+  const board = NEEDS_BOARD.has(snap.game) ? await boardFor(snap.game) : null;
   if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
   document.getElementById("board-title").textContent = GAME_TITLES[snap.game] || snap.game;
-  document.getElementById("board").replaceChildren(renderGame(snap, readings));
+  document.getElementById("board").replaceChildren(renderGame(snap, readings, board));
   if (snap.seq !== lastSeq) { lastSeq = snap.seq; renderEvents(snap.seq); }
 }
 

@@ -15,8 +15,16 @@ from display.server import ServerThread
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,8 +42,9 @@ def browser() -> Iterator[Any]:
 
 
 def hunter_table() -> tuple[FakeTable, Hub]:
-    table = FakeTable("table-3", "dice-hunter", [("ann", "red"), ("bob", "blue"), ("cid", "green")],
-                      {"deck": "virtual"})
+    table = FakeTable(
+        "table-3", "dice-hunter", [("ann", "red"), ("bob", "blue"), ("cid", "green")], {"deck": "virtual"}
+    )
     hub = Hub()
     table.add_listener(hub.notify)
     return table, hub
@@ -75,8 +84,11 @@ def test_live_page_admin_corrections_and_secret(browser: Any) -> None:
         expect(page.locator('.tile[data-owner="ann"]')).to_have_count(1)
 
         # an unsure reading is shown as unsure and confirmed from the admin page
-        table.settle([{"kind": "d6", "value": 1, "colour": "blue", "confidence": 0.5}]
-                     + [{"kind": "d6", "value": v, "colour": "blue"} for v in (1, 2, 4, 6)], "bob")
+        table.settle(
+            [{"kind": "d6", "value": 1, "colour": "blue", "confidence": 0.5}]
+            + [{"kind": "d6", "value": v, "colour": "blue"} for v in (1, 2, 4, 6)],
+            "bob",
+        )
         expect(page.locator("#question")).to_be_visible()
         expect(page.locator("#waiting")).to_have_text("a referee to confirm reading r6")
         admin.click('button[data-confirm="r6"]')
@@ -103,8 +115,13 @@ def test_live_page_admin_corrections_and_secret(browser: Any) -> None:
         admin.screenshot(path=str(ARTIFACTS / "admin.png"), full_page=True)
 
         cam = ctx.new_page()
-        table.settle([{"kind": "d6", "value": 2, "colour": "green"},
-                      {"kind": "d6", "value": 5, "colour": "green", "confidence": 0.6}], "cid")
+        table.settle(
+            [
+                {"kind": "d6", "value": 2, "colour": "green"},
+                {"kind": "d6", "value": 5, "colour": "green", "confidence": 0.6},
+            ],
+            "cid",
+        )
         cam.goto(server.url + "/camera")
         expect(cam.locator("g.reading")).to_have_count(2)
         expect(cam.locator("g.reading.unsure")).to_have_count(1)
@@ -128,7 +145,9 @@ def test_page_reconnects_after_the_server_drops(browser: Any) -> None:
         server.stop()
         expect(page.locator("body")).to_have_attribute("data-connected", "no", timeout=10_000)
         table.correct({"action": "start"}, "ref")
-        table.settle([{"kind": "d6", "value": 6}, {"kind": "d6", "value": 6}])  # logged while the page is cut off
+        table.settle(
+            [{"kind": "d6", "value": 6}, {"kind": "d6", "value": 6}]
+        )  # logged while the page is cut off
         server = ServerThread(app, port=server.port).start()
         expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=20_000)
         expect(page.locator('[data-score="ann"]')).to_have_text("12")  # re-fetched on reconnect
