@@ -936,7 +936,8 @@ class NozokuDice(Game):
             ]
         new = self.ACTIONS[action](self, p, i, inp)
         self.queue.pop(0)
-        held[i] = CaveDie(new, die.colour)
+        # Exchange brings an own-colour die in; every other action only turns the die.
+        held[i] = CaveDie(new, self.colour(p) if action is Action.EXCHANGE else die.colour)
         return [Outcome(OutcomeKind.ACTION_DONE.value, p, {**detail, "die": i, "from": die.value, "to": new})]
 
     def _exchange(self, p: str, i: int, inp: Input) -> int:
