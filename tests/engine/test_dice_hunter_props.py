@@ -92,7 +92,7 @@ def play(data: st.DataObject, game: DiceHunter, steps: int) -> list[dict[str, An
     return accepted
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), four=st.booleans(), virtual=st.booleans(), seed=st.integers(0, 2**16))
 def test_replaying_the_accepted_inputs_rebuilds_the_same_state(
     data: st.DataObject, four: bool, virtual: bool, seed: int
@@ -120,3 +120,32 @@ def test_a_game_of_legal_inputs_always_finishes_with_a_ranking(data: st.DataObje
     assert result is not None, "the game did not end within 24 turns of at most 6 inputs"
     assert sorted(result.ranking) == sorted(PLAYERS4)
     assert result.winners == (result.ranking[0],)
+
+
+any_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 9) | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.sampled_from(["value", "kind"]), inner),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(["roll", "choice", "reveal"]),
+    payload=st.dictionaries(st.sampled_from(["dice", "keep", "take", "from", "chips", "tile"]), any_json),
+    rolled=st.booleans(),
+)
+def test_any_garbled_input_is_refused_cleanly_or_accepted(
+    kind: str, payload: dict[str, Any], rolled: bool
+) -> None:
+    game = DiceHunter(PLAYERS3)
+    game.apply(Input.from_json({"type": "reveal", "tile": "2-duo"}))
+    if rolled:
+        game.apply(Input.from_json({"type": "roll", "player": "ann", "dice": [1, 2, 2, 3, 4]}))
+    before = json.dumps(game.state, sort_keys=True)
+    try:
+        game.apply(Input.from_json({"type": kind, "player": "ann", **payload}))
+    except RuleError:
+        assert json.dumps(game.state, sort_keys=True) == before
+    else:
+        check_conservation(game)

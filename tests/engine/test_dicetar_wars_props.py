@@ -97,7 +97,7 @@ def check_books(game: DicetarWars) -> None:
         assert totals[a] > totals[b]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_replaying_the_accepted_throws_rebuilds_the_same_state(data: st.DataObject) -> None:
     game = DicetarWars(["ann", "bob"], {"colours": COLOURS}, data={"board": BOARD})
@@ -123,3 +123,38 @@ def test_replaying_the_accepted_throws_rebuilds_the_same_state(data: st.DataObje
     for raw in accepted:
         again.apply(Input.from_json(raw))
     assert json.dumps(again.state, sort_keys=True) == json.dumps(game.state, sort_keys=True)
+
+
+DIE_KEYS = [
+    "value",
+    "colour",
+    "kind",
+    "sides",
+    "zones",
+    "min_multiplier",
+    "field_status",
+    "stack_level",
+    "rests_on",
+]
+any_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 30) | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.sampled_from(DIE_KEYS), inner, max_size=6),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(player=st.sampled_from(["ann", "bob", None]), dice=any_json)
+def test_any_garbled_throw_is_refused_cleanly_or_accepted(player: str | None, dice: Any) -> None:
+    game = DicetarWars(["ann", "bob"], data={"board": BOARD})
+    before = json.dumps(game.state, sort_keys=True)
+    raw: dict[str, Any] = {"type": "throw", "dice": dice}
+    if player is not None:
+        raw["player"] = player
+    try:
+        game.apply(Input.from_json(raw))
+    except RuleError as e:
+        assert "die" in str(e) or "throw" in str(e) or "player" in str(e)
+        assert json.dumps(game.state, sort_keys=True) == before
+    else:
+        assert len(game.state["dice"]) == 5
