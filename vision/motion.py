@@ -128,8 +128,9 @@ class MotionGate:
             self._still_since = t
             return GateUpdate(self.state)
 
-        self._learn_noise(small, prev)
-        moving = self._moving_mask(small, prev)
+        frame_diff = _channel_max_absdiff(small, prev)
+        self._learn_noise(small, prev, frame_diff)
+        moving = self._mask(frame_diff)
         moving_frac = float(moving.mean())
         is_moving = moving_frac >= self.moving_min_frac
 
@@ -243,33 +244,33 @@ class MotionGate:
         return max(self.min_level, self.noise_k * self.noise_sigma)
 
     def _diff_mask(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        diff = np.abs(a - b).max(axis=2)
-        mask = (diff > self._threshold()).astype(np.uint8)
-        # An opening drops isolated noise pixels; a die's moving edge survives it.
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        return mask.astype(bool)
+        return self._mask(_channel_max_absdiff(a, b))
 
-    def _moving_mask(self, small: np.ndarray, prev: np.ndarray) -> np.ndarray:
-        return self._diff_mask(small, prev)
+    def _mask(self, diff: np.ndarray) -> np.ndarray:
+        raw = (diff > self._threshold()).astype(np.uint8)
+        # An opening drops isolated noise pixels; a die's moving edge survives it.
+        opened: np.ndarray = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        return opened.astype(bool)
 
     def _foreground_mask(self, small: np.ndarray) -> np.ndarray:
         assert self._background is not None
         return self._diff_mask(small, self._background)
 
-    def _learn_noise(self, small: np.ndarray, prev: np.ndarray) -> None:
+    def _learn_noise(self, small: np.ndarray, prev: np.ndarray, frame_diff: np.ndarray) -> None:
         # Where nothing moves, frames differ by sensor noise only, and for normal noise
-        # median |d| = 0.6745 sigma.  The median ignores the few pixels of moving dice;
-        # frames with a hand or arm all over them are left out.
-        d = np.abs(small - prev)
-        sigma = float(np.median(d)) / 0.6745
-        if float((d.max(axis=2) > self._threshold()).mean()) > self.large_motion_frac:
+        # median |d| = 0.6745 sigma (green channel).  The median ignores the few pixels of
+        # moving dice; frames with a hand or arm all over them are left out.
+        if float((frame_diff > self._threshold()).mean()) > self.large_motion_frac:
             return
+        sigma = float(np.median(cv2.absdiff(small[..., 1], prev[..., 1]))) / 0.6745
         self._noise_samples += 1
         rate = max(0.05, 1.0 / self._noise_samples)
         self.noise_sigma = (1 - rate) * self.noise_sigma + rate * sigma
 
     def _hand_in_view(self, small: np.ndarray, fg: np.ndarray) -> bool:
         area = fg.size
+        if fg.sum() < min(self.hand_min_frac, self.edge_blob_min_frac) * area:
+            return False  # not enough foreground for a hand or an arm
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg.astype(np.uint8), connectivity=8)
         if n <= 1:
             return False
@@ -287,6 +288,13 @@ class MotionGate:
                 if skin_count >= self.hand_min_frac * area:
                     return True
         return False
+
+
+def _channel_max_absdiff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest absolute difference over B, G and R."""
+    d = cv2.absdiff(a, b)
+    out: np.ndarray = np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
+    return out
 
 
 def _skin_mask(small_bgr: np.ndarray) -> np.ndarray:
