@@ -344,6 +344,8 @@ class DiceHunter(Game):
 
     def _reveal(self, inp: Input) -> list[Outcome]:
         self._only_fields(inp, {"tile"})
+        if inp.player is not None and inp.player not in self.players:
+            raise self.refuse(f"{inp.player!r} is not playing (players: {list(self.players)})", inp)
         tile = inp.data.get("tile")
         if not isinstance(tile, str) or tile not in TILES:
             raise self.refuse(f"reveal needs 'tile' naming a tile, one of {sorted(TILES)}; got {tile!r}", inp)
