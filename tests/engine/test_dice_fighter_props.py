@@ -45,7 +45,9 @@ def draw_die(data: st.DataObject, game: DiceFighter, colour: str, thrower: str) 
         if n == 0:
             die.update(field_status="off", thrower=thrower)
         else:
-            die.update(field_status="card_slot", card_slot=game.slot_name(owner, data.draw(st.integers(0, n - 1))))
+            die.update(
+                field_status="card_slot", card_slot=game.slot_name(owner, data.draw(st.integers(0, n - 1)))
+            )
             if data.draw(st.booleans()):
                 die["thrower"] = thrower
     return die
@@ -61,7 +63,11 @@ def legal_input(data: st.DataObject, game: DiceFighter) -> dict[str, Any]:
         free = sorted(set(DECK.fighters) - taken)
         return {"type": "secret", "player": who, "fighter": data.draw(st.sampled_from(free))}
     if phase == "draw_power":
-        return {"type": "reveal", "player": exp.players[0], "power_card": data.draw(st.sampled_from(game.power_deck()))}
+        return {
+            "type": "reveal",
+            "player": exp.players[0],
+            "power_card": data.draw(st.sampled_from(game.power_deck())),
+        }
     if phase == "throw":
         dice = [draw_die(data, game, c, p) for c in COLOURS for p in game.players]
         return {"type": "throw", "dice": data.draw(st.permutations(dice))}
@@ -76,7 +82,11 @@ def legal_input(data: st.DataObject, game: DiceFighter) -> dict[str, Any]:
         return {"type": "choice", "player": who, "power": card, "die": i, "shift": shift}
     if phase == "attack":
         who = data.draw(st.sampled_from(exp.players))
-        return {"type": "choice", "player": who, "attack": data.draw(st.sampled_from(exp.detail["options"][who]))}
+        return {
+            "type": "choice",
+            "player": who,
+            "attack": data.draw(st.sampled_from(exp.detail["options"][who])),
+        }
     if phase == "special_roll":
         who = data.draw(st.sampled_from(exp.players))
         colour = data.draw(st.sampled_from(sorted({d.colour or "" for d in game.usable(who)})))
@@ -91,21 +101,73 @@ def legal_input(data: st.DataObject, game: DiceFighter) -> dict[str, Any]:
 
 
 GARBAGE = st.one_of(
-    st.fixed_dictionaries({"type": st.sampled_from(["roll", "throw", "secret", "reveal", "choice", "start"]),
-                           "player": st.sampled_from(["ann", "bob", "zed"])}),
-    st.fixed_dictionaries({"type": st.just("throw"), "dice": st.lists(st.sampled_from(
-        [{"kind": "d10p", "value": 30, "colour": "red", "side": "line", "field_status": "field"},
-         {"kind": "d6", "value": 3}, {"kind": "d10p", "value": 30}, 7, "x",
-         {"kind": "d10p", "value": 30, "colour": "red", "field_status": "off", "thrower": "zed"}]), max_size=7)}),
-    st.fixed_dictionaries({"type": st.just("choice"), "player": st.sampled_from(["ann", "bob"]),
-                           "attack": st.sampled_from(["nope", 3, None])}),
-    st.fixed_dictionaries({"type": st.just("choice"), "player": st.sampled_from(["ann", "bob"]),
-                           "power": st.sampled_from(["nudge-1", "guard-1", "nope"]), "die": st.integers(-1, 7),
-                           "shift": st.sampled_from([0, 10, -10, 15, 100])}),
-    st.fixed_dictionaries({"type": st.just("secret"), "player": st.sampled_from(["ann", "bob"]),
-                           "fighter": st.sampled_from(["nope", 1, "lv1-brawler"])}),
-    st.fixed_dictionaries({"type": st.just("roll"), "values": st.dictionaries(
-        st.sampled_from(["ann", "bob", "zed"]), st.integers(-10, 95), max_size=3)}),
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["roll", "throw", "secret", "reveal", "choice", "start"]),
+            "player": st.sampled_from(["ann", "bob", "zed"]),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("throw"),
+            "dice": st.lists(
+                st.sampled_from(
+                    [
+                        {
+                            "kind": "d10p",
+                            "value": 30,
+                            "colour": "red",
+                            "side": "line",
+                            "field_status": "field",
+                        },
+                        {"kind": "d6", "value": 3},
+                        {"kind": "d10p", "value": 30},
+                        7,
+                        "x",
+                        {
+                            "kind": "d10p",
+                            "value": 30,
+                            "colour": "red",
+                            "field_status": "off",
+                            "thrower": "zed",
+                        },
+                    ]
+                ),
+                max_size=7,
+            ),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("choice"),
+            "player": st.sampled_from(["ann", "bob"]),
+            "attack": st.sampled_from(["nope", 3, None]),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("choice"),
+            "player": st.sampled_from(["ann", "bob"]),
+            "power": st.sampled_from(["nudge-1", "guard-1", "nope"]),
+            "die": st.integers(-1, 7),
+            "shift": st.sampled_from([0, 10, -10, 15, 100]),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("secret"),
+            "player": st.sampled_from(["ann", "bob"]),
+            "fighter": st.sampled_from(["nope", 1, "lv1-brawler"]),
+        }
+    ),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("roll"),
+            "values": st.dictionaries(
+                st.sampled_from(["ann", "bob", "zed"]), st.integers(-10, 95), max_size=3
+            ),
+        }
+    ),
 )
 
 
@@ -140,7 +202,9 @@ def check_conservation(game: DiceFighter, inp: dict[str, Any], outcomes: list[An
     for p in game.players:
         assert game.tokens[p] + game.tokens_cleared[p] == game.damage_taken[p]
         assert game.tokens[p] >= 0
-    dealt = sum(o.detail["damage"] for o in outcomes if o.event in (OutcomeKind.DAMAGE, OutcomeKind.RING_OUT_DAMAGE))
+    dealt = sum(
+        o.detail["damage"] for o in outcomes if o.event in (OutcomeKind.DAMAGE, OutcomeKind.RING_OUT_DAMAGE)
+    )
     assert dealt % 10 == 0
     if inp["type"] == "throw" and "player" not in inp:
         owned = [t for t in game.dice if t.owner is not None]
