@@ -545,7 +545,6 @@ class DiceFighter(Game):
         self.tie_pending = False
         self.last_round: JSON = {}
         self.ended: Result | None = None
-        self.check2_used = False
         self._lay_initial_power()
 
     def _read_options(self) -> None:
@@ -706,6 +705,7 @@ class DiceFighter(Game):
                 self.players,
                 {
                     "dice": 2 * DICE_PER_PLAYER,
+                    "thrower_needed": "every die off the field or on an empty card slot",
                     "burst_tokens": self.burst,
                     "super_sudden_death": self.super_sudden_death,
                 },
@@ -1310,7 +1310,6 @@ class DiceFighter(Game):
                 *self._win(flagged[0], "champion"),
             ]
         if len(flagged) == 2:
-            self.check2_used = True
             out = [Outcome(OutcomeKind.END_FLAG, None, {"ko_levels": dict(self.ko_levels)})]
             a, b = self.players
             if self.ko_levels[a] != self.ko_levels[b]:
