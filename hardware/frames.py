@@ -53,7 +53,7 @@ class CameraLost(FrameSourceError):
     """A live camera stopped delivering frames (unplugged, driver reset)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays do not compare with ==
 class Frame:
     """One picture of the table: BGR uint8 pixels, time in seconds, and where it came from."""
 

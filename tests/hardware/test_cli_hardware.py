@@ -58,7 +58,7 @@ def test_hw_check_fake_finds_the_board_markers(tmp_path: Path) -> None:
 
 def test_hw_check_reports_missing_pins_and_fails(tmp_path: Path) -> None:
     cfg = tmp_path / "table.toml"
-    cfg.write_text('[leds]\nurl = "emu://cli-test"\n')
+    cfg.write_text('[leds]\nurl = "emu://cli-test"\nbaud = 2000000\n')
     res = runner.invoke(
         app,
         [

@@ -22,9 +22,15 @@ def frames_of(name: str) -> tuple[Frame, ...]:
 
 
 def run(name: str, step: int = 1, gate: MotionGate | None = None) -> list[tuple[float, GateUpdate]]:
-    gate = gate or MotionGate()
-    frames = frames_of(name)[::step]
-    return [(f.t, gate.update(f.image_bgr, f.t)) for f in frames]
+    if gate is None:
+        return list(_run_default(name, step))
+    return [(f.t, gate.update(f.image_bgr, f.t)) for f in frames_of(name)[::step]]
+
+
+@cache
+def _run_default(name: str, step: int) -> tuple[tuple[float, GateUpdate], ...]:
+    gate = MotionGate()
+    return tuple((f.t, gate.update(f.image_bgr, f.t)) for f in frames_of(name)[::step])
 
 
 def events(updates: list[tuple[float, GateUpdate]]) -> list[tuple[str, float | None]]:
@@ -128,3 +134,21 @@ def test_bad_frames_are_refused_with_a_clear_error() -> None:
         gate.update(np.zeros((10, 10, 3), np.uint8), 0.5)
     with pytest.raises(ValueError, match="settle_s"):
         MotionGate(settle_s=0)
+
+
+def test_a_sleeve_of_any_colour_reaching_in_from_the_edge_is_handled() -> None:
+    rng = np.random.default_rng(2)
+    gate = MotionGate(settle_s=0.3)
+    t, states, events = 0.0, [], []
+    for i in range(70):
+        img = _scene(rng, 1.5, (70, 50) if i >= 10 else None)
+        if 35 <= i < 50:  # a dark blue sleeve from the left edge, still for a while
+            reach = min(i - 34, 5) * 12
+            img[30:80, :reach] = (120, 40, 20)
+        u = gate.update(img, t)
+        states.append(u.state)
+        events.append(u.settled_now or u.changed)
+        t += 1 / 20
+    assert events.count(True) == 1 and events.index(True) < 35  # the throw; the sleeve leaves no event
+    assert all(s is RollState.HANDLED for s in states[40:50])
+    assert states[-1] is RollState.SETTLED
