@@ -51,7 +51,7 @@ class DiceReader:
         self,
         detector: Path | None = None,
         classifier: Path | None = None,
-        det_long_side: int = 352,
+        det_long_side: tuple[int, int] = (352, 640),
         det_threshold: float = 0.3,
         reject_threshold: float = 0.5,
     ) -> None:
@@ -66,7 +66,7 @@ class DiceReader:
 
     def detect(self, image: np.ndarray, scale: float | None = None) -> list[Candidate]:
         h, w = image.shape[:2]
-        s = scale if scale is not None else self.det_long_side / max(h, w)
+        s = scale if scale is not None else self.scale_for(h, w)
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
         small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
@@ -85,16 +85,24 @@ class DiceReader:
             )
         return _suppress(found)
 
+    def scale_for(self, h: int, w: int) -> float:
+        """Detector scale: half size, long side kept within det_long_side (min, max), never enlarged."""
+        lo, hi = self.det_long_side
+        return min(1.0, min(max(max(h, w) / 2, lo), hi) / max(h, w))
+
     def find(self, image: np.ndarray) -> list[Candidate]:
-        """Detect; if the dice look too big for the detector (close-up) or none show, retry smaller."""
+        """Detect; while the dice look too big for the detector (close-ups) or none show, retry smaller."""
         h, w = image.shape[:2]
-        s = self.det_long_side / max(h, w)
+        s = self.scale_for(h, w)
         found = self.detect(image, s)
-        big = found and np.median([max(c.w, c.h) for c in found]) * s > 40
-        if big or (not found and max(h, w) * s >= 64):
+        for _ in range(2):
+            big = bool(found) and float(np.median([max(c.w, c.h) for c in found])) * s > 40
+            if not big and (found or max(h, w) * s < 128):
+                break
             smaller = self.detect(image, s / 2)
-            if smaller or not found:
-                found = smaller
+            if not smaller and found:
+                break
+            found, s = smaller, s / 2
         return found
 
     # -- stage 2: what does each top face show

@@ -58,10 +58,15 @@ def draw_die(
     quad = die_quad(center, size, angle_deg)
     if shadow:
         off = np.array([size * 0.08, size * 0.10], np.float32)
-        sq = ((quad + off) * f).astype(np.int32)
-        shade = img.copy()
-        cv2.fillConvexPoly(shade, sq, (0, 0, 0), cv2.LINE_AA, sh)
-        cv2.addWeighted(img, 0.6, shade, 0.4, 0, dst=img)
+        sq = quad + off
+        x0, y0 = np.maximum(np.floor(sq.min(0)).astype(int) - 2, 0)
+        x1, y1 = np.ceil(sq.max(0)).astype(int) + 2
+        roi = img[y0:y1, x0:x1]  # only the shadow's neighbourhood: cheap on big frames
+        if roi.size:
+            shade = roi.copy()
+            local = ((sq - np.array([x0, y0], np.float32)) * f).astype(np.int32)
+            cv2.fillConvexPoly(shade, local, (0, 0, 0), cv2.LINE_AA, sh)
+            cv2.addWeighted(roi, 0.6, shade, 0.4, 0, dst=roi)
     r = max(1.0, size * 0.12)
     inner = die_quad(center, size - 2 * r, angle_deg)
     body = tuple(int(v) for v in body_bgr)

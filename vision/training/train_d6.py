@@ -72,7 +72,7 @@ def det_sample(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A PATCH x PATCH training patch and its target (5, P/4, P/4): heat, log w, log h, mask, weight."""
     if rng.random() < 0.3:
-        img, drawn = synth.random_scene(rng, 480, 640, size_range=(16, 70))
+        img, drawn = synth.random_scene(rng, 240, 320, size_range=(10, 40))
         boxes = []
         for d in drawn:
             q = np.array(d.quad)
@@ -158,7 +158,7 @@ def train_detector(src: list[Any], rng: np.random.Generator, steps: int, batch: 
         cast(Any, loss).backward()
         opt.step()
         sched.step()
-        if step % 50 == 0:
+        if step % 25 == 0:
             print(
                 f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
                 flush=True,
@@ -253,7 +253,7 @@ def train_classifier(
         cast(Any, loss).backward()
         opt.step()
         sched.step()
-        if step % 100 == 0:
+        if step % 50 == 0:
             acc = (out.argmax(1) == torch.tensor(ys)).float().mean().item()
             print(
                 f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True

@@ -1,0 +1,1 @@
+"""Trained ONNX models shipped with the package (see README.md here)."""
