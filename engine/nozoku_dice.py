@@ -891,9 +891,7 @@ class NozokuDice(Game):
 
     def _can_use(self, step: Step) -> bool:
         action = self._step_action(step)
-        values = [d.value for d in self.held[str(step.player)]]
-        if not values:
-            return False
+        values = [d.value for d in self.held[str(step.player)]]  # never empty: two dice from setup on
         if action is Action.EXCHANGE:
             return any(d.colour == self.colour(str(step.player)) for d in self.centre)
         if action is Action.UP:
