@@ -11,8 +11,13 @@ The stack level comes from two cues:
   with the plane's height, ``side(h) = side(0) * (H - h) / H`` (``H`` the
   camera's height), so the height at which the quad is exactly ``s`` wide is
   ``h = H * (1 - s / side(0))``;
-* solidity: two dice cannot share space, so when two footprints at the same
-  level overlap, the one that looks higher (larger) is on top of the other.
+* solidity: two dice cannot share space, and a raised die's centre must lie
+  over the top face of a die one level down.
+
+Each die, lowest-looking first, takes the level that best fits its size cue
+(in units of that cue's uncertainty) among the levels physics allows; a
+raised die with no die seen beneath pays a penalty (its support may be
+hidden, but the size cue must then be clear).
 
 A stacked die takes its zones and centre-line side from its own footprint
 (judged from straight above) and its field status from the die it rests on
@@ -40,6 +45,8 @@ CONFLICT_FRACTION = 0.08
 #: Assumed corner noise (px) of a top-face quad, for how far the size cue can be trusted.
 QUAD_NOISE_PX = 0.5
 MAX_STACK = 4
+#: Cost (in squared sigmas of the size cue) of a raised die with no die seen beneath it.
+UNSUPPORTED_COST = 9.0
 
 
 class GeometryError(ValueError):
@@ -106,6 +113,21 @@ def boundary_clearance(footprint: Poly, board: BoardLayout) -> float:
     return min(pg.boundary_distance(fp, line, closed) for line, closed in board.boundaries())
 
 
+def is_borderline(footprint: Poly, board: BoardLayout, margin_mm: float = 1.0) -> bool:
+    """True when the die's zones, side or field status would change were its outline
+    ``margin_mm`` larger or smaller all round (a boundary runs within ``margin_mm`` of it)."""
+    fp = pg.as_poly(footprint)
+    c = pg.centroid(fp)
+    # Distance from the centroid to the nearest edge line, to scale the outline by margin_mm.
+    n = len(fp)
+    inner = min(pg.point_segment_distance(c, fp[i], fp[(i + 1) % n]) for i in range(n))
+    if inner <= margin_mm:
+        return True
+    grown = c + (fp - c) * (inner + margin_mm) / inner
+    shrunk = c + (fp - c) * (inner - margin_mm) / inner
+    return classify(grown, board) != classify(shrunk, board)
+
+
 def _check_quads(quads_px: Sequence[Any], kinds: Sequence[str]) -> list[NDArray[np.float64]]:
     if len(quads_px) != len(kinds):
         raise GeometryError(f"got {len(quads_px)} quads but {len(kinds)} kinds: one kind per die")
@@ -164,22 +186,23 @@ def place(
 
     levels: dict[int, int] = {}
     prints: dict[int, Poly] = {}
+    # Lowest-looking dice first, so that a die's support is placed before the die.
     for i in sorted(range(len(quads)), key=lambda j: est[j]):
-        level = 0
-        while level < MAX_STACK:
+        best: tuple[float, int] | None = None
+        for level in range(MAX_STACK + 1):
             fp = footprint(i, level)
-            clash = any(
+            cost = ((est[i] - level) / sigma[i]) ** 2 + 0.01 * level
+            if any(
                 levels[j] == level and pg.overlap_area(fp, prints[j]) > CONFLICT_FRACTION * s * s
                 for j in levels
-            )
-            if not clash:
-                break
-            level += 1
-        if level == 0 and est[i] - 2.0 * sigma[i] > 0.5:
-            # Looks a die-height up with nothing seen beneath: its support is hidden.
-            level = min(MAX_STACK, max(1, round(est[i])))
-        levels[i] = level
-        prints[i] = footprint(i, level)
+            ):
+                continue  # two dice cannot share space
+            if level > 0 and _resting_on(pg.centroid(fp), level, levels, prints) is None:
+                cost += UNSUPPORTED_COST  # possible only when the die beneath is hidden from view
+            if best is None or cost < best[0]:
+                best = (cost, level)
+        levels[i] = best[1] if best is not None else MAX_STACK
+        prints[i] = footprint(i, levels[i])
 
     out: list[DieGeometry] = []
     placements = {i: classify(prints[i], board) for i in range(len(quads))}
@@ -209,10 +232,16 @@ def place(
     return out
 
 
+def _resting_on(centre: Poly, level: int, levels: dict[int, int], prints: dict[int, Poly]) -> int | None:
+    """The die one level down whose top face holds ``centre`` (a die's centre of mass must be over it)."""
+    for j in levels:
+        if levels[j] == level - 1 and pg.point_in_polygon(centre, prints[j]):
+            return j
+    return None
+
+
 def _support(i: int, levels: dict[int, int], prints: dict[int, Poly]) -> int | None:
-    """The die one level down that this die's footprint overlaps most, if any."""
+    """The die that die ``i`` rests on, if seen."""
     if levels[i] == 0:
         return None
-    below = [(pg.overlap_area(prints[i], prints[j]), j) for j in levels if levels[j] == levels[i] - 1]
-    below = [b for b in below if b[0] > pg.TOUCH_AREA_MM2]
-    return max(below)[1] if below else None
+    return _resting_on(pg.centroid(prints[i]), levels[i], levels, prints)

@@ -8,7 +8,7 @@ normal play.  The board frame is the layout's: x right, y down as printed, z
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -31,7 +31,8 @@ class BoardPose:
     rvec: NDArray[np.float64] = field(compare=False)
     tvec: NDArray[np.float64] = field(compare=False)
     markers_used: tuple[int, ...] = ()
-    reprojection_error: float = 0.0  # RMS px over the marker corners used
+    reprojection_error: float = 0.0  # RMS px over the marker corners used (max px for "reference")
+    source: str = "markers"  # "markers": solved in this frame; "reference": the calibrated pose, confirmed
 
     @property
     def rotation(self) -> NDArray[np.float64]:
@@ -118,12 +119,49 @@ def pose_from_markers(
 
 
 def estimate_board_pose(
-    image_bgr: NDArray[np.uint8], calibration: CameraCalibration, board: BoardLayout
+    image_bgr: NDArray[np.uint8],
+    calibration: CameraCalibration,
+    board: BoardLayout,
+    reference: BoardPose | None = None,
 ) -> BoardPose:
-    """The board's pose in one frame; any 2 of its markers must be visible."""
+    """The board's pose in one frame.
+
+    With a reference pose (``reference``, or the one saved in the calibration
+    for this board), the markers seen are checked against it: when they all
+    land within :data:`MOVED_THRESHOLD_PX` of where the reference puts them,
+    the reference is returned (``source="reference"``): it was solved from
+    every marker of the empty board, so it is steadier than a pose from the
+    few markers a throw leaves uncovered.  Otherwise (no reference, or the
+    board or camera has moved) the pose is solved from this frame's markers,
+    any 2 of which are enough.
+    """
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3):
+        raise PoseError(f"expected a BGR uint8 image (h, w, 3), got {type(image_bgr).__name__}")
     h, w = image_bgr.shape[:2]
     cal = calibration.for_image(w, h)
-    return pose_from_markers(detect_markers(image_bgr, board), cal, board)
+    seen = detect_markers(image_bgr, board)
+    if reference is None and cal.board_pose is not None and cal.board_pose.get("board") == board.name:
+        reference = BoardPose.from_json(cal.board_pose)
+    if reference is not None and seen:
+        shift = _marker_shift(reference, seen, cal, board)
+        if shift <= MOVED_THRESHOLD_PX:
+            return replace(
+                reference, markers_used=tuple(sorted(seen)), reprojection_error=shift, source="reference"
+            )
+    return pose_from_markers(seen, cal, board)
+
+
+def _marker_shift(
+    pose: BoardPose, seen: dict[int, NDArray[np.float64]], calibration: CameraCalibration, board: BoardLayout
+) -> float:
+    """Largest distance (px) between a seen marker corner and where ``pose`` puts it."""
+    worst = 0.0
+    for i, px in seen.items():
+        m = board.marker(i)
+        assert m is not None
+        proj = pose.project(np.column_stack([m.corners(), np.zeros(4)]), calibration)
+        worst = max(worst, float(np.max(np.linalg.norm(proj - px, axis=1))))
+    return worst
 
 
 @dataclass(frozen=True)
