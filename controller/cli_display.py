@@ -24,6 +24,7 @@ def hall(
     from display.hall_app import create_hall_app
     from display.hub import Hub
     from display.mqtt import Hall, parse_broker
+    from display.server import WS_IMPL
 
     try:
         b_host, b_port = parse_broker(broker)
@@ -36,7 +37,7 @@ def hall(
     the_hall.start()
     print(f"hall on http://{host}:{port}/ (broker {b_host}:{b_port}, reconnecting with backoff)")
     try:
-        uvicorn.run(create_hall_app(the_hall, hub), host=host, port=port, log_level="warning")
+        uvicorn.run(create_hall_app(the_hall, hub), host=host, port=port, log_level="warning", ws=WS_IMPL)
     finally:
         the_hall.stop()
 
@@ -59,7 +60,7 @@ def serve_fake(
     from display.backend import FakeTable
     from display.hub import Hub
     from display.mqtt import TablePublisher, check_table_id, parse_broker
-    from display.server import autoplay, parse_players
+    from display.server import WS_IMPL, autoplay, parse_players
 
     options: dict[str, object] = {}
     for item in option:
@@ -91,6 +92,7 @@ def serve_fake(
             host=host,
             port=port,
             log_level="warning",
+            ws=WS_IMPL,
         )
     finally:
         stop.set()

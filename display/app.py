@@ -266,23 +266,27 @@ def create_app(
 
 
 async def _pump(websocket: WebSocket, sub: Any) -> None:
-    """Send every new snapshot until the page goes away."""
+    """Send every new snapshot until the page goes away.
+
+    A second task only watches for the close (pages send nothing), and wakes the
+    sender with a final offer; no task is created per message.
+    """
 
     async def watch_close() -> None:
-        while True:
-            msg = await websocket.receive()
-            if msg["type"] == "websocket.disconnect":
-                return
+        try:
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+        finally:
+            sub.closed = True
+            sub.offer("")
 
     closer = asyncio.create_task(watch_close())
     try:
         while True:
-            nxt = asyncio.create_task(sub.next())
-            done, _ = await asyncio.wait({nxt, closer}, return_when=asyncio.FIRST_COMPLETED)
-            if closer in done:
-                nxt.cancel()
+            text = await sub.next()
+            if sub.closed:
                 return
-            await websocket.send_text(nxt.result())
+            await websocket.send_text(text)
     finally:
         closer.cancel()
 
