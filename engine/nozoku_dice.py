@@ -2,10 +2,13 @@
 
 Sources: ``nozoku-dice.ja.txt`` and RULINGS.md section 3 (the rulings win).  The
 document prints the solo rules completely but only outlines the multiplayer
-round; everything it leaves unstated about a multiplayer round lives in ONE
-extension point, :class:`AcquisitionRules`, chosen by the ``acquisition``
-option.  The shipped choice, ``"house"`` (:class:`HouseAcquisition`), is a
-house reading of the outline, not the publisher's text.
+round; everything it leaves unstated about how a round's acquisition works
+(who starts, how cards are chosen, which dice a card takes, who may peek)
+lives in ONE extension point, :class:`AcquisitionRules`, chosen by the
+``acquisition`` option.  The shipped choice, ``"house"``
+(:class:`HouseAcquisition`), is a house reading of the outline, not the
+publisher's text.  The solo acquisition phase ("as in the normal rules") uses
+the same rules object.
 
 Components.  Dice: 8 d6 per colour, 4 colours.  Magic cards: 6 per colour
 (numbered 1-6), each with a main-action face, a main action, a sub-action face,
@@ -22,7 +25,12 @@ other dice in play are rolled into the centre.
 
 Round.  Preparation phase, acquisition phase, confirmation phase.  The game ends
 in the confirmation phase when any colour in play has no die left in the
-centre.  Magic = the sum of a player's held dice faces.
+centre.  Magic = the sum of a player's held dice faces.  Multiplayer
+preparation: the document says only that a start player is chosen and that the
+centre changes; the engine has the start player reroll every centre die of the
+most common face(s), the solo step 2 without removal (the solo text replaces
+the normal preparation step by step, and the designer's public rule outline
+describes the same reroll).
 
 Solo (ソロルール), as printed: (1) play a prophecy card from the hand; if that
 empties the hand, take any one die from the centre and return every played card
@@ -263,9 +271,10 @@ class AcquisitionRules(Protocol):
 
 
 class HouseAcquisition:
-    """The shipped reading (a house rule, after the designer's public outline).
+    """The shipped reading: a house rule where the document is silent.
 
-    - Start player: lowest held-dice total; a tie goes to the first tied player
+    - Start player: lowest held-dice total (as the designer's public rule
+      outline describes it); a tie goes to the first tied player
       in seating order after last round's start player (round 1: seat order).
     - With two or more players, cards are chosen at once in secret and revealed
       together; they resolve from the start player in seating order.
