@@ -42,6 +42,11 @@ class Subscription:
         return text
 
 
+def _offer_all(subs: list[Subscription], text: str) -> None:
+    for sub in subs:
+        sub.offer(text)
+
+
 class Hub:
     """Fan-out of table snapshots to WebSocket pages and in-process listeners."""
 
@@ -71,11 +76,15 @@ class Hub:
         with self._lock:
             self._latest = text
             subs = list(self._subs)
+        by_loop: dict[asyncio.AbstractEventLoop, list[Subscription]] = {}
         for sub in subs:
-            try:
-                sub.loop.call_soon_threadsafe(sub.offer, text)
-            except RuntimeError:  # that page's loop has closed: it is going away
-                self.unsubscribe(sub)
+            by_loop.setdefault(sub.loop, []).append(sub)
+        for loop, group in by_loop.items():
+            try:  # one wake-up per event loop, not one per page
+                loop.call_soon_threadsafe(_offer_all, group, text)
+            except RuntimeError:  # that loop has closed: its pages are going away
+                for sub in group:
+                    self.unsubscribe(sub)
         for listener in list(self._listeners):
             try:
                 listener(snapshot)
