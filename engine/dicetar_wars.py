@@ -266,6 +266,7 @@ class DicetarWars(Game):
         detail: JSON = {"game": self.game_no, "half": self.half, "step": self.step}
         if self.step == "rethrow":
             detail["dice"] = self.to_rethrow
+            detail["off_board"] = self._off_by_colour()
         else:
             detail["dice"] = DICE_PER_PLAYER
             detail["colour"] = self.colours[who]
@@ -303,6 +304,11 @@ class DicetarWars(Game):
             "zones": {} if self.board is None else self.board.multipliers,
         }
 
+    def _off_by_colour(self) -> dict[str, int]:
+        """How many dice of each colour lie off the board (what the rethrow gathers)."""
+        off = Counter(self.colours[s.owner] for s in self.scored if not s.on_board)
+        return {c: off[c] for c in self.colours.values()}
+
     def _sum_by_owner(self, scored: Sequence[ScoredDie]) -> dict[str, int]:
         out = dict.fromkeys(self.players, 0)
         for s in scored:
@@ -335,7 +341,14 @@ class DicetarWars(Game):
             return outcomes + self._end_half(False, rethrown=0)
         self.step = "rethrow"
         self.to_rethrow = off
-        return [*outcomes, Outcome(OutcomeKind.RETHROW_NEEDED.value, self.first, {"dice": off})]
+        return [
+            *outcomes,
+            Outcome(
+                OutcomeKind.RETHROW_NEEDED.value,
+                self.first,
+                {"dice": off, "off_board": self._off_by_colour()},
+            ),
+        ]
 
     def _parse_die(self, i: int, raw: Any, inp: Input) -> Die:
         if isinstance(raw, Mapping):
