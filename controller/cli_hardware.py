@@ -221,7 +221,42 @@ def _board_camera(layout: Any) -> Any:
     return FakeSource([image] * 4, name="fake-board")
 
 
+def led_patterns_cmd(
+    out: Path = typer.Option(..., "--out", help="Folder for one PNG per LED pattern."),
+    width: int = typer.Option(16, min=4, max=128),
+    height: int = typer.Option(16, min=4, max=128),
+    protocol: str = typer.Option("adalight", help="adalight or tpm2 (the emulated wire in between)."),
+) -> None:
+    """Render every LED pattern through the emulated matrix to PNG files (for the docs)."""
+    from hardware import patterns as pt
+    from hardware.leds import LedError, open_matrix
+
+    w, h = width, height
+    shows = {
+        "turn": [pt.turn(w, h, "green", 2)],
+        "roll-order": [pt.roll_order(w, h, [["red"], ["blue", "yellow"], ["green"]])],
+        "confirmed": [pt.confirmed(w, h, ["red", "blue", "green"], [True, False, True])],
+        "reveal": pt.reveal(w, h, ["red", "blue", "green"])[-2:-1],
+        "damage": pt.damage(w, h, 30)[-1:],
+        "ko": pt.ko(w, h, "blue")[:1],
+        "winner": pt.winner(w, h, ["yellow"])[1:2],
+        "question": [pt.question(w, h)],
+        "text": pt.scrolling_text(w, h, "DICE 42")[w : w + 1],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        matrix = open_matrix("emu://led-patterns", w, h, protocol=protocol, baud=2_000_000)
+    except LedError as e:
+        raise _fail(str(e)) from None
+    with matrix:
+        for name, frames in shows.items():
+            matrix.play(frames)
+            path = matrix.emulator.save_png(out / f"{name}.png")
+            typer.echo(f"wrote {path}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this area's commands to the main app."""
     app.command("record")(record_cmd)
     app.command("hw-check")(hw_check_cmd)
+    app.command("led-patterns")(led_patterns_cmd)

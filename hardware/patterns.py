@@ -28,7 +28,7 @@ COLOURS: dict[str, RGB] = {
 }
 QUESTION: RGB = (255, 180, 0)
 DAMAGE: RGB = (255, 0, 0)
-DIM = 0.15
+DIM = 0.25
 
 
 def colour_of(name: str | RGB) -> RGB:
@@ -49,11 +49,23 @@ def _dim(c: RGB, f: float = DIM) -> RGB:
 
 
 def draw_text(
-    frame: np.ndarray, text: str, colour: RGB, x: int | None = None, y: int | None = None
+    frame: np.ndarray,
+    text: str,
+    colour: RGB,
+    x: int | None = None,
+    y: int | None = None,
+    scale: int | None = None,
 ) -> np.ndarray:
-    """Draw text (3x5 font) centred unless x/y are given; clipped at the edges."""
+    """Draw text (3x5 font) centred unless x/y are given; clipped at the edges.
+
+    ``scale`` None picks the largest of 1-3 that fits with a pixel to spare (big digits on 16x16).
+    """
     bitmap = text_bitmap(text)
     h, w = frame.shape[:2]
+    if scale is None:
+        fits = [s for s in (3, 2) if bitmap.shape[1] * s <= w - 2 and bitmap.shape[0] * s <= h - 2]
+        scale = fits[0] if fits else 1
+    bitmap = np.kron(bitmap, np.ones((scale, scale), dtype=bool)).astype(bool)
     bh, bw = bitmap.shape
     x0 = (w - bw) // 2 if x is None else x
     y0 = (h - bh) // 2 if y is None else y

@@ -117,3 +117,16 @@ def test_hw_check_names_a_swapped_wire_on_real_gpiozero_buttons() -> None:
         "ann up (BCM 5): got DOWN instead: are the wires of up and down swapped?",
         "ann down (BCM 6): got UP instead: are the wires of down and up swapped?",
     ]
+
+
+def test_led_patterns_are_rendered_through_the_emulated_wire(tmp_path: Path) -> None:
+    res = runner.invoke(
+        app, ["led-patterns", "--out", str(tmp_path), "--protocol", "tpm2", "--width", "8", "--height", "8"]
+    )
+    assert res.exit_code == 0, res.output
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert "confirmed.png" in pngs and "question.png" in pngs and len(pngs) == 9
+    question = cv2.imread(str(tmp_path / "question.png"))
+    assert question.shape == (128, 128, 3)
+    res = runner.invoke(app, ["led-patterns", "--out", str(tmp_path), "--protocol", "dmx"])
+    assert res.exit_code == 2 and "protocol must be one of" in res.output
