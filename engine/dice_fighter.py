@@ -85,7 +85,14 @@ Decisions the documents leave open (a referee's least surprising reading):
   same as comparing totals, since totals were equal.
 * Super sudden death: one throw, each side's dice summed (rung-out dice count
   nothing, no ring-out damage, no cards); a side with at least three dice, all
-  showing <00>, wins outright; equal sums throw again.
+  showing <00>, wins outright (the camera cannot tell who threw a die on the
+  field, so "the three dice one threw" is read as the dice on one's side);
+  equal sums throw again.
+* After-throw power cards (``die_shift``) move a die on one's own side only.
+  Option ``initial_power`` (player -> card id or list) replaces the deal of
+  the deck's ``initial = true`` cards (first to ``players[0]``).
+* In sudden death the stack of fighter cards keeps its commands; the fighter
+  in play (HP ``sudden_death_hp``) keeps its level for super-specials.
 
 Scores: the sum of the levels of the opponent's fighters a player has KO'd.
 """
