@@ -85,6 +85,7 @@ Decisions the documents leave open (a referee's least surprising reading):
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -463,7 +464,7 @@ class NozokuDice(Game):
         self,
         players: Sequence[str],
         options: Mapping[str, Any] | None = None,
-        rng: Any = None,
+        rng: random.Random | None = None,
         data: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(players, options, rng, data)
