@@ -205,3 +205,20 @@ def test_secret_in_progress_shows_who_but_never_what(client: TestClient, table: 
     table.secret_select("bob", {"dice": 2})
     assert "zebra" in client.get("/api/events?limit=500").text  # revealed once everyone is in
     assert client.get("/api/state").json()["secret"] is None
+
+
+def test_die_angler_selection_stays_hidden_until_everyone_chose(hub: Hub) -> None:
+    table = FakeTable("t5", "die-angler", [("ann", "red"), ("bob", "blue")])
+    table.add_listener(hub.notify)
+    client = TestClient(create_app(table, hub, admin_token=TOKEN))
+    correct(client, {"action": "start"})
+    table.feed({"type": "reveal", "card": "maguro"})
+    table.feed({"type": "secret", "player": "ann", "d6": 3})
+    snap = client.get("/api/state").json()
+    assert snap["secret"] == {"confirmed": ["ann"], "pending": ["bob"]}
+    seen = client.get("/api/state").text + client.get("/api/events?limit=500").text
+    assert '"d6":3' not in seen.replace(" ", "")
+    table.feed({"type": "secret", "player": "bob", "d6": 2})
+    after = client.get("/api/state").json()
+    assert after["secret"] is None
+    assert after["state"]["selections"]["ann"]["count"] == 3  # the engine shows it after the reveal

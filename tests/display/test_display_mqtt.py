@@ -168,3 +168,51 @@ def test_concurrent_publishes_are_safe(broker: Any) -> None:
     for t in threads:
         t.join()
     pub.stop()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) -> None:
+    from pathlib import Path
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("chromium is not installed")
+    from playwright.sync_api import expect, sync_playwright
+
+    from display.server import ServerThread
+
+    table, _pub, _ = wired
+    hub = Hub()
+    hall = Hall("127.0.0.1", broker.port, on_change=hub.notify, keepalive=2)
+    hall.start()
+    args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ]
+    try:
+        with ServerThread(create_hall_app(hall, hub)) as server, sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(chromium), args=args)
+            page = browser.new_page(viewport={"width": 1100, "height": 520})
+            page.goto(server.url + "/")
+            expect(page.locator('[data-table="t1"]')).to_be_visible(timeout=20_000)
+            table.settle([{"kind": "d6", "value": 4}])
+            expect(page.locator('[data-score="t1/ann"]')).to_have_text("4", timeout=20_000)
+            broker.stop()
+            expect(page.locator("body")).to_have_attribute("data-broker", "down", timeout=20_000)
+            table.settle([{"kind": "d6", "value": 5}])
+            broker.start()
+            expect(page.locator("body")).to_have_attribute("data-broker", "up", timeout=40_000)
+            expect(page.locator('[data-score="t1/bob"]')).to_have_text("5", timeout=40_000)
+            artifacts = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
+            artifacts.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(artifacts / "hall.png"), full_page=True)
+            browser.close()
+    finally:
+        hall.stop()
