@@ -52,6 +52,8 @@ Decisions the documents leave open (a referee's least surprising reading):
 * Required faces are a multiset: ``faces = [4, 4]`` needs two 4s.  ``equals``
   groups are matched to different faces, each needing at least that many dice
   (``[2, 2]``: two pairs of different faces; a triple satisfies ``[2]``).
+* A deck file holds exactly 15 cards (10 played, 5 removed), as in the box;
+  required faces may be 1-20 (a chum d20 can show them), "=" groups 2 or more.
 * Selecting no dice at all passes the bout.  If everybody passes, or everyone
   who rolled failed, the card is carried over.
 * Cooldown: special dice selected in a bout rest during the next bout (shown
