@@ -74,6 +74,9 @@ Decisions the documents leave open (a referee's least surprising reading):
   left: nothing).  The game-ending KO grants nothing.
 * Fighter hands are not tracked card by card by default: a pick must be a deck
   card nobody has played yet, and a player has ``hand_size`` (6) cards in all.
+  Two simultaneous picks of the same card (a mis-entry) are both cleared and
+  announced (``fighter_clash``), never refused one-sidedly: that would tell the
+  second picker the first pick.
   Option ``hands`` (``{"ann": [6 ids], "bob": [...]}``) checks picks exactly;
   it then sits in the setup line, so use it only where that log is private.
 * End flag at ``end_flag_levels`` (5) KO'd levels.  Victory condition 2 on
@@ -136,6 +139,7 @@ class OutcomeKind(StrEnum):
 
     FIGHTER_CONFIRMED = "fighter_confirmed"
     FIGHTERS_REVEALED = "fighters_revealed"
+    FIGHTER_CLASH = "fighter_clash"
     DICE_THROWN = "dice_thrown"
     RING_OUT = "ring_out"
     POWER_CARD_USED = "power_card_used"
@@ -587,6 +591,8 @@ class DiceFighter(Game):
                     f"option 'hands' must map each player to a list of fighter card ids, got {hands!r}"
                 )
             self.hands = {p: list(hands[p]) for p in self.players}
+            if set(self.hands[self.players[0]]) & set(self.hands[self.players[1]]):
+                raise RuleError(f"option 'hands': the two hands share cards, got {hands!r}")
         slots = o.get("power_slots", {})
         if (
             not isinstance(slots, Mapping)
@@ -775,7 +781,7 @@ class DiceFighter(Game):
         played = {f for stack in self.fighters.values() for f in stack}
         if self.hands is not None and pick not in self.hands[inp.player]:
             raise self._refuse_secret(f"player {inp.player!r} does not hold that fighter card", inp)
-        if pick in played or pick in self._secret_picks.values():
+        if pick in played:
             raise self._refuse_secret("that fighter card is already in play", inp)
         if self.hand_left(inp.player) <= 0:
             raise self._refuse_secret(f"player {inp.player!r} has no fighter card left", inp)
@@ -783,6 +789,13 @@ class DiceFighter(Game):
         out = [Outcome(OutcomeKind.FIGHTER_CONFIRMED, inp.player)]
         if len(self._secret_picks) < len(self.selecting):
             return out
+        picks = list(self._secret_picks.values())
+        if len(set(picks)) < len(picks):
+            # Both named the same card: a mis-entry (hands are disjoint).  Refusing the
+            # second pick would tell its maker the first one, so both pick again instead.
+            self._secret_picks = {}
+            clash = next(f for f in picks if picks.count(f) > 1)
+            return [*out, Outcome(OutcomeKind.FIGHTER_CLASH, None, {"fighter": clash, "pick_again": True})]
         for p, f in self._secret_picks.items():
             self.fighters[p].append(f)
             self.tokens[p] = 0

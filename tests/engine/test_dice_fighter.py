@@ -193,6 +193,7 @@ def test_a_deck_file_that_is_not_toml_is_named(tmp_path: Path) -> None:
         ({"open_declarations": "yes"}, "open_declarations"),
         ({"hands": {"ann": ["lv1-brawler"]}}, "hands"),
         ({"hands": {"ann": ["nope"], "bob": []}}, "hands"),
+        ({"hands": {"ann": ["lv1-brawler"], "bob": ["lv1-brawler"]}}, "share"),
         ({"power_slots": {"cid": ["x"]}}, "power_slots"),
         ({"initial_power": {"ann": "nope"}}, "initial_power"),
         ({"initial_power": {"ann": "nudge-1", "bob": "nudge-1"}}, "initial_power"),
@@ -224,7 +225,6 @@ def test_fighter_pick_is_hidden_until_both_confirm() -> None:
     for payload in (
         {"type": "secret", "player": "ann", "fighter": "lv3-titan"},  # twice
         {"type": "choice", "player": "bob", "fighter": "lv3-titan"},  # wrong kind
-        {"type": "secret", "player": "bob", "fighter": "lv3-titan"},  # the same card
         {"type": "secret", "player": "cid", "fighter": "lv3-titan"},
     ):
         with pytest.raises(RuleError) as err:
@@ -233,6 +233,19 @@ def test_fighter_pick_is_hidden_until_both_confirm() -> None:
     out = send(g, type="secret", player="bob", fighter="lv3-monk")
     assert out[-1].detail == {"ann": "lv3-titan", "bob": "lv3-monk"}
     assert g.state["players"]["ann"]["fighter"] == "lv3-titan"
+
+
+def test_two_picks_of_one_card_are_both_cleared() -> None:
+    g = game()
+    send(g, type="secret", player="ann", fighter="lv3-titan")
+    out = send(g, type="secret", player="bob", fighter="lv3-titan")
+    assert out[-1].to_json() == {
+        "event": "fighter_clash",
+        "detail": {"fighter": "lv3-titan", "pick_again": True},
+    }
+    assert g.state["fighter_selection"] == {"waiting": ["ann", "bob"], "confirmed": []}
+    pick(g, "lv3-titan", "lv3-monk")
+    assert g.phase == "throw"
 
 
 def test_bad_picks_are_refused() -> None:
