@@ -160,6 +160,8 @@ def load_board(path: str | Path) -> BoardLayout:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise BoardError(src, "(file)", "(file)", f"cannot read the layout: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise BoardError(src, "(file)", "(syntax)", "not valid TOML (not UTF-8 text)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -147,6 +147,8 @@ def load_calibration(path: str | Path) -> CameraCalibration:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as e:
         raise CalibrationError(f"{src}: cannot read the calibration file: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{src}: not valid JSON (not UTF-8 text; is it an image?)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
