@@ -84,7 +84,10 @@ class MotionGate:
     hand_min_frac: float = 0.03  # a skin-coloured foreground blob this big is a hand
     edge_blob_min_frac: float = 0.04  # a foreground blob this big touching the border is an arm
     large_motion_frac: float = 0.25  # this much moving at once: someone is handling the table
-    nudge_max_ratio: float = 1.0  # motion footprint / settled foreground at most this: a nudge
+    nudge_max_ratio: float = 1.0  # motion footprint / settled foreground at most this: a nudge ...
+    nudge_area_tolerance: float = (
+        0.35  # ... and the foreground grew or shrank by at most this (no dice added)
+    )
     background_s: float = 0.3  # the empty table is learned from the first still spell this long
     change_min_frac: float = 0.0008  # a re-settled scene differs by at least this: changed
 
@@ -180,7 +183,7 @@ class MotionGate:
         if previous is not None and not episode.emptied and not self._differs(previous.image, small):
             self._settled = previous  # the same arrangement again (a hand came and went): no event
             return GateUpdate(self.state, moving_fraction=moving_frac, foreground_fraction=fg_frac)
-        nudge = previous is not None and self._is_nudge(episode, previous)
+        nudge = previous is not None and self._is_nudge(episode, previous, fg)
         return GateUpdate(
             self.state,
             settled_now=not nudge,
@@ -190,12 +193,14 @@ class MotionGate:
             foreground_fraction=fg_frac,
         )
 
-    def _is_nudge(self, episode: _Episode, previous: _Settled) -> bool:
+    def _is_nudge(self, episode: _Episode, previous: _Settled, foreground: np.ndarray) -> bool:
+        """Small, local movement of the same dice: no hand, never emptied, about as much foreground."""
         if episode.handled or episode.emptied:
             return False
         fg_area = max(int(previous.foreground.sum()), 1)
         footprint = 0 if episode.footprint is None else int(episode.footprint.sum())
-        return footprint <= self.nudge_max_ratio * fg_area
+        same_amount = abs(int(foreground.sum()) - fg_area) <= self.nudge_area_tolerance * fg_area
+        return footprint <= self.nudge_max_ratio * fg_area and same_amount
 
     def _differs(self, a: np.ndarray, b: np.ndarray) -> bool:
         mask = self._diff_mask(a, b)

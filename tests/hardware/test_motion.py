@@ -47,7 +47,7 @@ def state_at(updates: list[tuple[float, GateUpdate]], t: float) -> RollState:
     return min(updates, key=lambda tu: abs(tu[0] - t))[1].state
 
 
-@pytest.mark.parametrize("name", ["throw_hand_nudge", "rethrow"])
+@pytest.mark.parametrize("name", ["throw_hand_nudge", "rethrow", "second_throw"])
 def test_each_throw_is_read_once_and_a_nudge_is_a_change(name: str) -> None:
     updates = run(name)
     truth = [(e["event"], e["t_rest"]) for e in TRUTH[name]["events"]]
@@ -57,7 +57,7 @@ def test_each_throw_is_read_once_and_a_nudge_is_a_change(name: str) -> None:
         assert t_got == pytest.approx(t_true, abs=0.1)  # within about one frame at 15 fps
 
 
-@pytest.mark.parametrize("name", ["throw_hand_nudge", "rethrow"])
+@pytest.mark.parametrize("name", ["throw_hand_nudge", "rethrow", "second_throw"])
 def test_states_follow_the_scene(name: str) -> None:
     truth = TRUTH[name]
     updates = run(name)
@@ -82,7 +82,7 @@ def test_a_hand_that_touches_nothing_does_not_start_a_new_roll() -> None:
 
 def test_the_gate_counts_seconds_not_frames() -> None:
     # Half the frame rate: the same events, at the same rest times (within a frame at 7.5 fps).
-    for name in ("throw_hand_nudge", "rethrow"):
+    for name in ("throw_hand_nudge", "rethrow", "second_throw"):
         got = events(run(name, step=2))
         truth = [(e["event"], e["t_rest"]) for e in TRUTH[name]["events"]]
         assert [e for e, _ in got] == [e for e, _ in truth]
@@ -152,3 +152,31 @@ def test_a_sleeve_of_any_colour_reaching_in_from_the_edge_is_handled() -> None:
     assert events.count(True) == 1 and events.index(True) < 35  # the throw; the sleeve leaves no event
     assert all(s is RollState.HANDLED for s in states[40:50])
     assert states[-1] is RollState.SETTLED
+
+
+def test_dice_added_beside_settled_ones_are_a_new_throw_not_a_change() -> None:
+    # A die that lands right where it drops moves very little: only the amount of dice tells it apart.
+    rng = np.random.default_rng(4)
+    gate = MotionGate(settle_s=0.3)
+    t, events = 0.0, []
+    for i in range(60):
+        img = _scene(rng, 1.5, (40, 50) if i >= 10 else None)
+        if i >= 30:
+            img[50:62, 100:112] = 235  # a second die, dropped in place
+        u = gate.update(img, t)
+        events.append("settled_now" if u.settled_now else "changed" if u.changed else None)
+        t += 1 / 20
+    assert [e for e in events if e] == ["settled_now", "settled_now"]
+
+
+def test_the_same_die_shifted_a_little_is_a_change() -> None:
+    rng = np.random.default_rng(5)
+    gate = MotionGate(settle_s=0.3)
+    t, events = 0.0, []
+    for i in range(60):
+        x = 40 if i < 30 else 43  # nudged by 3 px
+        img = _scene(rng, 1.5, (x, 50) if i >= 10 else None)
+        u = gate.update(img, t)
+        events.append("settled_now" if u.settled_now else "changed" if u.changed else None)
+        t += 1 / 20
+    assert [e for e in events if e] == ["settled_now", "changed"]
