@@ -264,7 +264,14 @@ class SecretRound:
             self._on_change(self.public_status())
 
     def drive(self, panels: Sequence[Any], t: float) -> None:
-        """Poll each player's :class:`~hardware.buttons.ButtonPanel` up to ``t`` and apply its events."""
+        """Poll each player's :class:`~hardware.buttons.ButtonPanel` up to ``t`` and apply its events.
+
+        A panel without a ``confirm`` button confirms by holding ``select``.
+        """
+        for panel in panels:
+            buttons = getattr(panel, "buttons", None)
+            if buttons is not None and "confirm" not in buttons and panel.player in self._confirm:
+                self._confirm[panel.player] = "select"
         events = sorted((e for panel in panels for e in panel.poll(t)), key=lambda e: e.t)
         for e in events:
             if e.player in self._cursors:

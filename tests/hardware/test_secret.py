@@ -178,11 +178,7 @@ def test_selection_through_real_gpiozero_buttons_without_a_confirm_button(mock_p
             ("bob", {"up": 17, "down": 27, "select": 22}),
         )
     ]
-    rnd = SecretRound(
-        {"ann": nozoku_menu(), "bob": nozoku_menu()},
-        t_start=0.0,
-        confirm_buttons={"ann": "select", "bob": "select"},
-    )
+    rnd = SecretRound({"ann": nozoku_menu(), "bob": nozoku_menu()}, t_start=0.0)  # no confirm: hold select
 
     def tap(pin: int, hold: float = 0.1) -> None:
         mock_pins.pin(pin).drive_low()
