@@ -7,6 +7,8 @@ estimated from the differences between consecutive still frames.
 
 The gate learns the empty table from the first still ``background_s`` seconds it
 sees (or from :meth:`MotionGate.set_background`), so start it on an empty table.
+A still change over most of the view (a lamp switched on, the camera knocked)
+is taken as a new empty table, with a warning, rather than as a throw.
 
 Events, each reported exactly once:
 
@@ -19,11 +21,14 @@ Events, each reported exactly once:
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 WORK_WIDTH = 160  # the gate looks at a small copy: cheap on a Pi, and noise averages out
 
@@ -89,6 +94,7 @@ class MotionGate:
         0.35  # ... and the foreground grew or shrank by at most this (no dice added)
     )
     background_s: float = 0.3  # the empty table is learned from the first still spell this long
+    relearn_frac: float = 0.6  # a still change over this much of the view is lighting, not dice
     change_min_frac: float = 0.0008  # a re-settled scene differs by at least this: changed
 
     noise_sigma: float = field(default=2.0, init=False)  # of the difference of two still frames
@@ -105,6 +111,7 @@ class MotionGate:
     _noise_samples: int = field(default=0, init=False, repr=False)
     _last_t: float | None = field(default=None, init=False, repr=False)
     _prev_t: float = field(default=0.0, init=False, repr=False)
+    _quiet_since: float | None = field(default=None, init=False, repr=False)  # no motion since
 
     def __post_init__(self) -> None:
         if not self.settle_s > 0:
@@ -114,6 +121,14 @@ class MotionGate:
     def set_background(self, image_bgr: np.ndarray) -> None:
         """Use this picture of the empty table as the reference."""
         self._background = self._small(image_bgr)
+
+    def reset(self) -> None:
+        """Forget the empty table and the last settled scene (relearned from the next still frames)."""
+        self._background = None
+        self._bg_candidate_since = None
+        self._settled = None
+        self._episode = _Episode(emptied=True)
+        self.state = RollState.EMPTY
 
     @property
     def has_background(self) -> bool:
@@ -142,6 +157,21 @@ class MotionGate:
 
         fg = self._foreground_mask(small)
         fg_frac = float(fg.mean())
+        if is_moving:
+            self._quiet_since = None
+        elif self._quiet_since is None:
+            self._quiet_since = prev_t
+        quiet_for = 0.0 if self._quiet_since is None else t - self._quiet_since
+        if fg_frac >= self.relearn_frac and quiet_for >= self.background_s:
+            # No throw and no arm covers most of the view for long: the lights changed or the camera moved.
+            log.warning(
+                "motion gate: %.0f%% of the view changed and stayed; taking it as the empty table "
+                "(lights or camera changed?)",
+                fg_frac * 100,
+            )
+            self._background = small.copy()
+            self._settled, self._episode = None, _Episode(emptied=True)
+            fg, fg_frac = np.zeros_like(fg), 0.0
         handled = moving_frac >= self.large_motion_frac or self._hand_in_view(small, fg)
 
         if is_moving or handled:

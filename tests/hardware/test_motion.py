@@ -180,3 +180,20 @@ def test_the_same_die_shifted_a_little_is_a_change() -> None:
         events.append("settled_now" if u.settled_now else "changed" if u.changed else None)
         t += 1 / 20
     assert [e for e in events if e] == ["settled_now", "changed"]
+
+
+def test_lights_changing_over_an_empty_table_is_not_a_throw(caplog: pytest.LogCaptureFixture) -> None:
+    rng = np.random.default_rng(6)
+    gate = MotionGate(settle_s=0.3)
+    t, events, states = 0.0, [], []
+    for i in range(80):
+        img = _scene(rng, 1.5, (60, 40) if i >= 50 else None)
+        if i >= 15:  # someone switches on a lamp
+            img = np.clip(img.astype(int) + 40, 0, 255).astype(np.uint8)
+        u = gate.update(img, t)
+        events.append(u.settled_now or u.changed)
+        states.append(u.state)
+        t += 1 / 20
+    assert events.count(True) == 1 and events.index(True) > 50  # only the die thrown afterwards
+    assert states[45] is RollState.EMPTY
+    assert "lights or camera changed" in caplog.text
