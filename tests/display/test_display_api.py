@@ -222,3 +222,25 @@ def test_die_angler_selection_stays_hidden_until_everyone_chose(hub: Hub) -> Non
     after = client.get("/api/state").json()
     assert after["secret"] is None
     assert after["state"]["selections"]["ann"]["count"] == 3  # the engine shows it after the reveal
+
+
+def test_loopback_only_with_a_token_needs_both(table: FakeTable, hub: Hub) -> None:
+    app = create_app(table, hub, admin_token=TOKEN, loopback_only_admin=True)
+    body = {"who": "x", "command": {"action": "start"}}
+    assert TestClient(app).post("/api/admin/correct", json=body, headers=ADMIN).status_code == 403
+    local = TestClient(app, client=("127.0.0.1", 50000))
+    assert local.post("/api/admin/correct", json=body).status_code == 401
+    assert local.post("/api/admin/correct", json=body, headers=ADMIN).status_code == 200
+
+
+def test_board_endpoint_serves_the_dicetar_zones(hub: Hub) -> None:
+    table = FakeTable("t6", "dicetar-wars", [("ann", "red"), ("bob", "blue")])
+    board = TestClient(create_app(table, hub)).get("/api/board").json()
+    assert board["outline"] == [[0, 0], [420, 0], [420, 297], [0, 297]]
+    assert {z["multiplier"] for z in board["zones"]} == {3, 4, 6, 8}
+    custom = {
+        "outline": {"polygon": [[0, 0], [10, 0], [10, 10]]},
+        "zones": [{"name": "z", "multiplier": 2, "polygon": [[0, 0], [1, 0], [1, 1]]}, {"name": "bad"}],
+    }
+    board = TestClient(create_app(table, hub, board=custom)).get("/api/board").json()
+    assert [z["name"] for z in board["zones"]] == ["z"]  # a malformed zone is left out, not drawn wrong
