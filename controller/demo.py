@@ -1,0 +1,159 @@
+"""``dicetable demo``: play a complete game from a recorded session, end to end.
+
+The session's frames go through the real motion gate and the real vision
+reader; its ``script.jsonl`` plays the players' button presses.  The scores
+come from the pixels: change a frame and the result changes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from controller.config import COLOURS, PACKAGE_ROOT, Player, TableConfig, TableSection, data_dir
+from controller.eventlog import EventLog, LogError
+from controller.live import led_listener, load_script, play, serve_display
+from controller.table import Table, TableError
+
+SESSIONS = PACKAGE_ROOT / "tests" / "fixtures" / "sessions"
+
+
+class DemoError(RuntimeError):
+    """The demo cannot run; the message says why."""
+
+
+def session_dir(game: str) -> Path:
+    folder = SESSIONS / f"{game}-demo"
+    if not folder.is_dir():
+        have = sorted(p.name.removesuffix("-demo") for p in SESSIONS.glob("*-demo"))
+        raise DemoError(f"no recorded demo session for game {game!r}; sessions exist for {have}")
+    return folder
+
+
+def load_session(folder: Path) -> dict[str, Any]:
+    meta = folder / "session.json"
+    try:
+        return dict(json.loads(meta.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise DemoError(f"{folder}: not a recorded session (no session.json)") from None
+    except (OSError, json.JSONDecodeError) as e:
+        raise DemoError(f"{meta}: unreadable ({e})") from None
+
+
+def config_for(setup: dict[str, Any]) -> TableConfig:
+    players = [Player(name=n, colour=COLOURS[i % len(COLOURS)]) for i, n in enumerate(setup["players"])]
+    return TableConfig(
+        table=TableSection(
+            id="demo", game=setup["game"], options=setup.get("options", {}), seed=int(setup.get("seed", 0))
+        ),
+        players=players,
+    )
+
+
+def run_demo(
+    game: str = "dice-hunter",
+    session: Path | None = None,
+    db: Path | None = None,
+    serve: bool = True,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    quiet: bool = False,
+    realtime: bool = False,
+    linger: float = -1,
+) -> dict[str, Any]:
+    """Play the session; return the final scores, winners and what was read."""
+    from hardware.frames import RecordedSource, read_frames_csv
+
+    folder = session or session_dir(game)
+    meta = load_session(folder)
+    try:
+        cfg = config_for(meta["setup"])
+    except (KeyError, ValueError) as e:
+        raise DemoError(f"{folder}/session.json: bad setup ({e})") from None
+    db = db or data_dir() / f"demo-{cfg.table.game}.sqlite3"
+    console = Console(stderr=True, quiet=quiet)
+    try:
+        ev = EventLog(db)
+    except LogError as e:
+        raise DemoError(str(e)) from None
+    try:
+        source = RecordedSource(folder, realtime=realtime)
+    except (ValueError, OSError) as e:
+        raise DemoError(f"{folder}: {e}") from None
+    with ev, source:
+        table = Table(cfg, ev, resume=False)
+        table.pending = load_script(folder / "script.jsonl")
+        led = led_listener(cfg)
+        if led is not None:
+            table.listeners.append(led)
+        rows = read_frames_csv(folder)
+        total = max(1e-6, rows[-1][1] if rows else 0.0)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[what]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=quiet,
+        )
+
+        def run() -> None:
+            with progress:
+                task = progress.add_task(f"{cfg.table.game} demo", total=total, what="")
+
+                def tick(t: float, what: str) -> None:
+                    progress.update(task, completed=min(t, total), what=what[:60])
+
+                play(table, source, progress=tick)
+                progress.update(task, completed=total)
+
+        started = time.perf_counter()
+        if serve:
+            try:
+                with serve_display(table, host, port, cfg.display.admin_token):
+                    console.print(f"display: http://{host}:{port}  (event log: {db})")
+                    run()
+                    _linger(console, table, linger)
+            except TableError as e:
+                raise DemoError(str(e)) from None
+        else:
+            run()
+        elapsed = time.perf_counter() - started
+        waiting_for = table.snapshot()["waiting_for"]
+    result = table.game.result()
+    summary = {
+        "game": cfg.table.game,
+        "scores": table.game.scores(),
+        "winners": list(result.winners) if result else [],
+        "status": table.status,
+        "rolls_read": len(table.rest_times),
+        "event_log": str(db),
+        "seconds": round(elapsed, 2),
+    }
+    if not quiet:
+        console.print(f"final scores: {summary['scores']}  winners: {summary['winners']}")
+    if result is None:
+        raise DemoError(
+            f"the session ended before the game did (waiting for {waiting_for}); "
+            f"scores so far: {summary['scores']}"
+        )
+    return summary
+
+
+def _linger(console: Console, table: Table, linger: float) -> None:
+    if linger == 0:
+        return
+    console.print(
+        "game over; the display stays up " + ("until Ctrl-C" if linger < 0 else f"for {linger:.0f} s")
+    )
+    deadline = time.monotonic() + (linger if linger > 0 else float("inf"))
+    try:
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,138 @@
+"""The table loop: a frame source through the motion gate into the ``Table``.
+
+Shared by ``dicetable run`` (a configured table) and ``dicetable demo`` (a
+recorded session with scripted button presses).  The display is served by
+uvicorn in a background thread; the LED matrix follows every snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from controller.config import TableConfig
+from controller.eventlog import EventLog, LogError
+from controller.table import Scripted, Table, TableError
+from engine import Input
+
+log = logging.getLogger("dicetable.live")
+
+
+def load_script(path: Path) -> list[Scripted]:
+    """A recorded session's scripted inputs (``script.jsonl``); errors name the line."""
+    out: list[Scripted] = []
+    if not path.is_file():
+        return out
+    for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            out.append(
+                Scripted(float(obj["t"]), str(obj.get("source", "button")), Input.from_json(obj["input"]))
+            )
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+            raise TableError(
+                f'{path}:{no}: expected {{"t": seconds, "input": {{...}}}}, got {line[:120]!r} ({e})'
+            ) from None
+    return sorted(out, key=lambda s: s.t)
+
+
+@contextlib.contextmanager
+def serve_display(table: Table, host: str, port: int, admin_token: str | None) -> Iterator[Any]:
+    """Serve the table's display on host:port in a background thread while the block runs."""
+    import uvicorn
+
+    from display.app import create_app
+    from display.hub import Hub
+
+    hub = Hub()
+    table.listeners.append(hub.notify)
+    app = create_app(table, hub, admin_token=admin_token, loopback_only_admin=True)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, name="display", daemon=True)
+    thread.start()
+    for _ in range(100):
+        if server.started or not thread.is_alive():
+            break
+        time.sleep(0.05)
+    if not server.started:
+        raise TableError(f"could not serve the display on http://{host}:{port} (is the port in use?)")
+    hub.notify(table.snapshot())
+    try:
+        yield hub
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)
+
+
+def led_listener(cfg: TableConfig) -> Callable[[dict[str, Any]], None] | None:
+    """A snapshot listener that drives the LED matrix, or None when no LED support is present."""
+    try:
+        from hardware.feedback import LedFeedback
+    except ImportError as e:
+        log.warning("LED matrix unavailable: %s", e)
+        return None
+    return LedFeedback.open(cfg)
+
+
+def play(
+    table: Table,
+    source: Any,
+    *,
+    progress: Callable[[float, str], None] | None = None,
+    total_t: float | None = None,
+) -> None:
+    """Run frames through the gate into the table until the source ends or the game is over."""
+    from vision.motion import MotionGate
+
+    gate = MotionGate()
+    while True:
+        frame = source.read()
+        if frame is None:
+            break
+        table.feed_due(frame.t)
+        upd = gate.update(frame.image_bgr, frame.t)
+        if upd.settled_now or upd.changed:
+            table.on_settled(frame.image_bgr, upd.t_rest, frame.t)
+        if progress is not None:
+            progress(frame.t, table.snapshot()["waiting_for"])
+        if table.status == "over":
+            break
+    table.feed_due(float("inf"))
+
+
+def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLog]:
+    path = db or cfg.database_path()
+    try:
+        ev = EventLog(path)
+        return Table(cfg, ev), ev
+    except LogError as e:
+        raise TableError(str(e)) from None
+
+
+def run_live(cfg: TableConfig, camera: str | None = None) -> None:
+    """``dicetable run``: the configured table until its game ends or Ctrl-C."""
+    from hardware.frames import open_source
+
+    table, ev = open_table(cfg)
+    led = led_listener(cfg)
+    if led is not None:
+        table.listeners.append(led)
+    spec = camera or cfg.camera.source
+    try:
+        source = open_source(spec)
+    except (ValueError, OSError) as e:
+        raise TableError(f"camera {spec!r}: {e}") from None
+    if spec.startswith("recorded:"):
+        table.pending = load_script(Path(spec.split(":", 1)[1]) / "script.jsonl")
+    with ev, source, serve_display(table, cfg.display.host, cfg.display.port, cfg.display.admin_token):
+        print(f"table {cfg.table.id}: {cfg.table.game} on http://{cfg.display.host}:{cfg.display.port}")
+        play(table, source)
+        print(json.dumps({"scores": table.game.scores(), "status": table.status}))

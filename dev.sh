@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# dicetable's two commands, for a fresh Debian / Raspberry Pi OS machine with Python 3.11+:
+#
+#   ./dev.sh demo    set everything up, then play the recorded Dice Hunter demo and
+#                    serve the live display on http://127.0.0.1:8000
+#   ./dev.sh test    set everything up (including the system packages the tests
+#                    drive: chromium, mosquitto), then run ruff, mypy and the whole test suite
+#
+# Anything after the command is passed on (e.g. ./dev.sh demo --no-serve --json).
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON:-python3}
+VENV=.venv
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "error: need root (or sudo) to run: $*" >&2; exit 1; fi
+}
+
+check_python() {
+  if ! command -v "$PY" >/dev/null; then
+    echo "error: $PY not found; dicetable needs Python 3.11 or newer" >&2; exit 1
+  fi
+  "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "error: $("$PY" --version) is too old; dicetable needs Python 3.11 or newer" >&2; exit 1; }
+}
+
+ensure_venv() {
+  check_python
+  if [ ! -x "$VENV/bin/python" ]; then
+    say "creating the virtual environment $VENV"
+    if ! "$PY" -m venv "$VENV" 2>/dev/null; then
+      # Debian's python3 ships without ensurepip unless python3-venv is installed
+      rm -rf "$VENV"
+      ver=$("$PY" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+      say "installing python$ver-venv (Debian splits venv out of python3)"
+      as_root apt-get install -y -q "python$ver-venv" || as_root apt-get install -y -q python3-venv
+      "$PY" -m venv "$VENV"
+    fi
+  fi
+  local stamp="$VENV/.installed" want
+  want=$(cat pyproject.toml | cksum)
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    say "installing dicetable and its dependencies into $VENV"
+    "$VENV/bin/python" -m pip install -q --upgrade pip
+    "$VENV/bin/python" -m pip install -q -e ".[test]"
+    echo "$want" > "$stamp"
+  fi
+}
+
+ensure_system_packages() {
+  local missing=()
+  command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || missing+=(mosquitto)
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing system packages the tests drive: ${missing[*]}"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q "${missing[@]}"
+  fi
+}
+
+cmd=${1:-help}
+shift || true
+case "$cmd" in
+  demo)
+    ensure_venv
+    exec "$VENV/bin/dicetable" demo "$@"
+    ;;
+  test)
+    ensure_venv
+    ensure_system_packages
+    say "ruff"
+    "$VENV/bin/ruff" check .
+    say "mypy"
+    "$VENV/bin/mypy"
+    say "pytest"
+    "$VENV/bin/pytest" -q --cov --cov-report=term:skip-covered "$@"
+    say "engine coverage (must be >= 95 %)"
+    "$VENV/bin/coverage" report --include='engine/*' --fail-under=95
+    ;;
+  *)
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    [ "$cmd" = help ] || exit 2
+    ;;
+esac
