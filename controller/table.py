@@ -149,7 +149,7 @@ class Table:
         """Score the current readings, or ask a question about them."""
         with self._lock:
             rs = self.reading_set
-            if rs is None or rs.dice and all(d.get("applied") for d in rs.dice):
+            if rs is None or (rs.dice and all(d.get("applied") for d in rs.dice)):
                 return
             exp = self.game.expects()
             if exp.kind not in (InputKind.ROLL, InputKind.THROW):

@@ -44,8 +44,8 @@ def find_game(name: str) -> type[Game]:
 
 
 __all__ = [
-    "DataError",
     "GAMES",
+    "DataError",
     "Die",
     "DieKind",
     "Expectation",

@@ -12,7 +12,7 @@ import copy
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar
 
 JSON = dict[str, Any]
@@ -66,7 +66,7 @@ def _short_state(state: Mapping[str, Any]) -> str:
     return repr(picked or dict(list(state.items())[:4]))
 
 
-class DieKind(str, Enum):
+class DieKind(StrEnum):
     """Kinds of dice the table reads.  ``d10p`` is the percentile d10 (00-90)."""
 
     D6 = "d6"
@@ -90,7 +90,7 @@ class DieKind(str, Enum):
         return tuple(range(1, sides + 1))
 
 
-class Side(str, Enum):
+class Side(StrEnum):
     """Which side of a board's centre line a die lies on."""
 
     A = "a"
@@ -98,7 +98,7 @@ class Side(str, Enum):
     LINE = "line"  # straddles the line: a referee question, never guessed
 
 
-class FieldStatus(str, Enum):
+class FieldStatus(StrEnum):
     """Where a die lies relative to the play field."""
 
     FIELD = "field"
@@ -182,7 +182,7 @@ class Die:
             raise ValueError(f"die {dict(data)!r} lacks {e.args[0]!r}") from None
 
 
-class InputKind(str, Enum):
+class InputKind(StrEnum):
     """What kind of input a game can wait for."""
 
     ROLL = "roll"  # dice rolled in the air and read off the table
@@ -336,7 +336,8 @@ class Game:
     ) -> None:
         if not (self.min_players <= len(players) <= self.max_players):
             raise RuleError(
-                f"{self.name} takes {self.min_players}-{self.max_players} players, got {len(players)}: {list(players)!r}"
+                f"{self.name} takes {self.min_players}-{self.max_players} players, "
+                f"got {len(players)}: {list(players)!r}"
             )
         if len(set(players)) != len(players):
             raise RuleError(f"player names must differ, got {list(players)!r}")
