@@ -1,0 +1,128 @@
+"""table.toml validation: every problem named by its key, defaults that run anywhere."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.config import ConfigError, TableConfig, load_config
+
+GOOD = """
+[table]
+id = "hall-3"
+game = "die-angler"
+
+[[players]]
+name = "ann"
+colour = "red"
+pins = { up = 5, down = 6, select = 13, confirm = 19 }
+
+[[players]]
+name = "bob"
+colour = "blue"
+pins = { up = 12, down = 16, select = 20, confirm = 21 }
+
+[display]
+port = 8080
+"""
+
+BAD = """
+[table]
+game = "chess"
+confidence_threshold = 1.5
+
+[[players]]
+name = "ann"
+colour = "pink"
+pins = { up = 40 }
+
+[leds]
+wiring = "zigzag"
+baud = -1
+
+[display]
+port = "eighty"
+colour = "red"
+"""
+
+
+def dicetable(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_defaults_run_anywhere() -> None:
+    cfg = TableConfig()
+    assert cfg.camera.source.startswith("recorded:")
+    assert cfg.buttons.pin_factory == "mock"
+    assert cfg.leds.url == "emu://"
+    assert cfg.display.host == "127.0.0.1"
+    assert cfg.database_path().name == "table-1.sqlite3"
+
+
+def test_good_file_loads(tmp_path: Path) -> None:
+    f = tmp_path / "table.toml"
+    f.write_text(GOOD)
+    cfg = load_config(f)
+    assert cfg.table.game == "die-angler"
+    assert [p.pins.confirm for p in cfg.players] == [19, 21]
+    assert cfg.display.port == 8080
+
+
+def test_every_problem_is_named_by_key(tmp_path: Path) -> None:
+    f = tmp_path / "table.toml"
+    f.write_text(BAD)
+    with pytest.raises(ConfigError) as e:
+        load_config(f)
+    keys = {k for k, _ in e.value.problems}
+    assert {
+        "table.game",
+        "table.confidence_threshold",
+        "players.0.colour",
+        "players.0.pins.up",
+        "leds.wiring",
+        "leds.baud",
+        "display.port",
+        "display.colour",
+    } <= keys
+    messages = dict(e.value.problems)
+    assert "chess" in messages["table.game"] and "dice-hunter" in messages["table.game"]
+    assert "0-27" in messages["players.0.pins.up"]
+    assert "unknown key" in messages["display.colour"]
+
+
+def test_pins_used_twice_and_open_host_without_token(tmp_path: Path) -> None:
+    f = tmp_path / "t.toml"
+    f.write_text(
+        '[[players]]\nname="a"\ncolour="red"\npins={up=5}\n[[players]]\nname="b"\ncolour="blue"\n'
+        'pins={up=5}\n[display]\nhost="0.0.0.0"\n'
+    )
+    with pytest.raises(ConfigError) as e:
+        load_config(f)
+    text = str(e.value)
+    assert "used twice: [5]" in text
+
+
+def test_not_toml_and_missing_file(tmp_path: Path) -> None:
+    f = tmp_path / "broken.toml"
+    f.write_text("[table\ngame=")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(f)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "absent.toml")
+
+
+def test_check_config_command(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
+    good.write_text(GOOD)
+    bad.write_text(BAD)
+    ok = dicetable("check-config", str(good))
+    assert ok.returncode == 0 and "OK" in ok.stdout
+    res = dicetable("check-config", str(bad))
+    assert res.returncode == 1
+    assert "table.game:" in res.stdout and "leds.wiring:" in res.stdout
+    assert "Traceback" not in res.stdout + res.stderr
