@@ -2,7 +2,7 @@
 
 Rules: ``dice-fighter.ja.txt`` with RULINGS.md section 5 (which overrides it).
 Exactly two players; ``players[0]`` sits on side ``a`` of the centre line,
-``players[1]`` on side ``b``.  Every input, with an example: ``engine/SCENARIOS.dice-fighter.md``.
+``players[1]`` on side ``b``.  Every input, with an example: ``engine/SCENARIOS.md``.
 Card texts are data (``decks/dice-fighter.example.toml``, key ``cards``), read
 by :meth:`DiceFighter.parse_data`; the file describes the effect vocabulary.
 

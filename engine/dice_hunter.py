@@ -2,7 +2,7 @@
 
 Rules: ``dice-hunter.ja.txt`` with RULINGS.md section 2 (which overrides it).
 3-4 players; the ``players`` list is the seating order, starting with the start
-player.  Input vocabulary, with an example per input: ``engine/SCENARIOS.dice-hunter.md``.
+player.  Input vocabulary, with an example per input: ``engine/SCENARIOS.md``.
 
 Shape of a game
     Early game: ``rounds_in_phase`` rounds (3 with 4 players, 4 with 3 players),

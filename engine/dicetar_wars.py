@@ -1,7 +1,7 @@
 """DICETAR WARS (ダイスターウォーズ): throw dice onto a board of scoring zones.
 
 Rules: ``dicetar-wars.ja.txt`` with RULINGS.md section 4 (which overrides it).
-Input vocabulary and examples: ``engine/SCENARIOS.dicetar-wars.md``.
+Input vocabulary and examples: ``engine/SCENARIOS.md``.
 
 Two players, five dice each in their own colour.  A *half*: the first player
 throws five, the second throws five, then the first player gathers every die

@@ -2,7 +2,7 @@
 
 Rules: ``die-angler.ja.txt`` with RULINGS.md section 1 (which overrides it).
 2-5 players, each with five d6, one d10 and one d20 in their own colour.
-Input vocabulary, with an example per input: ``engine/SCENARIOS.die-angler.md``.
+Input vocabulary, with an example per input: ``engine/SCENARIOS.md``.
 
 Shape of a game
     15 fish cards (a deck data file); 5 are removed unseen, the other 10 are

@@ -272,7 +272,7 @@ def test_attack_declarations_hidden_unless_open() -> None:
 
 
 def test_documented_throw_example_is_accepted() -> None:
-    text = (ROOT / "engine" / "SCENARIOS.dice-fighter.md").read_text(encoding="utf-8")
+    text = (ROOT / "engine" / "SCENARIOS.md").read_text(encoding="utf-8")
     block = text.split('{"type": "throw", "dice": [', 1)[1].split("]}", 1)[0]
     example = json.loads('{"type": "throw", "dice": [' + block + "]}")
     g = game({})
