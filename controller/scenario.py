@@ -6,7 +6,6 @@ one.  The format (documented with every game's inputs in
 
     {"setup": {"game": "dice-hunter", "players": ["ann", "bob", "cid"],
                "options": {"deck": "virtual"}, "seed": 7}}
-    {"type": "reveal", "tile": "3-trio"}
     {"type": "roll", "player": "ann", "dice": [3, 3, 3, 5, 6]}
     {"type": "choice", "player": "bob", "take": "3-trio", "expect_error": "not satisfied"}
     {"expect": {"scores": {"ann": 300}}}
