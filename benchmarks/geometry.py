@@ -124,7 +124,9 @@ def evaluate(
             match = {i: i for i in range(len(dice))}
         if not used:
             continue
-        got = place(used, ["d6"] * len(used), cal, board, pose=pose, die_size_mm=truth["die_size_mm"])
+        got = place(
+            used, ["d6"] * len(used), cal, board, image=image, pose=pose, die_size_mm=truth["die_size_mm"]
+        )
         back = {j: i for i, j in match.items()}
         for i, j in match.items():
             d, g = dice[i], got[j]
@@ -256,9 +258,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--noise-px", type=float, default=0.0, help="Gaussian noise added to each quad corner")
     ap.add_argument("--scenes", type=Path, default=SCENES)
+    ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of the split")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     args = ap.parse_args(argv)
     scenes = load_scenes(args.split, args.scenes)
+    if args.limit:
+        scenes = scenes[: args.limit]
     if not scenes:
         print(f"no scenes in {args.scenes} for split {args.split!r}", file=sys.stderr)
         return 2

@@ -27,10 +27,12 @@ A stacked die takes its zones and centre-line side from its own footprint
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -45,6 +47,8 @@ CONFLICT_FRACTION = 0.08
 #: Assumed corner noise (px) of a top-face quad, for how far the size cue can be trusted.
 QUAD_NOISE_PX = 0.5
 MAX_STACK = 4
+#: Lab channel weights (OpenCV 8-bit Lab) for telling dice apart by colour.
+LAB_WEIGHTS = np.array([0.3, 1.0, 1.0])
 #: Cost (in squared sigmas of the size cue) of a raised die with no die seen beneath it.
 UNSUPPORTED_COST = 9.0
 
@@ -187,7 +191,8 @@ def place(
     levels: dict[int, int] = {}
     prints: dict[int, Poly] = {}
     # Lowest-looking dice first, so that a die's support is placed before the die.
-    for i in sorted(range(len(quads)), key=lambda j: est[j]):
+    below = _seen_below(quads, image) if image is not None else {}
+    for i in _support_first(sorted(range(len(quads)), key=lambda j: est[j]), below):
         best: tuple[float, int] | None = None
         for level in range(MAX_STACK + 1):
             fp = footprint(i, level)
@@ -230,6 +235,61 @@ def place(
             )
         )
     return out
+
+
+def _support_first(order: list[int], below: dict[int, set[int]]) -> list[int]:
+    """``order``, except that a die the image shows beneath another comes before it."""
+    out: list[int] = []
+    todo = list(order)
+    while todo:
+        pick = next((i for i in todo if not (below.get(i, set()) - set(out))), todo[0])
+        out.append(pick)
+        todo.remove(pick)
+    return out
+
+
+def _seen_below(quads: list[NDArray[np.float64]], image: NDArray[np.uint8]) -> dict[int, set[int]]:
+    """For top faces that overlap in the frame: which die the image shows underneath which.
+
+    Where two top-face quads overlap, the pixels belong to the upper die's top face (nothing
+    covers it), so the overlap looks like the upper die's own part of its quad.  Decided only
+    when the two dice differ clearly in colour; otherwise the size cue decides alone.
+    """
+    out: dict[int, set[int]] = {}
+    h, w = image.shape[:2]
+    lab = None
+    for i, j in itertools.combinations(range(len(quads)), 2):
+        inter = pg.clip_convex(quads[i], quads[j])
+        if len(inter) < 3 or pg.area(inter) < 9.0:
+            continue
+        if lab is None:
+            lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float64)
+        both = _region(inter, h, w)
+        only_i = _region(quads[i], h, w) & ~_region(pg.clip_convex(quads[i], _grow(quads[j], 1.2)), h, w)
+        only_j = _region(quads[j], h, w) & ~_region(pg.clip_convex(quads[j], _grow(quads[i], 1.2)), h, w)
+        if min(both.sum(), only_i.sum(), only_j.sum()) < 6:
+            continue
+        # Shading changes lightness far more than hue: weigh L down (sides and shadows are darker).
+        c_both, c_i, c_j = (np.median(lab[m], axis=0) * LAB_WEIGHTS for m in (both, only_i, only_j))
+        if np.linalg.norm(c_i - c_j) < 25.0:
+            continue  # same-looking dice: the overlap cannot say which is on top
+        d_i, d_j = np.linalg.norm(c_both - c_i), np.linalg.norm(c_both - c_j)
+        if abs(d_i - d_j) > 15.0:
+            top, bottom = (i, j) if d_i < d_j else (j, i)
+            out.setdefault(top, set()).add(bottom)
+    return out
+
+
+def _grow(quad: NDArray[np.float64], factor: float) -> NDArray[np.float64]:
+    c = quad.mean(axis=0)
+    return np.asarray(c + (quad - c) * factor, np.float64)
+
+
+def _region(poly: NDArray[np.float64], h: int, w: int) -> NDArray[np.bool_]:
+    mask = np.zeros((h, w), np.uint8)
+    if len(poly) >= 3:
+        cv2.fillPoly(mask, [np.round(poly).astype(np.int32)], 1)
+    return mask.astype(bool)
 
 
 def _resting_on(centre: Poly, level: int, levels: dict[int, int], prints: dict[int, Poly]) -> int | None:
