@@ -174,3 +174,84 @@ def scatter(
         placed.append(d)
         out.append(d)
     return out
+
+
+def spread(
+    values: list[int],
+    styles: list[str],
+    rng: np.random.Generator,
+    area: tuple[float, float, float, float],
+    size: float = 52.0,
+    fixed: list[DrawnDie] | None = None,
+) -> list[DrawnDie]:
+    """Place dice at random on free cells of a jittered grid inside ``area`` (x0, y0, x1, y1).
+
+    Unlike :func:`scatter` it never lets two dice overlap: a grid cell is 1.8
+    die sizes wide, and a cell near a ``fixed`` die is not used.  Raises
+    ValueError when the area has too few free cells for the dice.
+    """
+    x0, y0, x1, y1 = area
+    cell = size * 1.8
+    cols, rows = int((x1 - x0) // cell), int((y1 - y0) // cell)
+    gx, gy = x0 + ((x1 - x0) - cols * cell) / 2, y0 + ((y1 - y0) - rows * cell) / 2
+    taken = list(fixed or [])
+    free = [
+        (gx + (c + 0.5) * cell, gy + (r + 0.5) * cell)
+        for r in range(rows)
+        for c in range(cols)
+        if all(math.hypot(gx + (c + 0.5) * cell - d.x, gy + (r + 0.5) * cell - d.y) > cell for d in taken)
+    ]
+    if len(free) < len(values):
+        raise ValueError(f"{len(values)} dice do not fit: only {len(free)} free places in area {area}")
+    order = rng.permutation(len(free))[: len(values)]
+    jitter = cell * 0.12
+    return [
+        DrawnDie(
+            v,
+            free[i][0] + float(rng.uniform(-jitter, jitter)),
+            free[i][1] + float(rng.uniform(-jitter, jitter)),
+            float(rng.uniform(0, 90)),
+            st,
+            size,
+        )
+        for v, st, i in zip(values, styles, order, strict=True)
+    ]
+
+
+def grouped_by_face(
+    dice: list[tuple[int, str]],
+    rng: np.random.Generator,
+    area: tuple[float, float, float, float],
+    size: float = 46.0,
+) -> list[DrawnDie]:
+    """Dice sorted by the players into six columns, one per face (1 on the left), colours together.
+
+    A column holds ``rows`` dice one under the other; more dice of one face
+    fill a second column beside the first.  Raises ValueError if a face has
+    more dice than two columns hold.
+    """
+    x0, y0, x1, y1 = area
+    step = size * 1.42
+    rows = int((y1 - y0) // step)
+    col_w = (x1 - x0) / 6
+    out = []
+    for face in range(1, 7):
+        group = sorted(st for v, st in dice if v == face)
+        if len(group) > 2 * rows:
+            raise ValueError(f"{len(group)} dice show {face}: at most {2 * rows} fit in its column")
+        sub = 1 if len(group) <= rows else 2
+        for k, st in enumerate(group):
+            c, r = divmod(k, rows)
+            cx = x0 + col_w * (face - 0.5) + (c - (sub - 1) / 2) * step
+            cy = y0 + step * (r + 0.5)
+            out.append(
+                DrawnDie(
+                    face,
+                    cx + float(rng.uniform(-2.5, 2.5)),
+                    cy + float(rng.uniform(-2.5, 2.5)),
+                    float(rng.uniform(-12, 12)),
+                    st,
+                    size,
+                )
+            )
+    return out
