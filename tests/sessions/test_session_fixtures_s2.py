@@ -1,0 +1,189 @@
+"""The recorded DICETAR WARS and Dice Fighter demo sessions are sound.
+
+Made by tools/sessions/make_dicetar_wars_demo.py and make_dice_fighter_demo.py
+(rendered frames with exact truth).  A session is only worth playing if
+
+* its truth replays through the engine to the result it states, and shows
+  what the demo is for (stacks, straddling dice, dice off the board, rethrows;
+  ring-outs and a die on a power card);
+* its timeline is playable: every listed frame exists, time runs forward,
+  dice rest for at least 1.5 s before the engine needs them;
+* every settled frame gives the truth from the pixels: the board pose from
+  the printed markers and each die's zones, side, stack and field status
+  through ``calibration.geometry.place``, and (the reader's part) the values
+  and colours through the vision readers.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.board import BoardLayout, load_board
+from calibration.camera import CameraCalibration, load_calibration
+from calibration.geometry import DieGeometry, place
+from controller.scenario import Setup, new_game
+from engine import Input
+
+SESSIONS = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
+WARS = SESSIONS / "dicetar-wars-demo"
+FIGHTER = SESSIONS / "dice-fighter-demo"
+
+
+@cache
+def session(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    return (
+        json.loads((folder / "session.json").read_text()),
+        json.loads((folder / "truth.json").read_text()),
+    )
+
+
+def board_and_camera(folder: Path) -> tuple[BoardLayout, CameraCalibration]:
+    meta, _ = session(folder)
+    board = load_board(Path(__file__).resolve().parents[2] / "boards" / meta["board"])
+    return board, load_calibration(folder / meta["calibration"])
+
+
+def frame(folder: Path, name: str) -> np.ndarray:
+    img = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
+    assert img is not None, f"{folder.name}/{name} is not a readable image"
+    return img
+
+
+def engine_die(d: dict[str, Any]) -> dict[str, Any]:
+    keys = ("kind", "value", "colour", "zones", "min_multiplier", "field_status", "side", "card_slot")
+    out = {k: d[k] for k in keys if k in d}
+    out.update({k: d[k] for k in ("stack_level", "rests_on", "thrower") if k in d})
+    return out
+
+
+def geometry_facts(g: DieGeometry) -> dict[str, Any]:
+    return {
+        "zones": sorted(g.zones),
+        "side": g.side,
+        "field_status": g.field_status,
+        "card_slot": g.card_slot,
+        "stack_level": g.stack_level,
+        "rests_on": g.rests_on,
+    }
+
+
+def truth_facts(d: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "zones": sorted(d["zones"]),
+        "side": d.get("side"),
+        "field_status": d["field_status"],
+        "card_slot": d.get("card_slot"),
+        "stack_level": d.get("stack_level", 0),
+        "rests_on": d.get("rests_on"),
+    }
+
+
+# --- timeline -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("folder", [WARS], ids=["dicetar-wars"])
+def test_the_timeline_is_playable(folder: Path) -> None:
+    with (folder / "frames.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    times = [float(r["t"]) for r in rows]
+    assert times == sorted(times) and len(set(times)) == len(times), "time must run forward"
+    files = {r["file"] for r in rows}
+    assert all((folder / name).is_file() for name in files)
+    assert sum(p.stat().st_size for p in folder.iterdir()) < 8.5e6, "keep a session under ~8 MB"
+    _, truth = session(folder)
+    for throw in truth["throws"]:
+        held = [t for r, t in zip(rows, times, strict=True) if r["file"] == throw["frame"]]
+        assert held and held[0] == throw["t_rest"]
+        assert len(held) * 0.1 >= 1.5 - 1e-9, f"{throw['frame']}: dice must rest >= 1.5 s"
+    script = [json.loads(line) for line in (folder / "script.jsonl").read_text().splitlines()]
+    assert [s["t"] for s in script] == sorted(s["t"] for s in script)
+
+
+# --- DICETAR WARS -----------------------------------------------------------------------
+
+
+def test_dicetar_wars_truth_replays_to_the_stated_result() -> None:
+    meta, truth = session(WARS)
+    game = new_game(Setup.from_json(meta["setup"]), base=WARS)
+    for throw in truth["throws"]:
+        dice = [engine_die(d) for d in throw["dice"]]
+        game.apply(Input.from_json({"type": "throw", "player": throw["player"], "dice": dice}))
+    result = game.result()
+    assert result is not None, "the demo is a complete game"
+    assert game.scores() == truth["final_scores"]
+    assert sorted(result.winners) == sorted(truth["winners"])
+
+
+def test_dicetar_wars_shows_what_the_demo_is_for() -> None:
+    _, truth = session(WARS)
+    dice = [d for t in truth["throws"] for d in t["dice"]]
+    assert any(d["stack_level"] >= 1 for d in dice), "a stack"
+    assert any(len(d["zones"]) >= 2 for d in dice), "a die straddling zones"
+    assert any(d["field_status"] == "off" for d in dice), "a die off the board"
+    assert [t["step"] for t in truth["throws"]].count("rethrow") >= 1, "a rethrow"
+    assert {t["half"] for t in truth["throws"]} == {1, 2}, "two halves"
+    colours = {d["colour"] for t in truth["throws"] if t["step"] == "second_throw" for d in t["dice"]}
+    assert colours == set(session(WARS)[0]["colours"].values())
+
+
+@pytest.mark.slow
+def test_dicetar_wars_geometry_comes_from_the_pixels() -> None:
+    """Board pose from the markers in each settled frame, then zones/stack/field per top face."""
+    board, cal = board_and_camera(WARS)
+    _, truth = session(WARS)
+    for throw in truth["throws"]:
+        img = frame(WARS, throw["frame"])
+        dice = throw["dice"]
+        got = place([d["top_quad_px"] for d in dice], [d["kind"] for d in dice], cal, board, image=img)
+        for i, (d, g) in enumerate(zip(dice, got, strict=True)):
+            assert geometry_facts(g) == truth_facts(d), f"{throw['frame']} die {i}"
+
+
+def matched_readings(readings: list[Any], dice: list[dict[str, Any]]) -> list[Any]:
+    """The reading whose centre lies on each true die's top face (None when no reading does)."""
+    out = []
+    for d in dice:
+        quad = np.asarray(d["top_quad_px"], np.float32)
+        inside = [r for r in readings if cv2.pointPolygonTest(quad, tuple(map(float, r.center)), False) >= 0]
+        out.append(inside[0] if len(inside) == 1 else None)
+    return out
+
+
+READER_PENDING = pytest.mark.xfail(
+    strict=True,
+    reason="vision/models/d6_*.onnx (being retrained) finds no die in these rendered frames yet",
+)
+
+
+@pytest.mark.slow
+@READER_PENDING
+def test_dicetar_wars_settled_frames_read_right() -> None:
+    """vision.read_dice then calibration.geometry.place on its quads give every die's truth."""
+    from vision import read_dice
+
+    board, cal = board_and_camera(WARS)
+    _, truth = session(WARS)
+    wrong = []
+    for throw in truth["throws"]:
+        img = frame(WARS, throw["frame"])
+        readings = read_dice(img)
+        dice = throw["dice"]
+        found = matched_readings(readings, dice)
+        if len(readings) != len(dice) or any(r is None for r in found):
+            wrong.append(f"{throw['frame']}: {len(readings)} dice read, {len(dice)} there")
+            continue
+        got = place([r.quad for r in found], ["d6"] * len(found), cal, board, image=img)
+        for i, (d, r, g) in enumerate(zip(dice, found, got, strict=True)):
+            want = {"value": d["value"], "colour": d["colour"], **truth_facts(d)}
+            seen = {"value": r.value, "colour": r.colour, **geometry_facts(g)}
+            if seen != want:
+                wrong.append(f"{throw['frame']} die {i}: read {seen}, truth {want}")
+    assert not wrong, "\n".join(wrong)
