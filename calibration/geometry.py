@@ -14,10 +14,16 @@ The stack level comes from two cues:
 * solidity: two dice cannot share space, and a raised die's centre must lie
   over the top face of a die one level down.
 
-Each die, lowest-looking first, takes the level that best fits its size cue
-(in units of that cue's uncertainty) among the levels physics allows; a
-raised die with no die seen beneath pays a penalty (its support may be
-hidden, but the size cue must then be clear).
+With the frame at hand, a third cue orders two overlapping dice of different
+colours: where their top faces overlap in the image, the pixels belong to the
+upper die.
+
+Each die, lowest-looking first (and after any die the frame shows beneath
+it), takes the level that best fits its size cue (in units of that cue's
+uncertainty) among the levels physics allows; a raised die with no die seen
+beneath pays a penalty (its support may be hidden, but the size cue must then
+be clear).  The size cue assumes a cube (``d6``); for other kinds its
+uncertainty is set so large that solidity alone decides.
 
 A stacked die takes its zones and centre-line side from its own footprint
 (judged from straight above) and its field status from the die it rests on
@@ -47,6 +53,10 @@ CONFLICT_FRACTION = 0.08
 #: Assumed corner noise (px) of a top-face quad, for how far the size cue can be trusted.
 QUAD_NOISE_PX = 0.5
 MAX_STACK = 4
+#: Kinds whose top face is a square of the die's size (the size cue applies).
+CUBE_KINDS = frozenset({"d6"})
+#: Size-cue uncertainty (levels) for other kinds: large, so that solidity decides.
+NON_CUBE_SIGMA = 10.0
 #: Lab channel weights (OpenCV 8-bit Lab) for telling dice apart by colour.
 LAB_WEIGHTS = np.array([0.3, 1.0, 1.0])
 #: Cost (in squared sigmas of the size cue) of a raised die with no die seen beneath it.
@@ -178,12 +188,13 @@ def place(
     base = [pose.backproject(q, 0.0, calibration) for q in quads]
     est: list[float] = []
     sigma: list[float] = []
-    for q, fp0 in zip(quads, base, strict=True):
+    for q, fp0, kind in zip(quads, base, kinds, strict=True):
         side0 = np.sqrt(pg.area(fp0))
         h = cam_h * (1.0 - s / side0)
         est.append(h / s - 1.0)
         side_px = np.sqrt(pg.area(q))
-        sigma.append(cam_h / s * (QUAD_NOISE_PX * np.sqrt(2) / side_px))
+        cube = str(kind) in CUBE_KINDS
+        sigma.append(cam_h / s * (QUAD_NOISE_PX * np.sqrt(2) / side_px) if cube else NON_CUBE_SIGMA)
 
     def footprint(i: int, level: int) -> Poly:
         return pose.backproject(quads[i], (level + 1) * s, calibration)
@@ -256,19 +267,29 @@ def _seen_below(quads: list[NDArray[np.float64]], image: NDArray[np.uint8]) -> d
     when the two dice differ clearly in colour; otherwise the size cue decides alone.
     """
     out: dict[int, set[int]] = {}
-    h, w = image.shape[:2]
-    lab = None
     for i, j in itertools.combinations(range(len(quads)), 2):
         inter = pg.clip_convex(quads[i], quads[j])
         if len(inter) < 3 or pg.area(inter) < 9.0:
             continue
-        if lab is None:
-            lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float64)
-        both = _region(inter, h, w)
-        only_i = _region(quads[i], h, w) & ~_region(pg.clip_convex(quads[i], _grow(quads[j], 1.2)), h, w)
-        only_j = _region(quads[j], h, w) & ~_region(pg.clip_convex(quads[j], _grow(quads[i], 1.2)), h, w)
+        # Work in the pair's bounding box; pixels under any third die's face tell nothing.
+        pts = np.vstack([quads[i], quads[j]])
+        x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int) - 2, 0)
+        x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 2
+        roi = image[y0:y1, x0:x1]
+        if roi.size == 0:
+            continue
+        off = np.array([x0, y0], np.float64)
+        h, w = roi.shape[:2]
+        others = np.zeros((h, w), bool)
+        for k, q in enumerate(quads):
+            if k not in (i, j):
+                others |= _region(_grow(q, 1.2) - off, h, w)
+        both = _region(inter - off, h, w) & ~others
+        only_i = _region(quads[i] - off, h, w) & ~_region(_grow(quads[j], 1.2) - off, h, w) & ~others
+        only_j = _region(quads[j] - off, h, w) & ~_region(_grow(quads[i], 1.2) - off, h, w) & ~others
         if min(both.sum(), only_i.sum(), only_j.sum()) < 6:
             continue
+        lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab).astype(np.float64)
         # Shading changes lightness far more than hue: weigh L down (sides and shadows are darker).
         c_both, c_i, c_j = (np.median(lab[m], axis=0) * LAB_WEIGHTS for m in (both, only_i, only_j))
         if np.linalg.norm(c_i - c_j) < 25.0:
