@@ -1,19 +1,37 @@
-"""Turn a settled frame's readings into the engine input the game expects.
+"""Turn a settled frame's readings into the engine inputs the game expects, or a question.
 
-The controller asks a human rather than guess: a reading below the confidence
-threshold, a cocked die, or a die count the rules do not allow becomes a
-``Question`` (shown on the display and the LEDs) instead of an input.
+The controller asks a human rather than guess.  :func:`plan` returns either
+the inputs for what the engine ``expects()`` now or a :class:`Question` (shown
+on the display and the LEDs) when:
+
+* a die count does not match what the rules allow for this throw (``count``);
+* a die is cocked, not lying flat (``cocked``);
+* a reading is below the confidence threshold (``unsure``);
+* a die's owner cannot be told from the picture, e.g. Dice Fighter's off-field
+  dice come in identical colours (``owner``).
+
+Only the dice that matter are looked at: the roller's colour in Die-angler and
+Nozoku Dice, the whole board in DICETAR WARS and Dice Fighter, all five dice
+in Dice Hunter.  Readings are dicts: ``id``, ``kind``, ``value``,
+``confidence``, ``colour``, ``cocked``, ``center`` and, with a board
+calibration, ``zones``, ``min_multiplier``, ``side``, ``field_status``,
+``card_slot``, ``stack_level`` and ``rests_on`` (an index into the same list);
+a person's answers add ``confirmed`` and ``thrower``.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Expectation, Input, InputKind
 
-#: how many dice a roll of each game must show (None: any number)
+Reading = Mapping[str, Any]
+
+#: how many dice a roll of each game must show (None: it depends on what the engine expects)
 DICE_PER_ROLL: dict[str, int | None] = {
     "dice-hunter": 5,
     "die-angler": None,
@@ -22,6 +40,15 @@ DICE_PER_ROLL: dict[str, int | None] = {
     "dice-fighter": None,
 }
 
+#: the reading keys passed on to the engine's die objects
+DIE_KEYS = ("colour", "zones", "min_multiplier", "side", "field_status", "card_slot", "stack_level")
+
+#: Dice Fighter's six dice: two of each of these colours
+FIGHTER_COLOURS = ("red", "blue", "green")
+
+#: a die within this many pixels of where it lay before, showing the same face, was not thrown again
+SAME_PLACE_PX = 12.0
+
 
 @dataclass(frozen=True)
 class Question:
@@ -29,7 +56,7 @@ class Question:
 
     text: str
     readings: tuple[str, ...] = ()  # ids of the readings in doubt
-    kind: str = "unsure"  # unsure | count | cocked | owner
+    kind: str = "unsure"  # unsure | count | cocked | owner | illegal
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "readings": list(self.readings), "kind": self.kind}
@@ -42,6 +69,7 @@ class ReadingSet:
     seq: int
     t: float
     dice: list[dict[str, Any]] = field(default_factory=list)
+    applied: bool = False  # scored: the engine has these dice
 
     def by_id(self, rid: Any) -> dict[str, Any]:
         for d in self.dice:
@@ -52,56 +80,266 @@ class ReadingSet:
         )
 
 
-def question_for(game: str, readings: Sequence[Mapping[str, Any]], threshold: float) -> Question | None:
-    """Why these readings cannot be scored without a person, or None if they can."""
-    want = DICE_PER_ROLL.get(game)
-    if want is not None and len(readings) != want:
-        return Question(
-            f"The camera sees {len(readings)} dice; a roll here has {want}. Rethrow, or correct the reading.",
-            tuple(d["id"] for d in readings),
-            "count",
-        )
-    cocked = [d for d in readings if d.get("cocked") and not d.get("confirmed")]
+@dataclass(frozen=True)
+class Context:
+    """What the adapters need to know besides the readings."""
+
+    game: str
+    expected: Expectation
+    players: tuple[str, ...]
+    colours: Mapping[str, str]  # player -> dice colour
+    threshold: float = 0.8
+    #: the readings of the throw scored last, to tell which dice were thrown again
+    previous: Sequence[Reading] = ()
+
+
+# -- the checks every game shares ------------------------------------------------------------------
+
+
+def _ids(dice: Sequence[Reading]) -> tuple[str, ...]:
+    return tuple(str(d.get("id", "?")) for d in dice)
+
+
+def _doubt(dice: Sequence[Reading], threshold: float) -> Question | None:
+    cocked = [d for d in dice if d.get("cocked") and not d.get("confirmed")]
     if cocked:
-        ids = ", ".join(d["id"] for d in cocked)
+        ids = ", ".join(_ids(cocked))
         return Question(
-            f"Die {ids} is cocked (not lying flat): rethrow it, or confirm its value.",
-            tuple(d["id"] for d in cocked),
-            "cocked",
+            f"Die {ids} is cocked (not lying flat): rethrow it, or confirm its value.", _ids(cocked), "cocked"
         )
-    unsure = [d for d in readings if d.get("confidence", 1.0) < threshold and not d.get("confirmed")]
+    unsure = [d for d in dice if float(d.get("confidence", 1.0)) < threshold and not d.get("confirmed")]
     if unsure:
         d = unsure[0]
         return Question(
-            f"Is die {d['id']} ({d.get('colour') or ''} {d.get('kind', 'd6')}) a {d['value']}? "
+            f"Is die {d.get('id')} ({d.get('colour') or ''} {d.get('kind', 'd6')}) a {d.get('value')}? "
             "Confirm or correct it.",
-            tuple(x["id"] for x in unsure),
+            _ids(unsure),
             "unsure",
         )
     return None
 
 
-def to_input(game: str, expected: Expectation, readings: Sequence[Mapping[str, Any]]) -> Input:
-    """The engine input for a settled throw, given what the game expects now."""
-    if expected.kind not in (InputKind.ROLL, InputKind.THROW):
-        raise ValueError(f"the game expects {expected.describe()}, not a throw")
-    player = expected.players[0] if len(expected.players) == 1 else None
-    if game == "dice-hunter":
-        return Input(InputKind.ROLL, player, {"dice": sorted(int(d["value"]) for d in readings)})
-    dice = []
-    for d in readings:
-        die = {"kind": d.get("kind", "d6"), "value": int(d["value"])}
-        for key in (
-            "colour",
-            "zones",
-            "min_multiplier",
-            "side",
-            "field_status",
-            "card_slot",
-            "stack_level",
-            "rests_on",
-        ):
-            if d.get(key) not in (None, [], ()):
-                die[key] = d[key]
-        dice.append(die)
-    return Input(expected.kind, player, {"dice": dice})
+def _count(seen: Sequence[Reading], want: int, what: str) -> Question | None:
+    if len(seen) == want:
+        return None
+    return Question(
+        f"The camera sees {len(seen)} {what}; this throw needs {want}. Rethrow, or correct the reading.",
+        _ids(seen),
+        "count",
+    )
+
+
+def _die(d: Reading, index: Mapping[int, int] | None = None) -> dict[str, Any]:
+    """The engine's die object for a reading; ``index`` maps reading positions to input positions."""
+    die: dict[str, Any] = {"kind": d.get("kind", "d6"), "value": int(d["value"])}
+    for key in DIE_KEYS:
+        if d.get(key) not in (None, [], ()):
+            die[key] = list(d[key]) if isinstance(d[key], tuple) else d[key]
+    if d.get("sides") is not None:
+        die["sides"] = d["sides"]
+    rests_on = d.get("rests_on")
+    if rests_on is not None and (index is None or rests_on in index):
+        die["rests_on"] = rests_on if index is None else index[rests_on]
+    if d.get("thrower"):
+        die["thrower"] = d["thrower"]
+    return die
+
+
+def _of_colour(readings: Sequence[Reading], colour: str | None) -> list[Reading]:
+    return [d for d in readings if colour is not None and str(d.get("colour", "")).lower() == colour.lower()]
+
+
+def _thrown_again(now: Sequence[Reading], before: Sequence[Reading]) -> list[Reading]:
+    """The dice in ``now`` that are not where a die of ``before`` lay with the same colour and face."""
+    left = list(before)
+    moved = []
+    for d in now:
+        match = next(
+            (
+                b
+                for b in left
+                if b.get("colour") == d.get("colour")
+                and b.get("value") == d.get("value")
+                and "center" in b
+                and "center" in d
+                and math.dist(b["center"], d["center"]) <= SAME_PLACE_PX
+            ),
+            None,
+        )
+        if match is None:
+            moved.append(d)
+        else:
+            left.remove(match)
+    return moved
+
+
+# -- per game ----------------------------------------------------------------------------------------
+
+
+def _dice_hunter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+    q = _count(readings, 5, "dice") or _doubt(readings, ctx.threshold)
+    if q is not None:
+        return q
+    player = ctx.expected.players[0] if ctx.expected.players else None
+    return [Input(InputKind.ROLL, player, {"dice": sorted(int(d["value"]) for d in readings)})]
+
+
+def _by_colour(
+    ctx: Context, readings: Sequence[Reading], wanted: Mapping[str, int], kind: InputKind
+) -> list[Input] | Question:
+    """One input per expected player from the dice of that player's colour (Die-angler, Nozoku hands).
+
+    A player none of whose dice are seen has not thrown yet; any other count is a question.
+    """
+    inputs: list[Input] = []
+    doubts: list[Question] = []
+    for p in ctx.expected.players:
+        mine = _of_colour(readings, ctx.colours.get(p))
+        if not mine:
+            continue
+        want = wanted[p]
+        if len(mine) != want and ctx.previous:  # a reroll: only the dice thrown again count
+            again = _thrown_again(mine, _of_colour(ctx.previous, ctx.colours.get(p)))
+            mine = again if len(again) == want else mine
+        q = _count(mine, want, f"{ctx.colours.get(p)} dice of {p}") or _doubt(mine, ctx.threshold)
+        if q is not None:
+            doubts.append(q)
+            continue
+        inputs.append(Input(kind, p, {"dice": [_die(d) for d in mine]}))
+    if doubts:
+        return doubts[0]
+    if not inputs:
+        colours = ", ".join(f"{ctx.colours.get(p)} ({p})" for p in ctx.expected.players)
+        return Question(
+            f"The camera sees none of the dice expected now: {colours}. Throw them, or correct the reading.",
+            _ids(readings),
+            "count",
+        )
+    return inputs
+
+
+def _die_angler(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+    dice = ctx.expected.detail.get("dice", {})
+    wanted = {p: len(dice.get(p, [])) for p in ctx.expected.players}
+    return _by_colour(ctx, readings, wanted, InputKind.ROLL)
+
+
+def _nozoku(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+    detail = ctx.expected.detail
+    what = detail.get("roll")
+    if what == "hand":
+        return _by_colour(
+            ctx, readings, dict.fromkeys(ctx.expected.players, int(detail["dice"])), InputKind.ROLL
+        )
+    player = ctx.expected.players[0]
+    if what == "held die":
+        mine = _of_colour(readings, str(detail.get("colour")))
+        if len(mine) != 1 and ctx.previous:
+            mine = _thrown_again(mine, ctx.previous)
+        q = _count(mine, 1, f"newly thrown {detail.get('colour')} dice") or _doubt(mine, ctx.threshold)
+        return q if q is not None else [Input(InputKind.ROLL, player, {"dice": [_die(mine[0])]})]
+    # the centre (setup) or the whole centre after the preparation reroll
+    want = int(detail.get("dice", 0)) if what == "centre" else None
+    q = (_count(readings, want, "dice in the centre") if want is not None else None) or _doubt(
+        readings, ctx.threshold
+    )
+    if q is None and what == "centre":
+        seen = Counter(str(d.get("colour")) for d in readings)
+        expected = {str(k): int(v) for k, v in detail.get("colours", {}).items()}
+        if dict(seen) != expected:
+            q = Question(
+                f"The centre should hold {expected} dice by colour; the camera sees {dict(seen)}. "
+                "Rethrow, or correct the reading.",
+                _ids(readings),
+                "count",
+            )
+    if q is not None:
+        return q
+    return [Input(InputKind.ROLL, player, {"dice": [_die(d) for d in readings]})]
+
+
+def _dicetar_wars(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+    detail = ctx.expected.detail
+    player = ctx.expected.players[0]
+    if detail.get("step") == "first_throw":
+        want = {str(detail.get("colour", ctx.colours[player])).lower(): 5}
+    else:
+        want = {ctx.colours[p].lower(): 5 for p in ctx.players}
+    # only the players' dice are game dice: anything else the reader reports (a marker, a
+    # die from another game) is left out, and stacks are re-indexed into the dice kept
+    colours = {ctx.colours[p].lower() for p in ctx.players}
+    kept = [i for i, d in enumerate(readings) if str(d.get("colour", "")).lower() in colours]
+    index = {old: new for new, old in enumerate(kept)}
+    readings = [readings[i] for i in kept]
+    seen = Counter(str(d.get("colour", "")).lower() for d in readings)
+    if dict(seen) != want:
+        return Question(
+            f"This throw needs {want} dice by colour on and around the board; the camera sees "
+            f"{dict(seen)}. Rethrow, or correct the reading.",
+            _ids(readings),
+            "count",
+        )
+    q = _doubt(readings, ctx.threshold)
+    if q is not None:
+        return q
+    return [Input(InputKind.THROW, player, {"dice": [_die(d, index) for d in readings]})]
+
+
+def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+    detail = ctx.expected.detail
+    if ctx.expected.kind is InputKind.ROLL:  # the order roll-off: one die each, on its side
+        by_side = {str(d.get("side")): d for d in readings}
+        if len(readings) != 2 or set(by_side) != {"a", "b"}:
+            return Question(
+                "The order roll needs one die on each side of the centre line. Rethrow.",
+                _ids(readings),
+                "count",
+            )
+        q = _doubt(readings, ctx.threshold)
+        if q is not None:
+            return q
+        values = {ctx.players[0]: int(by_side["a"]["value"]), ctx.players[1]: int(by_side["b"]["value"])}
+        return [Input(InputKind.ROLL, None, {"values": values})]
+    if "special_roll" in detail:
+        moved = list(readings)
+        if len(moved) != 1 and ctx.previous:
+            moved = _thrown_again(readings, ctx.previous)
+        q = _count(moved, 1, "newly thrown dice") or _doubt(moved, ctx.threshold)
+        if q is not None:
+            return q
+        return [Input(InputKind.THROW, ctx.expected.players[0], {"dice": [_die(moved[0])]})]
+    kept = [i for i, d in enumerate(readings) if d.get("colour") in FIGHTER_COLOURS]
+    index = {old: new for new, old in enumerate(kept)}
+    readings = [readings[i] for i in kept]
+    q = _count(readings, int(detail.get("dice", 6)), "dice") or _doubt(readings, ctx.threshold)
+    if q is not None:
+        return q
+    unowned = [d for d in readings if d.get("field_status") == "off" and not d.get("thrower")]
+    if unowned:
+        d = unowned[0]
+        names = " or ".join(ctx.players)
+        return Question(
+            f"Who threw the {d.get('colour') or ''} die {d.get('id')} that is off the field: {names}? "
+            "The camera cannot tell dice of one colour apart.",
+            _ids(unowned),
+            "owner",
+        )
+    return [Input(InputKind.THROW, None, {"dice": [_die(d, index) for d in readings]})]
+
+
+ADAPTERS = {
+    "dice-hunter": _dice_hunter,
+    "die-angler": _die_angler,
+    "nozoku-dice": _nozoku,
+    "dicetar-wars": _dicetar_wars,
+    "dice-fighter": _dice_fighter,
+}
+
+
+def plan(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+    """The inputs for a settled throw given what the game expects now, or the question to ask first."""
+    if ctx.expected.kind not in (InputKind.ROLL, InputKind.THROW):
+        raise ValueError(f"the game expects {ctx.expected.describe()}, not a throw")
+    if ctx.game not in ADAPTERS:
+        raise ValueError(f"no camera adapter for game {ctx.game!r}; expected one of {sorted(ADAPTERS)}")
+    return ADAPTERS[ctx.game](ctx, readings)

@@ -20,12 +20,38 @@ from controller.config import TableConfig
 from controller.eventlog import EventLog, LogError
 from controller.table import Scripted, Table, TableError
 from engine import Input
+from hardware.buttons import BUTTONS
 
 log = logging.getLogger("dicetable.live")
 
 
+def _script_line(obj: Any) -> Scripted:
+    """One script line (see tests/fixtures/sessions/README.md); raises KeyError/TypeError/ValueError."""
+    if not isinstance(obj, dict):
+        raise TypeError("each line must be a JSON object")
+    t = float(obj["t"])
+    source = str(obj.get("source", "button"))
+    if "input" in obj:
+        return Scripted(t, source, input=Input.from_json(obj["input"]))
+    if "correction" in obj:
+        if not isinstance(obj["correction"], dict) or "action" not in obj["correction"]:
+            raise ValueError("'correction' must be an object with 'action'")
+        return Scripted(t, "admin", correction=dict(obj["correction"]), who=str(obj.get("who", "referee")))
+    if "press" in obj:
+        press, hold = str(obj["press"]), float(obj.get("hold", 0.0))
+        if press not in BUTTONS:
+            raise ValueError(f"'press' must be one of {list(BUTTONS)}, got {press!r}")
+        if not hold >= 0:
+            raise ValueError(f"'hold' must be >= 0 seconds, got {hold!r}")
+        return Scripted(t, "button", player=str(obj["player"]), press=press, hold=hold)
+    raise KeyError("one of 'input', 'correction' or 'press'")
+
+
 def load_script(path: Path) -> list[Scripted]:
-    """A recorded session's scripted inputs (``script.jsonl``); errors name the line."""
+    """A recorded session's scripted inputs, corrections and presses (``script.jsonl``).
+
+    Errors name the file, the line and what was expected.
+    """
     out: list[Scripted] = []
     if not path.is_file():
         return out
@@ -33,13 +59,11 @@ def load_script(path: Path) -> list[Scripted]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-            out.append(
-                Scripted(float(obj["t"]), str(obj.get("source", "button")), Input.from_json(obj["input"]))
-            )
+            out.append(_script_line(json.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
             raise TableError(
-                f'{path}:{no}: expected {{"t": seconds, "input": {{...}}}}, got {line[:120]!r} ({e})'
+                f'{path}:{no}: expected {{"t": seconds, and "input", "correction" or "press"}}, '
+                f"got {line[:120]!r} ({e})"
             ) from None
     return sorted(out, key=lambda s: s.t)
 
@@ -88,24 +112,42 @@ def play(
     *,
     progress: Callable[[float, str], None] | None = None,
     total_t: float | None = None,
+    gate: Any = None,
 ) -> None:
-    """Run frames through the gate into the table until the source ends or the game is over."""
+    """Run frames through the gate into the table until the source ends or the game is over.
+
+    A table resumed from its log on a recorded session first runs the frames
+    it had already seen through the motion gate alone (cheap), so the gate is
+    where it was, and skips the script it had already consumed.
+    """
     from vision.motion import MotionGate
 
-    gate = MotionGate()
+    gate = gate or MotionGate()
+    point = table.resume_point if str(getattr(source, "name", "")).startswith("recorded:") else None
+    if point is not None:
+        table.skip_to(point)
+    t_last = 0.0
     while True:
         frame = source.read()
         if frame is None:
             break
-        table.feed_due(frame.t)
-        upd = gate.update(frame.image_bgr, frame.t)
+        t_last = frame.t
+        try:
+            upd = gate.update(frame.image_bgr, frame.t)
+        except ValueError as e:  # a corrupt frame (wrong shape, time going back): skip it
+            log.warning("frame at t=%.2f skipped: %s", frame.t, e)
+            continue
+        if point is not None and frame.t <= float(point.get("t", 0.0)):
+            continue  # seen before the restart
+        table.tick(frame.t)
         if upd.settled_now or upd.changed:
             table.on_settled(frame.image_bgr, upd.t_rest, frame.t)
         if progress is not None:
             progress(frame.t, table.snapshot()["waiting_for"])
         if table.status == "over":
             break
-    table.feed_due(float("inf"))
+    if table.status == "playing":
+        table.finish(t_last)
 
 
 def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLog]:

@@ -13,14 +13,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
-from controller.adapters import Question, ReadingSet, question_for, to_input
+from controller.adapters import Context, Question, ReadingSet, plan
 from controller.config import TableConfig
 from controller.eventlog import EventLog
+from controller.panels import Edge, PanelError, PanelSet, press_edges
 from controller.scenario import Setup, new_game
 from engine import Game, Input, InputKind, Outcome, RuleError
 
@@ -37,19 +39,76 @@ class Notifier(Protocol):
     def notify(self, snapshot: dict[str, Any]) -> None: ...
 
 
+#: corrections that answer a question about the current readings (they wait for one)
+ANSWERS = ("confirm", "set_value", "set_thrower")
+
+
 @dataclass(frozen=True)
 class Scripted:
-    """An input from a button panel or the admin page, due at time ``t`` (recorded sessions)."""
+    """One line of a recorded session's script, due at time ``t``.
+
+    Exactly one of: ``input`` (a choice on a panel or the admin page, a card
+    reveal), ``correction`` (a referee's answer or command on the admin page,
+    by ``who``) or ``press`` (a raw button press on ``player``'s panel, held
+    ``hold`` seconds; it goes through the real panel machinery).
+    """
 
     t: float
     source: str
-    input: Input
+    input: Input | None = None
+    correction: dict[str, Any] | None = None
+    who: str = "referee"
+    player: str | None = None
+    press: str | None = None
+    hold: float = 0.0
 
 
 def _default_reader(image: np.ndarray) -> Sequence[Any]:
     import vision
 
     return vision.read_dice(image)
+
+
+class BoardGeometry:
+    """The configured board layout and camera calibration: where each die lies on the board."""
+
+    def __init__(self, layout: str, calibration: str) -> None:
+        from calibration.board import BOARDS_DIR, load_board, resolve_board_path
+        from calibration.camera import load_calibration
+
+        path = resolve_board_path(layout)
+        if not path.exists() and (BOARDS_DIR / Path(layout).name).exists():
+            path = BOARDS_DIR / Path(layout).name
+        try:
+            self.board = load_board(path)
+            self.calibration = load_calibration(calibration)
+        except (ValueError, OSError) as e:
+            raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
+
+    def place(self, image: np.ndarray, readings: list[dict[str, Any]]) -> None:
+        """Add zones, side, field status, card slot and stacking to the readings (raises ValueError)."""
+        from calibration.geometry import place
+
+        if not readings:
+            return
+        geo = place(
+            [r["quad"] for r in readings],
+            [r.get("kind", "d6") for r in readings],
+            self.calibration,
+            self.board,
+            image=image,
+        )
+        for r, g in zip(readings, geo, strict=True):
+            r.update(
+                zones=list(g.zones),
+                min_multiplier=g.min_multiplier,
+                side=g.side,
+                field_status=g.field_status,
+                card_slot=g.card_slot,
+                stack_level=g.stack_level,
+                rests_on=g.rests_on,
+                board_center_mm=[round(g.board_center_mm[0], 1), round(g.board_center_mm[1], 1)],
+            )
 
 
 class Table:
@@ -64,6 +123,8 @@ class Table:
         listeners: Iterable[Callable[[dict[str, Any]], None]] = (),
         clock: Callable[[], float] = time.time,
         resume: bool = True,
+        panels: PanelSet | None = None,
+        geometry: BoardGeometry | None = None,
     ) -> None:
         self.cfg = cfg
         self.table_id = cfg.table.id
@@ -72,17 +133,35 @@ class Table:
         self.listeners = list(listeners)
         self.clock = clock
         self._lock = threading.RLock()
+        # DICETAR WARS scores by the zones of the same board the camera places the dice on
+        data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
         self.setup = Setup(
-            cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed
+            cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
         )
         self.game_no, self.game, self.resumed = self._open_game(resume)
         self.status = "over" if self.game.result() is not None else "playing"
         self.reading_set: ReadingSet | None = None
+        self.previous: list[dict[str, Any]] = []  # the readings scored last
         self.question: Question | None = None
         self.frame: bytes | None = None
-        self.pending: list[Scripted] = []
-        self.secret_progress: dict[str, list[str]] | None = None
+        self._pending: list[Scripted] = []
+        self.edges: list[Edge] = []
+        self.consumed = 0  # scripted items and edges taken so far (for resuming a recording)
+        self.edges_driven = 0
+        self.secret_progress: dict[str, Any] | None = None
+        self.secret_round: Any = None
+        self.notice: str | None = None  # e.g. "camera lost; reopening"
         self.rest_times: list[tuple[float, float]] = []  # (t_rest of the frame, clock when scored)
+        self.board_problem: str | None = None
+        self._t_correction: float | None = None
+        self.resume_point = self._resume_point() if self.resumed else None
+        if geometry is None and cfg.board.layout and cfg.board.calibration:
+            geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration)
+        self.geometry = geometry
+        try:
+            self.panels = panels if panels is not None else PanelSet(cfg)
+        except PanelError as e:
+            raise TableError(str(e)) from None
 
     # -- the log ---------------------------------------------------------------------
     def _open_game(self, resume: bool) -> tuple[int, Game, bool]:
@@ -96,13 +175,53 @@ class Table:
         game_no = self.log.start_game(self.setup)
         return game_no, new_game(self.setup), False
 
-    def apply(self, inp: Input, source: str) -> list[Outcome]:
+    def _resume_point(self) -> dict[str, Any] | None:
+        """Where a recorded session stood at the last input the log holds (see ``_mark``)."""
+        events = self.log.events(self.game_no)
+        n_inputs = sum(1 for e in events if e.kind == "input")
+        marks = [
+            e.data
+            for e in events
+            if e.kind == "control"
+            and e.data.get("action") == "position"
+            and e.data.get("inputs", 0) <= n_inputs
+        ]
+        return marks[-1] if marks else None
+
+    def _mark(self, t: float | None) -> None:
+        """Log where the session stands, just before an input is applied.
+
+        A mark claims the input count after the input; on resume a mark whose
+        input never got committed is ignored, so a kill between the two loses
+        nothing and repeats nothing.
+        """
+        if t is None:
+            return
+        self.log.append(
+            self.game_no,
+            "control",
+            {
+                "action": "position",
+                "t": t,
+                "script": self.consumed,
+                "edges": self.edges_driven,
+                "inputs": len(list(self.log.inputs(self.game_no))) + 1,
+            },
+            "table",
+        )
+
+    def apply(self, inp: Input, source: str, t: float | None = None) -> list[Outcome]:
         """Apply an input: log it with its outcomes (committed), then tell the listeners."""
         with self._lock:
             if self.status != "playing":
                 raise RuleError(f"the table is {self.status}: inputs are taken only while playing")
             outcomes = self.game.apply(inp)  # a RuleError leaves the game unchanged
-            self.log.append_input(self.game_no, inp, outcomes, source)
+            try:
+                self._mark(t)  # the mark goes in before the input (see _mark)
+                self.log.append_input(self.game_no, inp, outcomes, source)
+            except Exception:
+                self.game = self.log.replay(self.game_no)  # not logged, so not applied
+                raise
             if self.game.result() is not None:
                 self.status = "over"
         self._emit()
@@ -122,13 +241,27 @@ class Table:
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
-        readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in self.reader(image)]
+        try:
+            readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in self.reader(image)]
+        except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
+            log.warning("frame at t=%.2f could not be read: %s", t, e)
+            self.notice = f"a frame at t={t:.2f} s could not be read ({e}); waiting for the next one"
+            self._emit()
+            return
+        board_problem: str | None = None
+        if self.geometry is not None:
+            try:
+                self.geometry.place(image, readings)
+            except ValueError as e:
+                board_problem = str(e)
         with self._lock:
             seq = (self.reading_set.seq + 1) if self.reading_set else 1
             for i, r in enumerate(readings):
                 r["id"] = f"r{seq}.{i + 1}"
                 r["unsure"] = r.get("confidence", 1.0) < self.cfg.table.confidence_threshold
             self.reading_set = ReadingSet(seq, t, readings)
+            self.board_problem = board_problem
+            self.notice = None
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
             self.frame = buf.tobytes() if ok else None
             self.log.append(
@@ -143,49 +276,177 @@ class Table:
                 },
                 "camera",
             )
-        self._try_score(t_rest if t_rest is not None else t)
+        self._try_score(t_rest if t_rest is not None else t, t)
 
-    def _try_score(self, t_rest: float) -> None:
+    def _context(self, exp: Any) -> Context:
+        state_colours = self.game.state.get("colours")
+        colours = {p.name: p.colour for p in self.cfg.players}
+        if isinstance(state_colours, Mapping):
+            colours.update({str(k): str(v) for k, v in state_colours.items()})
+        return Context(
+            self.setup.game,
+            exp,
+            self.setup.players,
+            colours,
+            self.cfg.table.confidence_threshold,
+            self.previous,
+        )
+
+    def _ask(self, question: Question) -> None:
+        with self._lock:
+            self.question = question
+            self.log.append(self.game_no, "question", question.to_json(), "table")
+        self._emit()
+
+    def _try_score(self, t_rest: float, t: float | None = None) -> None:
         """Score the current readings, or ask a question about them."""
         with self._lock:
             rs = self.reading_set
-            if rs is None or (rs.dice and all(d.get("applied") for d in rs.dice)):
+            if rs is None or rs.applied:
                 return
             exp = self.game.expects()
             if exp.kind not in (InputKind.ROLL, InputKind.THROW):
                 return
-            self.question = question_for(self.setup.game, rs.dice, self.cfg.table.confidence_threshold)
-            if self.question is not None:
-                self.log.append(self.game_no, "question", self.question.to_json(), "table")
-        if self.question is not None:
-            self._emit()
+            if self.board_problem:
+                result: list[Input] | Question = Question(
+                    f"The board cannot be placed in this frame ({self.board_problem}). "
+                    "Clear the markers and rethrow.",
+                    tuple(d["id"] for d in rs.dice),
+                    "board",
+                )
+            else:
+                result = plan(self._context(exp), rs.dice)
+        if isinstance(result, Question):
+            self._ask(result)
             return
+        self.question = None
         try:
-            self.apply(to_input(self.setup.game, exp, rs.dice), "camera")
+            for inp in result:
+                self.apply(inp, "camera", t)
         except RuleError as e:
-            with self._lock:
-                self.question = Question(f"The throw cannot be scored: {e.why}", (), "illegal")
-                self.log.append(self.game_no, "question", self.question.to_json(), "table")
-            self._emit()
+            self._ask(
+                Question(f"The throw cannot be scored: {e.why}", tuple(d["id"] for d in rs.dice), "illegal")
+            )
             return
         with self._lock:
-            for d in rs.dice:
-                d["applied"] = True
+            rs.applied = True
+            self.previous = [dict(d) for d in rs.dice]
             self.rest_times.append((t_rest, self.clock()))
+        self._emit()
 
-    # -- scripted inputs (button panels in a recording) --------------------------------
+    # -- scripted inputs, corrections and presses (recorded sessions) -----------------------
+    @property
+    def pending(self) -> list[Scripted]:
+        return self._pending
+
+    @pending.setter
+    def pending(self, items: list[Scripted]) -> None:
+        """Set the script: raw presses become button edges, the rest wait in order."""
+        edges: list[Edge] = []
+        rest: list[Scripted] = []
+        for s in items:
+            if s.press is not None:
+                edges += press_edges(s.t, s.player or "", s.press, s.hold)
+            else:
+                rest.append(s)
+        self._pending = rest
+        self.edges = sorted(edges)
+        if edges:
+            self.panels.scripted = True
+
+    def skip_to(self, point: Mapping[str, Any]) -> None:
+        """Drop the scripted items and edges a resumed game has already consumed."""
+        n, e = int(point.get("script", 0)), int(point.get("edges", 0))
+        self._pending, self.edges = self._pending[n:], self.edges[e:]
+        self.consumed, self.edges_driven = n, e
+
+    def tick(self, t: float) -> None:
+        """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round."""
+        while self.edges and self.edges[0].t <= t:
+            edge = self.edges.pop(0)
+            self.edges_driven += 1
+            try:
+                self.panels.drive(edge)
+            except ValueError as err:
+                log.warning("scripted press at t=%.2f ignored: %s", edge.t, err)
+        self.feed_due(t)
+        self._drive_secret(t)
+
     def feed_due(self, t: float) -> None:
-        """Apply the scripted inputs that are due by ``t`` and that the game now expects."""
-        while self.pending and self.pending[0].t <= t:
-            item = self.pending[0]
+        """Apply the scripted inputs and corrections that are due by ``t`` and that can be taken now."""
+        while self._pending and self._pending[0].t <= t:
+            item = self._pending[0]
+            if item.correction is not None:
+                if item.correction.get("action") in ANSWERS and self.question is None:
+                    return  # it answers a question not asked yet
+                self._pending.pop(0)
+                self.consumed += 1
+                command = dict(item.correction)
+                if "reading" not in command and self.question is not None and self.question.readings:
+                    command["reading"] = self.question.readings[0]
+                try:
+                    self.correct(command, item.who, t)
+                except (ValueError, RuleError) as e:
+                    log.warning("scripted correction at t=%.2f refused: %s", item.t, e)
+                continue
+            assert item.input is not None
             exp = self.game.expects()
             if exp.kind is not item.input.kind or (exp.players and item.input.player not in exp.players):
                 return  # not yet: e.g. the roll it follows has not been read
-            self.pending.pop(0)
+            self._pending.pop(0)
+            self.consumed += 1
             try:
-                self.apply(item.input, item.source)
+                self.apply(item.input, item.source, t)
             except RuleError as e:
                 log.warning("scripted input at t=%.2f refused: %s", item.t, e)
+
+    def finish(self, t_end: float) -> None:
+        """The recording has ended: play what is left of the script at its own times."""
+        times = [e.t for e in self.edges] + [s.t for s in self._pending]
+        t = t_end
+        for due in sorted(times):
+            t = max(t, due)
+            self.tick(t)
+        self.tick(t + 5.0)
+
+    # -- secret selections on the button panels ---------------------------------------------
+    def _drive_secret(self, t: float) -> None:
+        from hardware.secret import RoundStatus, SecretRound, menu_for
+
+        exp = self.game.expects()
+        now = self.panels.now(t)
+        if self.status != "playing" or exp.kind is not InputKind.SECRET:
+            if self.secret_round is not None:
+                self.secret_round.cancel("the game no longer expects a secret selection")
+                self.secret_round = None
+            for panel in self.panels.list():  # presses outside a round mean nothing
+                panel.poll(now)
+            return
+        rnd = self.secret_round
+        if rnd is None or rnd.status in (RoundStatus.TIMED_OUT, RoundStatus.CANCELLED):
+            try:
+                menus = {p: menu_for(self.game, p) for p in exp.players}
+            except ValueError as e:
+                raise TableError(f"cannot offer the secret selection on the panels: {e}") from None
+            rnd = self.secret_round = SecretRound(menus, t_start=now, on_change=self._secret_changed)
+            self.secret_progress = rnd.public_status()
+            self._emit()
+        panels = [p for p in self.panels.list() if p.player in rnd.players]
+        rnd.drive(panels, now)
+        if rnd.status is RoundStatus.REVEALED:
+            self.secret_round = None
+            for inp in rnd.inputs:
+                try:
+                    self.apply(inp, "button", t)
+                except RuleError as e:  # e.g. a fighter clash: the round starts again
+                    log.warning("secret selection of %s refused: %s", inp.player, e.why)
+                    self.notice = f"a secret selection was refused ({e.why}); choose again"
+            self.secret_progress = None
+            self._emit()
+
+    def _secret_changed(self, status: dict[str, Any]) -> None:
+        self.secret_progress = status
+        self._emit()
 
     # -- TableBackend (what the display reads) ------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -202,6 +463,7 @@ class Table:
                 "secret": self.secret_progress,
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
+                "notice": self.notice,
             }
 
     def _waiting_for(self, exp: Mapping[str, Any]) -> str:
@@ -232,16 +494,18 @@ class Table:
     def frame_jpeg(self) -> bytes | None:
         return self.frame
 
-    def correct(self, command: dict[str, Any], who: str) -> dict[str, Any]:
+    def correct(self, command: dict[str, Any], who: str, t: float | None = None) -> dict[str, Any]:
         """An admin correction; every one is logged with who and when."""
         if not isinstance(who, str) or not who.strip():
             raise ValueError("a correction needs 'who': the name of the person making it")
         if not isinstance(command, Mapping) or "action" not in command:
             raise ValueError(f"a correction must be an object with 'action', got {command!r}")
         action = command["action"]
+        self._t_correction = t
         handlers: dict[str, Callable[[Mapping[str, Any], str], str]] = {
             "confirm": self._confirm,
             "set_value": self._set_value,
+            "set_thrower": self._set_thrower,
             "undo": self._undo,
             "start": self._control,
             "pause": self._control,
@@ -267,7 +531,7 @@ class Table:
                 "correction",
                 who,
             )
-        self._try_score(self.clock())
+        self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} confirmed as {d['value']}"
 
     def _set_value(self, command: Mapping[str, Any], who: str) -> str:
@@ -285,7 +549,7 @@ class Table:
                 raise ValueError(
                     f"a {d.get('kind', 'd6')} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})"
                 )
-            if d.get("applied"):
+            if self.reading_set.applied:
                 raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
             old = d["value"]
             d["value"], d["confirmed"], d["unsure"] = value, True, False
@@ -296,8 +560,32 @@ class Table:
                 "correction",
                 who,
             )
-        self._try_score(self.clock())
+        self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} set from {old} to {value}"
+
+    def _set_thrower(self, command: Mapping[str, Any], who: str) -> str:
+        """The players' answer to "who threw this die?" (Dice Fighter's dice off the field)."""
+        thrower = command.get("thrower")
+        if thrower not in self.setup.players:
+            raise ValueError(
+                f"'thrower' must be one of the players {list(self.setup.players)}, got {thrower!r}"
+            )
+        with self._lock:
+            if self.reading_set is None:
+                raise ValueError("there is no reading to correct yet")
+            d = self.reading_set.by_id(command.get("reading"))
+            if self.reading_set.applied:
+                raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+            d["thrower"] = thrower
+            self.log.append(
+                self.game_no,
+                "control",
+                {"correction": "set_thrower", "reading": d["id"], "thrower": thrower, "who": who},
+                "correction",
+                who,
+            )
+        self._try_score(self.clock(), self._t_correction)
+        return f"reading {d['id']} thrown by {thrower}"
 
     def _undo(self, command: Mapping[str, Any], who: str) -> str:
         with self._lock:
@@ -309,8 +597,7 @@ class Table:
             self.game = self.log.replay(self.game_no)
             self.status = "playing"
             if self.reading_set is not None:
-                for d in self.reading_set.dice:
-                    d.pop("applied", None)
+                self.reading_set.applied = False
         return f"undid {last.data.get('type')} from {last.player or 'the table'}"
 
     def _control(self, command: Mapping[str, Any], who: str) -> str:
@@ -335,7 +622,7 @@ class Table:
         inp = Input.from_json(command.get("input"))
         if inp.kind is InputKind.SECRET:
             raise ValueError("secret selections come from the players' button panels, not the admin page")
-        self.apply(inp, "admin")
+        self.apply(inp, "admin", self._t_correction)
         return f"{inp.kind.value} applied"
 
 

@@ -1,0 +1,318 @@
+"""The table loop with a scripted camera: what it scores, what it asks, and what it never shows."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from controller.config import parse_config
+from controller.eventlog import EventLog
+from controller.live import load_script
+from controller.session import mock_pins
+from controller.table import Scripted, Table, TableError
+from hardware import patterns
+from hardware.feedback import LedFeedback
+from hardware.leds import open_matrix
+
+IMAGE = np.zeros((48, 64, 3), np.uint8)
+
+
+class Camera:
+    """A reader that returns whatever the test says the camera sees next."""
+
+    def __init__(self) -> None:
+        self.next: list[dict[str, Any]] = []
+
+    def __call__(self, image: np.ndarray) -> list[dict[str, Any]]:
+        return [dict(d) for d in self.next]
+
+
+def d6(value: int, colour: str = "red", conf: float = 0.99, x: float = 10.0, **kw: Any) -> dict[str, Any]:
+    return {"kind": "d6", "value": value, "confidence": conf, "colour": colour, "center": [x, 10.0], **kw}
+
+
+def make_table(
+    tmp_path: Path, game: str, players: list[dict[str, Any]], options: dict[str, Any] | None = None
+) -> tuple[Table, Camera, list[dict[str, Any]]]:
+    for i, p in enumerate(players):
+        p.setdefault("pins", mock_pins(i).model_dump())
+    cfg = parse_config({"table": {"game": game, "options": options or {}, "seed": 3}, "players": players})
+    cam = Camera()
+    snaps: list[dict[str, Any]] = []
+    table = Table(cfg, EventLog(tmp_path / "t.sqlite3"), reader=cam, listeners=[snaps.append], resume=False)
+    return table, cam, snaps
+
+
+def press(t: float, player: str, button: str, hold: float = 0.0) -> Scripted:
+    return Scripted(t, "button", player=player, press=button, hold=hold)
+
+
+def run_until(table: Table, t_end: float, step: float = 0.05, t0: float = 0.0) -> None:
+    for t in np.arange(t0, t_end, step):
+        table.tick(float(t))
+
+
+def settle(table: Table, cam: Camera, dice: list[dict[str, Any]], t: float) -> None:
+    cam.next = dice
+    table.on_settled(IMAGE, t, t)
+
+
+HUNTERS = [
+    {"name": "ann", "colour": "red"},
+    {"name": "bob", "colour": "blue"},
+    {"name": "cid", "colour": "green"},
+]
+
+
+@pytest.fixture
+def hunter(tmp_path: Path) -> Iterator[tuple[Table, Camera, list[dict[str, Any]]]]:
+    table, cam, snaps = make_table(tmp_path, "dice-hunter", [dict(p) for p in HUNTERS], {"deck": "virtual"})
+    yield table, cam, snaps
+    table.log.close()
+
+
+# -- unsure means ask ---------------------------------------------------------------------------------
+
+
+def test_a_sure_roll_is_scored_at_once(hunter: Any) -> None:
+    table, cam, _ = hunter
+    settle(table, cam, [d6(v) for v in (3, 3, 3, 5, 6)], 1.0)
+    assert table.question is None
+    assert table.game.state["dice"] == [3, 3, 3, 5, 6]
+    assert table.snapshot()["state"]["expects"]["kind"] == "choice"
+
+
+def test_an_unsure_reading_is_asked_and_scored_only_after_a_confirmation(hunter: Any) -> None:
+    table, cam, snaps = hunter
+    settle(table, cam, [d6(3), d6(3), d6(3, conf=0.5), d6(5), d6(6)], 1.0)
+    snap = table.snapshot()
+    assert snap["question"]["kind"] == "unsure" and snap["question"]["readings"] == ["r1.3"]
+    assert snap["state"]["expects"]["kind"] == "roll", "nothing may be scored before the answer"
+    led = LedFeedback(open_matrix("emu://", 16, 16))
+    try:
+        assert np.array_equal(led.frames_for(snap)[-1], patterns.question(16, 16))
+    finally:
+        led.close()
+    table.correct({"action": "confirm", "reading": "r1.3"}, "ref")
+    assert table.question is None
+    assert table.game.state["dice"] == [3, 3, 3, 5, 6]
+    assert snaps[-1]["question"] is None
+
+
+def test_a_corrected_value_is_what_gets_scored(hunter: Any) -> None:
+    table, cam, _ = hunter
+    settle(table, cam, [d6(3), d6(3), d6(2, conf=0.4), d6(5), d6(6)], 1.0)
+    table.correct({"action": "set_value", "reading": "r1.3", "value": 3}, "ref")
+    assert table.game.state["dice"] == [3, 3, 3, 5, 6]
+
+
+def test_a_wrong_die_count_is_asked_and_a_rethrow_answers_it(hunter: Any) -> None:
+    table, cam, _ = hunter
+    settle(table, cam, [d6(3), d6(3), d6(5), d6(6)], 1.0)
+    assert table.question is not None and table.question.kind == "count"
+    assert "4 dice" in table.question.text and "needs 5" in table.question.text
+    table.correct({"action": "confirm", "reading": "r1.1"}, "ref")  # confirming cannot make 4 dice 5
+    assert table.question is not None and table.game.state["expects"]["kind"] == "roll"
+    settle(table, cam, [d6(v) for v in (1, 2, 3, 4, 5)], 3.0)
+    assert table.question is None and table.game.state["dice"] == [1, 2, 3, 4, 5]
+
+
+def test_a_cocked_die_is_asked_about(hunter: Any) -> None:
+    table, cam, _ = hunter
+    settle(table, cam, [d6(3), d6(3), d6(3, cocked=True), d6(5), d6(6)], 1.0)
+    assert table.question is not None and table.question.kind == "cocked"
+    assert table.game.state["expects"]["kind"] == "roll"
+    table.correct({"action": "set_value", "reading": "r1.3", "value": 4}, "ref")
+    assert table.game.state["dice"] == [3, 3, 4, 5, 6]
+
+
+def test_a_throw_is_read_only_when_the_game_expects_one(hunter: Any) -> None:
+    table, cam, _ = hunter
+    settle(table, cam, [d6(v) for v in (3, 3, 3, 5, 6)], 1.0)
+    settle(table, cam, [d6(v) for v in (1, 1, 1, 1, 1)], 2.0)  # someone fiddles before choosing
+    assert table.game.state["dice"] == [3, 3, 3, 5, 6]
+    assert table.reading_set is not None and table.reading_set.seq == 1
+
+
+def test_a_corrupt_frame_changes_nothing_and_says_so(hunter: Any) -> None:
+    table, _, _ = hunter
+
+    def broken(image: np.ndarray) -> list[Any]:
+        raise ValueError("expected a BGR uint8 image, got shape (3,)")
+
+    table.reader = broken
+    table.on_settled(IMAGE, 1.0, 1.0)
+    assert table.game.state["expects"]["kind"] == "roll"
+    assert "could not be read" in (table.snapshot()["notice"] or "")
+
+
+# -- scripted choices, corrections and presses ----------------------------------------------------------
+
+
+def test_scripted_choices_wait_for_the_roll_they_follow(hunter: Any) -> None:
+    table, cam, _ = hunter
+    table.pending = [
+        Scripted(
+            0.5,
+            "button",
+            input=__import__("engine").Input.from_json({"type": "choice", "player": "ann", "take": "trio"}),
+        )
+    ]
+    table.tick(1.0)
+    assert table.pending, "the choice waits: the roll has not been read"
+    settle(table, cam, [d6(v) for v in (3, 3, 3, 5, 6)], 1.5)
+    table.tick(1.6)
+    assert table.game.state["holdings"]["ann"] == ["trio"]
+
+
+def test_a_scripted_correction_answers_the_question_when_it_is_asked(hunter: Any, tmp_path: Path) -> None:
+    table, cam, _ = hunter
+    script = tmp_path / "script.jsonl"
+    script.write_text(
+        json.dumps({"t": 0.5, "source": "admin", "correction": {"action": "confirm"}, "who": "ref"})
+    )
+    table.pending = load_script(script)
+    table.tick(0.6)
+    assert table.pending, "a confirmation waits for a question"
+    settle(table, cam, [d6(3), d6(3), d6(3, conf=0.5), d6(5), d6(6)], 1.0)
+    table.tick(1.1)
+    assert table.game.state["dice"] == [3, 3, 3, 5, 6]
+    corrections = [e for e in table.log.events(table.game_no) if e.source == "correction"]
+    assert corrections and corrections[0].data["who"] == "ref"
+
+
+def test_a_malformed_script_line_is_named(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    script.write_text('{"t": 1, "input": {"type": "roll"}}\n{"t": 2, "press": "sideways", "player": "ann"}\n')
+    with pytest.raises(TableError, match=r"script.jsonl:2: .*press"):
+        load_script(script)
+
+
+# -- secret selections on the panels ---------------------------------------------------------------------
+
+ANGLERS = [{"name": "ann", "colour": "red"}, {"name": "bob", "colour": "blue"}]
+
+
+def choose(player: str, t: float, ups: int) -> list[Scripted]:
+    """Click ``up`` n times, then hold ``confirm``."""
+    out = [press(t + 0.3 * i, player, "up") for i in range(ups)]
+    return [*out, press(t + 0.3 * ups, player, "confirm", hold=1.2)]
+
+
+def test_secret_choices_go_through_the_gpio_panels_and_stay_hidden_until_the_reveal(tmp_path: Path) -> None:
+    table, _cam, snaps = make_table(tmp_path, "die-angler", [dict(p) for p in ANGLERS], {"deck": "virtual"})
+    assert table.game.expects().kind.value == "secret"
+    table.pending = choose("ann", 0.5, 3) + choose("bob", 2.0, 1)
+    run_until(table, 3.0)  # ann has confirmed (t=2.6), bob is still holding (until t=3.5)
+    seen = json.dumps([s for s in snaps]) + json.dumps(table.snapshot())
+    seen += json.dumps([e.to_json() for e in table.log.events(table.game_no)])
+    assert table.snapshot()["secret"]["confirmed"] == ["ann"]
+    assert '"d6": 3' not in seen and '"d6": 1' not in seen, "a choice leaked before the reveal"
+    run_until(table, 4.5, t0=3.0)
+    sel = table.game.state["selections"]
+    assert sel["ann"]["d6"] == 3 and sel["bob"]["d6"] == 1
+    inputs = [e for e in table.log.events(table.game_no) if e.kind == "input"]
+    assert {e.source for e in inputs} == {"button"}
+    table.log.close()
+
+
+def test_die_angler_reads_each_players_colour_from_one_simultaneous_throw(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "die-angler", [dict(p) for p in ANGLERS], {"deck": "virtual"})
+    table.pending = choose("ann", 0.5, 2) + choose("bob", 0.5, 2)
+    run_until(table, 3.0)
+    exp = table.game.expects()
+    assert exp.kind.value == "roll" and set(exp.players) == {"ann", "bob"}
+    # another colour on the table (a die left from before) is not either player's
+    settle(table, cam, [d6(4, "red"), d6(2, "blue"), d6(6, "red"), d6(1, "blue"), d6(5, "green")], 3.5)
+    assert table.question is None
+    rolls = table.game.state["last_bout"]["rolls"]
+    assert sorted(d["value"] for d in rolls["ann"]["dice"]) == [4, 6]
+    assert sorted(d["value"] for d in rolls["bob"]["dice"]) == [1, 2]
+    table.log.close()
+
+
+def test_die_angler_asks_when_a_player_shows_too_many_dice(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "die-angler", [dict(p) for p in ANGLERS], {"deck": "virtual"})
+    table.pending = choose("ann", 0.5, 1) + choose("bob", 0.5, 1)
+    run_until(table, 3.0)
+    settle(table, cam, [d6(4, "red"), d6(6, "red"), d6(1, "blue")], 3.5)
+    assert table.question is not None and table.question.kind == "count"
+    assert "red dice of ann" in table.question.text
+    assert table.game.expects().kind.value == "roll"
+    table.log.close()
+
+
+# -- Dice Fighter: the owner of an off-field die is asked, never guessed ------------------------------------
+
+
+def d10p(value: int, colour: str, side: str | None, status: str = "field", **kw: Any) -> dict[str, Any]:
+    die = {"kind": "d10p", "value": value, "confidence": 0.99, "colour": colour, "field_status": status}
+    if side:
+        die["side"] = side
+    return {**die, **kw}
+
+
+def test_dice_fighter_asks_who_threw_an_off_field_die(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "dice-fighter", [dict(p) for p in ANGLERS])
+    table.pending = choose("ann", 0.5, 0) + choose("bob", 0.5, 1)
+    run_until(table, 3.0)
+    assert table.game.expects().kind.value == "throw", table.game.expects()
+    throw = [
+        d10p(70, "red", "a"),
+        d10p(50, "blue", "a"),
+        d10p(90, "red", "b"),
+        d10p(40, "blue", "b"),
+        d10p(40, "green", "b"),
+        d10p(30, "green", None, "off"),
+    ]
+    settle(table, cam, throw, 3.5)
+    q = table.question
+    assert q is not None and q.kind == "owner" and q.readings == ("r1.6",)
+    assert table.game.expects().kind.value == "throw", "never scored on a guess"
+    with pytest.raises(ValueError, match="thrower"):
+        table.correct({"action": "set_thrower", "reading": "r1.6", "thrower": "zed"}, "ref")
+    table.correct({"action": "set_thrower", "reading": "r1.6", "thrower": "bob"}, "ref")
+    assert table.question is None
+    dice = table.game.state["dice"]
+    assert dice[5]["rung_out"] and dice[5]["thrower"] == "bob"
+    table.log.close()
+
+
+# -- DICETAR WARS: the whole board, both colours, stacks by index --------------------------------------------
+
+WARRIORS = [{"name": "ann", "colour": "red"}, {"name": "bob", "colour": "blue"}]
+
+
+def board_die(value: int, colour: str, zone: str | None = "x3", **kw: Any) -> dict[str, Any]:
+    die = d6(value, colour, field_status="field" if zone else "off", zones=[zone] if zone else [])
+    return {**die, **kw}
+
+
+def test_dicetar_wars_takes_the_players_dice_and_ignores_other_colours(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "dicetar-wars", [dict(p) for p in WARRIORS])
+    zone = next(iter(table.game.state["zones"]))
+    first = [board_die(v, "red", zone) for v in (1, 2, 3, 4, 5)]
+    settle(table, cam, [*first, d6(6, "black")], 2.0)  # a marker misread as a black die
+    assert table.question is None
+    assert table.game.state["step"] == "second_throw"
+    settle(table, cam, first[:4], 4.0)  # a red die is missing from the second throw
+    assert table.question is not None and table.question.kind == "count"
+    table.log.close()
+
+
+def test_dicetar_wars_stacked_die_keeps_its_support_by_index(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "dicetar-wars", [dict(p) for p in WARRIORS])
+    zone = next(iter(table.game.state["zones"]))
+    mult = table.game.state["zones"][zone]
+    settle(table, cam, [board_die(v, "red", zone) for v in (1, 1, 1, 1, 1)], 2.0)
+    blues = [board_die(1, "blue", zone) for _ in range(4)]
+    stacked = d6(6, "blue", stack_level=1, rests_on=0, zones=[zone])
+    settle(table, cam, [board_die(1, "red", zone) for _ in range(5)] + blues + [stacked], 4.0)
+    assert table.question is None, table.question
+    assert table.game.state["provisional"]["bob"] == 4 * mult + 6 * mult * 4
+    table.log.close()
