@@ -84,7 +84,7 @@ def test_corrupt_and_missing_files(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_charuco_views_recover_known_intrinsics_and_distortion() -> None:
+def test_charuco_views_recover_known_intrinsics_and_distortion(tmp_path: Path) -> None:
     k = np.array([[1000.0, 0, 652.0], [0, 1000.0, 471.0], [0, 0, 1]])
     truth = CameraCalibration(k, np.array([-0.12, 0.05, 0.0, 0.0, 0.0]), (1280, 960))
     spec = CharucoSpec()
@@ -112,6 +112,25 @@ def test_charuco_views_recover_known_intrinsics_and_distortion() -> None:
     assert got.camera_matrix[0, 2] == pytest.approx(652.0, abs=6)
     assert got.camera_matrix[1, 2] == pytest.approx(471.0, abs=6)
     assert got.dist_coeffs[0] == pytest.approx(-0.12, abs=0.03)
+
+    # The same views through `dicetable calibrate camera`, as files.
+    import cv2
+    import typer
+    from typer.testing import CliRunner
+
+    from controller.cli_calibration import register
+
+    app = typer.Typer()
+    register(app)
+    files = []
+    for name, img in views[:5]:
+        files.append(str(tmp_path / f"{name}.png"))
+        cv2.imwrite(files[-1], img)
+    out = tmp_path / "cal.json"
+    res = CliRunner().invoke(app, ["calibrate", "camera", *files, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "5 views, reprojection error" in res.output
+    assert load_calibration(out).camera_matrix[0, 0] == pytest.approx(1000.0, rel=0.02)
 
 
 def test_too_few_usable_views_is_a_clear_error() -> None:

@@ -170,3 +170,19 @@ def test_calibrate_colours_learns_a_palette_vision_can_load(
         ],
     )
     assert res.exit_code == 2 and "unknown colour" in res.output and not (tmp_path / "p2.json").exists()
+
+
+def test_charuco_sheet_prints_at_true_scale_and_is_detectable(app: typer.Typer, tmp_path: Path) -> None:
+    from calibration.camera import CharucoSpec
+
+    out = tmp_path / "charuco.png"
+    res = runner.invoke(app, ["calibrate", "charuco", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    data = out.read_bytes()
+    assert png_ppm(data) == 10000
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    small = cv2.resize(img, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+    _, ids, _, _ = cv2.aruco.CharucoDetector(CharucoSpec().board()).detectBoard(small)
+    assert ids is not None and len(ids) == 6 * 4  # every inner chessboard corner of the 7x5 sheet
+    res = runner.invoke(app, ["calibrate", "charuco", "--out", str(out), "--marker-mm", "40"])
+    assert res.exit_code == 2 and "--marker-mm" in res.output
