@@ -34,9 +34,12 @@ def _script_line(obj: Any) -> Scripted:
     if "input" in obj:
         return Scripted(t, source, input=Input.from_json(obj["input"]))
     if "correction" in obj:
-        if not isinstance(obj["correction"], dict) or "action" not in obj["correction"]:
+        correction = obj["correction"]
+        if isinstance(correction, dict) and "action" not in correction and "thrower" in correction:
+            correction = {"action": "set_thrower", **correction}  # the players' answer to "who threw it?"
+        if not isinstance(correction, dict) or "action" not in correction:
             raise ValueError("'correction' must be an object with 'action'")
-        return Scripted(t, "admin", correction=dict(obj["correction"]), who=str(obj.get("who", "referee")))
+        return Scripted(t, "admin", correction=dict(correction), who=str(obj.get("who", "referee")))
     if "press" in obj:
         press, hold = str(obj["press"]), float(obj.get("hold", 0.0))
         if press not in BUTTONS:
@@ -154,27 +157,68 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
     path = db or cfg.database_path()
     try:
         ev = EventLog(path)
-        return Table(cfg, ev), ev
     except LogError as e:
         raise TableError(str(e)) from None
+    try:
+        return Table(cfg, ev), ev
+    except LogError as e:
+        ev.close()
+        raise TableError(str(e)) from None
+    except TableError:
+        ev.close()
+        raise
 
 
-def run_live(cfg: TableConfig, camera: str | None = None) -> None:
-    """``dicetable run``: the configured table until its game ends or Ctrl-C."""
-    from hardware.frames import open_source
+def open_camera(spec: str, table: Table) -> Any:
+    """The frame source for ``spec``; a live camera is wrapped to wait for it when it is unplugged."""
+    from hardware.frames import FrameSourceError, ReconnectingSource, open_source
 
+    def status(message: str) -> None:
+        table.notice = message
+        table._emit()
+
+    try:
+        if spec.startswith(("recorded:", "fake")):
+            return open_source(spec)
+        return ReconnectingSource(lambda: open_source(spec), on_status=status)
+    except (ValueError, OSError, FrameSourceError) as e:
+        raise TableError(f"camera {spec!r}: {e}") from None
+
+
+def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True) -> dict[str, Any]:
+    """``dicetable run``: the configured table until its game ends, the recording ends, or Ctrl-C."""
     table, ev = open_table(cfg)
     led = led_listener(cfg)
     if led is not None:
         table.listeners.append(led)
     spec = camera or cfg.camera.source
     try:
-        source = open_source(spec)
-    except (ValueError, OSError) as e:
-        raise TableError(f"camera {spec!r}: {e}") from None
-    if spec.startswith("recorded:"):
-        table.pending = load_script(Path(spec.split(":", 1)[1]) / "script.jsonl")
-    with ev, source, serve_display(table, cfg.display.host, cfg.display.port, cfg.display.admin_token):
-        print(f"table {cfg.table.id}: {cfg.table.game} on http://{cfg.display.host}:{cfg.display.port}")
-        play(table, source)
-        print(json.dumps({"scores": table.game.scores(), "status": table.status}))
+        source = open_camera(spec, table)
+        if spec.startswith("recorded:"):
+            table.pending = load_script(Path(spec.split(":", 1)[1]) / "script.jsonl")
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(source)
+            if serve:
+                stack.enter_context(
+                    serve_display(table, cfg.display.host, cfg.display.port, cfg.display.admin_token)
+                )
+                print(
+                    f"table {cfg.table.id}: {cfg.table.game} on http://{cfg.display.host}:{cfg.display.port}"
+                )
+            if table.resumed:
+                print(f"resumed game {table.game_no} from {ev.path}", flush=True)
+            play(table, source)
+        result = table.game.result()
+        summary = {
+            "scores": table.game.scores(),
+            "status": table.status,
+            "winners": list(result.winners) if result else [],
+            "event_log": str(ev.path),
+        }
+        print(json.dumps(summary), flush=True)
+        return summary
+    finally:
+        if led is not None and hasattr(led, "close"):
+            led.close()
+        table.panels.close()
+        ev.close()

@@ -66,13 +66,16 @@ def session_config(folder: Path, meta: dict[str, Any] | None = None, table_id: s
         if not (meta.get("board") and meta.get("calibration")):
             raise SessionError(f"{src}: 'board' and 'calibration' go together (got only one)")
         board = BoardSection(layout=str(meta["board"]), calibration=str(folder / str(meta["calibration"])))
+    table: dict[str, Any] = {
+        "id": table_id,
+        "game": setup.get("game"),
+        "options": setup.get("options", {}),
+        "seed": setup.get("seed", 0),
+    }
+    if _config_takes_data():  # the game's own data files (e.g. a session's card file)
+        table["data"] = _data_files(folder, setup)
     raw = {
-        "table": {
-            "id": table_id,
-            "game": setup.get("game"),
-            "options": setup.get("options", {}),
-            "seed": setup.get("seed", 0),
-        },
+        "table": table,
         "players": [
             {
                 "name": name,
@@ -88,6 +91,20 @@ def session_config(folder: Path, meta: dict[str, Any] | None = None, table_id: s
         return parse_config(raw, src)
     except ConfigError as e:
         raise SessionError(str(e)) from None
+
+
+def _config_takes_data() -> bool:
+    from controller.config import TableSection
+
+    return "data" in TableSection.model_fields
+
+
+def _data_files(folder: Path, setup: dict[str, Any]) -> dict[str, str]:
+    """The setup's data files, found in the session folder first (else by name among the examples)."""
+    data = setup.get("data") or {}
+    if not isinstance(data, dict):
+        raise SessionError(f"{folder / 'session.json'}: setup.data must map keys to file names, got {data!r}")
+    return {k: str(folder / v) if (folder / str(v)).is_file() else str(v) for k, v in data.items()}
 
 
 __all__ = ["Player", "SessionError", "mock_pins", "read_session", "session_config"]

@@ -135,6 +135,7 @@ class Table:
         self._lock = threading.RLock()
         # DICETAR WARS scores by the zones of the same board the camera places the dice on
         data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
+        data.update(getattr(cfg.table, "data", None) or {})
         self.setup = Setup(
             cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
         )
@@ -382,8 +383,8 @@ class Table:
                 self._pending.pop(0)
                 self.consumed += 1
                 command = dict(item.correction)
-                if "reading" not in command and self.question is not None and self.question.readings:
-                    command["reading"] = self.question.readings[0]
+                if "reading" not in command:
+                    command["reading"] = self._select_reading(command.pop("die", None))
                 try:
                     self.correct(command, item.who, t)
                 except (ValueError, RuleError) as e:
@@ -399,6 +400,28 @@ class Table:
                 self.apply(item.input, item.source, t)
             except RuleError as e:
                 log.warning("scripted input at t=%.2f refused: %s", item.t, e)
+
+    def _select_reading(self, die: Any) -> str | None:
+        """The id of the reading a script names by ``{"colour", "center_mm"|"center_px"}``.
+
+        Without ``die``: the first reading the current question is about.
+        """
+        rs = self.reading_set
+        if die is None or rs is None:
+            q = self.question
+            return q.readings[0] if q is not None and q.readings else None
+        if not isinstance(die, Mapping):
+            raise ValueError(f"'die' must be an object with colour and center_mm or center_px, got {die!r}")
+        key, where = (
+            ("board_center_mm", die["center_mm"]) if "center_mm" in die else ("center", die.get("center_px"))
+        )
+        candidates = [
+            d for d in rs.dice if key in d and ("colour" not in die or d.get("colour") == die["colour"])
+        ]
+        if where is None or not candidates:
+            return None
+        best = min(candidates, key=lambda d: float(np.hypot(*(np.subtract(d[key], where)))))
+        return str(best["id"])
 
     def finish(self, t_end: float) -> None:
         """The recording has ended: play what is left of the script at its own times."""
