@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = ROOT / "tests" / "fixtures" / "sessions"
 GAMES = ("die-angler", "dice-hunter", "nozoku-dice", "dicetar-wars", "dice-fighter")
 
+DEMO = (sys.executable, "-m", "controller", "demo")
+
 pytestmark = pytest.mark.slow
 
 
@@ -30,8 +32,7 @@ def test_demo_reaches_the_true_result(game: str, tmp_path: Path) -> None:
     folder = session_or_skip(game)
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     res = subprocess.run(
-        [sys.executable, "-m", "controller", "demo", "--game", game, "--no-serve", "--json"]
-        + ["--db", str(tmp_path / "demo.sqlite3")],
+        [*DEMO, "--game", game, "--no-serve", "--json", "--db", str(tmp_path / "demo.sqlite3")],
         capture_output=True,
         text=True,
         timeout=900,
