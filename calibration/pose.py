@@ -33,6 +33,13 @@ class BoardPose:
     markers_used: tuple[int, ...] = ()
     reprojection_error: float = 0.0  # RMS px over the marker corners used (max px for "reference")
     source: str = "markers"  # "markers": solved in this frame; "reference": the calibrated pose, confirmed
+    #: With a calibrated reference: how far (px) the markers seen lie from where it puts them.
+    #: Above MOVED_THRESHOLD_PX the camera or board has moved: tell the players, recalibrate.
+    reference_shift_px: float | None = None
+
+    @property
+    def moved(self) -> bool:
+        return self.reference_shift_px is not None and self.reference_shift_px > MOVED_THRESHOLD_PX
 
     @property
     def rotation(self) -> NDArray[np.float64]:
@@ -133,7 +140,8 @@ def estimate_board_pose(
     every marker of the empty board, so it is steadier than a pose from the
     few markers a throw leaves uncovered.  Otherwise (no reference, or the
     board or camera has moved) the pose is solved from this frame's markers,
-    any 2 of which are enough.
+    any 2 of which are enough; when a reference was there but did not fit,
+    the returned pose says so (``moved``, ``reference_shift_px``).
     """
     if not isinstance(image_bgr, np.ndarray) or image_bgr.ndim not in (2, 3):
         raise PoseError(f"expected a BGR uint8 image (h, w, 3), got {type(image_bgr).__name__}")
@@ -146,8 +154,13 @@ def estimate_board_pose(
         shift = _marker_shift(reference, seen, cal, board)
         if shift <= MOVED_THRESHOLD_PX:
             return replace(
-                reference, markers_used=tuple(sorted(seen)), reprojection_error=shift, source="reference"
+                reference,
+                markers_used=tuple(sorted(seen)),
+                reprojection_error=shift,
+                source="reference",
+                reference_shift_px=shift,
             )
+        return replace(pose_from_markers(seen, cal, board), reference_shift_px=shift)
     return pose_from_markers(seen, cal, board)
 
 

@@ -71,8 +71,8 @@ def test_calibrated_reference_pose_is_used_until_the_board_moves(make_scene, fig
     play = make_scene(fighter_board, (300, 200, -700), (280, 190), seed=3)
     play.hide_markers(keep={4, 5, 7})
     got = estimate_board_pose(play.image, cal, fighter_board)
-    assert got.source == "reference" and got.markers_used == (4, 5, 7)
+    assert got.source == "reference" and got.markers_used == (4, 5, 7) and not got.moved
     nudged = make_scene(fighter_board, (306, 200, -700), (286, 190))
     got = estimate_board_pose(nudged.image, cal, fighter_board)
-    assert got.source == "markers"  # the saved pose no longer fits: solved afresh
+    assert got.source == "markers" and got.moved  # the saved pose no longer fits: solved afresh, reported
     assert board_point_error(nudged, got, np.array([[100.0, 100.0], [450.0, 300.0]])) < 0.5
