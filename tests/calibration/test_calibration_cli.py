@@ -57,6 +57,17 @@ def test_board_print_pdf_page_is_the_board_size(app: typer.Typer, tmp_path: Path
     assert box is not None
     assert float(box.group(1)) == pytest.approx(560 / 25.4 * 72, abs=0.1)
     assert float(box.group(2)) == pytest.approx(380 / 25.4 * 72, abs=0.1)
+    # The image stream holds the whole board, and the cross-reference table points at each object.
+    import zlib
+
+    head = re.search(rb"/Width (\d+) /Height (\d+) .*?/Length (\d+) >>\nstream\n", data)
+    assert head is not None
+    w, h, n = (int(v) for v in head.groups())
+    assert (w, h) == (560 * 2, 380 * 2)
+    assert len(zlib.decompress(data[head.end() : head.end() + n])) == w * h * 3
+    xref = int(data.rsplit(b"startxref", 1)[1].split()[0])
+    offsets = [int(line[:10]) for line in data[xref:].split(b"\n")[3:8]]
+    assert [data[o : o + 7] for o in offsets] == [f"{i} 0 obj".encode() for i in range(1, 6)]
 
 
 def test_board_commands_refuse_bad_input_clearly(app: typer.Typer, tmp_path: Path) -> None:
