@@ -12,9 +12,11 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import cv2
 
 from controller.config import TableConfig
 from controller.eventlog import EventLog, LogError
@@ -137,11 +139,11 @@ def play(
         t_last = frame.t
         try:
             upd = gate.update(frame.image_bgr, frame.t)
-        except ValueError as e:  # a corrupt frame (wrong shape, time going back): skip it
+        except (ValueError, cv2.error) as e:  # a corrupt frame (wrong shape, time going back): skip it
             log.warning("frame at t=%.2f skipped: %s", frame.t, e)
             continue
-        if point is not None and frame.t <= float(point.get("t", 0.0)):
-            continue  # seen before the restart
+        if point is not None and _seen(point, frame.t):
+            continue  # handled before the restart
         table.tick(frame.t)
         if upd.settled_now or upd.changed:
             table.on_settled(frame.image_bgr, upd.t_rest, frame.t)
@@ -151,6 +153,12 @@ def play(
             break
     if table.status == "playing":
         table.finish(t_last)
+
+
+def _seen(point: Mapping[str, Any], t: float) -> bool:
+    """Whether the frame at ``t`` was fully handled before the restart (see ``Table._mark``)."""
+    t_mark = float(point.get("t", 0.0))
+    return t < t_mark or (t == t_mark and point.get("via") == "camera")
 
 
 def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLog]:

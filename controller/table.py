@@ -189,7 +189,7 @@ class Table:
         ]
         return marks[-1] if marks else None
 
-    def _mark(self, t: float | None) -> None:
+    def _mark(self, t: float | None, source: str) -> None:
         """Log where the session stands, just before an input is applied.
 
         A mark claims the input count after the input; on resume a mark whose
@@ -204,6 +204,7 @@ class Table:
             {
                 "action": "position",
                 "t": t,
+                "via": source,  # "camera": the frame at t was read; else only its tick had run
                 "script": self.consumed,
                 "edges": self.edges_driven,
                 "inputs": len(list(self.log.inputs(self.game_no))) + 1,
@@ -218,7 +219,7 @@ class Table:
                 raise RuleError(f"the table is {self.status}: inputs are taken only while playing")
             outcomes = self.game.apply(inp)  # a RuleError leaves the game unchanged
             try:
-                self._mark(t)  # the mark goes in before the input (see _mark)
+                self._mark(t, source)  # the mark goes in before the input (see _mark)
                 self.log.append_input(self.game_no, inp, outcomes, source)
             except Exception:
                 self.game = self.log.replay(self.game_no)  # not logged, so not applied
@@ -295,6 +296,8 @@ class Table:
 
     def _ask(self, question: Question) -> None:
         with self._lock:
+            if question == self.question:
+                return  # asked already (e.g. a correction that did not settle it)
             self.question = question
             self.log.append(self.game_no, "question", question.to_json(), "table")
         self._emit()
