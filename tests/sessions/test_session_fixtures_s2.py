@@ -107,6 +107,26 @@ def test_the_timeline_is_playable(folder: Path) -> None:
     assert [s["t"] for s in script] == sorted(s["t"] for s in script)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", [WARS, FIGHTER], ids=["dicetar-wars", "dice-fighter"])
+def test_the_motion_gate_sees_each_throw_settle_once(folder: Path) -> None:
+    """Hands and flying dice are never read: the gate settles exactly at each throw's resting frame."""
+    from vision.motion import MotionGate
+
+    with (folder / "frames.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    gate = MotionGate()
+    images: dict[str, np.ndarray] = {}
+    settled = []
+    for r in rows:
+        img = images.setdefault(r["file"], frame(folder, r["file"]))
+        u = gate.update(img, float(r["t"]))
+        if u.settled_now or u.changed:
+            settled.append((r["file"], u.t_rest))
+    _, truth = session(folder)
+    assert settled == [(t["frame"], t["t_rest"]) for t in truth["throws"]]
+
+
 # --- DICETAR WARS -----------------------------------------------------------------------
 
 

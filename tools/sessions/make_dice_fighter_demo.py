@@ -397,9 +397,10 @@ class Session:
 
 
 def make(seed: int, out: Path) -> dict[str, Any]:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():  # a fresh session; the folder's README (written by hand) stays
+        if old.name != "README.md":
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
     random.seed(seed)
     s = Session(seed, out)
     s.run()

@@ -369,8 +369,6 @@ class Session:
 
     def _rethrow(self, player: str, dice: Sequence[tuple[str, Any]]) -> None:
         new = [self._die(colour, spot) for colour, spot in dice]
-        x = float(self.rng.uniform(W * 0.3, W * 0.7))
-        self._hand([0.25], x)
         for k, f in enumerate((0.4, 0.8)):
             flying = []
             for p in new:
@@ -404,11 +402,12 @@ class Session:
         if len(off) != len(plan["rethrow"]):
             raise SystemExit(f"plan rethrows {len(plan['rethrow'])} dice but {len(off)} are off the board")
         x = float(self.rng.uniform(W * 0.3, W * 0.7))
-        self._hand([0.5, 0.8], x)  # the first player gathers the dice off the board
+        self._hand([0.5, 0.8], x)  # the first player gathers the dice off the board ...
         gone = [self.table[i].cube.colour for i in off]
+        if any(p.rests_on is not None and p.rests_on > min(off) for p in self.table):
+            raise SystemExit("gathering would renumber a stack's base: lay off-board dice after stack bases")
         self.table = [p for i, p in enumerate(self.table) if i not in off]
-        self.last_still = self.rec.write(self.studio.still(self.cubes()))
-        self.rec.show(self.last_still, 0.6)
+        self._hand([0.6, 0.4], x)  # ... and throws them at once: the hand never leaves the view
         self._rethrow(first, list(zip(gone, plan["rethrow"], strict=True)))
 
     def finish(self) -> dict[str, Any]:
@@ -451,9 +450,10 @@ def _ground(studio: Studio, u: float, v: float) -> np.ndarray:
 
 
 def make(seed: int, out: Path) -> dict[str, Any]:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():  # a fresh session; the folder's README (written by hand) stays
+        if old.name != "README.md":
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
     s = Session(seed, out)
     s.half("ann", "bob", HALF_1)
     s.clear()
