@@ -68,6 +68,7 @@ class TableSection(_Strict):
     id: str = Field("table-1", pattern=r"^[A-Za-z0-9_-]{1,40}$")
     game: str = "dice-hunter"
     options: dict[str, Any] = {}
+    data: dict[str, str] = {}  # the game's data files by key (like a scenario's setup "data")
     seed: int = 0
     confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
 

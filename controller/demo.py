@@ -7,7 +7,6 @@ come from the pixels: change a frame and the result changes.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,10 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from controller.config import COLOURS, PACKAGE_ROOT, Player, TableConfig, TableSection, data_dir
+from controller.config import PACKAGE_ROOT, data_dir
 from controller.eventlog import EventLog, LogError
 from controller.live import led_listener, load_script, play, serve_display
+from controller.session import SessionError, read_session, session_config
 from controller.table import Table, TableError
 
 SESSIONS = PACKAGE_ROOT / "tests" / "fixtures" / "sessions"
@@ -35,26 +35,6 @@ def session_dir(game: str) -> Path:
     return folder
 
 
-def load_session(folder: Path) -> dict[str, Any]:
-    meta = folder / "session.json"
-    try:
-        return dict(json.loads(meta.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise DemoError(f"{folder}: not a recorded session (no session.json)") from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise DemoError(f"{meta}: unreadable ({e})") from None
-
-
-def config_for(setup: dict[str, Any]) -> TableConfig:
-    players = [Player(name=n, colour=COLOURS[i % len(COLOURS)]) for i, n in enumerate(setup["players"])]
-    return TableConfig(
-        table=TableSection(
-            id="demo", game=setup["game"], options=setup.get("options", {}), seed=int(setup.get("seed", 0))
-        ),
-        players=players,
-    )
-
-
 def run_demo(
     game: str = "dice-hunter",
     session: Path | None = None,
@@ -70,9 +50,12 @@ def run_demo(
     from hardware.frames import RecordedSource, read_frames_csv
 
     folder = session or session_dir(game)
-    meta = load_session(folder)
     try:
-        cfg = config_for(meta["setup"])
+        meta = read_session(folder)
+    except SessionError as e:
+        raise DemoError(str(e)) from None
+    try:
+        cfg = session_config(folder, meta)
     except (KeyError, ValueError) as e:
         raise DemoError(f"{folder}/session.json: bad setup ({e})") from None
     db = db or data_dir() / f"demo-{cfg.table.game}.sqlite3"

@@ -54,6 +54,14 @@ class SetValue(_Strict):
     value: StrictInt = Field(description="the face the die really shows")
 
 
+class SetThrower(_Strict):
+    """Say who threw a die the camera cannot attribute (Dice Fighter's off-field dice)."""
+
+    action: Literal["set_thrower"]
+    reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.2'")
+    thrower: str = Field(min_length=1, max_length=40, description="the player who threw it")
+
+
 class Undo(_Strict):
     """Undo the last input given to the game."""
 
@@ -73,7 +81,9 @@ class AdminInput(_Strict):
     input: dict[str, Any] = Field(description='engine input JSON: {"type": ..., "player": ..., ...}')
 
 
-Command = Annotated[ConfirmReading | SetValue | Undo | GameStatus | AdminInput, Field(discriminator="action")]
+Command = Annotated[
+    ConfirmReading | SetValue | SetThrower | Undo | GameStatus | AdminInput, Field(discriminator="action")
+]
 
 
 class CorrectionRequest(_Strict):
