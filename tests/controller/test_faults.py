@@ -307,4 +307,5 @@ def test_kill_9_at_random_points_then_restart_loses_and_repeats_nothing(tmp_path
     assert final is not None and final.returncode == 0, final.stderr[-2000:]
     got = json.loads(final.stdout.strip().splitlines()[-1])
     assert (got["scores"], got["status"], got["winners"]) == (want["scores"], want["status"], want["winners"])
+    assert logged_inputs(killed_db), "the run logged no input at all: nothing was tested"
     assert logged_inputs(killed_db) == logged_inputs(tmp_path / "straight.sqlite3")
