@@ -283,7 +283,7 @@ def _seen_below(quads: list[NDArray[np.float64]], image: NDArray[np.uint8]) -> d
         others = np.zeros((h, w), bool)
         for k, q in enumerate(quads):
             if k not in (i, j):
-                others |= _region(_grow(q, 1.2) - off, h, w)
+                others |= _region(_grow(q, 1.5) - off, h, w)  # with its sides
         both = _region(inter - off, h, w) & ~others
         only_i = _region(quads[i] - off, h, w) & ~_region(_grow(quads[j], 1.2) - off, h, w) & ~others
         only_j = _region(quads[j] - off, h, w) & ~_region(_grow(quads[i], 1.2) - off, h, w) & ~others
