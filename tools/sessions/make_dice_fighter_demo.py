@@ -23,7 +23,8 @@ builds it, then ``confirm`` held 1.5 s).
 
 Folder contents: see ``make_dicetar_wars_demo.py``; here ``script.jsonl``
 holds the presses, the referee's answers
-(``{"source": "admin", "correction": {"die": {"colour", "center_mm"}, "thrower"}, "who": "ref"}``)
+(``{"source": "admin", "correction": {"action": "set_thrower", "die": {"colour", "center_mm"},
+"thrower"}, "who": "ref"}``)
 and the damage-card choices, and ``truth.json`` every throw's true dice.
 """
 
@@ -314,6 +315,7 @@ class Session:
                         "t": round(t_rest + 0.6, 3),
                         "source": "admin",
                         "correction": {
+                            "action": "set_thrower",
                             "die": {
                                 "colour": colour,
                                 "center_mm": [round(float(c), 1) for c in d.centre[:2]],
