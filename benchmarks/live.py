@@ -54,12 +54,12 @@ class Stamped:
     def __init__(self, folder: Path) -> None:
         self.inner = RecordedSource(folder)
         self.name = self.inner.name
-        self.left: dict[float, float] = {}
+        self.left: dict[float, tuple[float, float]] = {}  # t -> (wall, this thread's CPU time)
 
     def read(self) -> Frame | None:
         frame = self.inner.read()
         if frame is not None:
-            self.left[frame.t] = time.perf_counter()
+            self.left[frame.t] = (time.perf_counter(), time.thread_time())
         return frame
 
 
@@ -72,21 +72,29 @@ def latency(folder: Path) -> dict[str, Any]:
         table.listeners.append(hub.notify)
         source = Stamped(folder)
         frame_t: list[float] = [0.0]
-        samples: list[float] = []
-        pushed: list[float] = []
+        samples: list[float] = []  # scored: settle wait + wall
+        cpu_samples: list[float] = []  # scored: settle wait + CPU time of the loop's thread
+        shown: list[float] = []  # scored or asked: settle wait + wall
+        pushed: list[tuple[float, float]] = []
         original = table.on_settled
 
         def on_settled(image: np.ndarray, t_rest: float | None, t: float) -> None:
             frame_t[0] = t
-            before = len(table.rest_times)
+            before, asked = len(table.rest_times), table.question
             pushed.clear()
             original(image, t_rest, t)
-            if len(table.rest_times) > before and pushed:
-                wait = t - (t_rest if t_rest is not None else t)
-                samples.append(wait + (pushed[-1] - source.left[t]))
+            if not pushed:
+                return  # not read (the game expected no throw)
+            wait = t - (t_rest if t_rest is not None else t)
+            wall = wait + (pushed[-1][0] - source.left[t][0])
+            if len(table.rest_times) > before:
+                samples.append(wall)
+                cpu_samples.append(wait + (pushed[-1][1] - source.left[t][1]))
+            if len(table.rest_times) > before or (table.question is not None and table.question != asked):
+                shown.append(wall)
 
         def on_push(snapshot: dict[str, Any]) -> None:
-            pushed.append(time.perf_counter())
+            pushed.append((time.perf_counter(), time.thread_time()))
 
         table.on_settled = on_settled  # type: ignore[method-assign]
         hub.add_listener(on_push)
@@ -98,6 +106,8 @@ def latency(folder: Path) -> dict[str, Any]:
             "questions": questions,
             "status": table.status,
             "samples": samples,
+            "cpu_samples": cpu_samples,
+            "shown": shown,
         }
         table.log.close()
         return result
@@ -203,25 +213,34 @@ def main() -> None:
         "Latency = the gate's settle wait (recording time) + wall time from the settled frame leaving",
         "the camera to `hub.notify` with the score.  Rolls that needed a person are counted, not timed.",
         "",
-        "| session | game status | rolls scored by the camera | questions asked | p50 ms | p95 ms | max ms |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        '"CPU" replaces the wall time after the settled frame by the loop thread\'s CPU time (what an',
+        'unloaded core would take); "shown" also counts readings that ended in a question on the display.',
+        "",
+        "| session | game status | scored by the camera | questions | scored p50 / p95 ms (wall) "
+        "| scored p50 / p95 ms (CPU) | shown n | shown p50 / p95 ms (wall) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+
+    def two(values: list[float]) -> str:
+        return f"{pct(values, 0.5) * 1e3:.0f} / {pct(values, 0.95) * 1e3:.0f}" if values else "-"
+
     for r in runs:
-        s = r["samples"]
-        stats = (
-            f"{pct(s, 0.5) * 1e3:.0f} | {pct(s, 0.95) * 1e3:.0f} | {max(s) * 1e3:.0f}" if s else "- | - | -"
+        lines.append(
+            f"| {r['session']} | {r['status']} | {r['scored']} | {r['questions']} | {two(r['samples'])} "
+            f"| {two(r['cpu_samples'])} | {len(r['shown'])} | {two(r['shown'])} |"
         )
-        lines.append(f"| {r['session']} | {r['status']} | {r['scored']} | {r['questions']} | {stats} |")
-    if all_samples:
-        lines += [
-            "",
-            f"All sessions: n = {len(all_samples)}, p50 {pct(all_samples, 0.5) * 1e3:.0f} ms, "
-            f"p95 {pct(all_samples, 0.95) * 1e3:.0f} ms (target p95 <= 500 ms: "
-            f"{'met' if pct(all_samples, 0.95) <= 0.5 else 'NOT met'}).",
-        ]
+    shown = [s for r in runs for s in r["shown"]]
+    cpu_all = [s for r in runs for s in r["cpu_samples"]]
+    lines += [
+        "",
+        f"All sessions, scored: n = {len(all_samples)}, wall p50 / p95 {two(all_samples)} ms, "
+        f"CPU p50 / p95 {two(cpu_all)} ms; scored or asked: n = {len(shown)}, "
+        f"wall p50 / p95 {two(shown)} ms. Target: p95 <= 500 ms.",
+    ]
     if c is not None:
         keeps = c["max_lag_s"] < 0.5 and c["wall_s"] <= c["video_s"] * 1.05 + 0.5
         ratio, bare = c["cpu_s"] / c["wall_s"], (c["cpu_s"] - c["decode_s"]) / c["wall_s"]
+        per_video = (c["cpu_s"] - c["decode_s"]) / c["video_s"]
         lines += [
             "",
             "## CPU at 30 fps, 1280x960, one core",
@@ -235,6 +254,10 @@ def main() -> None:
             f"| {c['wall_s']:.1f} | {c['cpu_s']:.1f} | {ratio:.0%} | {c['decode_s']:.1f} | {bare:.0%} "
             f"| {c['late_frames']} | {c['p95_lag_s'] * 1e3:.0f} | {c['max_lag_s'] * 1e3:.0f} "
             f"| {'yes' if keeps else 'no'} |",
+            "",
+            f"CPU needed per second of 30 fps video (without the replay's decode): {per_video:.2f} s "
+            f"= {per_video:.0%} of one core; the loop keeps up on a free core when this is below 100%.",
+            "The wall-clock columns say whether it kept up on this machine at this load.",
             "",
             "Only settled frames are read by vision (the gate is cheap: it works on a 160 px wide copy);",
             "a late frame is one the loop took later than its 30 fps slot (the lag is how late).",
