@@ -119,7 +119,9 @@ def test_the_motion_gate_sees_each_throw_settle_once(folder: Path) -> None:
     images: dict[str, np.ndarray] = {}
     settled = []
     for r in rows:
-        img = images.setdefault(r["file"], frame(folder, r["file"]))
+        if r["file"] not in images:
+            images[r["file"]] = frame(folder, r["file"])
+        img = images[r["file"]]
         u = gate.update(img, float(r["t"]))
         if u.settled_now or u.changed:
             settled.append((r["file"], u.t_rest))
