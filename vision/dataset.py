@@ -106,3 +106,28 @@ def load_all(root: Path) -> dict[str, list[LabelledImage]]:
         "skovy_d6/scenes": load_skovy_scenes(root),
         "skovy_d6/crops": load_skovy_crops(root),
     }
+
+
+def load_rendered(folder: Path) -> list[LabelledImage]:
+    """The project's rendered board scenes (scene_*.json beside each image).
+
+    The box of a die is its top face's bounding box grown by a quarter, so a reading whose
+    centre lands on the visible die counts; dice whose top face is mostly hidden are skipped.
+    """
+    import json
+
+    out = []
+    for meta in sorted(folder.glob("scene_*.json")):
+        data = json.loads(meta.read_text())
+        dice = []
+        for d in data.get("dice", []):
+            if d.get("kind") != "d6" or d.get("top_visible_fraction", 1.0) < 0.5:
+                continue
+            xs = [p[0] for p in d["top_quad_px"]]
+            ys = [p[1] for p in d["top_quad_px"]]
+            gx, gy = (max(xs) - min(xs)) * 0.125, (max(ys) - min(ys)) * 0.125
+            dice.append(
+                LabelledDie(int(d["value"]), (min(xs) - gx, min(ys) - gy, max(xs) + gx, max(ys) + gy))
+            )
+        out.append(LabelledImage(folder / data["image"], tuple(dice)))
+    return out

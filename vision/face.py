@@ -5,18 +5,28 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-WORK = 64  # regions are shrunk to about this many pixels a side before segmenting
+WORK = 40  # regions are shrunk to about this many pixels a side before segmenting
+
+
+def body_labs(crops: list[np.ndarray]) -> np.ndarray:
+    """Median Lab colour of the middle of each die crop (N x 3); pips are a minority there."""
+    if not crops:
+        return np.zeros((0, 3), np.float64)
+    h, w = crops[0].shape[:2]
+    mids = np.stack([c[h // 4 : h - h // 4, w // 4 : w - w // 4] for c in crops])
+    n, mh, mw = mids.shape[:3]
+    lab = cv2.cvtColor(mids.reshape(n * mh, mw, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    lab = lab.reshape(n, mh * mw, 3)
+    # Pips sit at one end of the lightness range: keep the two thirds of pixels nearest the median L.
+    dev = np.abs(lab[..., 0] - np.median(lab[..., 0], axis=1, keepdims=True))
+    keep = np.argsort(dev, axis=1)[:, : max(1, (mh * mw * 2) // 3)]
+    kept = np.take_along_axis(lab, keep[..., None], axis=1)
+    return np.asarray(np.median(kept, axis=1), np.float64)
 
 
 def body_lab(crop_bgr: np.ndarray) -> np.ndarray:
-    """Median Lab colour of the middle of a die crop (pips are a minority there)."""
-    h, w = crop_bgr.shape[:2]
-    mid = crop_bgr[h // 4 : h - h // 4, w // 4 : w - w // 4]
-    lab = cv2.cvtColor(mid.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
-    # Pips sit at one end of the lightness range: drop the third of pixels furthest from the median L.
-    l_med = np.median(lab[:, 0])
-    keep = np.argsort(np.abs(lab[:, 0] - l_med))[: max(1, (len(lab) * 2) // 3)]
-    return np.asarray(np.median(lab[keep], axis=0), np.float64)
+    """Median Lab colour of the middle of one die crop."""
+    return np.asarray(body_labs([crop_bgr])[0], np.float64)
 
 
 def face_quad(

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
-from vision.face import body_lab, face_quad
+from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading
@@ -166,10 +166,10 @@ def _finish(
     image: np.ndarray, kept: list[tuple[Candidate, int, float, np.ndarray]], palette: Palette
 ) -> list[DieReading]:
     """Outline, colour and cocked flag for each accepted die."""
-    shapes = []
-    for c, _, _, crop in kept:
-        lab = body_lab(crop)
-        shapes.append((lab, face_quad(image, c.center, c.w, c.h, lab)))
+    labs = body_labs([k[3] for k in kept])
+    shapes = [
+        (lab, face_quad(image, k[0].center, k[0].w, k[0].h, lab)) for k, lab in zip(kept, labs, strict=True)
+    ]
     aspects = [s[1][1] for s in shapes if s[1] is not None]
     # A die lying flat shows a square top face; in a frame where most faces look square,
     # one that looks clearly oblong is tilted against something (needs 3+ dice to judge).

@@ -281,7 +281,10 @@ def main() -> None:
     ap.add_argument("--real", type=Path, default=Path(__file__).resolve().parents[3] / "shared/fixtures/real")
     ap.add_argument("--det-steps", type=int, default=1500)
     ap.add_argument("--cls-steps", type=int, default=3000)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out-dir", type=Path, default=MODELS)
+    ap.add_argument("--det-batch", type=int, default=16)
+    ap.add_argument("--cls-batch", type=int, default=64)
     ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -296,17 +299,17 @@ def main() -> None:
     skc = train_part(load_skovy_crops(args.real))
     photos = [(imread(i.path), [d.box for d in i.dice]) for i in byler + scenes]
     print(f"train: {len(byler)} byler, {len(scenes)} scenes, {len(skc)} crops", flush=True)
-    MODELS.mkdir(exist_ok=True)
+    args.out_dir.mkdir(exist_ok=True, parents=True)
     if args.only in ("det", "both"):
         src = photos[: len(byler)] * 4 + photos[len(byler) :]
-        det = train_detector(src, rng, args.det_steps, 12)
-        export(det, (1, 3, 320, 320), MODELS / "d6_detector.onnx")
+        det = train_detector(src, rng, args.det_steps, args.det_batch)
+        export(det, (1, 3, 320, 320), args.out_dir / "d6_detector.onnx")
     if args.only in ("cls", "both"):
         pyrs = [(Pyramid(img), boxes) for img, boxes in photos]
         dice = [(p, d.box, d.value) for (p, _), i in zip(pyrs, byler + scenes, strict=True) for d in i.dice]
         crops = [(Pyramid(imread(i.path)), i.dice[0].value) for i in skc]
-        cls = train_classifier(dice, crops, pyrs, rng, args.cls_steps, 64)
-        export(cls, (8, 3, CROP, CROP), MODELS / "d6_classifier.onnx")
+        cls = train_classifier(dice, crops, pyrs, rng, args.cls_steps, args.cls_batch)
+        export(cls, (8, 3, CROP, CROP), args.out_dir / "d6_classifier.onnx")
 
 
 if __name__ == "__main__":
