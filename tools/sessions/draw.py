@@ -187,7 +187,7 @@ def spread(
     """Place dice at random on free cells of a jittered grid inside ``area`` (x0, y0, x1, y1).
 
     Unlike :func:`scatter` it never lets two dice overlap: a grid cell is 1.8
-    die sizes wide, and a cell near a ``fixed`` die is not used.  Raises
+    die sizes wide, and a cell within 1.6 die sizes of a ``fixed`` die is not used.  Raises
     ValueError when the area has too few free cells for the dice.
     """
     x0, y0, x1, y1 = area
@@ -199,7 +199,9 @@ def spread(
         (gx + (c + 0.5) * cell, gy + (r + 0.5) * cell)
         for r in range(rows)
         for c in range(cols)
-        if all(math.hypot(gx + (c + 0.5) * cell - d.x, gy + (r + 0.5) * cell - d.y) > cell for d in taken)
+        if all(
+            math.hypot(gx + (c + 0.5) * cell - d.x, gy + (r + 0.5) * cell - d.y) > size * 1.6 for d in taken
+        )
     ]
     if len(free) < len(values):
         raise ValueError(f"{len(values)} dice do not fit: only {len(free)} free places in area {area}")

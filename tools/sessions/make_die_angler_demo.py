@@ -118,12 +118,17 @@ class Stage:
             draw_hand(img, r, x, self.rng)
             self.rec.frame(img)
 
-    def rest(self, seconds: float, check: bool = True) -> float:
-        """Hold the table still; a still table with dice is a settled frame the reader must get right."""
+    def rest(self, seconds: float, check: bool = True, throw: bool = False) -> float:
+        """Hold the table still; a still table with dice is a settled frame the reader must get right.
+
+        ``throw``: the dice just came to rest after a throw, so the engine scores this frame.
+        """
         name, t = self.rec.still(self.image(self.dice), seconds)
         if check and self.dice:
             dice = sorted([d.value, d.style] for d in self.dice)
-            self.settled.append({"file": name, "t": round(t, 3), "dice": dice})
+            self.settled.append(
+                {"file": name, "t": round(t, 3), "seconds": seconds, "throw": throw, "dice": dice}
+            )
         return t
 
     def throw(
@@ -153,7 +158,7 @@ class Stage:
             ]
             self.rec.frame(self.image(kept + moving, blur=9 - 3 * k))
         self.dice = kept + final
-        return self.rest(rest_s)
+        return self.rest(rest_s, throw=True)
 
     def take(self, leaving: list[DrawnDie], rest_s: float = 0.5, check: bool = True) -> None:
         """A hand picks up ``leaving`` from the table."""
@@ -269,7 +274,13 @@ def make(seed: int, out: Path) -> dict[str, Any]:
             for p in group:
                 apply(Input(InputKind.ROLL, p, {"dice": sorted(values[p])}))
                 rolls.append(
-                    {"t": round(t_rest, 3), "player": p, "colour": COLOURS[p], "dice": sorted(values[p])}
+                    {
+                        "t": round(t_rest, 3),
+                        "file": stage.settled[-1]["file"],
+                        "player": p,
+                        "colour": COLOURS[p],
+                        "dice": sorted(values[p]),
+                    }
                 )
             stage.clear()
         else:
