@@ -1,0 +1,112 @@
+"""Benchmark the numbered-dice reader on the held-out rendered test scenes.
+
+    nice -n 10 .venv/bin/python benchmarks/vision_numbered.py [--scenes DIR] [--out FILE.md]
+
+Scenes: tests/fixtures/numbered/scene_*.jpg (made by tools/render_numbered/generate.py
+with the TEST generator; never used for training or tuning).  Reports detection
+(true dice matched), kind accuracy, value accuracy per kind (kind and value right,
+over all true dice of that kind), the confusions left, false readings, and the
+time on one core (cv2.setNumThreads(1)): the detector per frame, and crop plus
+classifier per die, median over frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.numbered.evaluate import Score, load_truth  # noqa: E402
+from vision.numbered.labels import KINDS  # noqa: E402
+from vision.numbered.reader import NumberedReader, _reading, verdict  # noqa: E402
+from vision.palette import Palette  # noqa: E402
+
+
+def run(folder: Path) -> tuple[Score, list[float], list[float], int]:
+    reader = NumberedReader()
+    palette = Palette.default()
+    score = Score()
+    det_ms: list[float] = []
+    die_ms: list[float] = []
+    frames = 0
+    for meta in sorted(folder.glob("scene_*.json")):
+        truth = load_truth(meta)
+        img = cv2.imread(str(folder / truth["image"]))
+        if img is None:
+            raise SystemExit(f"{meta}: image {truth['image']} is missing or unreadable")
+        reader.read(img)  # warm caches for this frame size
+        t0 = time.perf_counter()
+        found = reader.detect(img)
+        t1 = time.perf_counter()
+        crops = reader.crops(img, found)
+        probs = reader.classify(crops)
+        readings = []
+        for f, p, crop in zip(found, probs, crops, strict=True):
+            v = verdict(p, reader.reject_threshold)
+            if v.kind != "none":
+                readings.append(_reading(img, f, v, crop, palette))
+        t2 = time.perf_counter()
+        det_ms.append((t1 - t0) * 1000)
+        die_ms.append((t2 - t1) * 1000 / max(1, len(found)))
+        score.add(truth["dice"], readings)
+        frames += 1
+    return score, det_ms, die_ms, frames
+
+
+def report(score: Score, det_ms: list[float], die_ms: list[float], frames: int, command: str) -> str:
+    total = sum(score.dice.values())
+    lines = [
+        "# Numbered dice reader: held-out rendered scenes",
+        "",
+        f"Reproduce: `{command}`",
+        "",
+        f"{frames} frames (1280x960, JPEG q85), {total} dice; one core (cv2.setNumThreads(1)).",
+        "",
+        "| kind | dice | found | kind right | value right | value accuracy |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in KINDS:
+        lines.append(
+            f"| {k} | {score.dice[k]} | {score.found[k]} | {score.kind_right[k]} | {score.value_right[k]} "
+            f"| {100 * score.value_accuracy(k):.1f} % |"
+        )
+    lines += [
+        "",
+        f"Kind accuracy (all dice, a missed die counts wrong): **{100 * score.kind_accuracy():.2f} %**.  "
+        f"False readings (no die there): {score.false_readings}.",
+        "",
+        f"Time: detector {statistics.median(det_ms):.1f} ms per frame (median), crop + classifier "
+        f"{statistics.median(die_ms):.2f} ms per die (median over frames).",
+        "",
+        "Confusions left (truth -> read, count):",
+        "",
+    ]
+    if not score.confusions:
+        lines.append("none")
+    for (a, b), n in score.confusions.most_common():
+        lines.append(f"- {a} -> {b}: {n}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenes", type=Path, default=ROOT / "tests" / "fixtures" / "numbered")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "vision_numbered.md")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    score, det_ms, die_ms, frames = run(args.scenes)
+    text = report(score, det_ms, die_ms, frames, "nice -n 10 .venv/bin/python benchmarks/vision_numbered.py")
+    args.out.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,281 @@
+"""Random throws of d6, d10, percentile d10 and d20 dice: training windows and test scenes.
+
+Two generators that never share parameters (see tests/fixtures/README.numbered.md):
+
+* ``train``: windows of a 1280x960 Pi Camera 3 frame (same pixel scale as the
+  table), random body colours (any hue), random contrasting ink, camera
+  380-760 mm high and tilted 0-32 degrees, light 25-88 degrees high.
+* ``test``: whole 1280x960 frames, dice in the named body colours of real sets
+  (the calibration renderer's palette plus orange and pink, a little jitter),
+  named marbled sets, camera 450-700 mm high and tilted 0-25 degrees, light
+  35-80 degrees high, on the example boards.
+
+Scene ``i`` of a split depends only on ``(seed, i)``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.board import BoardLayout, load_board
+from calibration.camera import pi_camera3_calibration
+from calibration.geometry import classify
+from calibration.printing import render_board_image
+from calibration.synthetic import finish, look_at, project
+from tools.render_numbered.draw import FONTS, Light, Look, board_background, render_dice, truth_of
+from tools.render_numbered.solids import F64, KINDS, VALUES, Die
+
+ROOT = Path(__file__).resolve().parents[2]
+W, H = 1280, 960
+PX_PER_MM = 3.0
+BOARDS = {
+    "dicetar-wars": "boards/dicetar-wars.example.toml",
+    "dice-fighter": "boards/dice-fighter.example.toml",
+}
+# Body colours of real sets (BGR) used by the TEST generator only, with the ink they carry.
+TEST_BODIES: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {
+    "red": ((40, 40, 200), (245, 245, 245)),
+    "blue": ((170, 80, 25), (245, 245, 245)),
+    "green": ((60, 150, 40), (245, 245, 245)),
+    "white": ((232, 232, 228), (25, 25, 25)),
+    "black": ((35, 32, 30), (245, 245, 245)),
+    "yellow": ((40, 200, 235), (25, 25, 25)),
+    "purple": ((140, 45, 110), (245, 245, 245)),
+    "orange": ((30, 120, 235), (25, 25, 25)),
+    "pink": ((170, 120, 235), (25, 25, 25)),
+}
+TEST_MARBLES = {
+    "white": (150, 150, 150),
+    "blue": (220, 190, 160),
+    "red": (30, 20, 90),
+    "green": (150, 210, 140),
+    "black": (110, 110, 110),
+    "purple": (200, 140, 190),
+}
+SIZES = {"d6": (13.0, 17.0), "d10": (19.0, 23.0), "d10p": (19.0, 23.0), "d20": (19.0, 23.0)}
+
+
+@lru_cache(maxsize=4)
+def board(name: str) -> tuple[BoardLayout, np.ndarray]:
+    layout = load_board(ROOT / BOARDS[name])
+    return layout, render_board_image(layout, PX_PER_MM)
+
+
+def _contrast_ink(body: tuple[int, int, int], rng: np.random.Generator) -> tuple[int, int, int]:
+    lum = 0.114 * body[0] + 0.587 * body[1] + 0.299 * body[2]
+    if rng.random() < 0.2:  # a coloured ink (gold, red, blue...) that still stands out
+        for _ in range(20):
+            ink = tuple(int(v) for v in rng.integers(0, 256, 3))
+            li = 0.114 * ink[0] + 0.587 * ink[1] + 0.299 * ink[2]
+            if abs(li - lum) > 110:
+                return ink  # type: ignore[return-value]
+    return (25, 25, 25) if lum > 128 else (240, 240, 240)
+
+
+def random_look(rng: np.random.Generator, split: str, colour: str | None = None) -> tuple[str, Look]:
+    """A die's colour name and look for the split's generator."""
+    font = FONTS[int(rng.integers(len(FONTS)))]
+    mark = "underline" if rng.random() < 0.6 else "dot"
+    seed = int(rng.integers(1 << 30))
+    if split == "train":
+        hsv = np.array([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]], np.uint8)
+        b = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+        body = (int(b[0]), int(b[1]), int(b[2]))
+        ink = _contrast_ink(body, rng)
+        vein = None
+        if rng.random() < 0.3:
+            v0, v1, v2 = (int(np.clip(v + rng.normal(0, 60), 0, 255)) for v in body)
+            vein = (v0, v1, v2)
+        return "any", Look(
+            body,
+            ink,
+            vein,
+            float(rng.uniform(1.5, 5.0)),
+            font,
+            float(rng.uniform(0.06, 0.14)),
+            float(rng.uniform(0.8, 1.0)),
+            mark,
+            seed,
+        )
+    name = colour or list(TEST_BODIES)[int(rng.integers(len(TEST_BODIES)))]
+    body, ink = TEST_BODIES[name]
+    b0, b1, b2 = (int(np.clip(v + rng.normal(0, 8), 0, 255)) for v in body)
+    body = (b0, b1, b2)
+    vein = TEST_MARBLES.get(name) if rng.random() < 0.25 else None
+    return name, Look(
+        body,
+        ink,
+        vein,
+        float(rng.uniform(2.0, 4.0)),
+        font,
+        float(rng.uniform(0.07, 0.12)),
+        float(rng.uniform(0.8, 0.95)),
+        mark,
+        seed,
+    )
+
+
+def make_die(
+    rng: np.random.Generator,
+    kind: str,
+    split: str,
+    xy: tuple[float, float],
+    colour: str | None = None,
+    value: int | None = None,
+) -> Die:
+    v = int(VALUES[kind][int(rng.integers(len(VALUES[kind])))]) if value is None else value
+    size = float(rng.uniform(*SIZES[kind]))
+    name, look = random_look(rng, split, colour)
+    if kind == "d6":
+        name = (
+            colour
+            if colour in ("red", "blue", "green", "white", "black", "yellow", "purple")
+            else (["red", "blue", "green", "white", "black", "yellow", "purple"][int(rng.integers(7))])
+        )
+    return Die.placed(kind, v, name, size, xy, float(rng.uniform(0, 360)), {"look": look})
+
+
+def _camera(rng: np.random.Generator, target: F64, split: str) -> tuple[F64, F64]:
+    lo, hi, tilt_max = (380.0, 760.0, 32.0) if split == "train" else (450.0, 700.0, 25.0)
+    height = float(rng.uniform(lo, hi))
+    tilt = math.radians(float(rng.uniform(0, tilt_max)))
+    az = float(rng.uniform(0, 2 * math.pi))
+    off = height * math.tan(tilt)
+    cam = [float(target[0]) + off * math.cos(az), float(target[1]) + off * math.sin(az), -height]
+    return look_at(cam, [target[0], target[1], 0.0], float(rng.uniform(-8, 8)))
+
+
+def _light(rng: np.random.Generator, split: str) -> Light:
+    lo, hi = (25, 88) if split == "train" else (35, 80)
+    el = math.radians(float(rng.uniform(lo, hi)))
+    az = float(rng.uniform(0, 2 * math.pi))
+    d = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), -math.sin(el)])
+    return Light(
+        d, float(rng.uniform(0.35, 0.55)), float(rng.uniform(0.45, 0.7)), float(rng.uniform(0.8, 1.15))
+    )
+
+
+def ground_point(px: tuple[float, float], r: F64, t: F64, k: F64) -> F64:
+    ray = np.linalg.solve(k, np.array([px[0], px[1], 1.0])) @ r
+    c = -r.T @ t
+    return np.asarray((c - c[2] / ray[2] * ray)[:2], np.float64)
+
+
+def scatter(
+    rng: np.random.Generator,
+    kinds: list[str],
+    region: tuple[F64, F64],
+    split: str,
+    colours: list[str | None] | None = None,
+    touching: float = 0.3,
+    inside: Any = None,
+    values: list[int] | None = None,
+) -> list[Die]:
+    """Dice of the given kinds dropped at random in an (x, y) mm box, not overlapping."""
+    (x0, y0), (x1, y1) = region
+    dice: list[Die] = []
+    for j, kind in enumerate(kinds):
+        for _ in range(200):
+            xy = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
+            d = make_die(rng, kind, split, xy, colours[j] if colours else None, values[j] if values else None)
+            rad = 0.5 * max(float(np.ptp(d.footprint(), axis=0).max()), 1.0)
+            gap = 0.2 if rng.random() < touching else rng.uniform(2.0, 25.0)
+            ok = all(
+                math.dist(xy, o.centre[:2]) > rad + 0.5 * float(np.ptp(o.footprint(), axis=0).max()) + gap
+                for o in dice
+            )
+            if ok and (inside is None or inside(d)):
+                dice.append(d)
+                break
+    return dice
+
+
+def window(rng: np.random.Generator, size: int = 320) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """A training window: `size` x `size` pixels of a 1280x960 frame, 0-9 dice of every kind."""
+    k = pi_camera3_calibration(W, H).camera_matrix.copy()
+    name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
+    layout, tex = board(name) if name else (None, None)
+    if layout is not None:
+        bx0, by0, bx1, by1 = layout.bounds()
+        target = np.array([rng.uniform(bx0, bx1), rng.uniform(by0, by1)])
+    else:
+        target = np.array([0.0, 0.0])
+    r, t = _camera(rng, target, "train")
+    ox, oy = float(rng.uniform(0, W - size)), float(rng.uniform(0, H - size))
+    k[0, 2] -= ox
+    k[1, 2] -= oy
+    corners = [ground_point(p, r, t, k) for p in ((0, 0), (size, 0), (size, size), (0, size))]
+    lo, hi = np.min(corners, axis=0), np.max(corners, axis=0)
+    n = int(rng.integers(0, 10))
+    kinds = [KINDS[int(i)] for i in rng.choice(4, n, p=[0.22, 0.26, 0.26, 0.26])]
+    dice = scatter(rng, kinds, (lo - 5, hi + 5), "train", touching=0.35)
+    table = tuple(int(v) for v in rng.integers(20, 235, 3))
+    frame = board_background(size, size, r, t, k, tex, PX_PER_MM, table, rng)  # type: ignore[arg-type]
+    light = _light(rng, "train")
+    render_dice(frame, dice, r, t, k, light)
+    frame *= light.gain
+    img, _ = finish(
+        np.clip(frame, 0, 255).astype(np.uint8), rng, float(rng.uniform(0.8, 3.0)), int(rng.integers(70, 95))
+    )
+    return img, [truth_of(d, r, t, k) for d in dice]
+
+
+def scene(
+    seed: int,
+    index: int,
+    board_name: str = "dice-fighter",
+    kinds: list[str] | None = None,
+    colours: list[str | None] | None = None,
+    values: list[int] | None = None,
+) -> tuple[np.ndarray, bytes, dict[str, Any]]:
+    """A held-out TEST frame (1280x960 JPEG) of a throw on an example board, with its truth."""
+    rng = np.random.default_rng([seed, index])
+    layout, tex = board(board_name) if board_name else (None, None)
+    cal = pi_camera3_calibration(W, H)
+    k = cal.camera_matrix
+    bx0, by0, bx1, by1 = layout.bounds() if layout is not None else (0.0, 0.0, 320.0, 240.0)
+    centre = np.array([(bx0 + bx1) / 2 + rng.normal(0, 15), (by0 + by1) / 2 + rng.normal(0, 15)])
+    r, t = _camera(rng, centre, "test")
+    if kinds is None:
+        n = int(rng.integers(6, 13))
+        kinds = [KINDS[int(i)] for i in rng.choice(4, n, p=[0.25, 0.25, 0.25, 0.25])]
+    corners = [ground_point(p, r, t, k) for p in ((60, 60), (W - 60, 60), (W - 60, H - 60), (60, H - 60))]
+    lo = np.maximum(np.min(corners, axis=0), [bx0 + 10, by0 + 10])
+    hi = np.minimum(np.max(corners, axis=0), [bx1 - 10, by1 - 10])
+
+    def in_view(d: Die) -> bool:
+        px = project(d.vertices(), r, t, k)
+        return bool(np.all(px > 15) and np.all(px[:, 0] < W - 15) and np.all(px[:, 1] < H - 15))
+
+    dice = scatter(rng, kinds, (lo, hi), "test", colours, touching=0.25, inside=in_view, values=values)
+    table = (70, 95, 120) if layout is not None else (60, 110, 40)
+    frame = board_background(H, W, r, t, k, tex, PX_PER_MM, table, rng)
+    light = _light(rng, "test")
+    render_dice(frame, dice, r, t, k, light)
+    frame *= light.gain
+    img, jpeg = finish(np.clip(frame, 0, 255).astype(np.uint8), rng, float(rng.uniform(1.0, 2.5)), 85)
+    truths = []
+    for d in dice:
+        tr = truth_of(d, r, t, k)
+        if layout is not None:
+            p = classify(d.footprint(), layout)
+            tr.update(side=p.side, field_status=p.field_status, card_slot=p.card_slot, zones=list(p.zones))
+        truths.append(tr)
+    rvec, _ = cv2.Rodrigues(r)
+    truth = {
+        "seed": seed,
+        "scene": index,
+        "split": "test",
+        "board": board_name or None,
+        "board_file": BOARDS.get(board_name),
+        "image_size": [W, H],
+        "camera": {"camera_matrix": k.tolist(), "rvec": rvec.ravel().tolist(), "tvec": t.tolist()},
+        "dice": truths,
+    }
+    return img, jpeg, truth

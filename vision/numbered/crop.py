@@ -1,0 +1,32 @@
+"""Cut a die out of a frame into the numbered classifier's square input (shared with training)."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+CROP = 48  # classifier input side, pixels: numerals on a d20 are only 6-9 px tall in a table frame
+MARGIN = 1.15  # crop side / longer side of the detector's box
+MAX_SRC = 2 * CROP  # larger sources are halved first (no aliasing when shrinking)
+
+
+def crop_die(
+    levels: list[np.ndarray], center: tuple[float, float], side: float, angle_deg: float = 0.0
+) -> np.ndarray:
+    """The CROP x CROP BGR crop of a square of `side` px round `center`, turned by `angle_deg`.
+
+    `levels` is the frame and its pyrDown halvings (extended here when needed).
+    """
+    side = max(side, 1.0)
+    k = max(0, math.ceil(math.log2(side / MAX_SRC))) if side > MAX_SRC else 0
+    while len(levels) <= k:
+        levels.append(cv2.pyrDown(levels[-1]))
+    scale = 0.5**k
+    a = math.radians(angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    f = CROP / (side * scale)
+    m = np.array([[c * f, s * f, 0.0], [-s * f, c * f, 0.0]], np.float64)
+    m[:, 2] = CROP / 2 - m[:, :2] @ np.array([center[0] * scale, center[1] * scale])
+    return cv2.warpAffine(levels[k], m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -1,0 +1,273 @@
+"""Train the numbered-dice detector and classifier on rendered TRAIN windows; export to ONNX.
+
+Reproduce (about 20 minutes on 2 cores; torch and onnx are for training only):
+    nice -n 10 .venv/bin/python -m vision.numbered.train
+
+Data: windows rendered on the fly by tools/render_numbered/scenes.py:window (the
+TRAIN generator: its own seeds and parameters; nothing from the committed test
+scenes in tests/fixtures/numbered/ is used for training or tuning).
+Seeded (numpy and torch seed 0, windows seeded by index).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import pickle
+import time
+from pathlib import Path
+from typing import Any, cast
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from vision.numbered.crop import CROP, MARGIN, crop_die
+from vision.numbered.labels import CLASSES, INDEX
+from vision.training.nets import Detector, cbr
+from vision.training.train_d6 import focal, to_tensor
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+PATCH = 160
+STRIDE = 4
+DET_SCALE = (0.42, 0.62)  # the reader runs the detector on the frame halved (0.5)
+WINDOW = 384
+
+Window = tuple[np.ndarray, list[dict[str, Any]]]
+
+
+class Classifier(nn.Module):
+    """Kind and value of a top face from a 48x48 crop: 47 classes (not a die, then each kind's values)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            cbr(3, 16),
+            nn.MaxPool2d(2),
+            cbr(16, 32),
+            cbr(32, 32),
+            nn.MaxPool2d(2),
+            cbr(32, 64),
+            cbr(64, 64),
+            nn.MaxPool2d(2),
+            cbr(64, 128),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.1),
+            nn.Linear(128, len(CLASSES)),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)  # type: ignore[no-any-return]
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour and light changes a reading must survive; only mild blur (numerals are a few px)."""
+    x: np.ndarray = img.astype(np.float32)
+    if rng.random() < 0.5:
+        x = x[..., rng.permutation(3)]
+    x = x * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
+    x = x * rng.uniform(0.9, 1.1, 3)
+    if rng.random() < 0.1:
+        x = 255 - x
+    if rng.random() < 0.15:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 0.7))
+    if rng.random() < 0.3:
+        x = x + rng.normal(0, rng.uniform(1, 5), x.shape)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def _render(i: int) -> Window:
+    from tools.render_numbered.scenes import window
+
+    cv2.setNumThreads(1)
+    return window(np.random.default_rng([7, i]), WINDOW)
+
+
+def render_windows(n: int, procs: int) -> list[Window]:
+    t0 = time.time()
+    with mp.get_context("fork").Pool(procs) as pool:
+        out = pool.map(_render, range(n), chunksize=16)
+    print(f"rendered {n} windows in {time.time() - t0:.0f}s", flush=True)
+    return out
+
+
+def _box(d: dict[str, Any]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = d["box_px"]
+    return (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
+
+
+# ---------------------------------------------------------------- detector
+
+
+def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    img, dice = wins[int(rng.integers(len(wins)))]
+    s = float(rng.uniform(*DET_SCALE))
+    src = PATCH / s
+    ox, oy = rng.uniform(0, WINDOW - src, 2) if src < WINDOW else (0.0, 0.0)
+    m = np.array([[s, 0, -ox * s], [0, s, -oy * s]], np.float64)
+    if rng.random() < 0.5:  # mirror-free turn by quarter turns
+        rot = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), 90 * int(rng.integers(4)), 1.0)
+        m = rot @ np.vstack([m, [0, 0, 1]])
+    patch = cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
+    patch = photometric(patch, rng)
+    g = PATCH // STRIDE
+    tgt = np.zeros((5, g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for d in dice:
+        cx0, cy0, bw, bh = _box(d)
+        c = m @ np.array([cx0, cy0, 1.0])
+        if abs(m[0, 1]) > 0.5 * s:  # quarter-turned: box sides swap
+            bw, bh = bh, bw
+        bw, bh = bw * s, bh * s
+        cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
+        if not (-1 <= cx <= g and -1 <= cy <= g):
+            continue
+        sig = max(0.6, min(bw, bh) / STRIDE / 5)
+        tgt[0] = np.maximum(tgt[0], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sig * sig)))
+        ix, iy = round(cx), round(cy)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                x, y = ix + dx, iy + dy
+                if 0 <= x < g and 0 <= y < g:
+                    tgt[1, y, x] = math.log(max(bw, 1) / STRIDE)
+                    tgt[2, y, x] = math.log(max(bh, 1) / STRIDE)
+                    tgt[3, y, x] = 1.0 if dx == dy == 0 else 0.5
+        if 0 <= ix < g and 0 <= iy < g:
+            tgt[0, iy, ix] = 1.0
+    return patch, tgt
+
+
+def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, batch: int) -> Detector:
+    net = Detector()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    t0 = time.time()
+    for step in range(steps):
+        xs, ts = zip(*(det_sample(wins, rng) for _ in range(batch)), strict=True)
+        x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
+        out = net(x)
+        lh = focal(out[:, 0], t[:, 0])
+        mask = t[:, 3]
+        lsz = (
+            F.smooth_l1_loss(out[:, 1:3], t[:, 1:3], reduction="none").sum(1) * mask
+        ).sum() / mask.sum().clamp(min=1)
+        loss = lh + lsz
+        opt.zero_grad()
+        cast(Any, loss).backward()
+        opt.step()
+        sched.step()
+        if step % 50 == 0:
+            print(
+                f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
+                flush=True,
+            )
+    return net
+
+
+# ---------------------------------------------------------------- classifier
+
+
+def cls_sample(
+    wins: list[Window], rng: np.random.Generator, levels: dict[int, list[np.ndarray]]
+) -> tuple[np.ndarray, int]:
+    for _ in range(100):
+        wi = int(rng.integers(len(wins)))
+        img, dice = wins[wi]
+        if dice:
+            break
+    lv = levels.setdefault(wi, [img])
+    ang = float(rng.uniform(0, 360))
+    d = dice[int(rng.integers(len(dice)))]
+    cx, cy, bw, bh = _box(d)
+    side = max(bw, bh)
+    if rng.random() < 0.8:
+        c = (cx + rng.normal(0, 0.05 * side), cy + rng.normal(0, 0.05 * side))
+        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
+        label = INDEX[(d["kind"], int(d["value"]))]
+    else:  # not a die: the table, the board's print, or off-centre on a die's edge
+        for _ in range(50):
+            if rng.random() < 0.4:
+                a, dist = rng.uniform(0, 2 * math.pi), rng.uniform(0.55, 1.0) * side
+                c = (cx + dist * math.cos(a), cy + dist * math.sin(a))
+            else:
+                c = (float(rng.uniform(0, WINDOW)), float(rng.uniform(0, WINDOW)))
+            near = min(math.hypot(c[0] - _box(o)[0], c[1] - _box(o)[1]) / max(_box(o)[2:]) for o in dice)
+            if near > 0.5:
+                break
+        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.85, 1.2), ang)
+        label = 0
+    return photometric(crop, rng), label
+
+
+def train_classifier(wins: list[Window], rng: np.random.Generator, steps: int, batch: int) -> Classifier:
+    net = Classifier()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    levels: dict[int, list[np.ndarray]] = {}
+    t0 = time.time()
+    for step in range(steps):
+        xs, ys = zip(*(cls_sample(wins, rng, levels) for _ in range(batch)), strict=True)
+        out = net(to_tensor(list(xs)))
+        loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
+        opt.zero_grad()
+        cast(Any, loss).backward()
+        opt.step()
+        sched.step()
+        if step % 50 == 0:
+            acc = (out.argmax(1) == torch.tensor(ys)).float().mean().item()
+            print(
+                f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True
+            )
+    return net
+
+
+def export(net: nn.Module, shape: tuple[int, ...], path: Path) -> None:
+    net.eval()
+    torch.onnx.export(
+        net,
+        (torch.zeros(shape),),
+        str(path),
+        input_names=["x"],
+        output_names=["y"],
+        dynamic_axes={"x": {0: "n", 2: "h", 3: "w"}, "y": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    print("wrote", path, path.stat().st_size, "bytes", flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--windows", type=int, default=3000)
+    ap.add_argument("--det-steps", type=int, default=1500)
+    ap.add_argument("--cls-steps", type=int, default=3000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
+    ap.add_argument("--cache", type=Path, help="keep the rendered windows in this pickle (outside the repo)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    if args.cache and args.cache.is_file():
+        wins = pickle.loads(args.cache.read_bytes())[: args.windows]
+    else:
+        wins = render_windows(args.windows, args.threads)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(wins))
+    print(f"{sum(len(d) for _, d in wins)} dice in {len(wins)} windows", flush=True)
+    MODELS.mkdir(exist_ok=True)
+    if args.only in ("cls", "both"):
+        cls = train_classifier(wins, rng, args.cls_steps, 96)
+        export(cls, (8, 3, CROP, CROP), MODELS / "numbered_classifier.onnx")
+    if args.only in ("det", "both"):
+        det = train_detector(wins, rng, args.det_steps, 16)
+        export(det, (1, 3, 320, 320), MODELS / "numbered_detector.onnx")
+
+
+if __name__ == "__main__":
+    main()
