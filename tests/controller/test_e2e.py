@@ -50,22 +50,6 @@ def test_demo_reaches_the_true_result(game: str, tmp_path: Path) -> None:
     assert out["winners"] == truth["winners"]
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_run_with_the_sessions_config_reaches_the_true_result(game: str, tmp_path: Path) -> None:
-    """`dicetable run` on the same recording (the same loop, from a table.toml) agrees."""
-    folder = session_or_skip(game)
-    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
-    from controller.live import run_live
-    from controller.session import session_config
-
-    cfg = session_config(folder)
-    cfg = cfg.model_copy(
-        update={"database": cfg.database.model_copy(update={"path": str(tmp_path / "t.db")})}
-    )
-    out = run_live(cfg, serve=False)
-    assert (out["status"], out["scores"], out["winners"]) == ("over", truth["final_scores"], truth["winners"])
-
-
 # -- the same loop with an oracle for the pixels: everything but the dice reader is real ---------------------
 
 
