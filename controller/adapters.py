@@ -91,6 +91,8 @@ class Context:
     threshold: float = 0.8
     #: the readings of the throw scored last, to tell which dice were thrown again
     previous: Sequence[Reading] = ()
+    #: the game's state JSON (e.g. which power-card slots hold a card)
+    state: Mapping[str, Any] = field(default_factory=dict)
 
 
 # -- the checks every game shares ------------------------------------------------------------------
@@ -314,7 +316,20 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
     q = _count(readings, int(detail.get("dice", 6)), "dice") or _doubt(readings, ctx.threshold)
     if q is not None:
         return q
-    unowned = [d for d in readings if d.get("field_status") == "off" and not d.get("thrower")]
+    # off the field, or on a slot with no card laid (that is off the field too): whose throw was it?
+    players = ctx.state.get("players") or {}
+    laid = {
+        c.get("slot") for p in players.values() if isinstance(p, Mapping) for c in p.get("power_cards", [])
+    }
+    unowned = [
+        d
+        for d in readings
+        if not d.get("thrower")
+        and (
+            d.get("field_status") == "off"
+            or (d.get("field_status") == "card_slot" and d.get("card_slot") not in laid)
+        )
+    ]
     if unowned:
         d = unowned[0]
         names = " or ".join(ctx.players)

@@ -292,6 +292,7 @@ class Table:
             colours,
             self.cfg.table.confidence_threshold,
             self.previous,
+            self.game.state,
         )
 
     def _ask(self, question: Question) -> None:

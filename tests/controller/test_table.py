@@ -316,3 +316,24 @@ def test_dicetar_wars_stacked_die_keeps_its_support_by_index(tmp_path: Path) -> 
     assert table.question is None, table.question
     assert table.game.state["provisional"]["bob"] == 4 * mult + 6 * mult * 4
     table.log.close()
+
+
+def test_dice_fighter_asks_about_a_die_on_an_empty_card_slot(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "dice-fighter", [dict(p) for p in ANGLERS])
+    table.pending = choose("ann", 0.5, 0) + choose("bob", 0.5, 1)
+    run_until(table, 3.0)
+    laid = {c["slot"] for p in table.game.state["players"].values() for c in p["power_cards"]}
+    empty = "bob-power-9"
+    assert empty not in laid
+    throw = [
+        d10p(70, "red", "a"),
+        d10p(50, "blue", "a"),
+        d10p(90, "red", "b"),
+        d10p(40, "blue", "b"),
+        d10p(40, "green", "b"),
+        d10p(30, "green", None, "card_slot", card_slot=empty),
+    ]
+    settle(table, cam, throw, 3.5)
+    assert table.question is not None and table.question.kind == "owner"
+    assert table.game.expects().kind.value == "throw"
+    table.log.close()
