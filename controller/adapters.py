@@ -342,6 +342,15 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
     return [Input(InputKind.THROW, None, {"dice": [_die(d, index) for d in readings]})]
 
 
+def game_colours(game: str, colours: Mapping[str, str]) -> set[str] | None:
+    """The colours of a board game's dice (None: every reading may be a game die)."""
+    if game == "dicetar-wars":
+        return {c.lower() for c in colours.values()}
+    if game == "dice-fighter":
+        return set(FIGHTER_COLOURS)
+    return None
+
+
 ADAPTERS = {
     "dice-hunter": _dice_hunter,
     "die-angler": _die_angler,

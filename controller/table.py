@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from controller.adapters import Context, Question, ReadingSet, plan
+from controller.adapters import Context, Question, ReadingSet, game_colours, plan
 from controller.config import TableConfig
 from controller.eventlog import EventLog
 from controller.panels import Edge, PanelError, PanelSet, press_edges
@@ -85,28 +85,39 @@ class BoardGeometry:
         except (ValueError, OSError) as e:
             raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
 
-    def place(self, image: np.ndarray, readings: list[dict[str, Any]]) -> None:
-        """Add zones, side, field status, card slot and stacking to the readings (raises ValueError)."""
+    def place(
+        self, image: np.ndarray, readings: list[dict[str, Any]], colours: Iterable[str] | None = None
+    ) -> None:
+        """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
+
+        Only the readings of ``colours`` (the game's dice; None: all) are placed: the stacking
+        search grows with the square of the dice, and nothing else can hold a game die up.
+        ``rests_on`` indexes the whole list.
+        """
         from calibration.geometry import place
 
-        if not readings:
+        wanted = None if colours is None else {c.lower() for c in colours}
+        idx = [
+            i for i, r in enumerate(readings) if wanted is None or str(r.get("colour", "")).lower() in wanted
+        ]
+        if not idx:
             return
         geo = place(
-            [r["quad"] for r in readings],
-            [r.get("kind", "d6") for r in readings],
+            [readings[i]["quad"] for i in idx],
+            [readings[i].get("kind", "d6") for i in idx],
             self.calibration,
             self.board,
             image=image,
         )
-        for r, g in zip(readings, geo, strict=True):
-            r.update(
+        for i, g in zip(idx, geo, strict=True):
+            readings[i].update(
                 zones=list(g.zones),
                 min_multiplier=g.min_multiplier,
                 side=g.side,
                 field_status=g.field_status,
                 card_slot=g.card_slot,
                 stack_level=g.stack_level,
-                rests_on=g.rests_on,
+                rests_on=None if g.rests_on is None else idx[g.rests_on],
                 board_center_mm=[round(g.board_center_mm[0], 1), round(g.board_center_mm[1], 1)],
             )
 
@@ -253,7 +264,7 @@ class Table:
         board_problem: str | None = None
         if self.geometry is not None:
             try:
-                self.geometry.place(image, readings)
+                self.geometry.place(image, readings, game_colours(self.setup.game, self._context_colours()))
             except ValueError as e:
                 board_problem = str(e)
         with self._lock:
@@ -280,16 +291,20 @@ class Table:
             )
         self._try_score(t_rest if t_rest is not None else t, t)
 
-    def _context(self, exp: Any) -> Context:
+    def _context_colours(self) -> dict[str, str]:
+        """Each player's dice colour: the game's own (its options) over the table config's."""
         state_colours = self.game.state.get("colours")
         colours = {p.name: p.colour for p in self.cfg.players}
         if isinstance(state_colours, Mapping):
             colours.update({str(k): str(v) for k, v in state_colours.items()})
+        return colours
+
+    def _context(self, exp: Any) -> Context:
         return Context(
             self.setup.game,
             exp,
             self.setup.players,
-            colours,
+            self._context_colours(),
             self.cfg.table.confidence_threshold,
             self.previous,
             self.game.state,
