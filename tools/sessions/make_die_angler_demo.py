@@ -25,7 +25,6 @@ import csv
 import hashlib
 import json
 import random
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -171,6 +170,27 @@ class Stage:
         self.take(list(self.dice), rest_s=0.5)
 
 
+def clean(out: Path) -> None:
+    """An empty session folder; sub-folders (another session) are left alone."""
+    out.mkdir(parents=True, exist_ok=True)
+    for f in out.iterdir():
+        if f.is_file():
+            f.unlink()
+
+
+def write_readme(out: Path, command: str, what: str) -> None:
+    (out / "README.md").write_text(
+        f"# {out.name}: a recorded demo session (generated, not photographed)\n\n"
+        f"Made by `{command}` (tools/sessions/; seeded, deterministic).\n"
+        f"{what}\n\n"
+        "Frames are drawn top-down d6 dice (tools/sessions/draw.py), 800x600 JPEG, 10 fps in\n"
+        "`frames.csv`; identical pictures are stored once. `script.jsonl` holds the button\n"
+        "presses and choices with their times, `session.json` the game setup and colours,\n"
+        "`truth.json` the true dice of every settled frame, the engine inputs, scores and winners.\n"
+        "Checked by tests/sessions/test_session_fixtures_s1.py.\n"
+    )
+
+
 def presses_for(menu: Menu, wanted: dict[str, Any]) -> list[tuple[str, float]]:
     """(button, hold seconds) for one player: fewest clicks to ``wanted`` in each field, then confirm."""
     out: list[tuple[str, float]] = []
@@ -214,7 +234,7 @@ def secret_round(
     if rnd.status is not RoundStatus.REVEALED:
         raise RuntimeError(f"secret round not revealed after the presses: {rnd.public_status()}")
     for inp in rnd.inputs:
-        want = {"d6": choices[str(inp.player)]["d6"], "specials": {}}
+        want = choices[str(inp.player)]
         if dict(inp.data) != want:
             raise RuntimeError(f"presses for {inp.player} gave {dict(inp.data)}, wanted {want}")
     return max(e[0] for e in events)
@@ -229,9 +249,7 @@ def d6_choice(target: int, rng: random.Random) -> int:
 
 
 def make(seed: int, out: Path) -> dict[str, Any]:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    clean(out)
     rng = np.random.default_rng(seed)
     dice_rng = random.Random(seed)
     setup = Setup.from_json(
@@ -311,6 +329,12 @@ def make(seed: int, out: Path) -> dict[str, Any]:
     }
     (out / "session.json").write_text(json.dumps(meta, indent=2) + "\n")
     (out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    write_readme(
+        out,
+        f"python tools/sessions/make_die_angler_demo.py --seed {seed}",
+        "A complete three-player Die-angler game, virtual deck, d6 only; secret selections are\n"
+        "raw button presses.",
+    )
     return truth
 
 

@@ -1,6 +1,7 @@
 """Generate the recorded Nozoku Dice demo session under tests/fixtures/sessions/nozoku-dice-demo/.
 
     python tools/sessions/make_nozoku_dice_demo.py [--seed 5] [--out DIR]
+    python tools/sessions/make_nozoku_dice_demo.py --players ann,bob --seed 3   # -> .../multi/
 
 A complete solo game (ann plays red against the hidden wizard; blue and green
 keep six dice each, yellow stays in the box).  The camera watches the centre
@@ -24,6 +25,12 @@ are chosen to raise her magic; a Reroll of a held die is always skipped, so
 every die the table reads lies in the centre.  ``truth.json`` holds every
 settled frame's true dice (``settled``), the engine inputs in order
 (``inputs``), the final scores and winners.
+
+With ``--players ann,bob`` (2-4 players) it makes a multiplayer session in the
+``multi/`` subfolder instead: each player throws their own two dice in turn,
+the start player rerolls, and the card choices are secret: raw button presses
+(``{"source": "button", "player", "press", "hold"}``) worked out from the real
+``hardware.secret`` menu, each player picking a card from their hand at random.
 """
 
 from __future__ import annotations
@@ -32,7 +39,6 @@ import argparse
 import copy
 import json
 import random
-import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -44,14 +50,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from draw import DrawnDie, grouped_by_face
-from make_die_angler_demo import HEIGHT, STEP, WIDTH, Recorder, Stage
+from make_die_angler_demo import HEIGHT, STEP, WIDTH, Recorder, Stage, clean, secret_round, write_readme
 
 from controller.scenario import Setup, new_game
 from engine import Game, Input, InputKind, RuleError
 
-PLAYER = "ann"
-COLOURS = {"ann": "red"}
-EXTRA_COLOURS = ["blue", "green"]
+PALETTE = ("red", "blue", "green", "yellow")
 SIZE = 46.0
 #: the sorted centre fills the upper part of the view; throws land anywhere free
 SORTED_AREA = (20.0, 16.0, WIDTH - 20.0, HEIGHT * 0.74)
@@ -62,12 +66,12 @@ def centre_of(game: Game) -> Counter[tuple[int, str]]:
     return Counter((int(d["value"]), str(d["colour"])) for d in game.state["centre"])
 
 
-def candidates(game: Game) -> list[dict[str, Any]]:
+def candidates(game: Game, player: str) -> list[dict[str, Any]]:
     """Every choice payload worth trying for what the game expects now (a Reroll of a held die: only skip)."""
     detail = game.expects().detail
-    held = game.state["held"][PLAYER]
+    held = game.state["held"][player]
     if "play" in detail:
-        return [{"card": c} for c in sorted(game.state["hand"][PLAYER])]
+        return [{"card": c} for c in sorted(game.state["hand"][player])]
     if "take" in detail:
         return [{"take": {"value": v, "colour": c}} for v, c in sorted(centre_of(game))]
     action = detail["action"]
@@ -76,7 +80,7 @@ def candidates(game: Game) -> list[dict[str, Any]]:
     if action in ("flip", "up", "down", "set_to_4"):
         out = [{"action": action, "die": i} for i in range(n)]
     elif action == "exchange":
-        own = sorted({v for v, c in centre_of(game) if c == COLOURS[PLAYER]})
+        own = sorted({v for v, c in centre_of(game) if c == game.state["colours"][player]})
         out = [{"action": action, "die": i, "centre_value": v} for i in range(n) for v in own]
     elif action == "distribute":
         out = [
@@ -89,18 +93,18 @@ def candidates(game: Game) -> list[dict[str, Any]]:
     return [*out, {"action": "skip"}]
 
 
-def best_choice(game: Game, rng: random.Random) -> dict[str, Any]:
+def best_choice(game: Game, player: str, rng: random.Random) -> dict[str, Any]:
     """The legal choice giving the most magic now (tried on copies of the engine); ties: the first."""
     if "play" in game.expects().detail and game.state["phase"] == "prophecy":
-        return {"card": rng.choice(sorted(game.state["hand"][PLAYER]))}
+        return {"card": rng.choice(sorted(game.state["hand"][player]))}
     best: tuple[int, dict[str, Any]] | None = None
-    for payload in candidates(game):
+    for payload in candidates(game, player):
         probe = copy.deepcopy(game)
         try:
-            probe.apply(Input(InputKind.CHOICE, PLAYER, payload))
+            probe.apply(Input(InputKind.CHOICE, player, payload))
         except RuleError:
             continue
-        gain = probe.scores()[PLAYER]
+        gain = probe.scores()[player]
         if best is None or gain > best[0]:
             best = (gain, payload)
     if best is None:
@@ -140,20 +144,15 @@ class Centre:
         self.sort()
 
 
-def make(seed: int, out: Path) -> dict[str, Any]:
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
+    clean(out)
     rng = np.random.default_rng(seed)
     dice_rng = random.Random(seed)
-    setup = Setup.from_json(
-        {
-            "game": "nozoku-dice",
-            "players": [PLAYER],
-            "options": {"colours": COLOURS, "extra_colours": EXTRA_COLOURS},
-            "seed": seed,
-        }
-    )
+    colours = dict(zip(players, PALETTE, strict=False))
+    options: dict[str, Any] = {"colours": colours}
+    if len(players) <= 2:  # solo: two kept colours; two players: the third colour
+        options["extra_colours"] = list(PALETTE[len(players) : 3])
+    setup = Setup.from_json({"game": "nozoku-dice", "players": players, "options": options, "seed": seed})
     game = new_game(setup)
     rec = Recorder(out)
     stage = Stage(rec, rng, SIZE)
@@ -166,38 +165,50 @@ def make(seed: int, out: Path) -> dict[str, Any]:
         game.apply(inp)
         inputs.append(inp.to_json())
 
-    def throw_and_read(values: list[int], colours: list[str]) -> float:
+    def throw_and_read(player: str, values: list[int], styles: list[str]) -> float:
         """Throw; the engine gets the camera's view: every die on the table (the whole centre)."""
         kind = game.expects().detail["roll"]
-        t_rest = stage.throw(values, colours)
+        t_rest = stage.throw(values, styles)
         reading = [{"value": d.value, "colour": d.style} for d in stage.dice]
-        apply(Input(InputKind.ROLL, PLAYER, {"dice": reading}))
+        apply(Input(InputKind.ROLL, player, {"dice": reading}))
         rolls.append(
             {
                 "t": round(t_rest, 3),
                 "file": stage.settled[-1]["file"],
                 "roll": kind,
-                "thrown": sorted([v, c] for v, c in zip(values, colours, strict=True)),
+                "player": player,
+                "thrown": sorted([v, c] for v, c in zip(values, styles, strict=True)),
                 "dice": stage.settled[-1]["dice"],
             }
         )
         return t_rest
 
     stage.rest(1.0)
-    # setup: two own dice to the player's area, the rest into the centre
-    own = COLOURS[PLAYER]
-    throw_and_read([dice_rng.randint(1, 6) for _ in range(2)], [own, own])
-    stage.clear()
+    # setup: each player's two own dice to their area, the rest into the centre
+    for p in players:
+        throw_and_read(p, [dice_rng.randint(1, 6) for _ in range(2)], [colours[p]] * 2)
+        stage.clear()
     in_centre = game.expects().detail["colours"]
-    colours = [c for c in sorted(in_centre) for _ in range(in_centre[c])]
-    t_last = throw_and_read([dice_rng.randint(1, 6) for _ in colours], colours)
+    styles = [c for c in sorted(in_centre) for _ in range(in_centre[c])]
+    t_last = throw_and_read(players[0], [dice_rng.randint(1, 6) for _ in styles], styles)
     centre.sort()
     while game.expects().kind is not None:
         exp = game.expects()
-        if exp.kind is InputKind.CHOICE:
+        if exp.kind is InputKind.SECRET:
+            hands = {p: game.private_json(p)["hand"] for p in exp.players}  # type: ignore[attr-defined]
+            choices = {p: {"card": dice_rng.choice(hands[p])} for p in exp.players}
+            t0 = max(rec.t, t_last + 1.2)
+            stage.rest(t0 - rec.t + 0.05, check=False)
+            t_done = secret_round(game, choices, t0, script)
+            stage.rest(t_done - rec.t + 0.6, check=False)
+            for p in exp.players:
+                apply(Input(InputKind.SECRET, p, choices[p]))
+            centre.match(centre_of(game))
+        elif exp.kind is InputKind.CHOICE:
+            player = exp.players[0]
             t = max(rec.t + 0.3, t_last + 1.2)
-            payload = best_choice(game, dice_rng)
-            inp = Input(InputKind.CHOICE, PLAYER, payload)
+            payload = best_choice(game, player, dice_rng)
+            inp = Input(InputKind.CHOICE, player, payload)
             apply(inp)
             script.append({"t": round(t, 3), "source": "button", "input": inp.to_json()})
             stage.rest(t - rec.t + 0.7, check=False)
@@ -206,7 +217,9 @@ def make(seed: int, out: Path) -> dict[str, Any]:
             faces = set(exp.detail["faces"])
             picked = [d for d in stage.dice if d.value in faces]
             stage.dice = [d for d in stage.dice if d.value not in faces]
-            t_last = throw_and_read([dice_rng.randint(1, 6) for _ in picked], [d.style for d in picked])
+            t_last = throw_and_read(
+                exp.players[0], [dice_rng.randint(1, 6) for _ in picked], [d.style for d in picked]
+            )
             centre.match(centre_of(game))
         else:
             raise SystemExit(f"the demo does not script {exp.describe()}; try another seed")
@@ -217,18 +230,19 @@ def make(seed: int, out: Path) -> dict[str, Any]:
         "seed": seed,
         "final_scores": game.scores(),
         "winners": list(result.winners) if result else [],
-        "rating": game.state["rating"],
-        "hidden_wizard": game.state["hidden_wizard"],
-        "removed": game.state["removed"],
+        "held": game.state["held"],
         "rolls": rolls,
         "settled": stage.settled,
         "inputs": inputs,
         "frames": len(rec.rows),
     }
+    if len(players) == 1:
+        truth.update({k: game.state[k] for k in ("rating", "hidden_wizard", "removed")})
+    script.sort(key=lambda s: s["t"])
     (out / "script.jsonl").write_text("".join(json.dumps(s) + "\n" for s in script))
     meta = {
         "setup": setup.to_json(),
-        "colours": dict(COLOURS),
+        "colours": colours,
         "width": WIDTH,
         "height": HEIGHT,
         "fps": 1 / STEP,
@@ -237,15 +251,27 @@ def make(seed: int, out: Path) -> dict[str, Any]:
     }
     (out / "session.json").write_text(json.dumps(meta, indent=2) + "\n")
     (out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    solo = len(players) == 1
+    write_readme(
+        out,
+        f"python tools/sessions/make_nozoku_dice_demo.py --seed {seed}"
+        + ("" if solo else f" --players {','.join(players)}"),
+        "A complete solo Nozoku Dice game (red against the hidden wizard, 20 dice of 3 colours)."
+        if solo
+        else f"A complete {len(players)}-player Nozoku Dice game; secret card choices are raw presses.",
+    )
     return truth
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--players", default="ann", help="comma-separated, 1-4 (default: the solo game)")
+    ap.add_argument("--out", type=Path, default=None, help="default: the demo folder, or its multi/")
     args = ap.parse_args()
-    truth = make(args.seed, args.out)
+    players = args.players.split(",")
+    out = args.out or (DEFAULT_OUT if len(players) == 1 else DEFAULT_OUT / "multi")
+    truth = make(args.seed, out, players)
     print(json.dumps({k: truth[k] for k in ("final_scores", "winners", "frames")}))
 
 
