@@ -257,8 +257,8 @@ def main() -> None:
     if waits and work:
         lines += [
             "",
-            f"The gate's settle wait alone is {pct(waits, 0.5) * 1e3:.0f} ms p50 (`settle_s` = 0.4 s, plus up to",
-            "one frame interval of the recording); the processing after it is "
+            f"The gate's settle wait alone is {pct(waits, 0.5) * 1e3:.0f} ms p50 (`settle_s` = 0.4 s, "
+            "plus up to one frame interval of the recording); the processing after it is "
             f"{pct(work, 0.5) * 1e3:.0f} / {pct(work, 0.95) * 1e3:.0f} ms CPU p50 / p95.",
             "So dice at rest -> display stays above 500 ms p95 as long as the gate waits 0.4 s;",
             "rolls the vision reader was unsure of went to a question (counted above, not timed).",
