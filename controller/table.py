@@ -1,9 +1,19 @@
 """One table: frames -> motion gate -> vision -> engine -> event log -> display and LEDs.
 
 ``Table`` is the controller's implementation of the display's ``TableBackend``
-seam.  Every input is appended to the event log (committed) before anything
-is shown; on start the table replays its log, so a restarted process carries
-on where the killed one stopped.
+seam.  It follows what the engine ``expects()`` and takes it from the right
+place: a settled throw from the camera (read only when a throw is expected,
+placed on the board when a layout and calibration are configured, turned into
+inputs or a question by :mod:`controller.adapters`), secret selections from
+the players' button panels (a :class:`hardware.secret.SecretRound` whose
+public status is the snapshot's ``"secret"``), choices and card reveals from a
+panel script or the admin page, and a person's answers to its questions.
+
+Every input is appended to the event log (committed) before anything is shown;
+on start the table replays its log, so a restarted process carries on where
+the killed one stopped.  Before each input a ``position`` mark records where a
+recorded session stood (frame time, script lines and button edges used), so a
+resumed recording skips exactly what was already acknowledged.
 """
 
 from __future__ import annotations
