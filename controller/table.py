@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from controller.adapters import Context, Question, ReadingSet, game_colours, plan
+from controller.choices import choice_menu, choice_options
 from controller.config import TableConfig
 from controller.eventlog import EventLog
 from controller.panels import Edge, PanelError, PanelSet, press_edges
@@ -172,6 +173,7 @@ class Table:
         self.edges_driven = 0
         self.secret_progress: dict[str, Any] | None = None
         self.secret_round: Any = None
+        self.choice_rounds: dict[str, tuple[tuple[str, ...], Any]] = {}  # player -> (labels, round)
         self.notice: str | None = None  # e.g. "camera lost; reopening"
         self.rest_times: list[tuple[float, float]] = []  # (t_rest of the frame, clock when scored)
         self.board_problem: str | None = None
@@ -471,6 +473,10 @@ class Table:
             if self.secret_round is not None:
                 self.secret_round.cancel("the game no longer expects a secret selection")
                 self.secret_round = None
+            if self.status == "playing" and exp.kind is InputKind.CHOICE:
+                self._drive_choices(exp, t, now)
+                return
+            self.choice_rounds = {}
             for panel in self.panels.list():  # presses outside a round mean nothing
                 panel.poll(now)
             return
@@ -496,6 +502,43 @@ class Table:
             self.secret_progress = None
             self._emit()
 
+    def _drive_choices(self, exp: Any, t: float, now: float) -> None:
+        """Open choices on the panels: a scrolling list per player the engine asks (controller.choices)."""
+        from hardware.secret import RoundStatus, SecretRound
+
+        state = self.game.state
+        rounds: dict[str, tuple[tuple[str, ...], Any]] = {}
+        for player in exp.players:
+            options = choice_options(self.setup.game, exp, player, state)
+            if not options or player not in self.panels.panels:
+                continue
+            labels = tuple(label for label, _ in options)
+            old = self.choice_rounds.get(player)
+            if old is not None and old[0] == labels:
+                rounds[player] = old
+            else:
+                rounds[player] = (
+                    labels,
+                    SecretRound({player: choice_menu(options)}, t_start=now, timeout_s=None),
+                )
+        self.choice_rounds = rounds
+        by_player = {p: r for p, (_, r) in rounds.items()}
+        for panel in self.panels.list():
+            rnd = by_player.get(panel.player)
+            if rnd is None:
+                panel.poll(now)  # a player the game does not ask: presses mean nothing
+                continue
+            rnd.drive([panel], now)
+            if rnd.status is RoundStatus.REVEALED:
+                self.choice_rounds.pop(panel.player, None)
+                inp = Input(InputKind.CHOICE, panel.player, dict(rnd.inputs[0].data))
+                try:
+                    self.apply(inp, "button", t)
+                except RuleError as e:
+                    self.notice = f"{panel.player}'s choice was refused: {e.why}"
+                    self._emit()
+                return  # the game has moved on: the next tick sees what it asks now
+
     def _secret_changed(self, status: dict[str, Any]) -> None:
         self.secret_progress = status
         self._emit()
@@ -516,6 +559,7 @@ class Table:
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
                 "notice": self.notice,
+                "choice": {p: r.private_view(p) for p, (_, r) in list(self.choice_rounds.items())} or None,
             }
 
     def _waiting_for(self, exp: Mapping[str, Any]) -> str:

@@ -10,11 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from controller.choices import choice_options
 from controller.config import parse_config
 from controller.eventlog import EventLog
 from controller.live import load_script
 from controller.session import mock_pins
 from controller.table import Scripted, Table, TableError
+from engine import Input
 from hardware import patterns
 from hardware.feedback import LedFeedback
 from hardware.leds import open_matrix
@@ -160,7 +162,7 @@ def test_scripted_choices_wait_for_the_roll_they_follow(hunter: Any) -> None:
         Scripted(
             0.5,
             "button",
-            input=__import__("engine").Input.from_json({"type": "choice", "player": "ann", "take": "trio"}),
+            input=Input.from_json({"type": "choice", "player": "ann", "take": "trio"}),
         )
     ]
     table.tick(1.0)
@@ -337,3 +339,25 @@ def test_dice_fighter_asks_about_a_die_on_an_empty_card_slot(tmp_path: Path) -> 
     assert table.question is not None and table.question.kind == "owner"
     assert table.game.expects().kind.value == "throw"
     table.log.close()
+
+
+def test_a_choice_can_be_made_on_the_panel(hunter: Any) -> None:
+    table, cam, _ = hunter
+    settle(table, cam, [d6(v) for v in (3, 3, 3, 5, 6)], 1.0)
+    table.tick(1.1)
+    options = choice_options("dice-hunter", table.game.expects(), "ann", table.game.state)
+    labels = [label for label, _ in options]
+    assert "take trio" in labels and "keep 3 3 3" in labels
+    want = labels.index("keep 3 3 3")
+    ups = [press(1.5 + 0.3 * i, "ann", "up") for i in range(want)]
+    confirm = press(1.5 + 0.3 * want, "ann", "confirm", hold=1.2)
+    table.pending = [*ups, confirm, press(1.6, "bob", "confirm", hold=1.2)]  # not bob's turn: ignored
+    run_until(table, 1.5 + 0.3 * want + 1.5, t0=1.2)
+    assert table.game.state["kept"] == [3, 3, 3]
+    assert table.game.expects().kind.value == "roll"
+    inputs = [e for e in table.log.events(table.game_no) if e.kind == "input"]
+    assert inputs[-1].source == "button" and inputs[-1].data == {
+        "type": "choice",
+        "player": "ann",
+        "keep": [3, 3, 3],
+    }
