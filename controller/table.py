@@ -18,6 +18,7 @@ resumed recording skips exactly what was already acknowledged.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -493,14 +494,26 @@ class Table:
         rnd.drive(panels, now)
         if rnd.status is RoundStatus.REVEALED:
             self.secret_round = None
-            for inp in rnd.inputs:
-                try:
+            refused = self._refused(rnd.inputs)
+            if refused is not None:
+                # nothing is logged, so no choice becomes readable; everyone chooses again
+                log.warning("a secret selection was refused: %s", refused)
+                self.notice = f"a secret selection was refused ({refused}); everyone chooses again"
+            else:
+                for inp in rnd.inputs:
                     self.apply(inp, "button", t)
-                except RuleError as e:  # e.g. a fighter clash: the round starts again
-                    log.warning("secret selection of %s refused: %s", inp.player, e.why)
-                    self.notice = f"a secret selection was refused ({e.why}); choose again"
             self.secret_progress = None
             self._emit()
+
+    def _refused(self, inputs: Sequence[Input]) -> str | None:
+        """Why the engine would refuse these secret selections together (tried on a copy), or None."""
+        trial = copy.deepcopy(self.game)
+        try:
+            for inp in inputs:
+                trial.apply(inp)
+        except RuleError as e:
+            return e.why
+        return None
 
     def _drive_choices(self, exp: Any, t: float, now: float) -> None:
         """Open choices on the panels: a scrolling list per player the engine asks (controller.choices)."""

@@ -361,3 +361,25 @@ def test_a_choice_can_be_made_on_the_panel(hunter: Any) -> None:
         "player": "ann",
         "keep": [3, 3, 3],
     }
+
+
+def test_a_refused_secret_selection_logs_nothing_and_everyone_chooses_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hardware.secret as secret
+
+    table, _cam, _ = make_table(tmp_path, "die-angler", [dict(p) for p in ANGLERS], {"deck": "virtual"})
+    real = secret.die_angler_menu
+
+    def too_many(*a: Any, **kw: Any) -> Any:  # a panel menu that offers a count the rules refuse
+        menu = real(*a, **kw)
+        return secret.Menu(menu.game, menu.fields, lambda v: {"d6": 9, "specials": {}})
+
+    monkeypatch.setattr(secret, "die_angler_menu", too_many)
+    table.pending = choose("ann", 0.5, 1) + choose("bob", 0.5, 1)
+    run_until(table, 3.0)
+    assert "refused" in (table.snapshot()["notice"] or "")
+    assert not [e for e in table.log.events(table.game_no) if e.kind == "input"], "no selection may be logged"
+    assert table.game.expects().kind.value == "secret" and set(table.game.expects().players) == {"ann", "bob"}
+    assert table.secret_round is not None and table.secret_round.status.value == "selecting"
+    table.log.close()
