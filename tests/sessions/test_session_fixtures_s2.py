@@ -169,46 +169,75 @@ def test_dicetar_wars_geometry_comes_from_the_pixels() -> None:
             assert geometry_facts(g) == truth_facts(d), f"{throw['frame']} die {i}"
 
 
-def matched_readings(readings: list[Any], dice: list[dict[str, Any]]) -> list[Any]:
-    """The reading whose centre lies on each true die's top face (None when no reading does)."""
-    out = []
-    for d in dice:
-        quad = np.asarray(d["top_quad_px"], np.float32)
-        inside = [r for r in readings if cv2.pointPolygonTest(quad, tuple(map(float, r.center)), False) >= 0]
-        out.append(inside[0] if len(inside) == 1 else None)
-    return out
+def assign(readings: list[Any], dice: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """Each reading to the highest die whose top face holds its centre (a stack's top hides the face
+    below); returns the reading per die (None: not seen) and the readings on no die."""
+    per_die: list[Any] = [None] * len(dice)
+    extra = []
+    for r in readings:
+        holders = [
+            i
+            for i, d in enumerate(dice)
+            if cv2.pointPolygonTest(
+                np.asarray(d["top_quad_px"], np.float32), tuple(map(float, r.center)), False
+            )
+            >= 0
+        ]
+        if not holders:
+            extra.append(r)
+            continue
+        i = max(holders, key=lambda j: dice[j].get("stack_level", 0))
+        if per_die[i] is None:
+            per_die[i] = r
+        else:
+            extra.append(r)
+    return per_die, extra
+
+
+def covered(dice: list[dict[str, Any]]) -> set[int]:
+    return {int(d["rests_on"]) for d in dice if d.get("rests_on") is not None}
 
 
 READER_PENDING = pytest.mark.xfail(
     strict=True,
-    reason="vision/models/d6_*.onnx (being retrained) finds no die in these rendered frames yet",
+    reason="vision d6 reader: ArUco markers read as dice, some dice missed or misread (see the report)",
 )
 
 
 @pytest.mark.slow
 @READER_PENDING
 def test_dicetar_wars_settled_frames_read_right() -> None:
-    """vision.read_dice then calibration.geometry.place on its quads give every die's truth."""
+    """vision.read_dice then calibration.geometry.place on its quads give every die's truth.
+
+    A die with another stacked on it shows too little of its top face to read: its reading
+    comes from the earlier settled frame where it lay uncovered on the same spot (what the
+    table's tracker keeps), as a real table would have it.
+    """
     from vision import read_dice
 
     board, cal = board_and_camera(WARS)
     _, truth = session(WARS)
     wrong = []
+    seen_at: dict[tuple[float, float], Any] = {}
     for throw in truth["throws"]:
         img = frame(WARS, throw["frame"])
-        readings = read_dice(img)
         dice = throw["dice"]
-        found = matched_readings(readings, dice)
-        if len(readings) != len(dice) or any(r is None for r in found):
-            wrong.append(f"{throw['frame']}: {len(readings)} dice read, {len(dice)} there")
+        found, extra = assign(read_dice(img), dice)
+        for i in covered(dice):
+            found[i] = seen_at.get(tuple(dice[i]["center_mm"]))
+        wrong += [f"{throw['frame']}: a reading on no die: {r.to_json()}" for r in extra]
+        wrong += [f"{throw['frame']} die {i}: not found" for i, r in enumerate(found) if r is None]
+        if any(r is None for r in found):
             continue
+        for d, r in zip(dice, found, strict=True):
+            seen_at[tuple(d["center_mm"])] = r
         got = place([r.quad for r in found], ["d6"] * len(found), cal, board, image=img)
         for i, (d, r, g) in enumerate(zip(dice, found, got, strict=True)):
             want = {"value": d["value"], "colour": d["colour"], **truth_facts(d)}
             seen = {"value": r.value, "colour": r.colour, **geometry_facts(g)}
             if seen != want:
                 wrong.append(f"{throw['frame']} die {i}: read {seen}, truth {want}")
-    assert not wrong, "\n".join(wrong)
+    assert not wrong, f"{len(wrong)} problems:\n" + "\n".join(wrong)
 
 
 # --- Dice Fighter -----------------------------------------------------------------------
@@ -319,7 +348,7 @@ def test_dice_fighter_settled_frames_read_right() -> None:
     wrong = []
     for throw in truth["throws"]:
         readings = read_dice(frame(FIGHTER, throw["frame"]))
-        found = matched_readings(readings, throw["dice"])
+        found, _ = assign(readings, throw["dice"])
         for i, (d, r) in enumerate(zip(throw["dice"], found, strict=True)):
             seen = None if r is None else (r.kind, r.value, r.colour)
             if seen != (d["kind"], d["value"], d["colour"]):

@@ -296,7 +296,7 @@ class Session:
             if spot[0] == "on":
                 base = self.table[int(spot[1])].cube
                 ang = float(self.rng.uniform(0, 2 * np.pi))
-                xy = base.centre[:2] + 0.25 * DIE_MM * np.array([np.cos(ang), np.sin(ang)])
+                xy = base.centre[:2] + 0.4 * DIE_MM * np.array([np.cos(ang), np.sin(ang)])
                 level = int(base.extra["level"]) + 1  # type: ignore[call-overload]
                 cube, rests_on = flat(value, colour, xy[0], xy[1], yaw, level), int(spot[1])
             else:
