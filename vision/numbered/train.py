@@ -40,20 +40,20 @@ Window = tuple[np.ndarray, list[dict[str, Any]]]
 
 
 class Classifier(nn.Module):
-    """Kind and value of a top face from a 48x48 crop: 47 classes (not a die, then each kind's values)."""
+    """Kind and value of a top face from a 40x40 crop: 47 classes (not a die, then each kind's values)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.Sequential(
             cbr(3, 16),
             nn.MaxPool2d(2),
-            cbr(16, 32),
-            cbr(32, 32),
+            cbr(16, 40),
+            cbr(40, 40),
             nn.MaxPool2d(2),
-            cbr(32, 64),
-            cbr(64, 64),
+            cbr(40, 80),
+            cbr(80, 80),
             nn.MaxPool2d(2),
-            cbr(64, 128),
+            cbr(80, 128),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.1),
@@ -85,6 +85,21 @@ def _render(i: int) -> Window:
 
     cv2.setNumThreads(1)
     return window(np.random.default_rng([7, i]), WINDOW)
+
+
+def _render_single(i: int) -> Window:
+    from tools.render_numbered.scenes import die_window
+
+    cv2.setNumThreads(1)
+    return die_window(np.random.default_rng([11, i]), 128)
+
+
+def render_singles(n: int, procs: int) -> list[Window]:
+    t0 = time.time()
+    with mp.get_context("fork").Pool(procs) as pool:
+        out = pool.map(_render_single, range(n), chunksize=64)
+    print(f"rendered {n} die-centred windows in {time.time() - t0:.0f}s", flush=True)
+    return out
 
 
 def render_windows(n: int, procs: int) -> list[Window]:
@@ -172,8 +187,16 @@ def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, bat
 
 
 def cls_sample(
-    wins: list[Window], rng: np.random.Generator, levels: dict[int, list[np.ndarray]]
+    wins: list[Window], rng: np.random.Generator, levels: dict[int, list[np.ndarray]], singles: list[Window]
 ) -> tuple[np.ndarray, int]:
+    if singles and rng.random() < 0.65:  # a die-centred window: its first die
+        img, dice = singles[int(rng.integers(len(singles)))]
+        d = dice[0]
+        cx, cy, bw, bh = _box(d)
+        side = max(bw, bh)
+        c = (cx + rng.normal(0, 0.05 * side), cy + rng.normal(0, 0.05 * side))
+        crop = crop_die([img], c, side * MARGIN * rng.uniform(0.88, 1.15), float(rng.uniform(0, 360)))
+        return photometric(crop, rng), INDEX[(d["kind"], int(d["value"]))]
     for _ in range(100):
         wi = int(rng.integers(len(wins)))
         img, dice = wins[wi]
@@ -184,7 +207,7 @@ def cls_sample(
     d = dice[int(rng.integers(len(dice)))]
     cx, cy, bw, bh = _box(d)
     side = max(bw, bh)
-    if rng.random() < 0.8:
+    if rng.random() < 0.6:
         c = (cx + rng.normal(0, 0.05 * side), cy + rng.normal(0, 0.05 * side))
         crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
         label = INDEX[(d["kind"], int(d["value"]))]
@@ -203,14 +226,16 @@ def cls_sample(
     return photometric(crop, rng), label
 
 
-def train_classifier(wins: list[Window], rng: np.random.Generator, steps: int, batch: int) -> Classifier:
+def train_classifier(
+    wins: list[Window], rng: np.random.Generator, steps: int, batch: int, singles: list[Window] | None = None
+) -> Classifier:
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     levels: dict[int, list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
-        xs, ys = zip(*(cls_sample(wins, rng, levels) for _ in range(batch)), strict=True)
+        xs, ys = zip(*(cls_sample(wins, rng, levels, singles or []) for _ in range(batch)), strict=True)
         out = net(to_tensor(list(xs)))
         loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
         opt.zero_grad()
@@ -248,6 +273,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
     ap.add_argument("--cache", type=Path, help="keep the rendered windows in this pickle (outside the repo)")
+    ap.add_argument("--singles", type=int, default=9000, help="die-centred windows for the classifier")
+    ap.add_argument("--singles-cache", type=Path, help="keep the die-centred windows in this pickle")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -262,7 +289,13 @@ def main() -> None:
     print(f"{sum(len(d) for _, d in wins)} dice in {len(wins)} windows", flush=True)
     MODELS.mkdir(exist_ok=True)
     if args.only in ("cls", "both"):
-        cls = train_classifier(wins, rng, args.cls_steps, 96)
+        if args.singles_cache and args.singles_cache.is_file():
+            singles = pickle.loads(args.singles_cache.read_bytes())[: args.singles]
+        else:
+            singles = render_singles(args.singles, args.threads)
+            if args.singles_cache:
+                args.singles_cache.write_bytes(pickle.dumps(singles))
+        cls = train_classifier(wins, rng, args.cls_steps, 128, singles)
         export(cls, (8, 3, CROP, CROP), MODELS / "numbered_classifier.onnx")
     if args.only in ("det", "both"):
         det = train_detector(wins, rng, args.det_steps, 16)

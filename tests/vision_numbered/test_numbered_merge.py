@@ -1,0 +1,29 @@
+"""Merging the pip-d6 reader's dice with the numbered reader's, on exact hand-made readings."""
+
+from __future__ import annotations
+
+from vision.numbered import merge
+from vision.reading import DieReading
+
+
+def die(kind: str, value: int, x: float, y: float, size: float = 40.0) -> DieReading:
+    h = size / 2
+    quad = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
+    return DieReading(kind=kind, value=value, center=(x, y), quad=quad, confidence=0.9, colour="red")
+
+
+def test_a_d6_reading_on_a_numbered_die_gives_way() -> None:
+    d6 = [die("d6", 4, 100, 100), die("d6", 2, 300, 100)]
+    numbered = [die("d20", 17, 104, 98), die("d6", 2, 302, 101)]
+    got = merge(d6, numbered)
+    assert [(r.kind, r.value) for r in got] == [("d20", 17), ("d6", 2)]
+    assert got[1] is d6[1]  # the d6 reader's own reading of a d6 is kept
+
+
+def test_dice_only_one_reader_found_are_kept_in_reading_order() -> None:
+    got = merge([die("d6", 6, 50, 300)], [die("d10p", 90, 400, 50), die("d6", 1, 200, 200)])
+    assert [(r.kind, r.value) for r in got] == [("d10p", 90), ("d6", 1), ("d6", 6)]
+
+
+def test_nothing_in_nothing_out() -> None:
+    assert merge([], []) == []
