@@ -82,6 +82,16 @@ def test_the_timeline_is_playable(folder: Path) -> None:
     assert script and all(s["source"] == "button" and 0 < s["t"] < times[-1] for s in script)
 
 
+@ALL
+def test_the_table_comes_to_rest_only_after_a_throw_while_a_roll_is_awaited(folder: Path) -> None:
+    """A hand tidying the table must not leave it settled while the game waits for a throw:
+    the table would read that still picture as the throw."""
+    _, truth, _ = session(folder)
+    early = [s["file"] for s in truth["settled"] if not s["throw"] and s["engine_expects"] == "roll"]
+    assert not early, f"settled frames that would be read as a throw: {early}"
+    assert all(s["engine_expects"] == "roll" for s in truth["settled"] if s["throw"])
+
+
 # --- Die-angler -------------------------------------------------------------------------
 
 

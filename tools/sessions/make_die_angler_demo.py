@@ -26,6 +26,7 @@ import hashlib
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,8 @@ class Stage:
         self.background = felt(WIDTH, HEIGHT, rng)
         self.dice: list[DrawnDie] = []
         self.settled: list[dict[str, Any]] = []
+        #: what the engine waits for while the table shows a frame (set by the generator)
+        self.waiting_for: Callable[[], str | None] = lambda: None
         self._empty = self.background.copy()
 
     def image(self, dice: list[DrawnDie], blur: float = 0.0) -> np.ndarray:
@@ -125,9 +128,8 @@ class Stage:
         name, t = self.rec.still(self.image(self.dice), seconds)
         if check and self.dice:
             dice = sorted([d.value, d.style] for d in self.dice)
-            self.settled.append(
-                {"file": name, "t": round(t, 3), "seconds": seconds, "throw": throw, "dice": dice}
-            )
+            entry = {"file": name, "t": round(t, 3), "seconds": seconds, "throw": throw}
+            self.settled.append({**entry, "engine_expects": self.waiting_for(), "dice": dice})
         return t
 
     def throw(
@@ -263,6 +265,7 @@ def make(seed: int, out: Path) -> dict[str, Any]:
     game = new_game(setup)
     rec = Recorder(out)
     stage = Stage(rec, rng)
+    stage.waiting_for = lambda: game.expects().kind
     script: list[dict[str, Any]] = []
     inputs: list[dict[str, Any]] = []
     rolls: list[dict[str, Any]] = []

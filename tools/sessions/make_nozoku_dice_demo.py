@@ -49,7 +49,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from draw import DrawnDie, grouped_by_face
+from draw import DrawnDie, grouped_by_face, spread
 from make_die_angler_demo import HEIGHT, STEP, WIDTH, Recorder, Stage, clean, secret_round, write_readme
 
 from controller.scenario import Setup, new_game
@@ -125,8 +125,13 @@ class Centre:
         st.dice = grouped_by_face([(d.value, d.style) for d in st.dice], st.rng, SORTED_AREA, SIZE)
         st.rest(rest_s)
 
-    def match(self, want: Counter[tuple[int, str]]) -> None:
-        """Take away dice the engine no longer has in the centre, put in the ones it gained, sort."""
+    def match(self, want: Counter[tuple[int, str]], settle: bool = True) -> None:
+        """Take away dice the engine no longer has in the centre, put in the ones it gained, sort.
+
+        ``settle=False`` when the game now waits for a throw: the table must not come to rest
+        before that throw (the table would read a tidied centre as the throw), so the change is
+        made under the hand of the throw that follows.
+        """
         st = self.stage
         have = Counter((d.value, d.style) for d in st.dice)
         if have == want:
@@ -138,9 +143,14 @@ class Centre:
                 extra[(d.value, d.style)] -= 1
             else:
                 keep.append(d)
-        added = [DrawnDie(v, 0.0, 0.0, 0.0, c, SIZE) for (v, c), n in (want - have).items() for _ in range(n)]
+        gained = [(v, c) for (v, c), n in (want - have).items() for _ in range(n)]
+        if not settle:
+            m = SIZE * 1.2
+            area = (m, m, WIDTH - m, HEIGHT - m)
+            st.dice = keep + spread([v for v, _ in gained], [c for _, c in gained], st.rng, area, SIZE, keep)
+            return
         st.hand(st.dice, [0.45])
-        st.dice = keep + added
+        st.dice = keep + [DrawnDie(v, 0.0, 0.0, 0.0, c, SIZE) for v, c in gained]
         self.sort()
 
 
@@ -156,6 +166,7 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
     game = new_game(setup)
     rec = Recorder(out)
     stage = Stage(rec, rng, SIZE)
+    stage.waiting_for = lambda: game.expects().kind
     centre = Centre(stage)
     script: list[dict[str, Any]] = []
     inputs: list[dict[str, Any]] = []
@@ -191,7 +202,8 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
     in_centre = game.expects().detail["colours"]
     styles = [c for c in sorted(in_centre) for _ in range(in_centre[c])]
     t_last = throw_and_read(players[0], [dice_rng.randint(1, 6) for _ in styles], styles)
-    centre.sort()
+    if game.expects().kind is not InputKind.ROLL:  # multiplayer: the reroll follows at once
+        centre.sort()
     while game.expects().kind is not None:
         exp = game.expects()
         if exp.kind is InputKind.SECRET:
@@ -203,7 +215,7 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
             stage.rest(t_done - rec.t + 0.6, check=False)
             for p in exp.players:
                 apply(Input(InputKind.SECRET, p, choices[p]))
-            centre.match(centre_of(game))
+            centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
         elif exp.kind is InputKind.CHOICE:
             player = exp.players[0]
             t = max(rec.t + 0.3, t_last + 1.2)
@@ -212,7 +224,7 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
             apply(inp)
             script.append({"t": round(t, 3), "source": "button", "input": inp.to_json()})
             stage.rest(t - rec.t + 0.7, check=False)
-            centre.match(centre_of(game))
+            centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
         elif exp.kind is InputKind.ROLL and exp.detail.get("roll") == "reroll":
             faces = set(exp.detail["faces"])
             picked = [d for d in stage.dice if d.value in faces]
@@ -220,7 +232,7 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
             t_last = throw_and_read(
                 exp.players[0], [dice_rng.randint(1, 6) for _ in picked], [d.style for d in picked]
             )
-            centre.match(centre_of(game))
+            centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
         else:
             raise SystemExit(f"the demo does not script {exp.describe()}; try another seed")
     stage.rest(1.0, check=False)
