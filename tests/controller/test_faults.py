@@ -272,8 +272,12 @@ def logged_inputs(db: Path) -> list[dict[str, Any]]:
 
 
 @pytest.mark.slow
-def test_kill_9_at_random_points_then_restart_loses_and_repeats_nothing(tmp_path: Path) -> None:
-    cfg = session_config(HUNTER)
+@pytest.mark.parametrize("game", ["dice-hunter", "die-angler"])  # die-angler: secret presses on the panels
+def test_kill_9_at_random_points_then_restart_loses_and_repeats_nothing(game: str, tmp_path: Path) -> None:
+    folder = ROOT / "tests" / "fixtures" / "sessions" / f"{game}-demo"
+    if not (folder / "frames.csv").is_file():
+        pytest.skip(f"no recorded session for {game} yet at {folder}")
+    cfg = session_config(folder)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
 
     def run(db: Path, kill_after: float | None) -> subprocess.CompletedProcess[str] | None:
