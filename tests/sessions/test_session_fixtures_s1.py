@@ -269,3 +269,46 @@ def test_every_settled_frame_reads_right(folder: Path) -> None:
             wrong.append(f"{s['file']}: read right but unsure of {unsure}")
     frames = len({s["file"] for s in truth["settled"]})
     assert not wrong, f"{len(wrong)} of {frames} settled frames not read right:\n" + "\n".join(wrong)
+
+
+def truth_reader(folder: Path) -> Any:
+    """A stand-in for the vision reader that reports the truth of each settled frame (and no die in
+    any other picture), so the session's timing and script are checked apart from the reader."""
+    import hashlib
+
+    from vision.reading import DieReading
+
+    _, truth, _ = session(folder)
+    known = {}
+    for s in truth["settled"]:
+        img = cv2.imread(str(folder / s["file"]), cv2.IMREAD_COLOR)
+        known[hashlib.sha1(img.tobytes()).hexdigest()] = s["dice"]
+
+    def read(image: Any) -> list[DieReading]:
+        dice = known.get(hashlib.sha1(image.tobytes()).hexdigest(), [])
+        out = []
+        for k, (value, colour) in enumerate(dice):
+            x, y = 40.0 + 30 * k, 40.0
+            quad = ((x - 10, y - 10), (x + 10, y - 10), (x + 10, y + 10), (x - 10, y + 10))
+            out.append(DieReading(value=value, center=(x, y), quad=quad, confidence=0.99, colour=colour))
+        return out
+
+    return read
+
+
+@pytest.mark.slow
+@ALL
+def test_the_table_plays_the_session_to_the_true_result(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real table loop (motion gate, script, button machinery, adapters, engine) on the recorded
+    frames reaches the truth when the reader reads each settled frame right."""
+    import controller.table
+    from controller.demo import run_demo
+
+    meta, truth, _ = session(folder)
+    monkeypatch.setattr(controller.table, "_default_reader", truth_reader(folder))
+    out = run_demo(
+        meta["setup"]["game"], session=folder, db=tmp_path / "demo.sqlite3", serve=False, quiet=True
+    )
+    assert (out["status"], out["scores"], out["winners"]) == ("over", truth["final_scores"], truth["winners"])
