@@ -53,11 +53,17 @@ def session(folder: Path) -> tuple[dict[str, Any], dict[str, Any], list[dict[str
 
 
 def replay(folder: Path) -> Game:
+    return replay_with_events(folder)[0]
+
+
+def replay_with_events(folder: Path) -> tuple[Game, Counter[str]]:
+    """The game after the truth's inputs, and how often each outcome event happened."""
     meta, truth, _ = session(folder)
     game = new_game(Setup.from_json(meta["setup"]), base=folder)
+    events: Counter[str] = Counter()
     for raw in truth["inputs"]:
-        game.apply(Input.from_json(raw))
-    return game
+        events.update(str(o.event) for o in game.apply(Input.from_json(raw)))
+    return game, events
 
 
 # --- timeline ---------------------------------------------------------------------------
@@ -107,8 +113,9 @@ def test_die_angler_truth_replays_to_the_stated_result() -> None:
 
 def test_die_angler_shows_what_the_demo_is_for() -> None:
     meta, truth, _ = session(ANGLER)
-    game = replay(ANGLER)
+    game, events = replay_with_events(ANGLER)
     assert game.state["bout"] == 10, "all ten bouts of the deck are played"
+    assert events["fish_on"] >= 2 and events["carry_over"] >= 2, "fish landed and cards carried over"
     assert len(meta["setup"]["players"]) == 3
     colours_in_frame = [{c for _, c in s["dice"]} for s in truth["settled"] if s["throw"]]
     assert any(len(c) >= 2 for c in colours_in_frame), "a group called together throws at once"
@@ -199,6 +206,8 @@ def test_nozoku_truth_replays_to_the_stated_result(folder: Path) -> None:
 def test_nozoku_shows_what_the_demo_is_for() -> None:
     meta, truth, _ = session(NOZOKU)
     assert meta["setup"]["players"] == ["ann"], "the solo game"
+    _, events = replay_with_events(NOZOKU)
+    assert events["prophecy_fulfilled"] and events["prophecy_failed"], "removal cases A and B"
     kinds = [r["roll"] for r in truth["rolls"]]
     assert kinds[:2] == ["hand", "centre"] and kinds.count("reroll") >= 2
     assert len(truth["rolls"][1]["dice"]) == 18, "18 dice of three colours thrown into the centre"
@@ -282,6 +291,7 @@ def truth_reader(folder: Path) -> Any:
     known = {}
     for s in truth["settled"]:
         img = cv2.imread(str(folder / s["file"]), cv2.IMREAD_COLOR)
+        assert img is not None, f"{folder.name}/{s['file']} is not a readable image"
         known[hashlib.sha1(img.tobytes()).hexdigest()] = s["dice"]
 
     def read(image: Any) -> list[DieReading]:
