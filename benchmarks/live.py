@@ -120,8 +120,9 @@ def latency(folder: Path) -> dict[str, Any]:
         source = Stamped(folder)
         probe = Probe(table, hub, source.left)
         play(table, source)
+        result = probe.result(folder.name)
         table.log.close()
-        return probe.result(folder.name)
+        return result
 
 
 def cpu(folder: Path, seconds: float, fps: float = 30.0) -> dict[str, Any]:
@@ -179,6 +180,7 @@ def cpu(folder: Path, seconds: float, fps: float = 30.0) -> dict[str, Any]:
         w0, c0 = time.perf_counter(), time.process_time()
         play(table, source)
         wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0
+        probed = probe.result(f"{folder.name} at 30 fps, 1280x960")
         table.log.close()
     frames = source.i
     lags = sorted(source.lags) or [0.0]
@@ -192,7 +194,7 @@ def cpu(folder: Path, seconds: float, fps: float = 30.0) -> dict[str, Any]:
         "late_frames": len(source.lags),
         "max_lag_s": lags[-1],
         "p95_lag_s": lags[int(0.95 * (len(lags) - 1))],
-        "probe": probe.result(f"{folder.name} at 30 fps, 1280x960"),
+        "probe": probed,
     }
 
 
