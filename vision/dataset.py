@@ -14,6 +14,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -131,3 +134,11 @@ def load_rendered(folder: Path) -> list[LabelledImage]:
             )
         out.append(LabelledImage(folder / data["image"], tuple(dice)))
     return out
+
+
+def read_image(path: Path) -> np.ndarray:
+    """Decode a photo as BGR uint8, or raise ValueError naming the file."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"{path}: not a readable image")
+    return np.asarray(img)

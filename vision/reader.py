@@ -52,14 +52,16 @@ class DiceReader:
         detector: Path | None = None,
         classifier: Path | None = None,
         det_long_side: tuple[int, int] = (352, 640),
-        det_threshold: float = 0.3,
-        reject_threshold: float = 0.5,
+        det_threshold: float = 0.35,
+        reject_threshold: float = 0.3,
+        rotations: int = 2,
     ) -> None:
         self._det = cv2.dnn.readNetFromONNX(str(detector)) if detector else _load("d6_detector.onnx")
         self._cls = cv2.dnn.readNetFromONNX(str(classifier)) if classifier else _load("d6_classifier.onnx")
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
+        self.rotations = rotations  # classify each crop turned 0/90/180/270 degrees and average
         self._lock = threading.Lock()
 
     # -- stage 1: where are the dice
@@ -91,18 +93,20 @@ class DiceReader:
         return min(1.0, min(max(max(h, w) / 2, lo), hi) / max(h, w))
 
     def find(self, image: np.ndarray) -> list[Candidate]:
-        """Detect; while the dice look too big for the detector (close-ups) or none show, retry smaller."""
+        """Detect at the working scale, then at a half and a quarter of it for dice too big for it.
+
+        A big die seen at too fine a scale can look like several small ones (its pips); a coarser
+        detection that holds two or more finer ones replaces them. Coarse detections count only
+        when the die is big at that scale, so small touching dice are never merged.
+        """
         h, w = image.shape[:2]
         s = self.scale_for(h, w)
         found = self.detect(image, s)
-        for _ in range(2):
-            big = bool(found) and float(np.median([max(c.w, c.h) for c in found])) * s > 40
-            if not big and (found or max(h, w) * s < 128):
+        for k in (2, 4):
+            if max(h, w) * s / k < 96:
                 break
-            smaller = self.detect(image, s / 2)
-            if not smaller and found:
-                break
-            found, s = smaller, s / 2
+            coarse = [c for c in self.detect(image, s / k) if max(c.w, c.h) * s / k >= 14]
+            found = _merge(found, coarse)
         return found
 
     # -- stage 2: what does each top face show
@@ -111,12 +115,15 @@ class DiceReader:
         """Softmax over (not a die, 1..6) for each CROP x CROP BGR crop."""
         if not crops:
             return np.zeros((0, 7), np.float32)
-        blob = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        base = np.stack(crops)
+        turns = [np.rot90(base, k, axes=(1, 2)) for k in range(max(1, min(4, self.rotations)))]
+        blob = np.concatenate(turns).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
         with self._lock:
-            self._cls.setInput(blob)
+            self._cls.setInput(np.ascontiguousarray(blob))
             logits = self._cls.forward()
         e = np.exp(logits - logits.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)  # type: ignore[no-any-return]
+        p = e / e.sum(1, keepdims=True)
+        return np.asarray(p.reshape(len(turns), len(crops), -1).mean(0), np.float32)
 
     def read(self, image: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
         image = check_bgr(image)
@@ -147,6 +154,24 @@ class DiceReader:
         return DieReading(
             value=value, center=(w / 2, h / 2), quad=quad, confidence=float(p[value]), colour=colour
         )
+
+
+def _inside(c: Candidate, box: Candidate) -> bool:
+    return abs(c.center[0] - box.center[0]) <= box.w / 2 and abs(c.center[1] - box.center[1]) <= box.h / 2
+
+
+def _merge(fine: list[Candidate], coarse: list[Candidate]) -> list[Candidate]:
+    """Fine detections, except groups of 2+ inside one coarse detection, which that replaces."""
+    drop: set[int] = set()
+    add = []
+    for c in coarse:
+        inner = [i for i, f in enumerate(fine) if _inside(f, c)]
+        if len(inner) >= 2:
+            drop.update(inner)
+            add.append(c)
+        elif not inner:
+            add.append(c)
+    return _suppress([f for i, f in enumerate(fine) if i not in drop] + add)
 
 
 def _suppress(found: list[Candidate]) -> list[Candidate]:

@@ -174,6 +174,7 @@ def cls_sample(
     crops: list[tuple[Pyramid, int]],
     negs: list[tuple[Pyramid, list[tuple[float, float, float, float]]]],
     rng: np.random.Generator,
+    hard: list[tuple[int, tuple[float, float], float, float]] | None = None,
 ) -> tuple[np.ndarray, int]:
     r = rng.random()
     ang = rng.uniform(0, 360)
@@ -190,7 +191,7 @@ def cls_sample(
         c = (w / 2 + rng.normal(0, 0.04 * w), h / 2 + rng.normal(0, 0.04 * h))
         a = rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.uniform(-20, 20)
         crop = crop_die(pyr, c, w * j, h * j, a)
-    elif r < 0.85:
+    elif r < 0.82:
         size = rng.uniform(22, 70)
         img = synth.felt(int(size * 3), int(size * 3), tuple(int(v) for v in rng.integers(0, 256, 3)), rng)
         for _ in range(int(rng.integers(0, 3))):  # neighbours touching the die
@@ -217,6 +218,11 @@ def cls_sample(
             pip_scale=rng.uniform(0.75, 1.3),
         )
         crop = crop_die(Pyramid(img), d.center, size * 1.1 * MARGIN * j, size * 1.1 * MARGIN * j, ang)
+    elif hard and rng.random() < 0.5:
+        label = 0
+        k, c, w, h = hard[int(rng.integers(len(hard)))]
+        c = (c[0] + rng.normal(0, 0.05 * w), c[1] + rng.normal(0, 0.05 * h))
+        crop = crop_die(negs[k][0], c, w * MARGIN * j, h * MARGIN * j, ang)
     else:
         label = 0
         pyr, boxes = negs[int(rng.integers(len(negs)))]
@@ -239,14 +245,20 @@ def cls_sample(
 
 
 def train_classifier(
-    dice: list[Any], crops: list[Any], negs: list[Any], rng: np.random.Generator, steps: int, batch: int
+    dice: list[Any],
+    crops: list[Any],
+    negs: list[Any],
+    rng: np.random.Generator,
+    steps: int,
+    batch: int,
+    hard: list[Any] | None = None,
 ) -> Classifier:
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     t0 = time.time()
     for step in range(steps):
-        xs, ys = zip(*(cls_sample(dice, crops, negs, rng) for _ in range(batch)), strict=True)
+        xs, ys = zip(*(cls_sample(dice, crops, negs, rng, hard) for _ in range(batch)), strict=True)
         out = net(to_tensor(list(xs)))
         loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
         opt.zero_grad()
@@ -259,6 +271,27 @@ def train_classifier(
                 f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True
             )
     return net
+
+
+def mine_negatives(
+    photos: list[tuple[np.ndarray, list[tuple[float, float, float, float]]]], models: Path
+) -> list[tuple[int, tuple[float, float], float, float]]:
+    """Detector peaks (of an earlier detector) that lie on no labelled die: hard negatives."""
+    from vision.reader import DiceReader
+
+    reader = DiceReader(models / "d6_detector.onnx", models / "d6_classifier.onnx", det_threshold=0.25)
+    out = []
+    for k, (img, boxes) in enumerate(photos):
+        for c in reader.find(img):
+            on_die = any(
+                b[0] - 0.1 * (b[2] - b[0]) <= c.center[0] <= b[2] + 0.1 * (b[2] - b[0])
+                and b[1] - 0.1 * (b[3] - b[1]) <= c.center[1] <= b[3] + 0.1 * (b[3] - b[1])
+                for b in boxes
+            )
+            if not on_die:
+                out.append((k, c.center, c.w, c.h))
+    print(f"mined {len(out)} hard negatives", flush=True)
+    return out
 
 
 def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
@@ -283,6 +316,9 @@ def main() -> None:
     ap.add_argument("--cls-steps", type=int, default=3000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out-dir", type=Path, default=MODELS)
+    ap.add_argument(
+        "--mine-with", type=Path, default=None, help="models dir whose detector gives hard negatives"
+    )
     ap.add_argument("--det-batch", type=int, default=16)
     ap.add_argument("--cls-batch", type=int, default=64)
     ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
@@ -308,7 +344,8 @@ def main() -> None:
         pyrs = [(Pyramid(img), boxes) for img, boxes in photos]
         dice = [(p, d.box, d.value) for (p, _), i in zip(pyrs, byler + scenes, strict=True) for d in i.dice]
         crops = [(Pyramid(imread(i.path)), i.dice[0].value) for i in skc]
-        cls = train_classifier(dice, crops, pyrs, rng, args.cls_steps, args.cls_batch)
+        hard = mine_negatives(photos, args.mine_with) if args.mine_with else None
+        cls = train_classifier(dice, crops, pyrs, rng, args.cls_steps, args.cls_batch, hard)
         export(cls, (8, 3, CROP, CROP), args.out_dir / "d6_classifier.onnx")
 
 
