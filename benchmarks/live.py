@@ -276,7 +276,7 @@ def main() -> None:
             "plus up to one frame interval of the recording); the processing after it is "
             f"{pct(work, 0.5) * 1e3:.0f} / {pct(work, 0.95) * 1e3:.0f} ms CPU p50 / p95.",
             f"The table's gate waits `settle_s` = {SETTLE_S} s (controller.live.SETTLE_S).",
-            "rolls the vision reader was unsure of went to a question (counted above, not timed).",
+            "Rolls the vision reader was unsure of went to a question (counted above, not timed).",
         ]
     if c is not None:
         keeps = c["max_lag_s"] < 0.5 and c["wall_s"] <= c["video_s"] * 1.05 + 0.5
