@@ -225,15 +225,17 @@ def grouped_by_face(
     rng: np.random.Generator,
     area: tuple[float, float, float, float],
     size: float = 46.0,
+    spacing: float = 1.7,
 ) -> list[DrawnDie]:
     """Dice sorted by the players into six columns, one per face (1 on the left), colours together.
 
-    A column holds ``rows`` dice one under the other; more dice of one face
-    fill a second column beside the first.  Raises ValueError if a face has
-    more dice than two columns hold.
+    A column holds ``rows`` dice one under the other, a finger's width apart
+    (``spacing`` die sizes from centre to centre); more dice of one face fill a
+    second column beside the first.  Raises ValueError if a face has more dice
+    than two columns hold.
     """
     x0, y0, x1, y1 = area
-    step = size * 1.42
+    step = size * spacing
     rows = int((y1 - y0) // step)
     col_w = (x1 - x0) / 6
     out = []
@@ -256,4 +258,25 @@ def grouped_by_face(
                     size,
                 )
             )
+    for i, a in enumerate(out):
+        for b in out[i + 1 :]:
+            if math.hypot(a.x - b.x, a.y - b.y) < size * 1.2:
+                raise ValueError(f"dice showing {a.value} and {b.value} would touch: the area is too narrow")
     return out
+
+
+def mat(
+    width: int, height: int, rng: np.random.Generator, bgr: tuple[int, int, int] = (150, 170, 185)
+) -> np.ndarray:
+    """A plain play mat of colour ``bgr`` (default a beige canvas) with faint texture and a vignette.
+
+    For dice whose colours the green :func:`felt` would hide (green dice on green cloth).
+    """
+    base = np.zeros((height, width, 3), np.float32)
+    base[:] = bgr
+    small = rng.normal(0, 1, (height // 16 + 1, width // 16 + 1, 1)).astype(np.float32)
+    tex = cv2.resize(small, (width, height), interpolation=cv2.INTER_CUBIC)[..., None] * 5
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    r = np.hypot((xx - width / 2) / width, (yy - height / 2) / height)
+    vignette = (1.0 - 0.3 * r**2)[..., None]
+    return np.clip((base + tex) * vignette, 0, 255).astype(np.uint8)

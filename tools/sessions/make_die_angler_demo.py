@@ -2,8 +2,9 @@
 
     python tools/sessions/make_die_angler_demo.py [--seed 11] [--out DIR]
 
-A complete three-player game (ann red, bob blue, cid green) with the virtual
-deck (the engine turns the fish cards, so no reveal is entered) and d6 only:
+A complete three-player game (ann red, bob blue, cid green, on a beige play
+mat) with the virtual deck (the engine turns the fish cards, so no reveal is
+entered) and d6 only:
 each bout the players pick how many d6 to take on their button panels (raw
 ``up``/``down`` clicks and a held ``confirm``, worked out from the real menu of
 ``hardware.secret``), then the groups throw their own-coloured dice in order
@@ -36,7 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from draw import DrawnDie, draw_die, draw_hand, felt, spread
+from draw import DrawnDie, draw_die, draw_hand, mat, spread
 
 from controller.scenario import Setup, new_game
 from engine import Game, Input, InputKind
@@ -98,7 +99,8 @@ class Stage:
         self.rec = rec
         self.rng = rng
         self.size = size
-        self.background = felt(WIDTH, HEIGHT, rng)
+        # a beige canvas mat rather than green felt: green dice on green cloth hide from any eye
+        self.background = mat(WIDTH, HEIGHT, rng)
         self.dice: list[DrawnDie] = []
         self.settled: list[dict[str, Any]] = []
         #: what the engine waits for while the table shows a frame (set by the generator)
@@ -185,8 +187,8 @@ def write_readme(out: Path, command: str, what: str) -> None:
         f"# {out.name}: a recorded demo session (generated, not photographed)\n\n"
         f"Made by `{command}` (tools/sessions/; seeded, deterministic).\n"
         f"{what}\n\n"
-        "Frames are drawn top-down d6 dice (tools/sessions/draw.py), 800x600 JPEG, 10 fps in\n"
-        "`frames.csv`; identical pictures are stored once. `script.jsonl` holds the button\n"
+        "Frames are drawn top-down d6 dice on a play mat (tools/sessions/draw.py), 800x600 JPEG,\n"
+        "10 fps in `frames.csv`; identical pictures are stored once. `script.jsonl` holds the button\n"
         "presses and choices with their times, `session.json` the game setup and colours,\n"
         "`truth.json` the true dice of every settled frame, the engine inputs, scores and winners.\n"
         "Checked by tests/sessions/test_session_fixtures_s1.py.\n"

@@ -57,8 +57,8 @@ from engine import Game, Input, InputKind, RuleError
 
 PALETTE = ("red", "blue", "green", "yellow")
 SIZE = 46.0
-#: the sorted centre fills the upper part of the view; throws land anywhere free
-SORTED_AREA = (20.0, 16.0, WIDTH - 20.0, HEIGHT * 0.74)
+#: the sorted centre fills the upper part of the view, clear of its edges; throws land anywhere free
+SORTED_AREA = (40.0, 45.0, WIDTH - 40.0, HEIGHT * 0.76)
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sessions" / "nozoku-dice-demo"
 
 
