@@ -279,4 +279,5 @@ def mat(
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
     r = np.hypot((xx - width / 2) / width, (yy - height / 2) / height)
     vignette = (1.0 - 0.3 * r**2)[..., None]
-    return np.clip((base + tex) * vignette, 0, 255).astype(np.uint8)
+    out: np.ndarray = np.clip((base + tex) * vignette, 0, 255).astype(np.uint8)
+    return out
