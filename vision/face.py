@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-WORK = 40  # regions are shrunk to about this many pixels a side before segmenting
+WORK = 32  # regions are shrunk to about this many pixels a side before segmenting
 
 
 def body_labs(crops: list[np.ndarray]) -> np.ndarray:
@@ -47,10 +47,12 @@ def face_quad(
         if k < 1
         else image[y0:y1, x0:x1]
     )
-    rl = cv2.cvtColor(region.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    d = rl - lab.astype(np.float32)
-    dist = np.sqrt((0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
-    mask = (dist < 18.0).astype(np.uint8)
+    # 8-bit Lab is much faster; it stores L * 255 / 100 and a, b offset by 128.
+    rl = cv2.cvtColor(np.ascontiguousarray(region), cv2.COLOR_BGR2Lab).astype(np.int16)
+    ref = np.array([lab[0] * 255 / 100 * 0.5 * 100 / 255, lab[1] + 128, lab[2] + 128])
+    dl = rl[..., 0] * (0.5 * 100 / 255) - ref[0]
+    dist2 = dl * dl + (rl[..., 1] - ref[1]) ** 2 + (rl[..., 2] - ref[2]) ** 2
+    mask = (dist2 < 18.0**2).astype(np.uint8)
     ks = max(3, round(0.25 * max(w, h) * k) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ks, ks)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))

@@ -53,7 +53,7 @@ class DiceReader:
         classifier: Path | None = None,
         det_long_side: tuple[int, int] = (352, 640),
         det_threshold: float = 0.35,
-        reject_threshold: float = 0.3,
+        reject_threshold: float = 0.5,
         rotations: int = 2,
     ) -> None:
         self._det = cv2.dnn.readNetFromONNX(str(detector)) if detector else _load("d6_detector.onnx")
@@ -83,7 +83,12 @@ class DiceReader:
             bw = math.exp(float(out[1, y, x])) * STRIDE / sx
             bh = math.exp(float(out[2, y, x])) * STRIDE / sy
             found.append(
-                Candidate(((x + 0.5) * STRIDE / sx, (y + 0.5) * STRIDE / sy), bw, bh, float(heat[y, x]))
+                Candidate(
+                    (float((x + 0.5) * STRIDE / sx), float((y + 0.5) * STRIDE / sy)),
+                    bw,
+                    bh,
+                    float(heat[y, x]),
+                )
             )
         return _suppress(found)
 
@@ -106,7 +111,7 @@ class DiceReader:
             if max(h, w) * s / k < 96:
                 break
             coarse = [c for c in self.detect(image, s / k) if max(c.w, c.h) * s / k >= 14]
-            found = _merge(found, coarse)
+            found = _merge(found, coarse, s * 2 / k)
         return found
 
     # -- stage 2: what does each top face show
@@ -160,13 +165,15 @@ def _inside(c: Candidate, box: Candidate) -> bool:
     return abs(c.center[0] - box.center[0]) <= box.w / 2 and abs(c.center[1] - box.center[1]) <= box.h / 2
 
 
-def _merge(fine: list[Candidate], coarse: list[Candidate]) -> list[Candidate]:
-    """Fine detections, except groups of 2+ inside one coarse detection, which that replaces."""
+def _merge(fine: list[Candidate], coarse: list[Candidate], fine_scale: float) -> list[Candidate]:
+    """Fine detections, except those a coarse detection replaces: a group of 2+ inside it (the pips
+    of one big die), or one die too big for the fine scale (its size is less sure there)."""
     drop: set[int] = set()
     add = []
     for c in coarse:
         inner = [i for i, f in enumerate(fine) if _inside(f, c)]
-        if len(inner) >= 2:
+        too_big = len(inner) == 1 and max(fine[inner[0]].w, fine[inner[0]].h) * fine_scale > 36
+        if len(inner) >= 2 or too_big:
             drop.update(inner)
             add.append(c)
         elif not inner:
@@ -201,10 +208,14 @@ def _finish(
     flat_frame = len(aspects) >= 3 and float(np.median(aspects)) < 1.15
     out = []
     for (c, value, conf, _), (lab, shape) in zip(kept, shapes, strict=True):
+        center = c.center
         if shape is not None:
             q = shape[0]
             quad = tuple((float(x), float(y)) for x, y in q)
             cocked = flat_frame and shape[1] > 1.4
+            m = q.mean(0)  # the outline's centre is finer than the detector's 4-pixel grid
+            if math.hypot(m[0] - c.center[0], m[1] - c.center[1]) < 0.35 * min(c.w, c.h):
+                center = (float(m[0]), float(m[1]))
         else:
             x, y, hw, hh = c.center[0], c.center[1], c.w / 2, c.h / 2
             quad = ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
@@ -212,7 +223,7 @@ def _finish(
         out.append(
             DieReading(
                 value=value,
-                center=c.center,
+                center=center,
                 quad=quad,  # type: ignore[arg-type]
                 confidence=max(0.0, min(1.0, conf)),
                 colour=palette.nearest_lab(lab)[0],

@@ -1,7 +1,9 @@
 """Train the d6 detector and value classifier, export both to vision/models/*.onnx.
 
-Reproduce (about 20 minutes on 2 cores):
-    nice -n 10 .venv/bin/python -m vision.training.train_d6 --real ../shared/fixtures/real
+Reproduce (the committed models; about 30 minutes on 2 shared cores):
+    nice -n 10 .venv/bin/python -m vision.training.train_d6 --only det --det-steps 1500 --out-dir /tmp/det
+    nice -n 10 .venv/bin/python -m vision.training.train_d6 --only cls --cls-steps 4000 --mine-with /tmp/det
+    cp /tmp/det/d6_detector.onnx vision/models/
 
 Data: only the TRAIN part (vision.dataset.is_held_out is False) of the shared real
 photos (byler_d6, skovy_d6 scenes and crops), plus dice drawn by vision.synth.
@@ -169,6 +171,52 @@ def train_detector(src: list[Any], rng: np.random.Generator, steps: int, batch: 
 # ---------------------------------------------------------------- classifier
 
 
+def clutter(rng: np.random.Generator, size: float) -> tuple[np.ndarray, tuple[float, float]]:
+    """Things on a game board that are not dice: ArUco markers, printed multipliers, grid lines.
+
+    Returns an image and a point on the clutter to centre a crop of side about `size` on.
+    """
+    n = int(size * 4)
+    bg = tuple(int(v) for v in rng.integers(120, 256, 3))
+    img: np.ndarray = np.empty((n, n, 3), np.uint8)
+    img[:] = bg
+    kind = rng.random()
+    if kind < 0.5:
+        d = cv2.aruco.getPredefinedDictionary(
+            [cv2.aruco.DICT_4X4_50, cv2.aruco.DICT_5X5_50, cv2.aruco.DICT_6X6_50][int(rng.integers(3))]
+        )
+        side = int(size * rng.uniform(0.8, 2.5))
+        m = cv2.aruco.generateImageMarker(d, int(rng.integers(50)), side, borderBits=1)
+        m = cv2.copyMakeBorder(m, side // 8, side // 8, side // 8, side // 8, cv2.BORDER_CONSTANT, value=255)
+        m3 = cv2.cvtColor(m, cv2.COLOR_GRAY2BGR)
+        h = m3.shape[0]
+        o = (n - h) // 2
+        img[o : o + h, o : o + h] = m3
+        rot = cv2.getRotationMatrix2D((n / 2, n / 2), rng.uniform(0, 360), 1.0)
+        img = cv2.warpAffine(img, rot, (n, n), borderMode=cv2.BORDER_CONSTANT, borderValue=bg)
+        spot = (n / 2 + rng.uniform(-0.5, 0.5) * h, n / 2 + rng.uniform(-0.5, 0.5) * h)
+    else:
+        for _ in range(int(rng.integers(1, 4))):  # zone grid lines and cells
+            x = int(rng.integers(0, n))
+            col = tuple(int(v) for v in rng.integers(0, 256, 3))
+            cv2.line(img, (x, 0), (x, n), col, int(rng.integers(1, 4)))
+            cv2.line(img, (0, x), (n, x), col, int(rng.integers(1, 4)))
+        text = ["x2", "x3", "x4", "x6", "x8", "1", "2", "3", "4", "5", "6", "A", "B"][int(rng.integers(13))]
+        scale = size / 40 * rng.uniform(0.6, 1.6)
+        col = tuple(int(v) for v in rng.integers(0, 120, 3))
+        cv2.putText(
+            img,
+            text,
+            (int(n * 0.4), int(n * 0.6)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            col,
+            max(1, int(scale * 2)),
+        )
+        spot = (n * 0.45 + rng.uniform(-0.2, 0.2) * size, n * 0.55 + rng.uniform(-0.2, 0.2) * size)
+    return img, spot
+
+
 def cls_sample(
     dice: list[tuple[Pyramid, tuple[float, float, float, float], int]],
     crops: list[tuple[Pyramid, int]],
@@ -191,7 +239,7 @@ def cls_sample(
         c = (w / 2 + rng.normal(0, 0.04 * w), h / 2 + rng.normal(0, 0.04 * h))
         a = rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.uniform(-20, 20)
         crop = crop_die(pyr, c, w * j, h * j, a)
-    elif r < 0.82:
+    elif r < 0.78:
         size = rng.uniform(22, 70)
         img = synth.felt(int(size * 3), int(size * 3), tuple(int(v) for v in rng.integers(0, 256, 3)), rng)
         for _ in range(int(rng.integers(0, 3))):  # neighbours touching the die
@@ -218,6 +266,11 @@ def cls_sample(
             pip_scale=rng.uniform(0.75, 1.3),
         )
         crop = crop_die(Pyramid(img), d.center, size * 1.1 * MARGIN * j, size * 1.1 * MARGIN * j, ang)
+    elif rng.random() < 0.35:
+        label = 0
+        size = rng.uniform(22, 70)
+        img, spot = clutter(rng, size)
+        crop = crop_die(Pyramid(img), spot, size * MARGIN * j, size * MARGIN * j, ang)
     elif hard and rng.random() < 0.5:
         label = 0
         k, c, w, h = hard[int(rng.integers(len(hard)))]
@@ -279,7 +332,8 @@ def mine_negatives(
     """Detector peaks (of an earlier detector) that lie on no labelled die: hard negatives."""
     from vision.reader import DiceReader
 
-    reader = DiceReader(models / "d6_detector.onnx", models / "d6_classifier.onnx", det_threshold=0.25)
+    # Only the detector is used here (find() never runs the classifier).
+    reader = DiceReader(detector=models / "d6_detector.onnx", det_threshold=0.25)
     out = []
     for k, (img, boxes) in enumerate(photos):
         for c in reader.find(img):
