@@ -62,3 +62,28 @@ def test_board_needs_calibration(tmp_path: Path) -> None:
     res = CliRunner().invoke(app(), ["read", str(p), "--board", "x.toml"])
     assert res.exit_code != 0
     assert "--calibration" in res.output
+
+
+def test_read_with_board_geometry() -> None:
+    """With a layout and a calibration every die also gets board millimetres and zones."""
+    root = Path(__file__).resolve().parents[2]
+    session = root / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
+    board = root / "boards" / "dicetar-wars.example.toml"
+    if not (session / "camera.json").is_file() or not board.is_file():
+        import pytest
+
+        pytest.skip("the dicetar-wars demo session or board layout is not there")
+    truth = json.loads((session / "truth.json").read_text())["throws"][0]
+    frame = session / truth["frame"]
+    res = CliRunner().invoke(
+        app(), ["read", str(frame), "--json", "--board", str(board), "--calibration", str(session / "camera.json")]
+    )
+    assert res.exit_code == 0, res.output
+    (line,) = [json.loads(x) for x in res.stdout.strip().splitlines()]
+    want = {(d["value"], tuple(d["zones"])) for d in truth["dice"]}
+    sure = {(d["value"], tuple(d["zones"])) for d in line["dice"] if d["confidence"] >= 0.7}
+    everything = {(d["value"], tuple(d["zones"])) for d in line["dice"]}
+    # Every die is read with its zones; anything else the reader saw on the printed board is
+    # flagged unsure (the table asks a human about those).
+    assert sure == want and want <= everything
+    assert all("board_center_mm" in d and "stack_level" in d for d in line["dice"])
