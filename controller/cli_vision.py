@@ -71,8 +71,14 @@ def read(
     """Read every pip d6 in each image: value, centre, top-face quad, colour."""
     import cv2
 
+    from vision.reader import default_reader
+
     cv2.setNumThreads(1)
     geometry = _geometry(board, calibration)
+    try:
+        default_reader()  # load the models now, so "ms" is the reading alone
+    except (OSError, cv2.error) as e:
+        raise typer.BadParameter(f"the vision models could not be loaded: {e}") from None
     failed = False
     for path in images:
         result = _read_one(path, geometry)

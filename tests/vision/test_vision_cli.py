@@ -76,7 +76,8 @@ def test_read_with_board_geometry() -> None:
     truth = json.loads((session / "truth.json").read_text())["throws"][0]
     frame = session / truth["frame"]
     res = CliRunner().invoke(
-        app(), ["read", str(frame), "--json", "--board", str(board), "--calibration", str(session / "camera.json")]
+        app(),
+        ["read", str(frame), "--json", "--board", str(board), "--calibration", str(session / "camera.json")],
     )
     assert res.exit_code == 0, res.output
     (line,) = [json.loads(x) for x in res.stdout.strip().splitlines()]
