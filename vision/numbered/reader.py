@@ -2,7 +2,7 @@
 
 Both networks run on the CPU through OpenCV's dnn module from ONNX files in
 vision/models/ (numbered_detector.onnx, numbered_classifier.onnx; trained by
-vision/numbered/train.py on rendered dice, see vision/models/README.numbered.md).
+vision/numbered/train.py on rendered dice, see vision/numbered/MODELS.md).
 
 The classifier sees a 48x48 crop round each detected die, at the frame's own
 resolution, and answers one of 47 classes: not a die, d6 1-6, d10 0-9,
@@ -32,6 +32,10 @@ from vision.reading import DieReading
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 STRIDE = 4
+# Mean absolute difference (grey levels) between a crop and its sigma-1 blur.  Camera frames
+# of dice stay under about 17 (JPEG, sensor noise, numerals and edges included); pixel noise
+# is above 27.  A crop above this is noise the detector fired on, not a die.
+NOISE_LEVEL = 22.0
 
 
 @dataclass(frozen=True)
@@ -84,12 +88,16 @@ class NumberedReader:
         det_scale: float = 0.5,
         det_threshold: float = 0.3,
         reject_threshold: float = 0.5,
+        turns: int = 4,
     ) -> None:
+        if turns not in (1, 2, 4):
+            raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
         self._det = _load("numbered_detector.onnx", detector)
         self._cls = _load("numbered_classifier.onnx", classifier)
         self.det_scale = det_scale
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
+        self.turns = turns
         self._lock = threading.Lock()
 
     def detect(self, image: np.ndarray) -> list[Found]:
@@ -112,15 +120,22 @@ class NumberedReader:
         return suppress(found)
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Softmax over the 47 classes for each CROP x CROP BGR crop."""
+        """Softmax over the 47 classes for each CROP x CROP BGR crop, averaged over quarter turns.
+
+        A numeral can lie at any angle; reading each crop turned `turns` ways and averaging
+        evens out the angles the network reads least well.
+        """
         if not crops:
             return np.zeros((0, len(CLASSES)), np.float32)
-        blob = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        step = 4 // self.turns
+        batch = np.stack([np.rot90(c, k) for k in range(0, 4, step) for c in crops])
+        blob = batch.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
         with self._lock:
             self._cls.setInput(blob)
             logits = self._cls.forward()
         e = np.exp(logits - logits.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)  # type: ignore[no-any-return]
+        p = e / e.sum(1, keepdims=True)
+        return p.reshape(self.turns, len(crops), -1).mean(0)  # type: ignore[no-any-return]
 
     def crops(self, image: np.ndarray, found: list[Found]) -> list[np.ndarray]:
         levels = [image]
@@ -137,7 +152,7 @@ class NumberedReader:
         out = []
         for f, p, crop in zip(found, self.classify(crops), crops, strict=True):
             v = verdict(p, self.reject_threshold)
-            if v.kind == "none":
+            if v.kind == "none" or _noise(crop) > NOISE_LEVEL:
                 continue
             out.append(_reading(image, f, v, crop, palette))
         out.sort(key=lambda r: (r.center[1], r.center[0]))
@@ -163,6 +178,11 @@ def _reading(image: np.ndarray, f: Found, v: Verdict, crop: np.ndarray, palette:
         confidence=conf,
         colour=palette.nearest_lab(lab)[0],
     )
+
+
+def _noise(crop: np.ndarray) -> float:
+    c = crop.astype(np.float32)
+    return float(np.mean(np.abs(c - cv2.GaussianBlur(c, (0, 0), 1.0))))
 
 
 def suppress(found: list[Found]) -> list[Found]:
