@@ -27,3 +27,19 @@ def test_dice_only_one_reader_found_are_kept_in_reading_order() -> None:
 
 def test_nothing_in_nothing_out() -> None:
     assert merge([], []) == []
+
+
+def test_read_all_gives_the_numbered_dice_of_a_rendered_roll() -> None:
+    from conftest import load_scene
+
+    from vision.numbered import read_all
+
+    img, truth = load_scene("angler_ann")
+    got = read_all(img)
+    for d in truth["dice"]:
+        near = [
+            r
+            for r in got
+            if abs(r.center[0] - d["center_px"][0]) < 15 and abs(r.center[1] - d["center_px"][1]) < 15
+        ]
+        assert [r.kind for r in near] == [d["kind"]], (d, near)  # one reading per die, of its kind
