@@ -53,7 +53,7 @@ class DiceReader:
         classifier: Path | None = None,
         det_long_side: tuple[int, int] = (352, 640),
         det_threshold: float = 0.35,
-        reject_threshold: float = 0.5,
+        reject_threshold: float = 0.45,
         rotations: int = 2,
     ) -> None:
         self._det = cv2.dnn.readNetFromONNX(str(detector)) if detector else _load("d6_detector.onnx")

@@ -2,7 +2,7 @@
 
 Reproduce (the committed models; about 30 minutes on 2 shared cores):
     nice -n 10 .venv/bin/python -m vision.training.train_d6 --only det --det-steps 1500 --out-dir /tmp/det
-    nice -n 10 .venv/bin/python -m vision.training.train_d6 --only cls --cls-steps 4000 --mine-with /tmp/det
+    nice -n 10 .venv/bin/python -m vision.training.train_d6 --only cls --cls-steps 8000 --mine-with /tmp/det
     cp /tmp/det/d6_detector.onnx vision/models/
 
 Data: only the TRAIN part (vision.dataset.is_held_out is False) of the shared real
