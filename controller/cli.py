@@ -105,6 +105,11 @@ def demo(
         -1, help="With --serve: seconds to keep serving after the game (default: until Ctrl-C)."
     ),
     realtime: bool = typer.Option(False, help="Play the frames at their recorded pace."),
+    referee: bool = typer.Option(
+        True,
+        "--referee/--no-referee",
+        help="Let the session's recorded referee answer the table's questions about unsure dice.",
+    ),
 ) -> None:
     """Play a complete game from a recorded session: frames -> vision -> engine -> log -> display."""
     from controller.demo import DemoError, run_demo
@@ -120,6 +125,7 @@ def demo(
             quiet=as_json,
             realtime=realtime,
             linger=linger,
+            recorded_referee=referee,
         )
     except DemoError as e:
         raise fail(str(e)) from None

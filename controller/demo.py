@@ -17,6 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from controller.config import PACKAGE_ROOT, data_dir
 from controller.eventlog import EventLog, LogError
 from controller.live import led_listener, load_script, play, serve_display
+from controller.referee import RecordedReferee
 from controller.session import SessionError, read_session, session_config
 from controller.table import Table, TableError
 
@@ -45,6 +46,7 @@ def run_demo(
     quiet: bool = False,
     realtime: bool = False,
     linger: float = -1,
+    recorded_referee: bool = True,
 ) -> dict[str, Any]:
     """Play the session; return the final scores, winners and what was read."""
     from hardware.frames import RecordedSource, read_frames_csv
@@ -74,6 +76,7 @@ def run_demo(
         led = led_listener(cfg)
         if led is not None:
             table.listeners.append(led)
+        referee = RecordedReferee.from_session(folder) if recorded_referee else None
         rows = read_frames_csv(folder)
         total = max(1e-6, rows[-1][1] if rows else 0.0)
         progress = Progress(
@@ -90,6 +93,8 @@ def run_demo(
                 task = progress.add_task(f"{cfg.table.game} demo", total=total, what="")
 
                 def tick(t: float, what: str) -> None:
+                    if referee is not None:
+                        referee.answer(table)
                     progress.update(task, completed=min(t, total), what=what[:60])
 
                 play(table, source, progress=tick)
@@ -115,6 +120,7 @@ def run_demo(
         "winners": list(result.winners) if result else [],
         "status": table.status,
         "rolls_read": len(table.rest_times),
+        "referee_answers": len(referee.answers) if referee is not None else 0,
         "event_log": str(db),
         "seconds": round(elapsed, 2),
     }

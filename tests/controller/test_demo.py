@@ -35,6 +35,19 @@ def test_headless_demo_scores_match_the_generators_ground_truth(tmp_path: Path) 
     assert out["winners"] == TRUTH["winners"]
     assert out["rolls_read"] == len(TRUTH["rolls"])
     assert out["status"] == "over"
+    # the recorded referee answers only the table's questions; the pixels decide the rest
+    dice = sum(len(r) for r in TRUTH["rolls"])
+    assert out["referee_answers"] <= dice // 20
+
+
+def test_without_the_referee_the_demo_stops_at_a_question_it_cannot_answer(tmp_path: Path) -> None:
+    res = demo("--no-serve", "--json", "--no-referee", "--db", str(tmp_path / "q.sqlite3"))
+    if res.returncode == 0:  # every reading was sure enough: nothing was asked
+        out = json.loads(res.stdout.strip().splitlines()[-1])
+        assert out["referee_answers"] == 0 and out["scores"] == TRUTH["final_scores"]
+    else:
+        assert "the session ended before the game did" in res.stderr
+        assert "Traceback" not in res.stderr
 
 
 def _settled_files(folder: Path) -> list[str]:
@@ -50,8 +63,8 @@ def test_a_changed_frame_changes_the_result(tmp_path: Path) -> None:
     shutil.copytree(SESSION, copy)
     settled = _settled_files(copy)
     assert len(settled) == len(TRUTH["rolls"])
-    # show the dice of the last roll (five 1s) in place of the first roll's dice
-    shutil.copyfile(copy / settled[-1], copy / settled[0])
+    # the last roll (five 1s: the reversal tile wins) now shows the first roll's dice
+    shutil.copyfile(copy / settled[0], copy / settled[-1])
     res = demo("--no-serve", "--json", "--session", str(copy), "--db", str(tmp_path / "d.sqlite3"))
     if res.returncode == 0:
         out = json.loads(res.stdout.strip().splitlines()[-1])

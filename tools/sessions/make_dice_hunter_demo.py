@@ -45,6 +45,7 @@ WIDTH, HEIGHT = 800, 600
 STEP = 0.1  # seconds between frames (10 fps)
 PLAYERS = ["ann", "bob", "cid"]
 STYLES = ["ivory", "ivory", "red", "ivory", "red"]
+READER_COLOUR = {"ivory": "white", "red": "red"}  # the palette names the reader reports
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
 
 
@@ -162,6 +163,7 @@ def make(seed: int, out: Path) -> dict[str, Any]:
     table = Table(rec, rng)
     script: list[dict[str, Any]] = []
     rolls: list[list[int]] = []
+    settled: list[dict[str, Any]] = []  # each roll's still: true dice and where they lie
     rec.still(table.image([]), 1.0)
 
     def choose(player: str, payload: dict[str, Any], t: float) -> None:
@@ -185,6 +187,11 @@ def make(seed: int, out: Path) -> dict[str, Any]:
             t_rest = table.throw(values, kept)
             shown = sorted(d.value for d in table.dice)
             rolls.append(shown)
+            settled.append({
+                "file": rec.rows[-1][0], "t0": round(t_rest, 3), "t1": round(rec.t - STEP, 3),
+                "dice": [[d.value, READER_COLOUR[d.style]] for d in table.dice],
+                "centers": [[round(d.x, 1), round(d.y, 1)] for d in table.dice],
+            })
             game.apply(Input(InputKind.ROLL, player, {"dice": shown}))
             t_choice = t_rest + 1.2
             tile = best_take(game, player)
@@ -208,6 +215,7 @@ def make(seed: int, out: Path) -> dict[str, Any]:
         "final_scores": game.scores(),
         "winners": list(result.winners) if result else [],
         "frames": len(rec.rows),
+        "settled": settled,
     }
     (out / "script.jsonl").write_text("".join(json.dumps(s) + "\n" for s in script))
     (out / "session.json").write_text(
