@@ -23,8 +23,13 @@ pytestmark = pytest.mark.slow
 
 
 def demo(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller", "demo", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "controller", "demo", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def test_headless_demo_scores_match_the_generators_ground_truth(tmp_path: Path) -> None:
@@ -81,9 +86,24 @@ def _free_port() -> int:
 
 def test_demo_serves_the_display_while_it_plays(tmp_path: Path) -> None:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "controller", "demo", "--port", str(port), "--linger", "30",
-                             "--db", str(tmp_path / "s.sqlite3")], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "demo",
+            "--port",
+            str(port),
+            "--linger",
+            "30",
+            "--db",
+            str(tmp_path / "s.sqlite3"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         state = None
         deadline = time.monotonic() + 300

@@ -129,8 +129,18 @@ class Stage:
         """
         name, t = self.rec.still(self.image(self.dice), seconds)
         if check and self.dice:
-            dice = sorted([d.value, d.style] for d in self.dice)
-            entry = {"file": name, "t": round(t, 3), "seconds": seconds, "throw": throw}
+            ordered = sorted(self.dice, key=lambda d: (d.value, d.style))
+            dice = [[d.value, d.style] for d in ordered]
+            entry = {
+                "file": name,
+                "t": round(t, 3),
+                "seconds": seconds,
+                "throw": throw,
+                # where each die lies, and when: what the recorded referee looks at
+                "t0": round(t, 3),
+                "t1": round(t + seconds - 0.1, 3),
+                "centers": [[round(d.x, 1), round(d.y, 1)] for d in ordered],
+            }
             self.settled.append({**entry, "engine_expects": self.waiting_for(), "dice": dice})
         return t
 
