@@ -187,11 +187,15 @@ def make(seed: int, out: Path) -> dict[str, Any]:
             t_rest = table.throw(values, kept)
             shown = sorted(d.value for d in table.dice)
             rolls.append(shown)
-            settled.append({
-                "file": rec.rows[-1][0], "t0": round(t_rest, 3), "t1": round(rec.t - STEP, 3),
-                "dice": [[d.value, READER_COLOUR[d.style]] for d in table.dice],
-                "centers": [[round(d.x, 1), round(d.y, 1)] for d in table.dice],
-            })
+            settled.append(
+                {
+                    "file": rec.rows[-1][0],
+                    "t0": round(t_rest, 3),
+                    "t1": round(rec.t - STEP, 3),
+                    "dice": [[d.value, READER_COLOUR[d.style]] for d in table.dice],
+                    "centers": [[round(d.x, 1), round(d.y, 1)] for d in table.dice],
+                }
+            )
             game.apply(Input(InputKind.ROLL, player, {"dice": shown}))
             t_choice = t_rest + 1.2
             tile = best_take(game, player)
