@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -303,7 +304,7 @@ class Result:
         }
 
 
-class Game:
+class Game(ABC):
     """Base class of the five games: one protocol, atomic ``apply``.
 
     A subclass sets ``name``, ``min_players``/``max_players``, builds its state
@@ -347,8 +348,9 @@ class Game:
         self.data: dict[str, Any] = dict(data or {})
 
     # -- the protocol -------------------------------------------------------
+    @abstractmethod
     def expects(self) -> Expectation:
-        raise NotImplementedError  # abstract
+        """What the game waits for next, and from whom (``kind`` None when over)."""
 
     def apply(self, inp: Input) -> list[Outcome]:
         """Apply one input; on a rule error nothing changes and the error is raised."""
@@ -367,11 +369,13 @@ class Game:
                 f"malformed input: {e}", inp=inp, expected=self.expects(), state=self.state_json()
             ) from e
 
+    @abstractmethod
     def _apply(self, inp: Input) -> list[Outcome]:
-        raise NotImplementedError  # abstract
+        """Apply one input (``apply`` makes it atomic); raise ``RuleError`` when illegal."""
 
+    @abstractmethod
     def state_json(self) -> JSON:
-        raise NotImplementedError  # abstract
+        """The game's own state as JSON (public: never a secret before its reveal)."""
 
     @property
     def state(self) -> JSON:
@@ -384,11 +388,13 @@ class Game:
         out["result"] = None if res is None else res.to_json()
         return out
 
+    @abstractmethod
     def scores(self) -> dict[str, int]:
-        raise NotImplementedError  # abstract
+        """Each player's score in the game's own terms."""
 
+    @abstractmethod
     def result(self) -> Result | None:
-        raise NotImplementedError  # abstract
+        """How the game ended, or None while it goes on."""
 
     # -- helpers for subclasses --------------------------------------------
     def refuse(self, why: str, inp: Input) -> RuleError:
