@@ -24,6 +24,7 @@ import csv
 import json
 import logging
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,15 +84,16 @@ class FrameSource(Protocol):
     ) -> None: ...
 
 
-class _SourceBase:
+class _SourceBase(ABC):
     """Context manager and iteration shared by the concrete sources."""
 
     name: str = "source"
 
+    @abstractmethod
     def read(self) -> Frame | None:
-        raise NotImplementedError  # abstract
+        """The next frame, or None at the end of a recording."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a source with nothing to release keeps this no-op
         """Release the device or files; closing twice is harmless."""
 
     def __enter__(self) -> Any:
