@@ -10,7 +10,6 @@ import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -20,6 +19,7 @@ from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading
+from vision.runtime import Model
 
 MODELS = Path(__file__).resolve().parent / "models"
 STRIDE = 4
@@ -35,17 +35,12 @@ class Candidate:
     score: float
 
 
-def _load(name: str) -> Any:
-    path = MODELS / name
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"vision model {path} is missing: reinstall dicetable or run vision.training.train_d6"
-        )
-    return cv2.dnn.readNetFromONNX(str(path))
+def _load(name: str, path: Path | None) -> Model:
+    return Model(path or MODELS / name)
 
 
 class DiceReader:
-    """Reads pip d6 dice. Thread-safe: the nets are guarded by a lock (cv2.dnn nets are not)."""
+    """Reads pip d6 dice. Thread-safe (each model guards itself with a lock)."""
 
     def __init__(
         self,
@@ -56,13 +51,12 @@ class DiceReader:
         reject_threshold: float = 0.45,
         rotations: int = 2,
     ) -> None:
-        self._det = cv2.dnn.readNetFromONNX(str(detector)) if detector else _load("d6_detector.onnx")
-        self._cls = cv2.dnn.readNetFromONNX(str(classifier)) if classifier else _load("d6_classifier.onnx")
+        self._det = _load("d6_detector.onnx", detector)
+        self._cls = _load("d6_classifier.onnx", classifier)
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
         self.rotations = rotations  # classify each crop turned 0/90/180/270 degrees and average
-        self._lock = threading.Lock()
 
     # -- stage 1: where are the dice
 
@@ -73,9 +67,7 @@ class DiceReader:
         sx, sy = dw / w, dh / h
         small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
         blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
-        with self._lock:
-            self._det.setInput(blob)
-            out = self._det.forward()[0]
+        out = self._det(blob)[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
         found = []
@@ -123,9 +115,7 @@ class DiceReader:
         base = np.stack(crops)
         turns = [np.rot90(base, k, axes=(1, 2)) for k in range(max(1, min(4, self.rotations)))]
         blob = np.concatenate(turns).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        with self._lock:
-            self._cls.setInput(np.ascontiguousarray(blob))
-            logits = self._cls.forward()
+        logits = self._cls(blob)
         e = np.exp(logits - logits.max(1, keepdims=True))
         p = e / e.sum(1, keepdims=True)
         return np.asarray(p.reshape(len(turns), len(crops), -1).mean(0), np.float32)

@@ -18,7 +18,6 @@ import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -29,6 +28,7 @@ from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
 from vision.palette import Palette
 from vision.reading import DieReading
+from vision.runtime import Model
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 STRIDE = 4
@@ -58,13 +58,8 @@ class Verdict:
     kind_confidence: float
 
 
-def _load(name: str, path: Path | None) -> Any:
-    p = path or MODELS / name
-    if not p.is_file():
-        raise FileNotFoundError(
-            f"vision model {p} is missing: reinstall dicetable or run vision.numbered.train"
-        )
-    return cv2.dnn.readNetFromONNX(str(p))
+def _load(name: str, path: Path | None) -> Model:
+    return Model(path or MODELS / name)
 
 
 def verdict(p: np.ndarray, reject: float = 0.5) -> Verdict:
@@ -98,7 +93,6 @@ class NumberedReader:
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
         self.turns = turns
-        self._lock = threading.Lock()
 
     def detect(self, image: np.ndarray) -> list[Found]:
         h, w = image.shape[:2]
@@ -107,9 +101,7 @@ class NumberedReader:
         sx, sy = dw / w, dh / h
         small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
         blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
-        with self._lock:
-            self._det.setInput(blob)
-            out = self._det.forward()[0]
+        out = self._det(blob)[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
         found = []
@@ -130,9 +122,7 @@ class NumberedReader:
         step = 4 // self.turns
         batch = np.stack([np.rot90(c, k) for k in range(0, 4, step) for c in crops])
         blob = batch.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        with self._lock:
-            self._cls.setInput(blob)
-            logits = self._cls.forward()
+        logits = self._cls(blob)
         e = np.exp(logits - logits.max(1, keepdims=True))
         p = e / e.sum(1, keepdims=True)
         return p.reshape(self.turns, len(crops), -1).mean(0)  # type: ignore[no-any-return]
