@@ -110,9 +110,25 @@ def demo(
         "--referee/--no-referee",
         help="Let the session's recorded referee answer the table's questions about unsure dice.",
     ),
+    explain: bool = typer.Option(
+        False,
+        "--explain",
+        help="Play without the display and print, throw by throw, what the camera read against the "
+        "session's truth and what the table did with it.",
+    ),
 ) -> None:
     """Play a complete game from a recorded session: frames -> vision -> engine -> log -> display."""
     from controller.demo import DemoError, run_demo
+
+    if explain:
+        from controller.diagnose import explain as explain_session
+
+        try:
+            report = explain_session(game, session=session, recorded_referee=referee)
+        except DemoError as e:
+            raise fail(str(e)) from None
+        print(json.dumps(report.to_json(), ensure_ascii=False) if as_json else report.text())
+        return
 
     try:
         result = run_demo(

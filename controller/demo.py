@@ -8,6 +8,7 @@ come from the pixels: change a frame and the result changes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,12 @@ def run_demo(
     realtime: bool = False,
     linger: float = -1,
     recorded_referee: bool = True,
+    observe: Callable[[Table], None] | None = None,
 ) -> dict[str, Any]:
-    """Play the session; return the final scores, winners and what was read."""
+    """Play the session; return the final scores, winners and what was read.
+
+    ``observe`` is called with the table before play starts (e.g. to watch its readings).
+    """
     from hardware.frames import RecordedSource, read_frames_csv
 
     folder = session or session_dir(game)
@@ -73,6 +78,8 @@ def run_demo(
     with ev, source:
         table = Table(cfg, ev, resume=False)
         table.pending = load_script(folder / "script.jsonl")
+        if observe is not None:
+            observe(table)
         led = led_listener(cfg)
         if led is not None:
             table.listeners.append(led)

@@ -154,6 +154,9 @@ class Table:
         self.log = log_
         self.reader = reader or _default_reader
         self.listeners = list(listeners)
+        #: called with each new reading set (placed on the board, before it is scored or asked
+        #: about) and what the game expected then; e.g. ``dicetable demo --explain``
+        self.reading_listeners: list[Callable[[ReadingSet, Any], None]] = []
         self.clock = clock
         self._lock = threading.RLock()
         # DICETAR WARS scores by the zones of the same board the camera places the dice on
@@ -302,6 +305,11 @@ class Table:
                 },
                 "camera",
             )
+        for listener in self.reading_listeners:
+            try:
+                listener(copy.deepcopy(self.reading_set), exp)
+            except Exception:  # a diagnostic must not stop the table
+                log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
 
     def _context_colours(self) -> dict[str, str]:
