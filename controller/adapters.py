@@ -277,7 +277,8 @@ def _dicetar_wars(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
     if dict(seen) != want:
         return Question(
             f"This throw needs {want} dice by colour on and around the board; the camera sees "
-            f"{dict(seen)}. Rethrow, or correct the reading.",
+            f"{dict(seen)}. Rethrow, or correct the reading (a die lying under another cannot be seen: "
+            "say its colour and value).",
             _ids(readings),
             "count",
         )

@@ -277,6 +277,8 @@ def _actions(events: Sequence[Any]) -> dict[int, list[tuple[str, str]]]:
                 "confirm": f"confirmed {d.get('reading')}",
                 "set_value": f"set {d.get('reading')} from {d.get('from')} to {d.get('to')}",
                 "set_thrower": f"said {d.get('reading')} was thrown by {d.get('thrower')}",
+                "hidden": f"said a {d.get('colour')} {d.get('value')} lies hidden under {d.get('under')} "
+                f"(added as {d.get('reading')})",
             }.get(c, c)
             out[k].append(("answer", f"{d.get('who')}: {what}"))
         elif e.kind == "input" and e.source == "camera":

@@ -52,7 +52,10 @@ class Notifier(Protocol):
 
 
 #: corrections that answer a question about the current readings (they wait for one)
-ANSWERS = ("confirm", "set_value", "set_thrower")
+ANSWERS = ("confirm", "set_value", "set_thrower", "hidden")
+
+#: the board fields a die hidden under another shares with it (seen from above, they cover the same spot)
+SHARED_PLACE = ("zones", "min_multiplier", "side", "field_status", "card_slot", "board_center_mm")
 
 
 @dataclass(frozen=True)
@@ -623,6 +626,7 @@ class Table:
             "confirm": self._confirm,
             "set_value": self._set_value,
             "set_thrower": self._set_thrower,
+            "hidden": self._hidden,
             "undo": self._undo,
             "start": self._control,
             "pause": self._control,
@@ -703,6 +707,70 @@ class Table:
             )
         self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} thrown by {thrower}"
+
+    def _hidden(self, command: Mapping[str, Any], who: str) -> str:
+        """A person's answer to a count question: a die lies under the reading ``under``.
+
+        Its top face is covered, so no camera can read it: the person says its colour and value.
+        It is added to the readings where the die above it lies, and the die above now rests on it.
+        """
+        under = command.get("under", command.get("reading"))
+        colour, value = command.get("colour"), command.get("value")
+        if not isinstance(colour, str) or not colour.strip():
+            raise ValueError(f"'colour' must name the hidden die's colour, got {colour!r}")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"'value' must be an integer face, got {value!r}")
+        with self._lock:
+            rs = self.reading_set
+            if rs is None:
+                raise ValueError("there is no reading to correct yet")
+            top = rs.by_id(under)
+            if rs.applied:
+                raise ValueError(f"reading {top['id']} is already scored: undo the last input first")
+            from engine import DieKind
+
+            kind = str(top.get("kind", "d6"))
+            faces = DieKind(kind).face_range(top.get("sides"))
+            if value not in faces:
+                raise ValueError(f"a {kind} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})")
+            n = sum(1 for d in rs.dice if d.get("hidden")) + 1
+            hidden: dict[str, Any] = {
+                "id": f"r{rs.seq}.h{n}",
+                "kind": kind,
+                "value": value,
+                "colour": colour.strip().lower(),
+                "confidence": 1.0,
+                "confirmed": True,
+                "unsure": False,
+                "hidden": True,
+                "under": top["id"],
+            }
+            for key in ("center", "quad", *SHARED_PLACE):
+                if key in top:
+                    hidden[key] = copy.deepcopy(top[key])
+            level = int(top.get("stack_level") or 0)
+            if "stack_level" in top:
+                hidden["stack_level"] = 0 if top.get("rests_on") is None else level
+                hidden["rests_on"] = top.get("rests_on")
+                top["stack_level"] = int(hidden["stack_level"]) + 1
+                top["rests_on"] = len(rs.dice)  # the hidden die's index, appended below
+            rs.dice.append(hidden)
+            self.log.append(
+                self.game_no,
+                "control",
+                {
+                    "correction": "hidden",
+                    "reading": hidden["id"],
+                    "under": top["id"],
+                    "colour": hidden["colour"],
+                    "value": value,
+                    "who": who,
+                },
+                "correction",
+                who,
+            )
+        self._try_score(self.clock(), self._t_correction)
+        return f"a hidden {hidden['colour']} {value} under reading {top['id']} added as {hidden['id']}"
 
     def _undo(self, command: Mapping[str, Any], who: str) -> str:
         with self._lock:

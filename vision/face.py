@@ -5,8 +5,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-WORK = 32  # regions are shrunk to about this many pixels a side before segmenting
-
 
 def body_labs(crops: list[np.ndarray]) -> np.ndarray:
     """Median Lab colour of the middle of each die crop (N x 3); pips are a minority there."""
@@ -29,46 +27,62 @@ def body_lab(crop_bgr: np.ndarray) -> np.ndarray:
     return np.asarray(body_labs([crop_bgr])[0], np.float64)
 
 
+#: segmenting the top face: lightness counts this much against colour.  Shading darkens the
+#: sides of a die seen off-axis far more than it changes their hue, so lightness must count
+#: fully here (unlike colour naming) or the sides join the top face and the outline grows.
+FACE_L_WEIGHT = 2.0
+FACE_MAX_DIST = 18.0
+#: the region round a die is shrunk to at most this many pixels a side: one pixel of it is
+#: about 1.5 % of a die, finer than the 3 % a die's top face grows by per level of a stack
+FACE_WORK = 96
+
+
 def face_quad(
     image: np.ndarray, center: tuple[float, float], w: float, h: float, lab: np.ndarray
 ) -> tuple[np.ndarray, float] | None:
-    """Rotated outline of the die body (4x2 float, clockwise from top-left) and its aspect ratio.
+    """Rotated outline of the die's top face (4x2 float, clockwise from top-left) and its aspect ratio.
 
-    None when the body cannot be told from its surroundings (e.g. a die the colour of the table).
+    The top face is the connected region round ``center`` within ``FACE_MAX_DIST`` of the body
+    colour ``lab`` (L weighted by ``FACE_L_WEIGHT``), pips closed in.  None when the body cannot be
+    told from its surroundings (e.g. a die the colour of the table).
     """
     side = 1.4 * max(w, h)
     x0, y0 = int(max(0, center[0] - side / 2)), int(max(0, center[1] - side / 2))
     x1, y1 = int(min(image.shape[1], center[0] + side / 2)), int(min(image.shape[0], center[1] + side / 2))
     if x1 - x0 < 6 or y1 - y0 < 6:
         return None
-    k = min(1.0, WORK / max(x1 - x0, y1 - y0))
+    k = min(1.0, FACE_WORK / max(x1 - x0, y1 - y0))
     region = (
         cv2.resize(image[y0:y1, x0:x1], None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
         if k < 1
         else image[y0:y1, x0:x1]
     )
     # 8-bit Lab is much faster; it stores L * 255 / 100 and a, b offset by 128.
-    rl = cv2.cvtColor(np.ascontiguousarray(region), cv2.COLOR_BGR2Lab).astype(np.int16)
-    ref = np.array([lab[0] * 255 / 100 * 0.5 * 100 / 255, lab[1] + 128, lab[2] + 128])
-    dl = rl[..., 0] * (0.5 * 100 / 255) - ref[0]
-    dist2 = dl * dl + (rl[..., 1] - ref[1]) ** 2 + (rl[..., 2] - ref[2]) ** 2
-    mask = (dist2 < 18.0**2).astype(np.uint8)
+    rl = cv2.cvtColor(np.ascontiguousarray(region), cv2.COLOR_BGR2Lab).astype(np.float32)
+    dl = (rl[..., 0] * (100 / 255) - float(lab[0])) * FACE_L_WEIGHT
+    dist2 = dl * dl + (rl[..., 1] - (float(lab[1]) + 128)) ** 2 + (rl[..., 2] - (float(lab[2]) + 128)) ** 2
+    mask = (dist2 < FACE_MAX_DIST**2).astype(np.uint8)
     ks = max(3, round(0.25 * max(w, h) * k) | 1)
+    # zero margin: OpenCV's closing treats outside the region as set, which grows a face that
+    # reaches the region's edge
+    mask = cv2.copyMakeBorder(mask, ks, ks, ks, ks, cv2.BORDER_CONSTANT, value=0)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (ks, ks)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    mask = np.ascontiguousarray(mask[ks:-ks, ks:-ks])
     _, labels = cv2.connectedComponents(mask, connectivity=4)
     cx, cy = int((center[0] - x0) * k), int((center[1] - y0) * k)
     cy, cx = min(max(cy, 0), labels.shape[0] - 1), min(max(cx, 0), labels.shape[1] - 1)
     lab_id = labels[cy, cx]
     if lab_id == 0:
         return None
-    pts = np.column_stack(np.nonzero(labels == lab_id))[:, ::-1].astype(np.float32)
-    rect = cv2.minAreaRect(pts)
-    (rw, rh) = rect[1]
+    # pixel centres: a run of n pixels covers n pixels, but its centres span only n - 1
+    pts = np.column_stack(np.nonzero(labels == lab_id))[:, ::-1].astype(np.float32) + 0.5
+    (rx, ry), (rw, rh), angle = cv2.minAreaRect(pts)
+    rw, rh = rw + 1.0, rh + 1.0
     area_ratio = (rw * rh) / max(1e-6, (w * k) * (h * k))
-    if not 0.35 <= area_ratio <= 1.5:
+    if not 0.25 <= area_ratio <= 1.5:  # the detector's box may hold the sides and shadow too
         return None
-    quad = cv2.boxPoints(rect) / k + np.array([x0, y0], np.float32)
+    quad = cv2.boxPoints(((rx, ry), (rw, rh), angle)) / k + np.array([x0, y0], np.float32)
     # Order clockwise starting from the corner nearest the top-left.
     c = quad.mean(0)
     ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])

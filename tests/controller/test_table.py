@@ -320,6 +320,33 @@ def test_dicetar_wars_stacked_die_keeps_its_support_by_index(tmp_path: Path) -> 
     table.log.close()
 
 
+def test_a_die_hidden_under_another_is_asked_for_then_scored_under_it(tmp_path: Path) -> None:
+    table, cam, _ = make_table(tmp_path, "dicetar-wars", [dict(p) for p in WARRIORS])
+    zone = next(iter(table.game.state["zones"]))
+    mult = table.game.state["zones"][zone]
+    settle(table, cam, [board_die(1, "red", zone, center=[20.0 * i, 10.0]) for i in range(5)], 2.0)
+    # bob's fifth die lies on a red one: the camera sees four reds (one hidden) and five blues
+    reds = [board_die(1, "red", zone, center=[20.0 * i, 10.0]) for i in range(4)]
+    blues = [board_die(1, "blue", zone, center=[200.0 + 20 * i, 10.0]) for i in range(4)]
+    top = board_die(6, "blue", zone, center=[300.0, 10.0], stack_level=0)
+    settle(table, cam, reds + blues + [top], 4.0)
+    q = table.question
+    assert q is not None and q.kind == "count" and "under another" in q.text
+    assert table.game.state["step"] == "second_throw"  # nothing scored
+    top_id = table.reading_set.dice[-1]["id"]  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="cannot show 7"):
+        table.correct({"action": "hidden", "under": top_id, "colour": "red", "value": 7}, "ref")
+    with pytest.raises(ValueError, match="not in the latest frame"):
+        table.correct({"action": "hidden", "under": "r9.9", "colour": "red", "value": 2}, "ref")
+    table.correct({"action": "hidden", "under": top_id, "colour": "red", "value": 2}, "ref")
+    assert table.question is None
+    assert table.game.state["provisional"]["bob"] == 4 * mult + 6 * mult * 4
+    assert table.game.state["provisional"]["ann"] == 4 * mult + 2 * mult
+    log = [e.data for e in table.log.events(table.game_no) if e.data.get("correction") == "hidden"]
+    assert log and log[0]["under"] == top_id and log[0]["value"] == 2 and log[0]["who"] == "ref"
+    table.log.close()
+
+
 def test_dice_fighter_asks_about_a_die_on_an_empty_card_slot(tmp_path: Path) -> None:
     table, cam, _ = make_table(tmp_path, "dice-fighter", [dict(p) for p in ANGLERS])
     table.pending = choose("ann", 0.5, 0) + choose("bob", 0.5, 1)
