@@ -61,6 +61,20 @@ NON_CUBE_SIGMA = 10.0
 LAB_WEIGHTS = np.array([0.3, 1.0, 1.0])
 #: Cost (in squared sigmas of the size cue) of a raised die with no die seen beneath it.
 UNSUPPORTED_COST = 9.0
+#: A top face this many times more lopsided (half-turn asymmetry) than the face it overlaps is the lower.
+WHOLENESS_RATIO = 1.15
+#: The colour cue needs each die to show this share of its face outside the other's.
+COLOUR_MIN_OWN = 0.15
+#: Top faces overlapping by at least this much (px^2) in the frame are at different heights.
+MIN_OVERLAP_PX2 = 2.0
+#: Largest group of overlapping dice whose height orders are all tried (4! = 24).
+MAX_ORDER_GROUP = 4
+#: Half-turn centres tried: up to this many grid pixels off the square's centre (each way).
+SYMMETRY_SEARCH = 2
+#: Side (px) of the square a top face is warped to for the wholeness cue.
+ASYMMETRY_GRID = 32
+#: Lab channel weights for the wholeness cue (lightness counts: pips and rims are light and dark).
+LAB_WEIGHTS_WHOLE = np.array([0.5, 1.0, 1.0])
 
 
 class GeometryError(ValueError):
@@ -202,7 +216,8 @@ def place(
     levels: dict[int, int] = {}
     prints: dict[int, Poly] = {}
     # Lowest-looking dice first, so that a die's support is placed before the die.
-    below = _seen_below(quads, image) if image is not None else {}
+    bodies = [_body_outline(q, s, pose, calibration) for q in quads]
+    below = _seen_below(quads, image, bodies) if image is not None else {}
     for i in _support_first(sorted(range(len(quads)), key=lambda j: est[j]), below):
         best: tuple[float, int] | None = None
         for level in range(MAX_STACK + 1):
@@ -213,8 +228,11 @@ def place(
                 for j in levels
             ):
                 continue  # two dice cannot share space
+            if any(level <= levels[j] for j in below.get(i, set()) if j in levels):
+                continue  # the frame shows this top face over that one: it is higher
             if level > 0 and _resting_on(pg.centroid(fp), level, levels, prints) is None:
-                cost += UNSUPPORTED_COST  # possible only when the die beneath is hidden from view
+                # Possible only when the dice beneath are all hidden from view.
+                cost += UNSUPPORTED_COST * level
             if best is None or cost < best[0]:
                 best = (cost, level)
         levels[i] = best[1] if best is not None else MAX_STACK
@@ -259,46 +277,198 @@ def _support_first(order: list[int], below: dict[int, set[int]]) -> list[int]:
     return out
 
 
-def _seen_below(quads: list[NDArray[np.float64]], image: NDArray[np.uint8]) -> dict[int, set[int]]:
+def _body_outline(
+    quad: NDArray[np.float64], s: float, pose: BoardPose, calibration: CameraCalibration
+) -> NDArray[np.float64]:
+    """Outline in the frame of a die (top face ``quad``) raised one level: its top face and its sides.
+
+    What the die covers of a die beneath it.  Its bottom face is the top face one die size lower.
+    """
+    top = pose.backproject(quad, 2.0 * s, calibration)
+    bottom = pose.project(np.column_stack([top, np.full(len(top), -s)]), calibration)
+    hull = cv2.convexHull(np.vstack([quad, bottom]).astype(np.float32)).reshape(-1, 2)
+    return np.asarray(hull, np.float64)
+
+
+def _seen_below(
+    quads: list[NDArray[np.float64]], image: NDArray[np.uint8], bodies: list[NDArray[np.float64]]
+) -> dict[int, set[int]]:
     """For top faces that overlap in the frame: which die the image shows underneath which.
 
-    Where two top-face quads overlap, the pixels belong to the upper die's top face (nothing
-    covers it), so the overlap looks like the upper die's own part of its quad.  Decided only
-    when the two dice differ clearly in colour; otherwise the size cue decides alone.
+    Two top faces at one height never overlap in the frame, so an overlap means one die is
+    higher, and the overlap shows the upper die's top face (nothing covers it).  Two cues say
+    which: wholeness (a die face is symmetric under a half turn; of the orders the overlapping
+    dice could be stacked in, the right one leaves every die's visible part symmetric) and,
+    where that is unclear, colour (the overlap looks like the die whose own part it matches,
+    when the dice differ clearly in colour).
     """
-    out: dict[int, set[int]] = {}
-    for i, j in itertools.combinations(range(len(quads)), 2):
+    n = len(quads)
+    pairs: dict[tuple[int, int], NDArray[np.float64]] = {}
+    for i, j in itertools.combinations(range(n), 2):
         inter = pg.clip_convex(quads[i], quads[j])
-        if len(inter) < 3 or pg.area(inter) < 9.0:
-            continue
-        # Work in the pair's bounding box; pixels under any third die's face tell nothing.
-        pts = np.vstack([quads[i], quads[j]])
-        x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int) - 2, 0)
-        x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 2
-        roi = image[y0:y1, x0:x1]
-        if roi.size == 0:
-            continue
-        off = np.array([x0, y0], np.float64)
-        h, w = roi.shape[:2]
-        others = np.zeros((h, w), bool)
-        for k, q in enumerate(quads):
-            if k not in (i, j):
-                others |= _region(_grow(q, 1.5) - off, h, w)  # with its sides
-        both = _region(inter - off, h, w) & ~others
-        only_i = _region(quads[i] - off, h, w) & ~_region(_grow(quads[j], 1.2) - off, h, w) & ~others
-        only_j = _region(quads[j] - off, h, w) & ~_region(_grow(quads[i], 1.2) - off, h, w) & ~others
-        if min(both.sum(), only_i.sum(), only_j.sum()) < 6:
-            continue
-        lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab).astype(np.float64)
-        # Shading changes lightness far more than hue: weigh L down (sides and shadows are darker).
-        c_both, c_i, c_j = (np.median(lab[m], axis=0) * LAB_WEIGHTS for m in (both, only_i, only_j))
-        if np.linalg.norm(c_i - c_j) < 25.0:
-            continue  # same-looking dice: the overlap cannot say which is on top
-        d_i, d_j = np.linalg.norm(c_both - c_i), np.linalg.norm(c_both - c_j)
-        if abs(d_i - d_j) > 15.0:
-            top, bottom = (i, j) if d_i < d_j else (j, i)
-            out.setdefault(top, set()).add(bottom)
+        if len(inter) >= 3 and pg.area(inter) >= MIN_OVERLAP_PX2:
+            pairs[(i, j)] = inter
+    if not pairs:
+        return {}
+    lab_image = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
+    decided = _wholeness_orders(quads, bodies, list(pairs), lab_image)
+    out: dict[int, set[int]] = {}
+    for (i, j), inter in pairs.items():
+        order = decided.get((i, j)) or _colour_order(quads, i, j, inter, image)
+        if order is not None:
+            out.setdefault(order[0], set()).add(order[1])
     return out
+
+
+def _wholeness_orders(
+    quads: list[NDArray[np.float64]],
+    bodies: list[NDArray[np.float64]],
+    pairs: list[tuple[int, int]],
+    lab_image: NDArray[np.float32],
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """(upper, lower) for the overlapping pairs whose order the faces' half-turn symmetry makes clear.
+
+    Each group of mutually overlapping dice is tried in every height order: a die owns the pixels
+    of its top face that no higher die's face covers, and an order scores the mean asymmetry
+    (pixel vs. its half-turn partner, both owned) over all its dice.  A higher die covers what its
+    ``bodies`` outline (top face and sides) covers.  A pair is decided when the
+    best order with one die higher beats the best with the other higher by WHOLENESS_RATIO.
+    """
+    n = ASYMMETRY_GRID
+    square = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    involved = sorted({k for p in pairs for k in p})
+    warps: dict[int, NDArray[np.float64]] = {}
+    # A quad a little off the true face shows it symmetric about a point near the square's centre:
+    # each half-turn is taken about the best of a few centres (shifts in grid pixels).
+    r = SYMMETRY_SEARCH
+    shifts = [(dy, dx) for dy in range(-r, r + 1) for dx in range(-r, r + 1)]
+    diffs: dict[int, list[tuple[NDArray[np.float64], NDArray[np.bool_]]]] = {}
+    for k in involved:
+        m = cv2.getPerspectiveTransform(_around(quads[k]).astype(np.float32), square)
+        face = cv2.warpPerspective(lab_image, m, (n, n), flags=cv2.INTER_LINEAR).astype(np.float64)
+        face *= LAB_WEIGHTS_WHOLE
+        contrast = float(np.linalg.norm(face.reshape(-1, 3).std(axis=0)))
+        warps[k] = np.asarray(m, np.float64)
+        turned = face[::-1, ::-1]
+        diffs[k] = []
+        for dy, dx in shifts:
+            partner, inside = _shift(turned, dy, dx), _shift(np.ones((n, n), bool), dy, dx)
+            diffs[k].append((np.linalg.norm(face - partner, axis=2) / (contrast + 5.0), inside.astype(bool)))
+    covers: dict[tuple[int, int], NDArray[np.bool_]] = {}  # (k, t): pixels of k's face t's body covers
+    for i, j in pairs:
+        for k, t in ((i, j), (j, i)):
+            p = cv2.perspectiveTransform(bodies[t].reshape(-1, 1, 2).astype(np.float32), warps[k])
+            mask = np.zeros((n, n), np.uint8)
+            cv2.fillPoly(mask, [np.round(p.reshape(-1, 2) * 8).astype(np.int32)], 1, shift=3)
+            covers[(k, t)] = mask.astype(bool)
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    for group in _groups(involved, pairs):
+        if len(group) > MAX_ORDER_GROUP:
+            continue  # too many orders to try; colour and size decide
+        scores: list[tuple[float, dict[int, int]]] = []
+        for order in itertools.permutations(group):
+            rank = {k: r for r, k in enumerate(order)}  # higher rank: higher up
+            total, count = 0.0, 0
+            for k in group:
+                own = np.ones((n, n), bool)
+                for t in group:
+                    if rank[t] > rank[k] and (k, t) in covers:
+                        own &= ~covers[(k, t)]
+                turned = own[::-1, ::-1]
+                best: tuple[float, float, int] | None = None
+                for (dy, dx), (diff, inside) in zip(shifts, diffs[k], strict=True):
+                    valid = own & inside & _shift(turned, dy, dx).astype(bool)
+                    c = int(valid.sum())
+                    if c >= 0.1 * n * n:
+                        t_sum = float(diff[valid].sum())
+                        if best is None or t_sum / c < best[0]:
+                            best = (t_sum / c, t_sum, c)
+                if best is not None:
+                    total += best[1]
+                    count += best[2]
+            if count >= 0.25 * n * n:
+                scores.append((total / count, rank))
+        for i, j in pairs:
+            if i not in group:
+                continue
+            up_i = min((sc for sc, r in scores if r[i] > r[j]), default=None)
+            up_j = min((sc for sc, r in scores if r[j] > r[i]), default=None)
+            if up_i is None or up_j is None:
+                continue
+            if up_j > WHOLENESS_RATIO * up_i:
+                out[(i, j)] = (i, j)
+            elif up_i > WHOLENESS_RATIO * up_j:
+                out[(i, j)] = (j, i)
+    return out
+
+
+def _shift(a: NDArray[Any], dy: int, dx: int) -> NDArray[Any]:
+    """``a`` moved by (dy, dx) pixels, zeros where nothing moved in."""
+    out = np.zeros_like(a)
+    h, w = a.shape[:2]
+    out[max(dy, 0) : h + min(dy, 0), max(dx, 0) : w + min(dx, 0)] = a[
+        max(-dy, 0) : h + min(-dy, 0), max(-dx, 0) : w + min(-dx, 0)
+    ]
+    return out
+
+
+def _groups(nodes: list[int], pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Connected groups of dice linked by overlapping pairs."""
+    parent = {k: k for k in nodes}
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
+    for i, j in pairs:
+        parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for k in nodes:
+        groups.setdefault(root(k), []).append(k)
+    return list(groups.values())
+
+
+def _colour_order(
+    quads: list[NDArray[np.float64]], i: int, j: int, inter: NDArray[np.float64], image: NDArray[np.uint8]
+) -> tuple[int, int] | None:
+    """(upper, lower) from the colour of the overlap, or None when the dice look alike."""
+    # Work in the pair's bounding box; pixels under any third die's face tell nothing.
+    pts = np.vstack([quads[i], quads[j]])
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 2
+    roi = image[y0:y1, x0:x1]
+    if roi.size == 0:
+        return None
+    off = np.array([x0, y0], np.float64)
+    h, w = roi.shape[:2]
+    others = np.zeros((h, w), bool)
+    for k, q in enumerate(quads):
+        if k not in (i, j):
+            others |= _region(_grow(q, 1.5) - off, h, w)  # with its sides
+    both = _region(inter - off, h, w) & ~others
+    only_i = _region(quads[i] - off, h, w) & ~_region(_grow(quads[j], 1.2) - off, h, w) & ~others
+    only_j = _region(quads[j] - off, h, w) & ~_region(_grow(quads[i], 1.2) - off, h, w) & ~others
+    # Each die must show enough of its own face for its colour to be sure (a die all but hidden
+    # under the other may show mostly its sides or rim there).
+    least = max(6.0, COLOUR_MIN_OWN * min(pg.area(quads[i]), pg.area(quads[j])))
+    if min(both.sum(), only_i.sum(), only_j.sum()) < least:
+        return None
+    lab = cv2.cvtColor(roi, cv2.COLOR_BGR2Lab).astype(np.float64)
+    # Shading changes lightness far more than hue: weigh L down (sides and shadows are darker).
+    c_both, c_i, c_j = (np.median(lab[m], axis=0) * LAB_WEIGHTS for m in (both, only_i, only_j))
+    if np.linalg.norm(c_i - c_j) < 25.0:
+        return None  # same-looking dice: the overlap cannot say which is on top
+    d_i, d_j = np.linalg.norm(c_both - c_i), np.linalg.norm(c_both - c_j)
+    if abs(d_i - d_j) <= 15.0:
+        return None
+    return (i, j) if d_i < d_j else (j, i)
+
+
+def _around(quad: NDArray[np.float64]) -> NDArray[np.float64]:
+    """A quad's corners in order around its centre."""
+    c = quad.mean(axis=0)
+    return np.asarray(quad[np.argsort(np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0]))], np.float64)
 
 
 def _grow(quad: NDArray[np.float64], factor: float) -> NDArray[np.float64]:
