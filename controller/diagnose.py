@@ -212,7 +212,9 @@ def _same(key: str, read: Any, true: Any) -> bool:
 def match(readings: Sequence[dict[str, Any]], truth: Sequence[TrueDie]) -> list[DieRow]:
     """Pair readings with true dice (nearest first, within about half a die) and say what differs."""
     sizes = [t.size for t in truth if t.size] or [_reading_size(r) for r in readings if "quad" in r]
-    reach = 0.6 * (sorted(sizes)[len(sizes) // 2] if sizes else 40.0)
+    # a pip d6 shows its whole top face; a numbered die's top facet is a fraction of the die
+    factor = 0.6 if all(t.kind == "d6" for t in truth) else 1.2
+    reach = factor * (sorted(sizes)[len(sizes) // 2] if sizes else 40.0)
     pairs = sorted(
         (math.dist(r["center"], t.center), i, j)
         for i, r in enumerate(readings)

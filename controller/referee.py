@@ -69,7 +69,9 @@ def _stills_from_truth(truth: dict[str, Any], rows: list[tuple[str, float]]) -> 
         if not dice or not all("top_quad_px" in d for d in dice) or th.get("frame") not in spans:
             continue
         centers = [tuple(sum(p[k] for p in d["top_quad_px"]) / 4 for k in (0, 1)) for d in dice]
-        sides = [math.dist(d["top_quad_px"][0], d["top_quad_px"][1]) for d in dice]
+        sides = sorted(_side(d["top_quad_px"]) for d in dice)
+        # a pip d6 shows its whole top face; a numbered die's top facet is a fraction of the die
+        reach = (0.6 if all(d.get("kind", "d6") == "d6" for d in dice) else 1.2) * sides[len(sides) // 2]
         t0, t1 = spans[th["frame"]]
         out.append(
             Still(
@@ -79,10 +81,15 @@ def _stills_from_truth(truth: dict[str, Any], rows: list[tuple[str, float]]) -> 
                 tuple(str(d["colour"]) for d in dice),
                 tuple((float(x), float(y)) for x, y in centers),
                 _hidden_under(dice),
-                0.6 * sorted(sides)[len(sides) // 2],
+                reach,
             )
         )
     return out
+
+
+def _side(quad: list[list[float]]) -> float:
+    """Mean edge length of a quad, in pixels."""
+    return sum(math.dist(quad[i], quad[(i + 1) % len(quad)]) for i in range(len(quad))) / len(quad)
 
 
 def _spans(rows: list[tuple[str, float]]) -> dict[str, tuple[float, float]]:

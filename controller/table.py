@@ -79,9 +79,25 @@ class Scripted:
 
 
 def _default_reader(image: np.ndarray) -> Sequence[Any]:
+    """Pip d6 (every game but Dice Fighter)."""
     import vision
 
     return vision.read_dice(image)
+
+
+def _read_numbered(image: np.ndarray) -> Sequence[Any]:
+    from vision.numbered import read_numbered
+
+    return read_numbered(image)
+
+
+#: games whose dice are not pip d6 (see RULINGS.md): Dice Fighter throws percentile d10s
+NUMBERED_GAMES = ("dice-fighter",)
+
+
+def reader_for(game: str) -> Reader:
+    """The vision reader for a game's dice: the numbered-dice reader for Dice Fighter, else pip d6."""
+    return _read_numbered if game in NUMBERED_GAMES else _default_reader
 
 
 class BoardGeometry:
@@ -155,7 +171,7 @@ class Table:
         self.cfg = cfg
         self.table_id = cfg.table.id
         self.log = log_
-        self.reader = reader or _default_reader
+        self.reader = reader or reader_for(cfg.table.game)
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``
