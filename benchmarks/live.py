@@ -9,7 +9,8 @@ gate's settle wait, in recording time) + (wall time from that frame leaving
 the camera to ``hub.notify`` having handed the scored snapshot to the pages'
 event loops).  The push from the hub to a page is measured separately by
 benchmarks/display.py.  Rolls that needed a person (a question) are counted,
-not timed.
+not timed; the session's recorded referee answers those questions as in
+``dicetable demo``, so the game goes on past them.
 
 CPU (one session, default dicetar-wars, 1280x960): with ``cv2.setNumThreads(1)``
 every recorded frame is resized to 1280x960 if needed, shown three times at
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from controller.eventlog import EventLog  # noqa: E402
 from controller.live import SETTLE_S, load_script, play  # noqa: E402
+from controller.referee import RecordedReferee  # noqa: E402
 from controller.session import session_config  # noqa: E402
 from controller.table import Table  # noqa: E402
 from display.hub import Hub  # noqa: E402
@@ -111,7 +113,10 @@ class Probe:
 
 
 def latency(folder: Path) -> dict[str, Any]:
+    """One session through the loop; the recorded referee answers the table's questions as in
+    ``dicetable demo`` (so the game goes on past them), but only rolls scored without one are timed."""
     cfg = session_config(folder)
+    referee = RecordedReferee.from_session(folder)
     with tempfile.TemporaryDirectory() as tmp:
         table = Table(cfg, EventLog(Path(tmp) / "bench.sqlite3"), resume=False)
         table.pending = load_script(folder / "script.jsonl")
@@ -119,7 +124,7 @@ def latency(folder: Path) -> dict[str, Any]:
         table.listeners.append(hub.notify)
         source = Stamped(folder)
         probe = Probe(table, hub, source.left)
-        play(table, source)
+        play(table, source, progress=None if referee is None else lambda t, what: referee.answer(table))
         result = probe.result(folder.name)
         table.log.close()
         return result
@@ -177,8 +182,9 @@ def cpu(folder: Path, seconds: float, fps: float = 30.0) -> dict[str, Any]:
         table.listeners.append(hub.notify)
         source = Paced()
         probe = Probe(table, hub, source.left)
+        referee = RecordedReferee.from_session(folder)
         w0, c0 = time.perf_counter(), time.process_time()
-        play(table, source)
+        play(table, source, progress=None if referee is None else lambda t, what: referee.answer(table))
         wall, cpu_s = time.perf_counter() - w0, time.process_time() - c0
         probed = probe.result(f"{folder.name} at 30 fps, 1280x960")
         table.log.close()
