@@ -301,7 +301,16 @@ def _actions(events: Sequence[Any]) -> dict[int, list[tuple[str, str]]]:
 def _outcome(acts: Sequence[tuple[str, str]], dice: Sequence[DieRow], last: bool, over: bool) -> str:
     kinds = [a for a, _ in acts]
     if "scored" in kinds:
-        wrong = [d for d in dice if d.verdict != "ok" and d.reading is not None]
+        # an extra reading of a colour no die in the frame has (a marker, board art) is left out
+        # by the games that pick their dice by colour; one of a game colour is an error
+        colours = {d.truth.colour.lower() for d in dice if d.truth is not None}
+        wrong = [
+            d
+            for d in dice
+            if d.verdict != "ok"
+            and d.reading is not None
+            and (d.verdict != "extra" or str(d.reading.get("colour", "")).lower() in colours)
+        ]
         fixed = {_answered(acts, d) for d in wrong}
         if wrong and (False in fixed):
             return f"scored, with {sum(1 for d in wrong if not _answered(acts, d))} reading error(s) left in"
