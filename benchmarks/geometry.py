@@ -5,10 +5,15 @@
 End to end from the pixels: the board pose is estimated from the ArUco markers
 in each JPEG (any 2 visible), then every die's top-face quad is placed with
 ``calibration.geometry.place``.  With ``--quads truth`` the quads are the
-renderer's exact top faces (standing in for the vision reader); ``--quads
-vision`` uses ``vision.read_dice`` when that exists.  Dice within 1 mm of a
-boundary that decides their classification are reported separately, and
-cocked dice (tipped on an edge; ``place`` assumes a flat die) on their own.
+renderer's exact top faces (standing in for the vision reader; ``--noise-px``
+adds Gaussian noise to each corner); ``--quads vision`` uses every reading of
+``vision.read_dice`` (its quads, values and colours): readings are matched one
+to one with the truth dice (nearest first, within 0.6 of a top face), dice
+without a reading count as missed (and as wrong in the end-to-end rows and in
+stack recall) and readings without a die as false (a false reading placed as
+stacked counts against stack precision).  Dice within 1 mm of a boundary that
+decides their classification are reported separately, and cocked dice (tipped
+on an edge; ``place`` assumes a flat die) on their own.
 """
 
 from __future__ import annotations
@@ -45,13 +50,13 @@ def load_scenes(split: str, folder: Path = SCENES) -> list[dict[str, Any]]:
     return out
 
 
-def vision_quads(image: np.ndarray) -> list[np.ndarray] | None:
-    """Top-face quads from the vision reader, or None when there is no reader yet."""
+def vision_readings(image: np.ndarray) -> list[Any] | None:
+    """Every die ``vision.read_dice`` finds (value, colour, quad), or None when there is no reader."""
     try:
         from vision.reader import read_dice
     except ImportError:
         return None
-    return [np.asarray(r.quad, np.float64) for r in read_dice(image)]
+    return list(read_dice(image))
 
 
 def reference_pose(truth: dict[str, Any], cal: Any, board: Any) -> Any:
@@ -69,29 +74,36 @@ def reference_pose(truth: dict[str, Any], cal: Any, board: Any) -> Any:
     return estimate_board_pose(empty, cal, board)
 
 
-def _match(dice: list[dict[str, Any]], quads: list[np.ndarray]) -> dict[int, int]:
-    """Truth die index -> reading index, nearest top-face centre within half a face."""
+def match(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, int]:
+    """Truth die index -> reading index, one to one: nearest pairs first, each within 0.6 of the
+    die's top-face side (px) of the die's top-face centre."""
+    cands = []
+    for i, d in enumerate(dice):
+        q = np.asarray(d["top_quad_px"], np.float64)
+        c = q.mean(axis=0)
+        side = float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32)))))
+        for j, r in enumerate(centres):
+            dist = float(np.linalg.norm(np.asarray(r, np.float64) - c))
+            if dist <= 0.6 * side:
+                cands.append((dist, i, j))
     out: dict[int, int] = {}
     used: set[int] = set()
-    for i, d in enumerate(dice):
-        c = np.asarray(d["top_quad_px"]).mean(axis=0)
-        half = 0.5 * float(np.linalg.norm(np.subtract(d["top_quad_px"][0], d["top_quad_px"][1])))
-        best = min(
-            ((float(np.linalg.norm(q.mean(axis=0) - c)), j) for j, q in enumerate(quads) if j not in used),
-            default=None,
-        )
-        if best is not None and best[0] <= half:
-            out[i] = best[1]
-            used.add(best[1])
+    for _, i, j in sorted(cands):
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
     return out
 
 
 def evaluate(
     scenes: Iterable[dict[str, Any]], quads: str = "truth", noise_px: float = 0.0, pose_mode: str = "frame"
 ) -> dict[str, Any]:
+    """Per die: a row for every truth die the quad source found (matched), the truth dice it
+    missed and the readings that match no die (false readings)."""
     rows: list[dict[str, Any]] = []
+    missed: list[dict[str, Any]] = []
+    false: list[dict[str, Any]] = []
     pose_fail: list[str] = []
-    missed = 0
     from_reference = 0
     t0 = time.perf_counter()
     for truth in scenes:
@@ -105,44 +117,67 @@ def evaluate(
             }
         )
         image = cv2.imread(str(Path(truth["_dir"]) / truth["image"]), cv2.IMREAD_COLOR)
+        dice = truth["dice"]
         try:
             ref = reference_pose(truth, cal, board) if pose_mode == "reference" else None
             pose = estimate_board_pose(image, cal, board, reference=ref)
         except PoseError as e:
             pose_fail.append(f"{truth['image']}: {e}")
+            missed.extend(_truth_row(truth, d) for d in dice)
             continue
         from_reference += pose.source == "reference"
-        dice = truth["dice"]
+        readings: list[dict[str, Any]]
         if quads == "vision":
-            found = vision_quads(image) or []
-            match = _match(dice, found)
-            missed += len(dice) - len(match)
-            used = found
+            found = vision_readings(image) or []
+            readings = [
+                {"quad": np.asarray(r.quad, np.float64), "value": r.value, "colour": r.colour} for r in found
+            ]
+            pairs = match(dice, [np.asarray(r.center, np.float64) for r in found])
         else:
             rng = np.random.default_rng(truth["scene"])
-            used = [np.asarray(d["top_quad_px"]) + rng.normal(0, noise_px, (4, 2)) for d in dice]
-            match = {i: i for i in range(len(dice))}
-        if not used:
-            continue
-        got = place(
-            used, ["d6"] * len(used), cal, board, image=image, pose=pose, die_size_mm=truth["die_size_mm"]
+            readings = [
+                {
+                    "quad": np.asarray(d["top_quad_px"]) + rng.normal(0, noise_px, (4, 2)),
+                    "value": d["value"],
+                    "colour": d["colour"],
+                }
+                for d in dice
+            ]
+            pairs = {i: i for i in range(len(dice))}
+        got = (
+            place(
+                [r["quad"] for r in readings],
+                ["d6"] * len(readings),
+                cal,
+                board,
+                image=image,
+                pose=pose,
+                die_size_mm=truth["die_size_mm"],
+                outline=quads == "vision",
+            )
+            if readings
+            else []
         )
-        back = {j: i for i, j in match.items()}
-        for i, j in match.items():
+        back = {j: i for i, j in pairs.items()}
+        for i, d in enumerate(dice):
+            if i not in pairs:
+                missed.append(_truth_row(truth, d))
+        for j, g in enumerate(got):
+            if j not in back:
+                false.append({"scene": truth["scene"], "stack_got": g.stack_level > 0})
+        for i, j in pairs.items():
             d, g = dice[i], got[j]
             err = float(np.hypot(*(np.asarray(g.board_center_mm) - np.asarray(d["center_mm"]))))
             rows.append(
                 {
-                    "scene": truth["scene"],
-                    "cocked": d["cocked"],
-                    "border": d["borderline"],
+                    **_truth_row(truth, d),
                     "err": err,
+                    "value_ok": readings[j]["value"] == d["value"],
+                    "colour_ok": readings[j]["colour"] == d["colour"],
                     "zones_ok": sorted(g.zones) == sorted(d["zones"]),
                     "mult_ok": g.min_multiplier == d["min_multiplier"],
                     "side_ok": g.side == d["side"],
-                    "has_side": d["side"] is not None,
                     "field_ok": (g.field_status, g.card_slot) == (d["field_status"], d["card_slot"]),
-                    "stack_true": d["stack_level"] > 0,
                     "stack_got": g.stack_level > 0,
                     "level_ok": g.stack_level == d["stack_level"],
                     "rests_ok": (None if g.rests_on is None else back.get(g.rests_on, -1)) == d["rests_on"],
@@ -151,10 +186,22 @@ def evaluate(
     elapsed = time.perf_counter() - t0
     return {
         "rows": rows,
+        "missed": missed,
+        "false": false,
         "pose_fail": pose_fail,
         "elapsed_s": elapsed,
-        "missed": missed,
         "from_reference": from_reference,
+    }
+
+
+def _truth_row(truth: dict[str, Any], d: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "scene": truth["scene"],
+        "cocked": d["cocked"],
+        "border": d["borderline"],
+        "has_side": d["side"] is not None,
+        "stack_true": d["stack_level"] > 0,
+        "visible": d["top_visible_fraction"],
     }
 
 
@@ -165,38 +212,58 @@ def _pct(rows: list[dict[str, Any]], key: str) -> str:
     return f"{100.0 * ok / len(rows):.2f} % ({ok}/{len(rows)})"
 
 
+def _ratio(ok: int, n: int) -> str:
+    return f"{100.0 * ok / n:.2f} % ({ok}/{n})" if n else "n/a (0)"
+
+
 def summarise(result: dict[str, Any]) -> dict[str, Any]:
-    rows = result["rows"]
+    rows, missed, false = result["rows"], result["missed"], result["false"]
     flat = [r for r in rows if not r["cocked"]]
     clear = [r for r in flat if not r["border"]]
     border = [r for r in flat if r["border"]]
     cocked = [r for r in rows if r["cocked"]]
-    errs = np.array([r["err"] for r in flat]) if flat else np.zeros(1)
+    m_flat = [r for r in missed if not r["cocked"]]
+    m_clear = [r for r in m_flat if not r["border"]]
+    errs = np.array([r["err"] for r in flat]) if flat else np.full(1, np.nan)
     tp = sum(1 for r in flat if r["stack_true"] and r["stack_got"])
     fp = sum(1 for r in flat if not r["stack_true"] and r["stack_got"])
-    fn = sum(1 for r in flat if r["stack_true"] and not r["stack_got"])
+    fp += sum(1 for f in false if f["stack_got"])
+    fn_found = sum(1 for r in flat if r["stack_true"] and not r["stack_got"])
+    fn = fn_found + sum(1 for r in m_flat if r["stack_true"])
     stacked = [r for r in flat if r["stack_true"]]
+
+    def end_to_end(key: str, found: list[dict[str, Any]], lost: list[dict[str, Any]]) -> str:
+        return _ratio(sum(1 for r in found if r[key]), len(found) + len(lost))
+
+    sided = [r for r in clear if r["has_side"]]
     return {
-        "dice": len(rows),
-        "flat": len(flat),
-        "clear": len(clear),
-        "border": len(border),
-        "cocked": len(cocked),
+        "dice": len(rows) + len(missed),
+        "flat": len(flat) + len(m_flat),
+        "clear": len(clear) + len(m_clear),
+        "border": len(border) + sum(1 for r in m_flat if r["border"]),
+        "cocked": len(cocked) + sum(1 for r in missed if r["cocked"]),
         "pose_failures": len(result["pose_fail"]),
         "from_reference": result["from_reference"],
-        "missed": result["missed"],
+        "found": _ratio(len(rows), len(rows) + len(missed)),
+        "false": len(false),
+        "value_found": _pct(rows, "value_ok"),
+        "colour_found": _pct(rows, "colour_ok"),
         "pos_median_mm": float(np.median(errs)),
         "pos_p95_mm": float(np.percentile(errs, 95)),
         "pos_max_mm": float(np.max(errs)),
         "zones_clear": _pct(clear, "zones_ok"),
         "mult_clear": _pct(clear, "mult_ok"),
-        "side_clear": _pct([r for r in clear if r["has_side"]], "side_ok"),
+        "side_clear": _pct(sided, "side_ok"),
         "field_clear": _pct(clear, "field_ok"),
+        "zones_clear_e2e": end_to_end("zones_ok", clear, m_clear),
+        "side_clear_e2e": end_to_end("side_ok", sided, [r for r in m_clear if r["has_side"]]),
+        "field_clear_e2e": end_to_end("field_ok", clear, m_clear),
         "zones_border": _pct(border, "zones_ok"),
         "side_border": _pct([r for r in border if r["has_side"]], "side_ok"),
         "field_border": _pct(border, "field_ok"),
-        "stack_precision": f"{100.0 * tp / max(tp + fp, 1):.2f} % ({tp}/{tp + fp})",
-        "stack_recall": f"{100.0 * tp / max(tp + fn, 1):.2f} % ({tp}/{tp + fn})",
+        "stack_precision": _ratio(tp, tp + fp),
+        "stack_recall": _ratio(tp, tp + fn),
+        "stack_recall_found": _ratio(tp, tp + fn_found),
         "stack_level_exact": _pct(flat, "level_ok"),
         "rests_on_exact_stacked": _pct(stacked, "rests_ok"),
         "cocked_zones": _pct(cocked, "zones_ok"),
@@ -206,40 +273,49 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+LABELS = {
+    "dice": "dice (all)",
+    "flat": "flat dice (position, zones, side, field, stacks)",
+    "clear": "flat dice >= 1 mm clear of every boundary",
+    "border": "flat dice within 1 mm of a boundary (borderline)",
+    "cocked": "cocked dice (reported apart)",
+    "pose_failures": "frames where the board pose failed (< 2 markers seen; their dice count as missed)",
+    "from_reference": "frames using the calibrated reference pose (confirmed by the markers seen)",
+    "found": "dice found (a reading within 0.6 face of the die's top-face centre, one to one)",
+    "false": "readings that match no die (false readings)",
+    "value_found": "value right, found dice",
+    "colour_found": "colour right, found dice",
+    "pos_median_mm": "position error median (mm), found flat dice",
+    "pos_p95_mm": "position error p95 (mm), found flat dice",
+    "pos_max_mm": "position error max (mm), found flat dice",
+    "zones_clear": "zone set right, found clear dice",
+    "mult_clear": "min multiplier right, found clear dice",
+    "side_clear": "centre side right, found clear dice (boards with a centre line)",
+    "field_clear": "field status (+ card slot) right, found clear dice",
+    "zones_clear_e2e": "zone set right, all clear dice (missed = wrong)",
+    "side_clear_e2e": "centre side right, all clear dice (missed = wrong)",
+    "field_clear_e2e": "field status right, all clear dice (missed = wrong)",
+    "zones_border": "zone set right, found borderline dice",
+    "side_border": "centre side right, found borderline dice",
+    "field_border": "field status right, found borderline dice",
+    "stack_precision": "stack detection precision (level >= 1; false readings called stacked count)",
+    "stack_recall": "stack detection recall (level >= 1; missed stacked dice count)",
+    "stack_recall_found": "stack detection recall, found stacked dice only",
+    "stack_level_exact": "stack level exactly right, found flat dice",
+    "rests_on_exact_stacked": "rests_on right, found stacked dice",
+    "cocked_zones": "cocked dice: zone set right",
+    "cocked_field": "cocked dice: field status right",
+    "cocked_false_stack": "cocked dice wrongly called stacked",
+    "elapsed_s": "time for the whole run (s, pose + reading + placement)",
+}
+
+
 def markdown(s: dict[str, Any], split: str, quads: str, n_scenes: int) -> str:
     lines = [
         f"| measure ({split} split, {n_scenes} scenes, quads: {quads}) | value |",
         "|---|---|",
     ]
-    labels = {
-        "dice": "dice (all)",
-        "flat": "flat dice (position, zones, side, field, stacks)",
-        "clear": "flat dice >= 1 mm clear of every boundary",
-        "border": "flat dice within 1 mm of a boundary (borderline)",
-        "cocked": "cocked dice (reported apart)",
-        "pose_failures": "frames where the board pose failed (fewer than 2 markers seen)",
-        "from_reference": "frames using the calibrated reference pose (confirmed by the markers seen)",
-        "missed": "dice the quad source did not find (excluded below)",
-        "pos_median_mm": "position error median (mm)",
-        "pos_p95_mm": "position error p95 (mm)",
-        "pos_max_mm": "position error max (mm)",
-        "zones_clear": "zone set right, clear dice",
-        "mult_clear": "min multiplier right, clear dice",
-        "side_clear": "centre side right, clear dice (boards with a centre line)",
-        "field_clear": "field status (+ card slot) right, clear dice",
-        "zones_border": "zone set right, borderline dice",
-        "side_border": "centre side right, borderline dice",
-        "field_border": "field status right, borderline dice",
-        "stack_precision": "stack detection precision (level >= 1)",
-        "stack_recall": "stack detection recall (level >= 1)",
-        "stack_level_exact": "stack level exactly right",
-        "rests_on_exact_stacked": "rests_on right, stacked dice",
-        "cocked_zones": "cocked dice: zone set right",
-        "cocked_field": "cocked dice: field status right",
-        "cocked_false_stack": "cocked dice wrongly called stacked",
-        "elapsed_s": "time for the whole run (s, pose + placement)",
-    }
-    for k, label in labels.items():
+    for k, label in LABELS.items():
         v = s[k]
         lines.append(f"| {label} | {v:.3f} |" if isinstance(v, float) else f"| {label} | {v} |")
     return "\n".join(lines) + "\n"
@@ -267,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     if not scenes:
         print(f"no scenes in {args.scenes} for split {args.split!r}", file=sys.stderr)
         return 2
-    if args.quads == "vision" and vision_quads(np.zeros((64, 64, 3), np.uint8)) is None:
+    if args.quads == "vision" and vision_readings(np.zeros((64, 64, 3), np.uint8)) is None:
         print("vision.read_dice does not exist yet: run with --quads truth", file=sys.stderr)
         return 2
     result = evaluate(scenes, args.quads, args.noise_px, args.pose)

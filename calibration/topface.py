@@ -1,0 +1,133 @@
+"""A die's top face in the frame, fitted from a rough outline with the camera and the die's size.
+
+A reader's quad may be the outline of the whole die as seen (its top face and the sides
+turned towards the camera) rather than its top face.  Through the board pose, a flat die of
+size ``s`` at stack level ``L`` has a top face that is a square ``s`` mm on a side at height
+``(L + 1) s``: only its centre and turn are unknown.  They are fitted to the frame: the
+right square, warped to a square image, shows a whole die face (symmetric under a half
+turn, its rim darker than the face just inside it); a square that takes in a side or the
+board beside the die does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.camera import CameraCalibration
+from calibration.pose import BoardPose
+
+#: Side (px) of the square image a candidate top face is warped to.
+GRID = 20
+#: Lab weights: lightness counts less (shading), but pips and rims are light and dark.
+LAB_WEIGHTS = np.array([0.5, 1.0, 1.0])
+#: Weight of the rim term against the half-turn asymmetry.
+RIM_WEIGHT = 0.5
+
+
+@dataclass(frozen=True)
+class TopFace:
+    quad_px: NDArray[np.float64]  # the fitted top face's 4 corners in the frame
+    level: int  # the stack level whose height fits it best
+    score: float  # lower is more face-like
+    scores: tuple[float, ...]  # the best score at each level tried
+
+
+def square_mm(x: float, y: float, yaw: float, s: float) -> NDArray[np.float64]:
+    """Corners (board mm, x y) of a square of side ``s`` centred at (x, y) turned by ``yaw`` rad."""
+    c, n = np.cos(yaw), np.sin(yaw)
+    h = s / 2
+    local = np.array([[-h, -h], [h, -h], [h, h], [-h, h]])
+    return np.asarray(local @ np.array([[c, n], [-n, c]]) + [x, y], np.float64)
+
+
+def face_score(lab: NDArray[np.float32], quad_px: NDArray[np.float64]) -> float:
+    """How little ``quad_px`` looks like one whole die face (half-turn asymmetry minus rim contrast)."""
+    n = GRID
+    square = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - 0.5
+    m = cv2.getPerspectiveTransform(quad_px.astype(np.float32), square)
+    face = cv2.warpPerspective(lab, m, (n, n), flags=cv2.INTER_LINEAR).astype(np.float64) * LAB_WEIGHTS
+    contrast = float(np.linalg.norm(face.reshape(-1, 3).std(axis=0))) + 5.0
+    asym = float(np.mean(np.linalg.norm(face - face[::-1, ::-1], axis=2))) / contrast
+    light = face[..., 0]
+    b = max(1, n // 10)
+    ring = np.ones((n, n), bool)
+    ring[b:-b, b:-b] = False
+    inner = np.zeros((n, n), bool)
+    inner[b : n - b, b : n - b] = True
+    inner[2 * b : n - 2 * b, 2 * b : n - 2 * b] = False
+    rim = float(light[inner].mean() - light[ring].mean()) / contrast
+    return asym - RIM_WEIGHT * rim
+
+
+def fit_top_face(
+    image_lab: NDArray[np.float32],
+    outline_px: NDArray[np.float64],
+    s: float,
+    pose: BoardPose,
+    calibration: CameraCalibration,
+    levels: tuple[int, ...] = (0,),
+) -> TopFace:
+    """The top face of the die whose outline (any quad around it in the frame) is ``outline_px``.
+
+    Tried at each stack level of ``levels``; the face's look decides between them only weakly
+    (the face is 3 % larger per level), so callers that can tell the level otherwise try one.
+    """
+    outline = np.asarray(outline_px, np.float64)
+    best: TopFace | None = None
+    scores = []
+    for level in levels:
+        h = (level + 1) * s
+        base = pose.backproject(outline, h, calibration)
+        centre = base.mean(axis=0)
+        edge = base[1] - base[0]
+        yaw0 = float(np.arctan2(edge[1], edge[0]))
+
+        def quad(p: NDArray[np.float64], h: float = h) -> NDArray[np.float64]:
+            sq = square_mm(float(p[0]), float(p[1]), float(p[2]), s)
+            return pose.project(np.column_stack([sq, np.full(4, -h)]), calibration)
+
+        def cost(p: NDArray[np.float64]) -> float:
+            return face_score(image_lab, quad(p))
+
+        step = np.array([0.1 * s, 0.1 * s, 0.2])
+        fits = [
+            _descend(cost, np.array([centre[0], centre[1], yaw]), step) for yaw in (yaw0, yaw0 + np.pi / 4)
+        ]
+        p, c = min(fits, key=lambda f: f[1])
+        scores.append(c)
+        if best is None or c < best.score:
+            best = TopFace(quad(p), level, c, ())
+    if best is None:
+        raise ValueError(f"no stack level to try: levels={levels!r}")
+    return TopFace(best.quad_px, best.level, best.score, tuple(scores))
+
+
+def _descend(
+    f: Callable[[NDArray[np.float64]], float],
+    p: NDArray[np.float64],
+    step: NDArray[np.float64],
+    rounds: int = 40,
+) -> tuple[NDArray[np.float64], float]:
+    """Coordinate descent with halving steps, until the position step is under 0.1 mm."""
+    best = float(f(p))
+    step = step.copy()
+    for _ in range(rounds):
+        moved = False
+        for k in range(len(p)):
+            for sign in (1.0, -1.0):
+                q = p.copy()
+                q[k] += sign * step[k]
+                c = float(f(q))
+                if c < best:
+                    p, best, moved = q, c, True
+                    break
+        if not moved:
+            step /= 2
+            if np.all(step[:2] < 0.1):
+                break
+    return p, best

@@ -1,0 +1,224 @@
+"""Games scored from rendered frames alone: reader -> geometry -> engine, no truth in the pipeline.
+
+The scene's truth (the cubes placed, the fixture's JSON) is only what the result is compared
+with.  Values, colours and top-face outlines come from the vision readers
+(``vision.read_dice`` for pip d6, ``vision.numbered`` for Dice Fighter's percentile d10),
+the board pose from the frame's ArUco markers, and zones, sides, field status and
+stacks from ``calibration.geometry.place``.
+
+The scenes are those of ``test_calibration_engine.py`` (which feeds the truth values and
+exact top faces), so a from-pixels run that matches the truth run is the end-to-end check.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.geometry import place
+from controller.scenario import Setup, new_game
+from engine import Input
+from engine.core import RuleError
+
+ROOT = Path(__file__).resolve().parents[2]
+# tests/vision (a folder named like the package) can shadow `vision` as a namespace package.
+if getattr(sys.modules.get("vision"), "__file__", "") is None:
+    for name in [m for m in sys.modules if m == "vision" or m.startswith("vision.")]:
+        del sys.modules[name]
+sys.path.insert(0, str(ROOT))
+
+CAM = ((215, 150, -700), (210, 150))
+DICETAR_TRUTH_SCORES = {"ann": 30 + 6 + 32 + 0 + 18, "bob": 192 + 3 + 0 + 8 + 20}
+
+
+def read_and_place(scene) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """Engine dice for one frame, from its pixels: d6 reader, then board geometry."""
+    from vision.reader import read_dice
+
+    readings = read_dice(scene.image)
+    if not readings:
+        return []
+    got = place(
+        [r.quad for r in readings],
+        [r.kind for r in readings],
+        scene.cal,
+        scene.board,
+        image=scene.image,
+        outline=True,
+    )
+    return [
+        {"kind": r.kind, "value": r.value, "colour": r.colour, **g.to_json()}
+        for r, g in zip(readings, got, strict=True)
+    ]
+
+
+def dicetar_throws(die) -> list[list[Any]]:  # type: ignore[no-untyped-def]
+    """The cubes on the table after each throw of the half (as in test_calibration_engine)."""
+    red = [
+        die(5, "red", 135, 125),  # x6: 30
+        die(2, "red", 110, 150),  # where x4, x6, x3 and x8 meet: lowest x3: 6
+        die(4, "red", 240, 175),  # x8: 32
+        die(3, "red", 30, 150),  # on the board, no zone: 0
+        die(6, "red", 185, 75),  # x3: 18
+    ]
+    blue = [
+        die(6, "blue", 244, 178, level=1, yaw=40),  # on the x8 red die: 6 x 8 x 4 = 192
+        die(1, "blue", 335, 125),  # x3: 3
+        die(4, "blue", 440, 120),  # off the board: 0, to be rethrown
+        die(2, "blue", 285, 225),  # the L-shaped x4: 8
+        die(5, "blue", 85, 225),  # x4: 20
+    ]
+    landed = [*blue[:2], die(3, "blue", 395, 215), *blue[3:]]  # the rethrown die lands on the board
+    return [red, red + blue, red + landed]
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    raises=RuleError,
+    reason="d6 reader (models of 2026-11-21 22:07) on these frames: red 5 (x6) and red 2 (four-zone corner) "
+    "not found and a phantom white 1 read on zone r1c1, so the engine refuses the first throw (white is "
+    "neither player's); later the red 4 under the blue 6 is not found either, so that stack (192 points) "
+    "cannot be seen. Re-run with the retrained d6 models.",
+)
+def test_a_dicetar_wars_half_scored_from_pixels(make_scene, die, dicetar_board) -> None:
+    game = new_game(Setup.from_json({"game": "dicetar-wars", "players": ["ann", "bob"]}))
+    first, second, third = (make_scene(dicetar_board, *CAM, cubes=c) for c in dicetar_throws(die))
+    game.apply(Input.from_json({"type": "throw", "player": "ann", "dice": read_and_place(first)}))
+    game.apply(Input.from_json({"type": "throw", "player": "bob", "dice": read_and_place(second)}))
+    expects = game.expects()
+    assert expects.detail["step"] == "rethrow" and expects.detail["off_board"]["blue"] == 1
+    game.apply(Input.from_json({"type": "throw", "player": "ann", "dice": read_and_place(third)}))
+    assert game.scores() == DICETAR_TRUTH_SCORES
+
+
+@pytest.mark.slow
+def test_every_d6_the_reader_finds_is_placed_where_it_lies(make_scene, die, dicetar_board) -> None:
+    """The geometry half of the pipeline on the reader's own outlines: each flat die found (in its
+    colour) lies within 1 mm of where it was put, on the zones and field status of its true footprint."""
+    from calibration.geometry import classify
+
+    checked = 0
+    for cubes in dicetar_throws(die):
+        scene = make_scene(dicetar_board, *CAM, cubes=cubes)
+        dice = read_and_place(scene)
+        for c in cubes:
+            if c.extra["level"]:
+                continue  # the die under it is hidden from the reader: a reader question, not geometry
+            top = scene.px(c.face_corners(c.top_value())).mean(axis=0)
+            near = [d for d in dice if d["colour"] == c.colour and _seen_at(scene, d, top)]
+            if not near:
+                continue
+            d = near[0]
+            want = classify(c.footprint(), dicetar_board)
+            assert np.hypot(*(np.asarray(d["board_center_mm"]) - c.centre[:2])) < 1.0, (d, c.centre)
+            assert (sorted(d["zones"]), d["field_status"]) == (sorted(want.zones), want.field_status)
+            checked += 1
+    assert checked >= 8, f"only {checked} dice found to check"
+
+
+def _seen_at(scene, d: dict[str, Any], top_px: np.ndarray) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``d`` was placed with its top face over ``top_px`` (within a third of a face)."""
+    x, y = d["board_center_mm"]
+    h = (d["stack_level"] + 1) * scene.board.die_size_mm
+    px = scene.px(np.array([[x, y, -h]]))[0]
+    return bool(np.hypot(*(px - top_px)) < 0.33 * scene.board.die_size_mm * 1254 / 700)
+
+
+FIGHTER = ROOT / "tests" / "fixtures" / "numbered"
+
+
+def _fighter_game(dice: list[dict[str, Any]]) -> Any:
+    setup = {"game": "dice-fighter", "players": ["ann", "bob"], "options": {"initial_power": {}}}
+    game = new_game(Setup.from_json(setup))
+    game.apply(Input.from_json({"type": "secret", "player": "ann", "fighter": "lv3-champion"}))
+    game.apply(Input.from_json({"type": "secret", "player": "bob", "fighter": "lv3-ninja"}))
+    game.apply(Input.from_json({"type": "throw", "dice": dice}))
+    return game
+
+
+def _fighter_frame() -> tuple[np.ndarray, dict[str, Any]]:
+    truth: dict[str, Any] = json.loads((FIGHTER / "fighter_round.json").read_text())
+    image = cv2.imread(str(FIGHTER / truth["image"]))
+    assert image is not None, "tests/fixtures/numbered/fighter_round.jpg missing"
+    return image, truth
+
+
+def _fighter_dice_from_pixels(image: np.ndarray) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Percentile d10 read by the numbered reader, placed by the board geometry (pose from markers)."""
+    from calibration.board import load_board
+    from calibration.camera import pi_camera3_calibration
+    from vision.numbered.reader import read_numbered
+
+    board = load_board(ROOT / "boards" / "dice-fighter.example.toml")
+    cal = pi_camera3_calibration(image.shape[1], image.shape[0])
+    readings = read_numbered(image)
+    got = place([r.quad for r in readings], [r.kind for r in readings], cal, board, image=image, outline=True)
+    dice = []
+    for r, g in zip(readings, got, strict=True):
+        die: dict[str, Any] = {"kind": r.kind, "value": r.value, "colour": r.colour, **g.to_json()}
+        if g.field_status == "off":
+            die["thrower"] = "ann"  # the table asks who threw a rung-out die; never guessed
+        dice.append(die)
+    return readings, dice
+
+
+def _truth_dice(truth: dict[str, Any]) -> list[dict[str, Any]]:
+    keys = ("kind", "value", "colour", "field_status", "side", "card_slot")
+    return [{k: t[k] for k in keys if t.get(k) is not None} for t in truth["dice"]]
+
+
+def _nearest_truth(truth: dict[str, Any], centre: Any) -> int:
+    return min(
+        range(len(truth["dice"])),
+        key=lambda i: float(np.hypot(*(np.asarray(truth["dice"][i]["center_px"]) - centre))),
+    )
+
+
+@pytest.mark.slow
+def test_a_dice_fighter_round_takes_its_sides_from_pixels() -> None:
+    """Six percentile d10 read from the frame; sides and field status by ``place``, not from truth.
+
+    Ownership (by side of the centre line) and ring-outs are what the geometry decides: the
+    engine owns each die read as it owns the die there when fed the truth.
+    """
+    image, truth = _fighter_frame()
+    readings, dice = _fighter_dice_from_pixels(image)
+    assert [r.kind for r in readings] == ["d10p"] * len(truth["dice"])
+    where = [_nearest_truth(truth, r.center) for r in readings]
+    assert sorted(where) == list(range(len(truth["dice"]))), "a die read twice or not at all"
+    for d, i in zip(dice, where, strict=True):
+        t = truth["dice"][i]
+        assert (d["field_status"], d["side"], d["card_slot"]) == (
+            t["field_status"],
+            t["side"],
+            t["card_slot"],
+        )
+        assert np.hypot(*(np.asarray(d["board_center_mm"]) - t["center_mm"])) < 6.0, (d, t)
+    owners = _fighter_game(dice).state_json()["owners"]
+    want = _fighter_game(_truth_dice(truth)).state_json()["owners"]
+    assert owners == [want[i] for i in where]
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="numbered reader (models of 2026-11-21 21:49) reads 2 of these 6 values right "
+    "(benchmarks/results/vision_numbered.md: 25-47 % of values), so the dice each side attacks with "
+    "differ from the thrown ones",
+)
+def test_a_dice_fighter_round_scored_from_pixels_ends_as_thrown() -> None:
+    image, truth = _fighter_frame()
+    _, dice = _fighter_dice_from_pixels(image)
+    game, want = _fighter_game(dice).state_json(), _fighter_game(_truth_dice(truth)).state_json()
+    seen = sorted((d["value"], d["colour"], d["owner"]) for d in game["dice"])
+    thrown = sorted((d["value"], d["colour"], d["owner"]) for d in want["dice"])
+    assert seen == thrown
+    assert game["attack_options"] == want["attack_options"] and game["phase"] == want["phase"]
