@@ -82,6 +82,9 @@ class TableSection(_Strict):
 
 class CameraSection(_Strict):
     source: str = f"recorded:{DEMO_SESSION}"
+    #: the dice colours measured at this table (`dicetable calibrate colours ... --out palette.json`);
+    #: default: the reader's typical plastic colours
+    palette: str | None = None
 
     @field_validator("source")
     @classmethod

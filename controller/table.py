@@ -78,26 +78,46 @@ class Scripted:
     hold: float = 0.0
 
 
-def _default_reader(image: np.ndarray) -> Sequence[Any]:
+def _default_reader(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
     """Pip d6 (every game but Dice Fighter)."""
     import vision
 
-    return vision.read_dice(image)
+    return vision.read_dice(image, palette)
 
 
-def _read_numbered(image: np.ndarray) -> Sequence[Any]:
+def _read_numbered(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
     from vision.numbered import read_numbered
 
-    return read_numbered(image)
+    return read_numbered(image, palette)
 
 
 #: games whose dice are not pip d6 (see RULINGS.md): Dice Fighter throws percentile d10s
 NUMBERED_GAMES = ("dice-fighter",)
 
 
-def reader_for(game: str) -> Reader:
-    """The vision reader for a game's dice: the numbered-dice reader for Dice Fighter, else pip d6."""
-    return _read_numbered if game in NUMBERED_GAMES else _default_reader
+def reader_for(game: str, palette: Any = None) -> Reader:
+    """The vision reader for a game's dice: the numbered-dice reader for Dice Fighter, else pip d6.
+
+    ``palette`` (a ``vision.Palette``) names the body colours; None: the reader's default.
+    """
+    base = _read_numbered if game in NUMBERED_GAMES else _default_reader
+    if palette is None:
+        return base
+    return lambda image: base(image, palette)
+
+
+def load_palette(path: str) -> Any:
+    """The table's measured dice colours (a ``dicetable calibrate colours`` file); raises TableError."""
+    import json
+
+    from vision.palette import Palette
+
+    try:
+        return Palette.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        raise TableError(
+            f"camera.palette {path!r}: expected a palette JSON file from 'dicetable calibrate colours' ({e})"
+        ) from None
 
 
 class BoardGeometry:
@@ -171,7 +191,8 @@ class Table:
         self.cfg = cfg
         self.table_id = cfg.table.id
         self.log = log_
-        self.reader = reader or reader_for(cfg.table.game)
+        palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
+        self.reader = reader or reader_for(cfg.table.game, palette)
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``

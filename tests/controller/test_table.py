@@ -410,3 +410,28 @@ def test_a_refused_secret_selection_logs_nothing_and_everyone_chooses_again(
     assert table.game.expects().kind.value == "secret" and set(table.game.expects().players) == {"ann", "bob"}
     assert table.secret_round is not None and table.secret_round.status.value == "selecting"
     table.log.close()
+
+
+def test_the_tables_measured_palette_names_the_dice_colours(tmp_path: Path, monkeypatch: Any) -> None:
+    import vision
+
+    path = tmp_path / "palette.json"
+    path.write_text(json.dumps({"red": {"lab": [40.0, 60.0, 40.0]}, "blue": {"bgr": [170, 90, 30]}}))
+    seen: list[Any] = []
+    monkeypatch.setattr(vision, "read_dice", lambda image, palette=None: seen.append(palette) or [])
+    cfg = parse_config(
+        {"table": {"game": "dice-hunter", "options": {"deck": "virtual"}}, "camera": {"palette": str(path)}}
+    )
+    table = Table(cfg, EventLog(tmp_path / "p.sqlite3"), resume=False)
+    assert table.game.expects().kind.value == "roll"
+    table.on_settled(IMAGE, 1.0, 1.0)
+    assert len(seen) == 1 and sorted(seen[0].lab) == ["blue", "red"]
+    table.log.close()
+
+
+def test_a_bad_palette_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "palette.json"
+    path.write_text('{"red": [1, 2]}')
+    cfg = parse_config({"table": {"game": "dice-hunter"}, "camera": {"palette": str(path)}})
+    with pytest.raises(TableError, match=r"palette\.json"):
+        Table(cfg, EventLog(tmp_path / "p.sqlite3"), resume=False)
