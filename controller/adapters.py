@@ -240,6 +240,18 @@ def _nozoku(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question
             mine = _thrown_again(mine, ctx.previous)
         q = _count(mine, 1, f"newly thrown {detail.get('colour')} dice") or _doubt(mine, ctx.threshold)
         return q if q is not None else [Input(InputKind.ROLL, player, {"dice": [_die(mine[0])]})]
+    if what == "reroll":
+        # the rerolled dice alone, or the whole centre with them (the dice not rerolled still there)
+        centre = ctx.state.get("centre")
+        whole = len(centre) if isinstance(centre, list) else None
+        n = int(detail.get("dice", 0))
+        if whole is not None and len(readings) not in (n, whole):
+            return Question(
+                f"The camera sees {len(readings)} dice in the centre; this reroll needs the {n} rerolled "
+                f"dice or the whole centre of {whole}. Rethrow, or correct the reading.",
+                _ids(readings),
+                "count",
+            )
     # the centre (setup) or the whole centre after the preparation reroll
     want = int(detail.get("dice", 0)) if what == "centre" else None
     q = (_count(readings, want, "dice in the centre") if want is not None else None) or _doubt(

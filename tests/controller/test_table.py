@@ -435,3 +435,23 @@ def test_a_bad_palette_file_is_named(tmp_path: Path) -> None:
     cfg = parse_config({"table": {"game": "dice-hunter"}, "camera": {"palette": str(path)}})
     with pytest.raises(TableError, match=r"palette\.json"):
         Table(cfg, EventLog(tmp_path / "p.sqlite3"), resume=False)
+
+
+def test_nozoku_reroll_with_a_die_count_the_rules_do_not_allow_is_asked(tmp_path: Path) -> None:
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "nozoku-dice-demo"
+    truth = json.loads((folder / "truth.json").read_text())
+    options = json.loads((folder / "session.json").read_text())["setup"]["options"]
+    table, cam, _ = make_table(tmp_path, "nozoku-dice", [{"name": "ann", "colour": "red"}], options)
+    for inp in truth["inputs"]:
+        table.apply(Input.from_json(inp), "scenario")
+        if table.game.expects().detail.get("roll") == "reroll":
+            break
+    detail = table.game.expects().detail
+    centre = table.game.state["centre"]
+    assert detail["roll"] == "reroll" and detail["dice"] < len(centre)
+    seen = [d6(d["value"], d["colour"], x=30.0 * i) for i, d in enumerate(centre)][:-1]  # one missed
+    settle(table, cam, seen, 50.0)
+    q = table.question
+    assert q is not None and q.kind == "count" and f"whole centre of {len(centre)}" in q.text
+    assert table.game.expects().detail.get("roll") == "reroll"  # nothing scored
+    table.log.close()
