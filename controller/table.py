@@ -317,6 +317,14 @@ class Table:
             self.notice = f"a frame at t={t:.2f} s could not be read ({e}); waiting for the next one"
             self._emit()
             return
+        except Exception as e:  # a fault in the reader itself: the game and its log must survive it
+            log.exception("the vision reader failed on the frame at t=%.2f", t)
+            self.notice = (
+                f"the vision reader failed on the frame at t={t:.2f} s ({type(e).__name__}: {e}); "
+                "waiting for the next one (a rethrow), or enter the throw on the admin page"
+            )
+            self._emit()
+            return
         board_problem: str | None = None
         if self.geometry is not None:
             try:

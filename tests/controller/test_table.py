@@ -153,6 +153,21 @@ def test_a_corrupt_frame_changes_nothing_and_says_so(hunter: Any) -> None:
     assert "could not be read" in (table.snapshot()["notice"] or "")
 
 
+def test_a_fault_in_the_reader_loses_nothing_and_says_so(hunter: Any) -> None:
+    table, cam, _ = hunter
+
+    def broken(image: np.ndarray) -> list[Any]:
+        raise IndexError("index 3 is out of bounds for axis 0 with size 3")
+
+    table.reader = broken
+    table.on_settled(IMAGE, 1.0, 1.0)
+    assert table.game.state["expects"]["kind"] == "roll"
+    assert "IndexError" in (table.snapshot()["notice"] or "")
+    table.reader = cam
+    settle(table, cam, [d6(v) for v in (1, 2, 3, 4, 5)], 2.0)  # the next throw is read as usual
+    assert table.question is None and len(table.rest_times) == 1
+
+
 # -- scripted choices, corrections and presses ----------------------------------------------------------
 
 
