@@ -159,3 +159,46 @@ def test_the_frame_tells_which_of_two_coloured_dice_is_on_top(make_scene, die, d
     assert [g.stack_level for g in blind] == [1, 0]  # wrong without the frame
     seen = place(quads, ["d6", "d6"], scene.cal, dicetar_board, pose=pose, image=scene.image)
     assert [g.stack_level for g in seen] == [0, 1] and seen[1].rests_on == 0
+
+
+def test_the_frame_tells_which_of_two_same_coloured_dice_is_on_top(make_scene, die, dicetar_board) -> None:
+    """Same colour: the upper top face is the one seen whole (symmetric under a half turn)."""
+    dice = [die(4, "red", 240, 175), die(6, "red", 245, 179, level=1, yaw=40)]
+    scene = make_scene(dicetar_board, (330, 260, -700), (210, 150), cubes=dice)
+    quads = [top_quad(scene, c) for c in dice]
+    c0, c1 = quads[0].mean(axis=0), quads[1].mean(axis=0)
+    quads = [c0 + (quads[0] - c0) * 1.03, c1 + (quads[1] - c1) * 0.97]  # size cue now says: lower is higher
+    pose = estimate_board_pose(scene.image, scene.cal, dicetar_board)
+    blind = place(quads, ["d6", "d6"], scene.cal, dicetar_board, pose=pose)
+    assert [g.stack_level for g in blind] == [1, 0]  # wrong without the frame
+    seen = place(quads, ["d6", "d6"], scene.cal, dicetar_board, pose=pose, image=scene.image)
+    assert [g.stack_level for g in seen] == [0, 1] and seen[1].rests_on == 0
+
+
+def test_top_faces_are_fitted_from_rough_outlines(make_scene, die, dicetar_board) -> None:
+    """A reader's box around each die (sides and all, off centre) still places it within 0.5 mm."""
+    dice = [die(5, "blue", 135, 125), die(3, "white", 300, 80, yaw=65), die(2, "green", 60, 230, yaw=5)]
+    scene = make_scene(dicetar_board, (330, 260, -650), (210, 150), cubes=dice)
+    rng = np.random.default_rng(4)
+    boxes = []
+    for c in dice:
+        px = scene.px(c.vertices())  # the whole die as seen: its top face and the sides towards us
+        x0, y0 = px.min(axis=0) + rng.uniform(-1.5, 1.5, 2)
+        x1, y1 = px.max(axis=0) + rng.uniform(-1.5, 1.5, 2)
+        boxes.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    kinds = ["d6"] * len(dice)
+    raw = place(boxes, kinds, scene.cal, dicetar_board, image=scene.image)
+    got = place(boxes, kinds, scene.cal, dicetar_board, image=scene.image, outline=True)
+    for g, c in zip(got, dice, strict=True):
+        assert np.hypot(*(np.asarray(g.board_center_mm) - c.centre[:2])) < 0.5
+        assert g.stack_level == 0
+    assert (
+        any(g.stack_level > 0 for g in raw)
+        or max(
+            np.hypot(*(np.asarray(g.board_center_mm) - c.centre[:2])) for g, c in zip(raw, dice, strict=True)
+        )
+        > 1.0
+    )  # the boxes taken as top faces would not do
+    with pytest.raises(GeometryError, match=r"outline=True\) needs the frame"):
+        pose = estimate_board_pose(scene.image, scene.cal, dicetar_board)
+        place(boxes, kinds, scene.cal, dicetar_board, pose=pose, outline=True)
