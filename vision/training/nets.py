@@ -40,18 +40,19 @@ class Classifier(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.Sequential(
-            cbr(3, 16),
+            cbr(3, 24),
             nn.MaxPool2d(2),
-            cbr(16, 32),
+            cbr(24, 40),
+            cbr(40, 40),
             nn.MaxPool2d(2),
-            cbr(32, 64),
-            cbr(64, 64),
+            cbr(40, 80),
+            cbr(80, 80),
             nn.MaxPool2d(2),
-            cbr(64, 96),
+            cbr(80, 128),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.2),
-            nn.Linear(96, 7),
+            nn.Linear(128, 7),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import pickle
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -31,6 +32,7 @@ from vision.training.nets import Classifier, Detector
 MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
 STRIDE = 4
+RENDERED_SHARE = 0.3  # of the labelled dice the classifier sees, the share from the project's renders
 
 
 def imread(path: Path) -> np.ndarray:
@@ -223,12 +225,15 @@ def cls_sample(
     negs: list[tuple[Pyramid, list[tuple[float, float, float, float]]]],
     rng: np.random.Generator,
     hard: list[tuple[int, tuple[float, float], float, float]] | None = None,
+    rendered: list[tuple[Pyramid, tuple[float, float, float, float], int]] | None = None,
 ) -> tuple[np.ndarray, int]:
     r = rng.random()
     ang = rng.uniform(0, 360)
     j = rng.uniform(0.85, 1.18)
     if r < 0.55:
-        pyr, b, label = dice[int(rng.integers(len(dice)))]
+        # a labelled die: a real photo's, or (when there are rendered ones) a rendered scene's
+        pool = rendered if rendered and rng.random() < RENDERED_SHARE else dice
+        pyr, b, label = pool[int(rng.integers(len(pool)))]
         bw, bh = b[2] - b[0], b[3] - b[1]
         s = max(bw, bh)
         c = ((b[0] + b[2]) / 2 + rng.normal(0, 0.06 * s), (b[1] + b[3]) / 2 + rng.normal(0, 0.06 * s))
@@ -305,13 +310,14 @@ def train_classifier(
     steps: int,
     batch: int,
     hard: list[Any] | None = None,
+    rendered: list[Any] | None = None,
 ) -> Classifier:
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     t0 = time.time()
     for step in range(steps):
-        xs, ys = zip(*(cls_sample(dice, crops, negs, rng, hard) for _ in range(batch)), strict=True)
+        xs, ys = zip(*(cls_sample(dice, crops, negs, rng, hard, rendered) for _ in range(batch)), strict=True)
         out = net(to_tensor(list(xs)))
         loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
         opt.zero_grad()
@@ -376,6 +382,15 @@ def main() -> None:
     ap.add_argument("--det-batch", type=int, default=16)
     ap.add_argument("--cls-batch", type=int, default=64)
     ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
+    ap.add_argument("--renders", type=int, default=0, help="board scenes from vision.training.renders")
+    ap.add_argument("--drawn", type=int, default=0, help="drawn-dice scenes from vision.training.renders")
+    ap.add_argument(
+        "--render-cache", type=Path, help="keep the rendered scenes in this pickle (outside the repo)"
+    )
+    ap.add_argument("--procs", type=int, default=1, help="processes for rendering")
+    ap.add_argument(
+        "--render-weight", type=int, default=1, help="detector: times each rendered scene is listed"
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -389,9 +404,24 @@ def main() -> None:
     skc = train_part(load_skovy_crops(args.real))
     photos = [(imread(i.path), [d.box for d in i.dice]) for i in byler + scenes]
     print(f"train: {len(byler)} byler, {len(scenes)} scenes, {len(skc)} crops", flush=True)
+    made: list[Any] = []
+    if args.renders or args.drawn:
+        from vision.training.renders import render_all
+
+        cache = args.render_cache
+        if cache and cache.is_file():
+            made = pickle.loads(cache.read_bytes())
+        else:
+            t0 = time.time()
+            made = render_all(args.renders, args.drawn, args.procs)
+            print(f"rendered {len(made)} training scenes in {time.time() - t0:.0f}s", flush=True)
+            if cache:
+                cache.write_bytes(pickle.dumps(made))
+        print(f"rendered: {len(made)} scenes, {sum(len(d) for _, d in made)} dice", flush=True)
     args.out_dir.mkdir(exist_ok=True, parents=True)
     if args.only in ("det", "both"):
         src = photos[: len(byler)] * 4 + photos[len(byler) :]
+        src += [(img, [b for b, _, _ in d]) for img, d in made] * args.render_weight
         det = train_detector(src, rng, args.det_steps, args.det_batch)
         export(det, (1, 3, 320, 320), args.out_dir / "d6_detector.onnx")
     if args.only in ("cls", "both"):
@@ -399,7 +429,12 @@ def main() -> None:
         dice = [(p, d.box, d.value) for (p, _), i in zip(pyrs, byler + scenes, strict=True) for d in i.dice]
         crops = [(Pyramid(imread(i.path)), i.dice[0].value) for i in skc]
         hard = mine_negatives(photos, args.mine_with) if args.mine_with else None
-        cls = train_classifier(dice, crops, pyrs, rng, args.cls_steps, args.cls_batch, hard)
+        mpyrs = [(Pyramid(img), [b for b, _, _ in d]) for img, d in made]
+        rendered = [(p, b, v) for (p, _), (_, d) in zip(mpyrs, made, strict=True) for b, v, ok in d if ok]
+        # negatives come from the photos and the renders alike (hard ones index the photos: first)
+        cls = train_classifier(
+            dice, crops, pyrs + mpyrs, rng, args.cls_steps, args.cls_batch, hard, rendered or None
+        )
         export(cls, (8, 3, CROP, CROP), args.out_dir / "d6_classifier.onnx")
 
 
