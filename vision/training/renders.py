@@ -83,7 +83,7 @@ def drawn_scene(i: int, seed: int = DRAWN_SEED) -> Scene:
     noise = rng.normal(0, rng.uniform(0.5, 2.5), img.shape)
     img = np.clip(img + noise, 0, 255).astype(np.uint8)
     _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 95))])
-    img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    img = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))
     out: list[tuple[Box, int, bool]] = []
     for d in dice:
         # the drawn top face: a rounded square of side d.size turned by d.angle
