@@ -74,6 +74,8 @@ UNSUPPORTED_COST = 9.0
 WHOLENESS_RATIO = 1.15
 #: The colour cue needs each die to show this share of its face outside the other's.
 COLOUR_MIN_OWN = 0.15
+#: Fitted top faces sharing this much (intersection over union, in the frame) are one die.
+SAME_FACE_IOU = 0.3
 #: Top faces overlapping by at least this much (px^2) in the frame are at different heights.
 MIN_OVERLAP_PX2 = 2.0
 #: Largest group of overlapping dice whose height orders are all tried (4! = 24).
@@ -220,6 +222,8 @@ def place(
             fit_top_face(lab, q, s, pose, calibration).quad_px if is_cube else q
             for q, is_cube in zip(quads, cube, strict=True)
         ]
+    # Outlines whose fitted top faces coincide are one die read twice, not a stack.
+    same = _same_faces(quads) if outline else set()
 
     # Size cue: continuous level estimate and its uncertainty.
     base = [pose.backproject(q, 0.0, calibration) for q in quads]
@@ -240,7 +244,7 @@ def place(
     prints: dict[int, Poly] = {}
     # Lowest-looking dice first, so that a die's support is placed before the die.
     bodies = [_body_outline(q, s, pose, calibration) for q in quads]
-    below = _seen_below(quads, image, bodies) if image is not None else {}
+    below = _seen_below(quads, image, bodies, same) if image is not None else {}
     for i in _support_first(sorted(range(len(quads)), key=lambda j: est[j]), below):
         best: tuple[float, int] | None = None
         for level in range(MAX_STACK + 1):
@@ -249,6 +253,7 @@ def place(
             if any(
                 levels[j] == level and pg.overlap_area(fp, prints[j]) > CONFLICT_FRACTION * s * s
                 for j in levels
+                if frozenset((i, j)) not in same
             ):
                 continue  # two dice cannot share space
             if any(level <= levels[j] for j in below.get(i, set()) if j in levels):
@@ -313,8 +318,28 @@ def _body_outline(
     return np.asarray(hull, np.float64)
 
 
+def _same_faces(quads: list[NDArray[np.float64]]) -> set[frozenset[int]]:
+    """Pairs of fitted top faces that coincide in the frame: one die read twice.
+
+    (A die all but hidden under another would fit onto the upper face too; from outlines the
+    two cannot be told apart, and a die read twice is what a reader gets wrong far more often,
+    so coinciding faces are never made a stack.)
+    """
+    out: set[frozenset[int]] = set()
+    for i, j in itertools.combinations(range(len(quads)), 2):
+        inter = pg.clip_convex(quads[i], quads[j])
+        if len(inter) >= 3:
+            shared = pg.area(inter)
+            if shared >= SAME_FACE_IOU * (pg.area(quads[i]) + pg.area(quads[j]) - shared):
+                out.add(frozenset((i, j)))
+    return out
+
+
 def _seen_below(
-    quads: list[NDArray[np.float64]], image: NDArray[np.uint8], bodies: list[NDArray[np.float64]]
+    quads: list[NDArray[np.float64]],
+    image: NDArray[np.uint8],
+    bodies: list[NDArray[np.float64]],
+    same: set[frozenset[int]] = frozenset(),  # type: ignore[assignment]
 ) -> dict[int, set[int]]:
     """For top faces that overlap in the frame: which die the image shows underneath which.
 
@@ -329,7 +354,7 @@ def _seen_below(
     pairs: dict[tuple[int, int], NDArray[np.float64]] = {}
     for i, j in itertools.combinations(range(n), 2):
         inter = pg.clip_convex(quads[i], quads[j])
-        if len(inter) >= 3 and pg.area(inter) >= MIN_OVERLAP_PX2:
+        if len(inter) >= 3 and pg.area(inter) >= MIN_OVERLAP_PX2 and frozenset((i, j)) not in same:
             pairs[(i, j)] = inter
     if not pairs:
         return {}

@@ -25,6 +25,13 @@ from calibration.pose import BoardPose
 GRID = 20
 #: Lab weights: lightness counts less (shading), but pips and rims are light and dark.
 LAB_WEIGHTS = np.array([0.5, 1.0, 1.0])
+#: The coarse search reaches this far (die sizes) from the outline's centre, in steps of GRID_STEP.
+SEARCH = 0.3
+GRID_STEP = 0.15
+#: Cost of a fitted centre one die size from the outline's centre.
+STRAY_COST = 1.0
+#: Descents started from the best coarse candidates.
+STARTS = 3
 #: Weight of the rim term against the half-turn asymmetry.
 RIM_WEIGHT = 0.5
 
@@ -91,12 +98,24 @@ def fit_top_face(
             sq = square_mm(float(p[0]), float(p[1]), float(p[2]), s)
             return pose.project(np.column_stack([sq, np.full(4, -h)]), calibration)
 
-        def cost(p: NDArray[np.float64]) -> float:
-            return face_score(image_lab, quad(p))
+        def cost(p: NDArray[np.float64], c0: NDArray[np.float64] = centre) -> float:
+            # The die the outline is around, not a neighbour: straying from its centre costs.
+            away = float(np.hypot(p[0] - c0[0], p[1] - c0[1])) / s
+            return face_score(image_lab, quad(p)) + STRAY_COST * away * away
 
-        step = np.array([0.1 * s, 0.1 * s, 0.2])
+        # A coarse grid around the outline's centre (a reader's box may be off by half a face, or
+        # hold more than the die), then descent from the best few.
+        offsets = np.arange(-SEARCH, SEARCH + 1e-9, GRID_STEP) * s
+        coarse = sorted(
+            (cost(np.array([centre[0] + dx, centre[1] + dy, yaw0 + a])), dx, dy, a)
+            for dx in offsets
+            for dy in offsets
+            for a in np.radians(np.arange(0.0, 90.0, 15.0))
+        )
+        step = np.array([0.05 * s, 0.05 * s, np.radians(4.0)])
         fits = [
-            _descend(cost, np.array([centre[0], centre[1], yaw]), step) for yaw in (yaw0, yaw0 + np.pi / 4)
+            _descend(cost, np.array([centre[0] + dx, centre[1] + dy, yaw0 + a]), step)
+            for _, dx, dy, a in coarse[:STARTS]
         ]
         p, c = min(fits, key=lambda f: f[1])
         scores.append(c)
