@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,17 +94,29 @@ class DiceReader:
         """Detect at the working scale, then at a half and a quarter of it for dice too big for it.
 
         A big die seen at too fine a scale can look like several small ones (its pips); a coarser
-        detection that holds two or more finer ones replaces them. Coarse detections count only
-        when the die is big at that scale, so small touching dice are never merged.
+        detection that holds two or more finer ones replaces them when the classifier reads the
+        coarse box as a die more surely than it reads the fine ones (two dice side by side, or dice
+        on busy board art, are never merged that way). Coarse detections count only when the die is
+        big at that scale, so small touching dice are never merged.
         """
         h, w = image.shape[:2]
         s = self.scale_for(h, w)
         found = self.detect(image, s)
+        pyr: Pyramid | None = None
+
+        def verify(coarse: Candidate, inner: list[Candidate]) -> bool:
+            nonlocal pyr
+            pyr = pyr or Pyramid(image)
+            boxes = [coarse, *inner]
+            p = self.classify([crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in boxes])
+            sure = [0.0 if q[0] >= self.reject_threshold else float(q[1:].max()) for q in p]
+            return sure[0] > 0.0 and sure[0] >= float(np.mean(sure[1:]))
+
         for k in (2, 4):
             if max(h, w) * s / k < 96:
                 break
             coarse = [c for c in self.detect(image, s / k) if max(c.w, c.h) * s / k >= 14]
-            found = _merge(found, coarse, s * 2 / k)
+            found = _merge(found, coarse, s * 2 / k, verify)
         return found
 
     # -- stage 2: what does each top face show
@@ -155,15 +168,22 @@ def _inside(c: Candidate, box: Candidate) -> bool:
     return abs(c.center[0] - box.center[0]) <= box.w / 2 and abs(c.center[1] - box.center[1]) <= box.h / 2
 
 
-def _merge(fine: list[Candidate], coarse: list[Candidate], fine_scale: float) -> list[Candidate]:
-    """Fine detections, except those a coarse detection replaces: a group of 2+ inside it (the pips
-    of one big die), or one die too big for the fine scale (its size is less sure there)."""
+def _merge(
+    fine: list[Candidate],
+    coarse: list[Candidate],
+    fine_scale: float,
+    verify: Callable[[Candidate, list[Candidate]], bool] | None = None,
+) -> list[Candidate]:
+    """Fine detections, except those a coarse detection replaces: a group of 2+ inside it that
+    `verify` confirms are parts of one big die (its pips), or one die too big for the fine scale
+    (its size is less sure there)."""
     drop: set[int] = set()
     add = []
     for c in coarse:
         inner = [i for i, f in enumerate(fine) if _inside(f, c)]
         too_big = len(inner) == 1 and max(fine[inner[0]].w, fine[inner[0]].h) * fine_scale > 36
-        if len(inner) >= 2 or too_big:
+        parts = len(inner) >= 2 and (verify is None or verify(c, [fine[i] for i in inner]))
+        if parts or too_big:
             drop.update(inner)
             add.append(c)
         elif not inner:

@@ -35,9 +35,6 @@ def session_or_skip(game: str) -> Path:
 #: `dicetable demo --game NAME --explain` shows (measured 2026-11-21).  Strict: each turns into a
 #: failure once it passes.
 READER_SHORT = {
-    "nozoku-dice": "vision/reader.py DiceReader.find: the quarter-scale pass boxes two dice of a face column "
-    "as one big die (00046.jpg: green 2s at (220,83)+(220,162), blue 3 + red 3 at (340,162)+(340,249)) and "
-    "drops them, so 4 of 10 dice are unseen; the table asks and the game waits",
     "dicetar-wars": "vision/reader.py DiceReader.find: quarter-scale boxes swallow bob's dice in half 2 "
     "(00030.jpg blue 4 at (413,658), with board-art detections; 00036/00043.jpg blue 5 at (468,541), inside "
     "a 139-px box at (400,585) the classifier takes for a 1); the table asks (count) and the game waits",
