@@ -21,7 +21,8 @@ if getattr(sys.modules.get("vision"), "__file__", "") is None:
 
 from vision.numbered.reader import NumberedReader  # noqa: E402
 
-SCENES = ROOT / "tests" / "fixtures" / "numbered"
+SCENES = ROOT / "tests" / "fixtures" / "numbered"  # 1280x960 video frames
+STILLS = ROOT / "tests" / "fixtures" / "numbered_still"  # 3456x2592 stills of other throws
 
 
 @pytest.fixture(scope="session")
@@ -29,8 +30,8 @@ def reader() -> NumberedReader:
     return NumberedReader()
 
 
-def load_scene(name: str) -> tuple[np.ndarray, dict[str, Any]]:
-    truth: dict[str, Any] = json.loads((SCENES / f"{name}.json").read_text())
-    img = cv2.imread(str(SCENES / truth["image"]))
+def load_scene(name: str, folder: Path = SCENES) -> tuple[np.ndarray, dict[str, Any]]:
+    truth: dict[str, Any] = json.loads((folder / f"{name}.json").read_text())
+    img = cv2.imread(str(folder / truth["image"]))
     assert img is not None, f"{name}: image missing"
     return img, truth

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import SCENES
+from conftest import SCENES, STILLS
 
 from tools.render_numbered.solids import SHAPES, VALUES, Die
 
@@ -53,3 +53,12 @@ def test_a_test_scene_regenerates_byte_for_byte() -> None:
     _, jpeg, truth = scene(SEED, 5, "dice-fighter")
     assert jpeg == (SCENES / "scene_0005.jpg").read_bytes()
     assert truth["split"] == "test"
+
+
+def test_a_still_scene_regenerates_byte_for_byte() -> None:
+    from tools.render_numbered.generate import STILL_SCALE, STILL_SEED
+    from tools.render_numbered.scenes import scene
+
+    img, jpeg, truth = scene(STILL_SEED, 3, "dice-fighter", scale=STILL_SCALE)
+    assert img.shape == (2592, 3456, 3) and truth["image_size"] == [3456, 2592]
+    assert jpeg == (STILLS / "scene_0003.jpg").read_bytes()

@@ -1,6 +1,11 @@
-"""Render the held-out TEST scenes of numbered dice (seeded, reproducible) into tests/fixtures/numbered/.
+"""Render the held-out TEST scenes of numbered dice (seeded, reproducible).
 
-    PYTHONPATH=. .venv/bin/python tools/render_numbered/generate.py
+    PYTHONPATH=. .venv/bin/python tools/render_numbered/generate.py           # tests/fixtures/numbered
+    PYTHONPATH=. .venv/bin/python tools/render_numbered/generate.py --still   # tests/fixtures/numbered_still
+
+The first set is 1280x960 video frames (seed 20261122, 80 scenes); the second is
+3456x2592 stills, the Pi Camera 3's full 4:3 sensor height over the same field of
+view (seed 20261123, 40 scenes: fewer, to keep the repository small).
 
 * ``scene_NNNN.jpg`` + ``.json``: 1280x960 frames (JPEG quality 85) of 6-12 dice
   of all four kinds (d6, d10, percentile d10, d20) thrown on the DICETAR WARS or
@@ -30,6 +35,9 @@ sys.path.insert(0, str(ROOT))
 from tools.render_numbered.scenes import scene  # noqa: E402
 
 SEED = 20261122
+STILL_SEED = 20261123
+STILL_SCALE = 2.7  # 3456x2592
+STILL_COUNT = 40
 #: The Dice Fighter round: kinds, colours and values as thrown.
 FIGHTER = {
     "kinds": ["d10p"] * 6,
@@ -51,24 +59,29 @@ def write(out: Path, name: str, jpeg: bytes, truth: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=ROOT / "tests" / "fixtures" / "numbered")
-    ap.add_argument("--count", type=int, default=80)
-    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--still", action="store_true", help="the 3456x2592 still set (its own seed and folder)")
+    ap.add_argument("--out", type=Path, help="folder (default tests/fixtures/numbered or numbered_still)")
+    ap.add_argument("--count", type=int, help="scenes (default 80, or 40 for --still)")
+    ap.add_argument("--seed", type=int, help="seed (default 20261122, or 20261123 for --still)")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    scale = STILL_SCALE if args.still else 1.0
+    seed = args.seed if args.seed is not None else (STILL_SEED if args.still else SEED)
+    count = args.count if args.count is not None else (STILL_COUNT if args.still else 80)
+    out = args.out or ROOT / "tests" / "fixtures" / ("numbered_still" if args.still else "numbered")
+    out.mkdir(parents=True, exist_ok=True)
     total = 0
-    for i in range(args.count):
+    for i in range(count):
         board = "dicetar-wars" if i % 2 == 0 else "dice-fighter"
-        _, jpeg, truth = scene(args.seed, i, board)
-        write(args.out, f"scene_{i:04d}", jpeg, truth)
+        _, jpeg, truth = scene(seed, i, board, scale=scale)
+        write(out, f"scene_{i:04d}", jpeg, truth)
         total += len(jpeg)
-    _, jpeg, truth = scene(args.seed, 1000, "dice-fighter", **FIGHTER)  # type: ignore[arg-type]
-    write(args.out, "fighter_round", jpeg, truth)
+    _, jpeg, truth = scene(seed, 1000, "dice-fighter", scale=scale, **FIGHTER)  # type: ignore[arg-type]
+    write(out, "fighter_round", jpeg, truth)
     for j, (player, throw) in enumerate(ANGLER.items()):
-        _, jpeg, truth = scene(args.seed, 2000 + j, "", **throw)  # type: ignore[arg-type]
+        _, jpeg, truth = scene(seed, 2000 + j, "", scale=scale, **throw)  # type: ignore[arg-type]
         truth["player"] = player
-        write(args.out, f"angler_{player}", jpeg, truth)
-    print(f"wrote {args.count} scenes + game frames to {args.out} ({total / 1e6:.1f} MB of scene JPEG)")
+        write(out, f"angler_{player}", jpeg, truth)
+    print(f"wrote {count} scenes + game frames to {out} ({total / 1e6:.1f} MB of scene JPEG)")
     return 0
 
 

@@ -61,10 +61,15 @@ TEST_MARBLES = {
 SIZES = {"d6": (13.0, 17.0), "d10": (19.0, 23.0), "d10p": (19.0, 23.0), "d20": (19.0, 23.0)}
 
 
-@lru_cache(maxsize=4)
-def board(name: str) -> tuple[BoardLayout, np.ndarray]:
+@lru_cache(maxsize=8)
+def board(name: str, px_per_mm: float = PX_PER_MM) -> tuple[BoardLayout, np.ndarray]:
     layout = load_board(ROOT / BOARDS[name])
-    return layout, render_board_image(layout, PX_PER_MM)
+    return layout, render_board_image(layout, px_per_mm)
+
+
+def frame_size(scale: float) -> tuple[int, int]:
+    """Frame width and height at `scale` times 1280x960 (same camera, same field of view)."""
+    return round(W * scale), round(H * scale)
 
 
 def _contrast_ink(body: tuple[int, int, int], rng: np.random.Generator) -> tuple[int, int, int]:
@@ -233,10 +238,17 @@ def scene(
     kinds: list[str] | None = None,
     colours: list[str | None] | None = None,
     values: list[int] | None = None,
+    scale: float = 1.0,
 ) -> tuple[np.ndarray, bytes, dict[str, Any]]:
-    """A held-out TEST frame (1280x960 JPEG) of a throw on an example board, with its truth."""
+    """A held-out TEST frame (JPEG) of a throw on an example board, with its truth.
+
+    `scale` 1 is the 1280x960 video frame; 2.7 is the 3456x2592 still (the sensor's full
+    4:3 height), same camera and field of view, so every die is `scale` times as many pixels wide.
+    """
     rng = np.random.default_rng([seed, index])
-    layout, tex = board(board_name) if board_name else (None, None)
+    W, H = frame_size(scale)
+    ppm = PX_PER_MM * max(1.0, scale)
+    layout, tex = board(board_name, ppm) if board_name else (None, None)
     cal = pi_camera3_calibration(W, H)
     k = cal.camera_matrix
     bx0, by0, bx1, by1 = layout.bounds() if layout is not None else (0.0, 0.0, 320.0, 240.0)
@@ -245,17 +257,19 @@ def scene(
     if kinds is None:
         n = int(rng.integers(6, 13))
         kinds = [KINDS[int(i)] for i in rng.choice(4, n, p=[0.25, 0.25, 0.25, 0.25])]
-    corners = [ground_point(p, r, t, k) for p in ((60, 60), (W - 60, 60), (W - 60, H - 60), (60, H - 60))]
+    m = 60 * scale
+    corners = [ground_point(p, r, t, k) for p in ((m, m), (W - m, m), (W - m, H - m), (m, H - m))]
     lo = np.maximum(np.min(corners, axis=0), [bx0 + 10, by0 + 10])
     hi = np.minimum(np.max(corners, axis=0), [bx1 - 10, by1 - 10])
 
     def in_view(d: Die) -> bool:
         px = project(d.vertices(), r, t, k)
-        return bool(np.all(px > 15) and np.all(px[:, 0] < W - 15) and np.all(px[:, 1] < H - 15))
+        e = 15 * scale
+        return bool(np.all(px > e) and np.all(px[:, 0] < W - e) and np.all(px[:, 1] < H - e))
 
     dice = scatter(rng, kinds, (lo, hi), "test", colours, touching=0.25, inside=in_view, values=values)
     table = (70, 95, 120) if layout is not None else (60, 110, 40)
-    frame = board_background(H, W, r, t, k, tex, PX_PER_MM, table, rng)
+    frame = board_background(H, W, r, t, k, tex, ppm, table, rng)
     light = _light(rng, "test")
     render_dice(frame, dice, r, t, k, light)
     frame *= light.gain
@@ -281,14 +295,19 @@ def scene(
     return img, jpeg, truth
 
 
-def die_window(rng: np.random.Generator, size: int = 128) -> tuple[np.ndarray, list[dict[str, Any]]]:
+def die_window(
+    rng: np.random.Generator, size: int = 128, scale: float = 1.0
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """A training window centred on one die (any kind) with 0-3 neighbours close by (TRAIN generator).
 
     Cheaper per die than `window`, for the classifier; the first truth is the centred die.
+    `scale`: the frame the window is cut from is `scale` times 1280x960 (see `scene`).
     """
+    W, H = frame_size(scale)
     k = pi_camera3_calibration(W, H).camera_matrix.copy()
     name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
-    layout, tex = board(name) if name else (None, None)
+    ppm = PX_PER_MM * max(1.0, scale)
+    layout, tex = board(name, ppm) if name else (None, None)
     if layout is not None:
         bx0, by0, bx1, by1 = layout.bounds()
         target = np.array([rng.uniform(bx0, bx1), rng.uniform(by0, by1)])
@@ -296,7 +315,7 @@ def die_window(rng: np.random.Generator, size: int = 128) -> tuple[np.ndarray, l
         target = np.array([0.0, 0.0])
     r, t = _camera(rng, target, "train")
     # Anywhere in the frame: move the principal point so the die lands mid-window.
-    off = rng.uniform(-1, 1, 2) * np.array([W / 2 - 40, H / 2 - 40])
+    off = rng.uniform(-1, 1, 2) * np.array([W / 2 - 40 * scale, H / 2 - 40 * scale])
     at = ground_point((W / 2 + off[0], H / 2 + off[1]), r, t, k)
     px = project(np.array([[at[0], at[1], 0.0]]), r, t, k)[0]
     k[0, 2] -= px[0] - size / 2
@@ -315,7 +334,7 @@ def die_window(rng: np.random.Generator, size: int = 128) -> tuple[np.ndarray, l
     ]
     dice = [first, *others]
     table = tuple(int(v) for v in rng.integers(20, 235, 3))
-    frame = board_background(size, size, r, t, k, tex, PX_PER_MM, table, rng)  # type: ignore[arg-type]
+    frame = board_background(size, size, r, t, k, tex, ppm, table, rng)  # type: ignore[arg-type]
     light = _light(rng, "train")
     render_dice(frame, dice, r, t, k, light)
     frame *= light.gain
