@@ -210,9 +210,9 @@ def test_a_dice_fighter_round_takes_its_sides_from_pixels() -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="numbered reader (models of 2026-11-21 21:49) reads 2 of these 6 values right "
-    "(benchmarks/results/vision_numbered.md: 25-47 % of values), so the dice each side attacks with "
-    "differ from the thrown ones",
+    reason="the numbered reader misreads values in this frame (models of 2026-11-21 21:49: 2 of 6 right; "
+    "models of 23:31: 5 of 6, a green 60 read as 40), so the dice each side attacks with differ from the "
+    "thrown ones",
 )
 def test_a_dice_fighter_round_scored_from_pixels_ends_as_thrown() -> None:
     image, truth = _fighter_frame()
