@@ -35,9 +35,9 @@ def session_or_skip(game: str) -> Path:
 #: `dicetable demo --game NAME --explain` shows (measured 2026-11-21).  Strict: each turns into a
 #: failure once it passes.
 READER_SHORT = {
-    "dicetar-wars": "vision/reader.py DiceReader.find: quarter-scale boxes swallow bob's dice in half 2 "
-    "(00030.jpg blue 4 at (413,658), with board-art detections; 00036/00043.jpg blue 5 at (468,541), inside "
-    "a 139-px box at (400,585) the classifier takes for a 1); the table asks (count) and the game waits",
+    "dicetar-wars": "vision/reader.py DiceReader.find: in 00036/00043.jpg (half 2) a 139-px quarter-scale "
+    "box on board art at (400,585), which the classifier reads as a 1, replaces bob's blue 5 at (468,541);"
+    " the table asks (count) and the game waits",
     "dice-fighter": "the numbered reader is unsure of every percentile d10 value (confidence 0.12-0.27, "
     "8 of 24 right): the recorded referee would have to answer all of them",
 }
