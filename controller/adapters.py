@@ -121,6 +121,25 @@ def _doubt(dice: Sequence[Reading], threshold: float) -> Question | None:
     return None
 
 
+def _kind_doubt(dice: Sequence[Reading], kind: str) -> Question | None:
+    """A die read as another kind than the game's only kind, that no person has confirmed yet."""
+    odd = [d for d in dice if d.get("kind", "d6") != kind and not d.get("confirmed")]
+    if not odd:
+        return None
+    d = odd[0]
+    return Question(
+        f"Die {d.get('id')} ({d.get('colour') or ''}) reads as a {d.get('kind', 'd6')} showing "
+        f"{d.get('value')}; this game's dice are all {kind}. What does it show? Confirm or correct it.",
+        _ids(odd),
+        "unsure",
+    )
+
+
+def _as_kind(d: Reading, kind: str) -> Reading:
+    """A reading a person confirmed or corrected, as the game's one kind of die."""
+    return d if d.get("kind", "d6") == kind else {**d, "kind": kind}
+
+
 def _count(seen: Sequence[Reading], want: int, what: str) -> Question | None:
     if len(seen) == want:
         return None
@@ -310,7 +329,7 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
                 _ids(readings),
                 "count",
             )
-        q = _doubt(readings, ctx.threshold)
+        q = _kind_doubt(readings, GAME_DIE_KIND[ctx.game]) or _doubt(readings, ctx.threshold)
         if q is not None:
             return q
         values = {ctx.players[0]: int(by_side["a"]["value"]), ctx.players[1]: int(by_side["b"]["value"])}
@@ -319,16 +338,22 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
         moved = list(readings)
         if len(moved) != 1 and ctx.previous:
             moved = _thrown_again(readings, ctx.previous)
-        q = _count(moved, 1, "newly thrown dice") or _doubt(moved, ctx.threshold)
+        kind = GAME_DIE_KIND[ctx.game]
+        q = _count(moved, 1, "newly thrown dice") or _kind_doubt(moved, kind) or _doubt(moved, ctx.threshold)
         if q is not None:
             return q
-        return [Input(InputKind.THROW, ctx.expected.players[0], {"dice": [_die(moved[0])]})]
+        return [Input(InputKind.THROW, ctx.expected.players[0], {"dice": [_die(_as_kind(moved[0], kind))]})]
     kept = [i for i, d in enumerate(readings) if d.get("colour") in FIGHTER_COLOURS]
     index = {old: new for new, old in enumerate(kept)}
     readings = [readings[i] for i in kept]
-    q = _count(readings, int(detail.get("dice", 6)), "dice") or _doubt(readings, ctx.threshold)
+    q = (
+        _count(readings, int(detail.get("dice", 6)), "dice")
+        or _kind_doubt(readings, GAME_DIE_KIND[ctx.game])
+        or _doubt(readings, ctx.threshold)
+    )
     if q is not None:
         return q
+    readings = [_as_kind(d, GAME_DIE_KIND[ctx.game]) for d in readings]
     # off the field, or on a slot with no card laid (that is off the field too): whose throw was it?
     players = ctx.state.get("players") or {}
     laid = {
@@ -353,6 +378,25 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
             "owner",
         )
     return [Input(InputKind.THROW, None, {"dice": [_die(d, index) for d in readings]})]
+
+
+#: games whose dice are all of one kind (the reader's kind for such a die is only a guess at it)
+GAME_DIE_KIND = {"dice-fighter": "d10p"}
+
+#: colours no game die has here unless the game says so: what the reader calls other things
+#: on the table (markers, board art) keeps its own name instead of the nearest die colour's
+NOT_DICE = ("white", "black")
+
+
+def dice_colours(game: str, colours: Mapping[str, str], state: Mapping[str, Any]) -> set[str] | None:
+    """The colours a game's dice come in now, for naming what the camera sees (None: any colour)."""
+    if game == "dice-fighter":
+        return set(FIGHTER_COLOURS)
+    if game in ("dicetar-wars", "die-angler"):
+        return {c.lower() for c in colours.values()}
+    if game == "nozoku-dice" and isinstance(state.get("in_play"), Mapping) and state["in_play"]:
+        return {str(c).lower() for c in state["in_play"]}
+    return None
 
 
 def game_colours(game: str, colours: Mapping[str, str]) -> set[str] | None:

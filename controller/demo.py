@@ -128,8 +128,12 @@ def run_demo(
         "status": table.status,
         "rolls_read": len(table.rest_times),
         "referee_answers": len(referee.answers) if referee is not None else 0,
-        # of which: a die's value confirmed or corrected (the camera was unsure), a hidden die named
+        # of which: a die's value confirmed or corrected (the camera was unsure), corrected (the camera
+        # was wrong), a hidden die named
         "referee_values": sum(1 for a in referee.answers if a["action"] in ("confirm", "set_value"))
+        if referee is not None
+        else 0,
+        "referee_corrections": sum(1 for a in referee.answers if a["action"] == "set_value")
         if referee is not None
         else 0,
         "referee_hidden": sum(1 for a in referee.answers if a["action"] == "hidden")

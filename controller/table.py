@@ -19,6 +19,7 @@ resumed recording skips exactly what was already acknowledged.
 from __future__ import annotations
 
 import copy
+import inspect
 import logging
 import threading
 import time
@@ -30,7 +31,16 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from controller.adapters import Context, Question, ReadingSet, game_colours, plan
+from controller.adapters import (
+    GAME_DIE_KIND,
+    NOT_DICE,
+    Context,
+    Question,
+    ReadingSet,
+    dice_colours,
+    game_colours,
+    plan,
+)
 from controller.choices import choice_menu, choice_options
 from controller.config import TableConfig
 from controller.eventlog import EventLog
@@ -95,15 +105,12 @@ def _read_numbered(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
 NUMBERED_GAMES = ("dice-fighter",)
 
 
-def reader_for(game: str, palette: Any = None) -> Reader:
+def reader_for(game: str) -> Callable[..., Sequence[Any]]:
     """The vision reader for a game's dice: the numbered-dice reader for Dice Fighter, else pip d6.
 
-    ``palette`` (a ``vision.Palette``) names the body colours; None: the reader's default.
+    It takes the frame and, as ``palette``, the ``vision.Palette`` that names the body colours.
     """
-    base = _read_numbered if game in NUMBERED_GAMES else _default_reader
-    if palette is None:
-        return base
-    return lambda image: base(image, palette)
+    return _read_numbered if game in NUMBERED_GAMES else _default_reader
 
 
 def load_palette(path: str) -> Any:
@@ -191,8 +198,11 @@ class Table:
         self.cfg = cfg
         self.table_id = cfg.table.id
         self.log = log_
-        palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
-        self.reader = reader or reader_for(cfg.table.game, palette)
+        #: the dice colours measured at this table (None: the reader's default palette)
+        self.palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
+        self.reader: Callable[..., Sequence[Any]] = reader or reader_for(cfg.table.game)
+        # the table's own readers name colours with the game's palette (see _reading_palette)
+        self._reader_takes_palette = reader is None and "palette" in inspect.signature(self.reader).parameters
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``
@@ -311,7 +321,12 @@ class Table:
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
         try:
-            readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in self.reader(image)]
+            raw = (
+                self.reader(image, palette=self._reading_palette())
+                if self._reader_takes_palette
+                else self.reader(image)
+            )
+            readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in raw]
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
             log.warning("frame at t=%.2f could not be read: %s", t, e)
             self.notice = f"a frame at t={t:.2f} s could not be read ({e}); waiting for the next one"
@@ -359,6 +374,19 @@ class Table:
             except Exception:  # a diagnostic must not stop the table
                 log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
+
+    def _reading_palette(self) -> Any:
+        """The palette the reader names colours with: the table's (or the default), cut down to the
+        colours the game's dice come in now and the colours of things that are not dice.
+
+        None (the reader's default) when the game's dice may be any colour and no palette is set.
+        """
+        wanted = dice_colours(self.setup.game, self._context_colours(), self.game.state)
+        if wanted is None:
+            return self.palette
+        from vision.palette import Palette
+
+        return (self.palette or Palette.default()).only(wanted | {c for c in NOT_DICE})
 
     def _context_colours(self) -> dict[str, str]:
         """Each player's dice colour: the game's own (its options) over the table config's."""
@@ -689,7 +717,9 @@ class Table:
             if self.reading_set is None:
                 raise ValueError("there is no reading to confirm yet")
             d = self.reading_set.by_id(command.get("reading"))
-            d["confirmed"], d["unsure"] = True, False
+            kind = self._kind_of(d)
+            self._check_face(kind, d.get("sides"), d["value"])
+            d["confirmed"], d["unsure"], d["kind"] = True, False, kind
             self.log.append(
                 self.game_no,
                 "control",
@@ -708,17 +738,12 @@ class Table:
             if self.reading_set is None:
                 raise ValueError("there is no reading to correct yet")
             d = self.reading_set.by_id(command.get("reading"))
-            from engine import DieKind
-
-            faces = DieKind(d.get("kind", "d6")).face_range(d.get("sides"))
-            if value not in faces:
-                raise ValueError(
-                    f"a {d.get('kind', 'd6')} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})"
-                )
+            kind = self._kind_of(d)
+            self._check_face(kind, d.get("sides"), value)
             if self.reading_set.applied:
                 raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
             old = d["value"]
-            d["value"], d["confirmed"], d["unsure"] = value, True, False
+            d["value"], d["confirmed"], d["unsure"], d["kind"] = value, True, False, kind
             self.log.append(
                 self.game_no,
                 "control",
@@ -728,6 +753,18 @@ class Table:
             )
         self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} set from {old} to {value}"
+
+    def _kind_of(self, d: Mapping[str, Any]) -> str:
+        """The kind a person's answer makes a die: the game's only kind, if it has one, else as read."""
+        return GAME_DIE_KIND.get(self.setup.game, str(d.get("kind", "d6")))
+
+    @staticmethod
+    def _check_face(kind: str, sides: Any, value: Any) -> None:
+        from engine import DieKind
+
+        faces = DieKind(kind).face_range(sides)
+        if value not in faces:
+            raise ValueError(f"a {kind} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})")
 
     def _set_thrower(self, command: Mapping[str, Any], who: str) -> str:
         """The players' answer to "who threw this die?" (Dice Fighter's dice off the field)."""

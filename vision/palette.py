@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +72,16 @@ class Palette:
             else:
                 lab[name] = (float(vals[0]), float(vals[1]), float(vals[2]))
         return cls(lab)
+
+    def only(self, names: Iterable[str]) -> Palette:
+        """This palette cut down to ``names`` (those it has); itself when it has none of them.
+
+        A table that knows which colours its dice come in names every die by the nearest of
+        those: a red die under warm light is red, not orange or pink.
+        """
+        wanted = {n.lower() for n in names}
+        lab = {k: v for k, v in self.lab.items() if k.lower() in wanted}
+        return Palette(lab, self.lightness_weight) if lab else self
 
     def to_dict(self) -> dict[str, dict[str, list[float]]]:
         return {name: {"lab": [round(v, 2) for v in lab]} for name, lab in self.lab.items()}

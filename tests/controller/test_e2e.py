@@ -42,8 +42,9 @@ READER_SHORT = {
     "8 of 24 right): the recorded referee would have to answer all of them",
 }
 
-#: at most this share of the dice thrown may be settled by the recorded referee's answers about
-#: their values: beyond it the result would be the referee's, not the camera's
+#: at most this share of the dice thrown may have their value corrected by the recorded referee
+#: (it answers only what the table asks about; a confirmation keeps the camera's value): beyond it
+#: the result would be the referee's, not the camera's
 REFEREE_SHARE = 0.1
 
 
@@ -78,8 +79,8 @@ def test_demo_reaches_the_true_result(game: str, tmp_path: Path) -> None:
     assert out["scores"] == truth["final_scores"]
     assert out["winners"] == truth["winners"]
     thrown = dice_thrown(truth)
-    assert out["referee_values"] <= max(1, REFEREE_SHARE * thrown), (
-        f"{game}: the referee settled {out['referee_values']} of {thrown} dice thrown"
+    assert out["referee_corrections"] <= max(1, REFEREE_SHARE * thrown), (
+        f"{game}: the referee corrected {out['referee_corrections']} of {thrown} dice thrown"
     )
 
 

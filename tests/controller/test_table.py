@@ -470,3 +470,48 @@ def test_nozoku_reroll_with_a_die_count_the_rules_do_not_allow_is_asked(tmp_path
     assert q is not None and q.kind == "count" and f"whole centre of {len(centre)}" in q.text
     assert table.game.expects().detail.get("roll") == "reroll"  # nothing scored
     table.log.close()
+
+
+def test_dice_fighter_asks_about_a_die_read_as_another_kind_and_takes_the_answer_as_a_d10p(
+    tmp_path: Path,
+) -> None:
+    table, cam, _ = make_table(tmp_path, "dice-fighter", [dict(p) for p in ANGLERS])
+    table.pending = choose("ann", 0.5, 0) + choose("bob", 0.5, 1)
+    run_until(table, 3.0)
+    throw = [
+        d10p(70, "red", "a"),
+        d10p(50, "blue", "a"),
+        d10p(90, "red", "b"),
+        {**d10p(20, "blue", "b"), "kind": "d20"},  # the reader's guess at the kind
+        d10p(40, "green", "b"),
+        d10p(30, "green", "a"),
+    ]
+    settle(table, cam, throw, 3.5)
+    q = table.question
+    assert q is not None and q.kind == "unsure" and q.readings == ("r1.4",) and "d10p" in q.text
+    assert table.game.expects().kind.value == "throw", "never scored on a guess"
+    with pytest.raises(ValueError, match="d10p die cannot show 17"):
+        table.correct({"action": "set_value", "reading": "r1.4", "value": 17}, "ref")
+    table.correct({"action": "set_value", "reading": "r1.4", "value": 30}, "ref")
+    assert table.question is None
+    thrown = list(table.log.inputs(table.game_no))[-1].data["dice"]
+    assert (thrown[3]["kind"], thrown[3]["value"], thrown[3]["colour"]) == ("d10p", 30, "blue")
+    table.log.close()
+
+
+def test_the_reader_names_colours_among_the_games_own(tmp_path: Path, monkeypatch: Any) -> None:
+    """A red die under warm light is red, not pink, when the game's dice are red, blue and green."""
+    import vision
+    from vision.palette import Palette
+
+    palettes: list[Any] = []
+    monkeypatch.setattr(vision, "read_dice", lambda image, palette=None: palettes.append(palette) or [])
+    cfg = parse_config({"table": {"game": "dicetar-wars"}, "players": [dict(p) for p in WARRIORS]})
+    table = Table(cfg, EventLog(tmp_path / "c.sqlite3"), resume=False)
+    table.on_settled(IMAGE, 1.0, 1.0)
+    (palette,) = palettes
+    assert sorted(palette.lab) == ["black", "blue", "red", "white"]
+    pinkish_red = (120, 90, 230)
+    assert Palette.default().nearest(pinkish_red) == "pink"
+    assert palette.nearest(pinkish_red) == "red"
+    table.log.close()
