@@ -48,8 +48,8 @@ class DiceReader:
         detector: Path | None = None,
         classifier: Path | None = None,
         det_long_side: tuple[int, int] = (352, 640),
-        det_threshold: float = 0.35,
-        reject_threshold: float = 0.45,
+        det_threshold: float = 0.30,
+        reject_threshold: float = 0.20,
         rotations: int = 2,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
@@ -115,7 +115,7 @@ class DiceReader:
         for k in (2, 4):
             if max(h, w) * s / k < 96:
                 break
-            coarse = [c for c in self.detect(image, s / k) if max(c.w, c.h) * s / k >= 14]
+            coarse = [c for c in self.detect(image, s / k) if max(c.w, c.h) * s / k >= 12]
             found = _merge(found, coarse, s * 2 / k, verify)
         return found
 
@@ -174,16 +174,18 @@ def _merge(
     fine_scale: float,
     verify: Callable[[Candidate, list[Candidate]], bool] | None = None,
 ) -> list[Candidate]:
-    """Fine detections, except those a coarse detection replaces: a group of 2+ inside it that
-    `verify` confirms are parts of one big die (its pips), or one die too big for the fine scale
-    (its size is less sure there)."""
+    """Fine detections, except those a coarse detection replaces: a group of 2+ inside it, or one
+    far smaller than it, that `verify` confirms are parts of one big die (its pips), or one die too
+    big for the fine scale (its size is less sure there)."""
     drop: set[int] = set()
     add = []
     for c in coarse:
         inner = [i for i, f in enumerate(fine) if _inside(f, c)]
         too_big = len(inner) == 1 and max(fine[inner[0]].w, fine[inner[0]].h) * fine_scale > 36
-        parts = len(inner) >= 2 and (verify is None or verify(c, [fine[i] for i in inner]))
-        if parts or too_big:
+        # one detection much smaller than the coarse box can be a single pip of a big die
+        small = len(inner) == 1 and max(fine[inner[0]].w, fine[inner[0]].h) < 0.5 * min(c.w, c.h)
+        parts = len(inner) >= 2 or small or too_big
+        if parts and (verify is None or verify(c, [fine[i] for i in inner])):
             drop.update(inner)
             add.append(c)
         elif not inner:

@@ -35,9 +35,6 @@ def session_or_skip(game: str) -> Path:
 #: `dicetable demo --game NAME --explain` shows (measured 2026-11-21).  Strict: each turns into a
 #: failure once it passes.
 READER_SHORT = {
-    "dicetar-wars": "vision/reader.py DiceReader.find: in 00036/00043.jpg (half 2) a 139-px quarter-scale "
-    "box on board art at (400,585), which the classifier reads as a 1, replaces bob's blue 5 at (468,541);"
-    " the table asks (count) and the game waits",
     "dice-fighter": "the committed numbered models are unsure of every percentile d10 value "
     "(confidence 0.12-0.27) and read 6 of 24 right: the recorded referee corrects 18 (the game then ends "
     "right, but on the referee's values)",

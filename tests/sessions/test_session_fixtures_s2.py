@@ -198,14 +198,7 @@ def covered(dice: list[dict[str, Any]]) -> set[int]:
     return {int(d["rests_on"]) for d in dice if d.get("rests_on") is not None}
 
 
-READER_PENDING = pytest.mark.xfail(
-    strict=True,
-    reason="vision d6 reader: ArUco markers read as dice, some dice missed or misread (see the report)",
-)
-
-
 @pytest.mark.slow
-@READER_PENDING
 def test_dicetar_wars_settled_frames_read_right() -> None:
     """vision.read_dice then calibration.geometry.place on its quads give every die's truth.
 

@@ -24,11 +24,6 @@ def test_reads_all_six_values_in_order(table: np.ndarray) -> None:
         assert r.kind == "d6" and not r.cocked
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known weakness of the committed classifier: a drawn black die with white pips showing 6 "
-    "reads 3 (see benchmarks/results/vision_d6.md); remove this mark when a retrained model passes",
-)
 def test_light_pips_on_dark_dice(table: np.ndarray) -> None:
     draw_row(table, [6, 5, 4, 3], body=(30, 30, 30), pip=(240, 240, 240))
     assert [r.value for r in by_x(read_dice(table))] == [6, 5, 4, 3]
