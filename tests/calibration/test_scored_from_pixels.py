@@ -82,10 +82,10 @@ def dicetar_throws(die) -> list[list[Any]]:  # type: ignore[no-untyped-def]
 @pytest.mark.xfail(
     strict=True,
     raises=RuleError,
-    reason="d6 reader (models of 2026-11-21 22:07) on these frames: red 5 (x6) and red 2 (four-zone corner) "
-    "not found and a phantom white 1 read on zone r1c1, so the engine refuses the first throw (white is "
-    "neither player's); later the red 4 under the blue 6 is not found either, so that stack (192 points) "
-    "cannot be seen. Re-run with the retrained d6 models.",
+    reason="the red 4 under the blue 6 shows a third of its top face and the d6 reader does not read it "
+    "(models of 2026-11-21 23:41; every other die of the half is read and placed right), so the second "
+    "throw shows four red dice and the engine refuses it; the 192-point stack cannot be seen. (Models "
+    "of 22:07 also missed red 5 and red 2 and read a phantom white 1 in the first frame.)",
 )
 def test_a_dicetar_wars_half_scored_from_pixels(make_scene, die, dicetar_board) -> None:
     game = new_game(Setup.from_json({"game": "dicetar-wars", "players": ["ann", "bob"]}))
