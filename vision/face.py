@@ -76,7 +76,11 @@ def face_quad(
     if lab_id == 0:
         return None
     # pixel centres: a run of n pixels covers n pixels, but its centres span only n - 1
-    pts = np.column_stack(np.nonzero(labels == lab_id))[:, ::-1].astype(np.float32) + 0.5
+    # (the region's outer boundary pixels have the same minimum-area rectangle as all its pixels)
+    contours, _ = cv2.findContours(
+        (labels == lab_id).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE
+    )
+    pts = np.concatenate(contours).reshape(-1, 2).astype(np.float32) + 0.5
     (rx, ry), (rw, rh), angle = cv2.minAreaRect(pts)
     rw, rh = rw + 1.0, rh + 1.0
     area_ratio = (rw * rh) / max(1e-6, (w * k) * (h * k))

@@ -51,6 +51,7 @@ class DiceReader:
         det_threshold: float = 0.30,
         reject_threshold: float = 0.20,
         rotations: int = 2,
+        sure: float = 1.01,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -58,6 +59,7 @@ class DiceReader:
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
         self.rotations = rotations  # classify each crop turned 0/90/180/270 degrees and average
+        self.sure = sure  # ... only those read less surely than this upright (1.01: every crop)
 
     # -- stage 1: where are the dice
 
@@ -104,13 +106,20 @@ class DiceReader:
         found = self.detect(image, s)
         pyr: Pyramid | None = None
 
-        def verify(coarse: Candidate, inner: list[Candidate]) -> bool:
+        def verify(groups: list[tuple[Candidate, list[Candidate]]]) -> list[bool]:
+            """For each (coarse box, fine boxes inside it): is the coarse box the surer die?"""
             nonlocal pyr
             pyr = pyr or Pyramid(image)
-            boxes = [coarse, *inner]
-            p = self.classify([crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in boxes])
-            sure = [0.0 if q[0] >= self.reject_threshold else float(q[1:].max()) for q in p]
-            return sure[0] > 0.0 and sure[0] >= float(np.mean(sure[1:]))
+            boxes = [b for c, inner in groups for b in (c, *inner)]
+            p = self.classify([crop_die(pyr, b.center, b.w * MARGIN, b.h * MARGIN) for b in boxes], 1)
+            sure = np.where(p[:, 0] >= self.reject_threshold, 0.0, p[:, 1:].max(1))
+            out, i = [], 0
+            for _, inner in groups:
+                out.append(
+                    bool(sure[i] > 0.0 and sure[i] >= float(np.mean(sure[i + 1 : i + 1 + len(inner)])))
+                )
+                i += 1 + len(inner)
+            return out
 
         for k in (2, 4):
             if max(h, w) * s / k < 96:
@@ -121,17 +130,23 @@ class DiceReader:
 
     # -- stage 2: what does each top face show
 
-    def classify(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Softmax over (not a die, 1..6) for each CROP x CROP BGR crop."""
+    def classify(self, crops: list[np.ndarray], rotations: int | None = None) -> np.ndarray:
+        """Softmax over (not a die, 1..6) for each CROP x CROP BGR crop.
+
+        Each crop is read upright; those read less surely than `sure` are read again turned by
+        quarter turns (up to `rotations` views in all) and the views' probabilities averaged.
+        """
         if not crops:
             return np.zeros((0, 7), np.float32)
         base = np.stack(crops)
-        turns = [np.rot90(base, k, axes=(1, 2)) for k in range(max(1, min(4, self.rotations)))]
-        blob = np.concatenate(turns).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        logits = self._cls(blob)
-        e = np.exp(logits - logits.max(1, keepdims=True))
-        p = e / e.sum(1, keepdims=True)
-        return np.asarray(p.reshape(len(turns), len(crops), -1).mean(0), np.float32)
+        p = _softmax(self._cls(_blob(base)))
+        turns = max(1, min(4, self.rotations if rotations is None else rotations))
+        unsure = np.nonzero(p.max(1) < self.sure)[0]
+        if turns > 1 and len(unsure):
+            more = np.concatenate([np.rot90(base[unsure], k, axes=(1, 2)) for k in range(1, turns)])
+            q = _softmax(self._cls(_blob(more))).reshape(turns - 1, len(unsure), -1)
+            p[unsure] = (p[unsure] + q.sum(0)) / turns
+        return np.asarray(p, np.float32)
 
     def read(self, image: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
         image = check_bgr(image)
@@ -164,6 +179,15 @@ class DiceReader:
         )
 
 
+def _blob(crops: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return np.asarray(e / e.sum(1, keepdims=True), np.float32)
+
+
 def _inside(c: Candidate, box: Candidate) -> bool:
     return abs(c.center[0] - box.center[0]) <= box.w / 2 and abs(c.center[1] - box.center[1]) <= box.h / 2
 
@@ -172,23 +196,28 @@ def _merge(
     fine: list[Candidate],
     coarse: list[Candidate],
     fine_scale: float,
-    verify: Callable[[Candidate, list[Candidate]], bool] | None = None,
+    verify: Callable[[list[tuple[Candidate, list[Candidate]]]], list[bool]] | None = None,
 ) -> list[Candidate]:
     """Fine detections, except those a coarse detection replaces: a group of 2+ inside it, or one
-    far smaller than it, that `verify` confirms are parts of one big die (its pips), or one die too
-    big for the fine scale (its size is less sure there)."""
+    far smaller than it, or one die too big for the fine scale (its size is less sure there), when
+    `verify` confirms the coarse box is the surer reading (pips of one big die, not two dice)."""
     drop: set[int] = set()
     add = []
+    groups: list[tuple[Candidate, list[int]]] = []
     for c in coarse:
         inner = [i for i, f in enumerate(fine) if _inside(f, c)]
+        if not inner:
+            add.append(c)
+            continue
         too_big = len(inner) == 1 and max(fine[inner[0]].w, fine[inner[0]].h) * fine_scale > 36
         # one detection much smaller than the coarse box can be a single pip of a big die
         small = len(inner) == 1 and max(fine[inner[0]].w, fine[inner[0]].h) < 0.5 * min(c.w, c.h)
-        parts = len(inner) >= 2 or small or too_big
-        if parts and (verify is None or verify(c, [fine[i] for i in inner])):
+        if len(inner) >= 2 or small or too_big:
+            groups.append((c, inner))
+    ok = verify([(c, [fine[i] for i in inner]) for c, inner in groups]) if verify and groups else None
+    for j, (c, inner) in enumerate(groups):
+        if ok is None or ok[j]:
             drop.update(inner)
-            add.append(c)
-        elif not inner:
             add.append(c)
     return _suppress([f for i, f in enumerate(fine) if i not in drop] + add)
 
