@@ -1,4 +1,5 @@
-"""Every labelled d6 the reader reads differently from its label, as a contact sheet to judge by eye.
+"""Every labelled d6 the reader reads differently from its label, and every reading on no labelled
+die, as a contact sheet to judge by eye.
 
     .venv/bin/python benchmarks/label_audit.py [--split heldout|train] [--out /tmp/audit.png]
 
@@ -49,6 +50,26 @@ def main() -> None:
             crop = img[max(0, int(cy - s)) : int(cy + s), max(0, int(cx - s)) : int(cx + s)]
             tile = cv2.resize(crop, (224, 224), interpolation=cv2.INTER_CUBIC)
             cv2.putText(tile, f"label {d.value} read {got}", (4, 16), 0, 0.45, (0, 255, 255), 1)
+            cv2.putText(tile, item.path.stem[-10:], (4, 218), 0, 0.4, (0, 255, 255), 1)
+            tiles.append(tile)
+        for r in reads:  # readings on no labelled die: a die the labels miss, or a false reading
+            if any(
+                d.box[0] <= r.center[0] <= d.box[2] and d.box[1] <= r.center[1] <= d.box[3] for d in item.dice
+            ):
+                continue
+            print(
+                f"{item.path.name}\tat ({r.center[0]:.0f}, {r.center[1]:.0f})\tno label"
+                f"\tread {r.value} ({r.confidence:.2f})"
+            )
+            s = 40.0
+            crop = img[
+                max(0, int(r.center[1] - s)) : int(r.center[1] + s),
+                max(0, int(r.center[0] - s)) : int(r.center[0] + s),
+            ]
+            tile = cv2.resize(crop, (224, 224), interpolation=cv2.INTER_CUBIC)
+            cv2.putText(
+                tile, f"no label, read {r.value} ({r.confidence:.2f})", (4, 16), 0, 0.45, (0, 255, 255), 1
+            )
             cv2.putText(tile, item.path.stem[-10:], (4, 218), 0, 0.4, (0, 255, 255), 1)
             tiles.append(tile)
     if not tiles:
