@@ -40,6 +40,9 @@ READER_SHORT = {
     "right, but on the referee's values)",
 }
 
+#: DICETAR WARS's session stacks a die on another twice per half: no camera sees the bottom one's top
+#: face, so the table asks (count) and the recorded referee names it ("hidden"), as a player would.
+
 #: at most this share of the dice thrown may have their value corrected by the recorded referee
 #: (it answers only what the table asks about; a confirmation keeps the camera's value): beyond it
 #: the result would be the referee's, not the camera's
