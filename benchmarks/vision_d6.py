@@ -173,7 +173,7 @@ def main() -> None:
                     raise SystemExit(f"{item.path}: not a readable image")
                 split = "held-out" if is_held_out(item.path.name) else "train"
                 if set_name.startswith("project"):
-                    split = "never trained on"
+                    split = "scenes not trained on"
                 truth = truth_of(item, img)
                 for rname, (r_scene, r_crop) in readers.items():
                     found, ms, cpu = timed(r_crop if crops else r_scene, img)
@@ -226,10 +226,15 @@ def main() -> None:
         "Notes: targets for byler_d6 held-out are read accuracy >= 99.5 % and precision >= 99.5 %, skovy "
         "crops >= 99 %, median <= 15 ms per 640x640 photo and <= 40 ms per 1280x960 frame with 10 dice. "
         "'project rendered boards' are tests/fixtures/rendered (the calibration area's renders: tilted "
-        "camera, ArUco markers, printed zones); a die counts when its reading's centre falls in its top "
+        "camera, ArUco markers, printed zones; seed 20261121): the models never saw these scenes, but were "
+        "trained on 300 others from the same generator (seed 4242, vision/training/renders.py), so this set "
+        "is not a test of generalisation to new kinds of picture; a die counts when its reading's centre falls in its top "
         "face's box grown by a quarter; dice less than half visible are left out. The classic baseline: "
         "median blur 5, SimpleBlobDetector (area 8-400, circularity and inertia >= 0.6) on a 640 px copy, "
-        "pips grouped by single-link distance 25 px (DBSCAN, min_samples 1), value = pips in the group.\n"
+        "pips grouped by single-link distance 25 px (DBSCAN, min_samples 1), value = pips in the group.\n\n"
+        "Label audit: `.venv/bin/python benchmarks/label_audit.py --split heldout` lists every held-out "
+        "label the reader disagrees with and every reading on no labelled die, with a contact sheet to judge "
+        "by eye (see benchmarks/RESULTS.md for what it shows).\n"
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
