@@ -35,7 +35,10 @@ def _read_one(path: Path, geometry: Any) -> dict[str, Any]:
     if geometry is not None and dice:
         place, calibration, board = geometry
         try:
-            placed = place([d.quad for d in dice], [d.kind for d in dice], calibration, board, image=img)
+            # the reader's quads are outlines of each die as seen (sides too): fit the top faces
+            placed = place(
+                [d.quad for d in dice], [d.kind for d in dice], calibration, board, image=img, outline=True
+            )
         except ValueError as e:
             return {"image": str(path), "error": f"board geometry: {e}"}
         for entry, g in zip(out, placed, strict=True):
