@@ -53,3 +53,9 @@ def test_odd_sizes_and_views_are_read(reader: NumberedReader) -> None:
 def test_missing_model_file_names_it(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"nope\.onnx"):
         NumberedReader(detector=tmp_path / "nope.onnx")
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [({"turns": 3}, "turns"), ({"det_area": 10}, "det_area")])
+def test_bad_settings_are_named(kwargs: dict[str, int], words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        NumberedReader(**kwargs)  # type: ignore[arg-type]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from vision.numbered import merge
 from vision.reading import DieReading
 
@@ -29,17 +32,27 @@ def test_nothing_in_nothing_out() -> None:
     assert merge([], []) == []
 
 
-def test_read_all_gives_the_numbered_dice_of_a_rendered_roll() -> None:
-    from conftest import load_scene
+@pytest.mark.parametrize("still", [False, True])
+def test_read_all_gives_the_numbered_dice_of_a_rendered_roll(still: bool) -> None:
+    from conftest import SCENES, STILLS, load_scene
 
     from vision.numbered import read_all
 
-    img, truth = load_scene("angler_ann")
+    img, truth = load_scene("angler_ann", STILLS if still else SCENES)
     got = read_all(img)
+    near_px = 15 * img.shape[1] / 1280
     for d in truth["dice"]:
         near = [
             r
             for r in got
-            if abs(r.center[0] - d["center_px"][0]) < 15 and abs(r.center[1] - d["center_px"][1]) < 15
+            if abs(r.center[0] - d["center_px"][0]) < near_px
+            and abs(r.center[1] - d["center_px"][1]) < near_px
         ]
         assert [r.kind for r in near] == [d["kind"]], (d, near)  # one reading per die, of its kind
+
+
+def test_read_all_names_bad_input() -> None:
+    from vision.numbered import read_all
+
+    with pytest.raises(ValueError, match="3 colour channels"):
+        read_all(np.zeros((480, 640), np.uint8))

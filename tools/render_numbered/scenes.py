@@ -201,11 +201,15 @@ def scatter(
     return dice
 
 
-def window(rng: np.random.Generator, size: int = 320) -> tuple[np.ndarray, list[dict[str, Any]]]:
-    """A training window: `size` x `size` pixels of a 1280x960 frame, 0-9 dice of every kind."""
+def window(
+    rng: np.random.Generator, size: int = 320, scale: float = 1.0
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """A training window: `size` x `size` pixels of a frame `scale` times 1280x960, 0-9 dice of every kind."""
+    W, H = frame_size(scale)
     k = pi_camera3_calibration(W, H).camera_matrix.copy()
     name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
-    layout, tex = board(name) if name else (None, None)
+    ppm = PX_PER_MM * max(1.0, scale)
+    layout, tex = board(name, ppm) if name else (None, None)
     if layout is not None:
         bx0, by0, bx1, by1 = layout.bounds()
         target = np.array([rng.uniform(bx0, bx1), rng.uniform(by0, by1)])
@@ -221,7 +225,7 @@ def window(rng: np.random.Generator, size: int = 320) -> tuple[np.ndarray, list[
     kinds = [KINDS[int(i)] for i in rng.choice(4, n, p=[0.22, 0.26, 0.26, 0.26])]
     dice = scatter(rng, kinds, (lo - 5, hi + 5), "train", touching=0.35)
     table = tuple(int(v) for v in rng.integers(20, 235, 3))
-    frame = board_background(size, size, r, t, k, tex, PX_PER_MM, table, rng)  # type: ignore[arg-type]
+    frame = board_background(size, size, r, t, k, tex, ppm, table, rng)  # type: ignore[arg-type]
     light = _light(rng, "train")
     render_dice(frame, dice, r, t, k, light)
     frame *= light.gain

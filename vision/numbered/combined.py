@@ -6,14 +6,18 @@ a numbered die, a d6 reading on the same spot is that die misread and is dropped
 A d6 only the numbered reader found is kept too.
 
 Not wired into `vision.read_dice` yet, on purpose: the numbered networks were trained on
-rendered dice only, and on the real d6 photos (shared/fixtures/real/byler_d6, first 40)
-they call 282 of 427 dice d10, d10p or d20.  Merging would then replace right d6 readings.
+rendered dice only, and on the real d6 photos (shared/fixtures/real/byler_d6, first 40
+images, 495 labelled dice) they read 493 dice and call 358 of them d10, d10p or d20
+(session 2's models; session 1's called 282 of 427 so).  Merging would then replace right
+d6 readings.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from vision.palette import Palette
@@ -39,9 +43,34 @@ def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
     return out
 
 
+VIDEO_AREA = 1280 * 960  # the pip-d6 reader's frames (it was trained on that scale)
+
+
+def _scaled(r: DieReading, k: float) -> DieReading:
+    return replace(
+        r,
+        center=(r.center[0] * k, r.center[1] * k),
+        quad=tuple((x * k, y * k) for x, y in r.quad),  # type: ignore[arg-type]
+    )
+
+
 def read_all(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
-    """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20)."""
+    """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20).
+
+    A high-resolution still (say 3456x2592) is read whole by the numbered reader; the
+    pip-d6 reader reads it shrunk to the video frame's size, its dice scaled back.
+    """
+    from vision.image_check import check_bgr
     from vision.numbered.reader import default_reader as numbered_reader
     from vision.reader import default_reader as d6_reader
 
-    return merge(d6_reader().read(image_bgr, palette), numbered_reader().read(image_bgr, palette))
+    image_bgr = check_bgr(image_bgr)
+    h, w = image_bgr.shape[:2]
+    s = math.sqrt(VIDEO_AREA / (w * h))
+    if s < 0.75:
+        small = cv2.resize(image_bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+        k = w / small.shape[1]
+        d6 = [_scaled(r, k) for r in d6_reader().read(small, palette)]
+    else:
+        d6 = d6_reader().read(image_bgr, palette)
+    return merge(d6, numbered_reader().read(image_bgr, palette))

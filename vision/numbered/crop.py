@@ -7,10 +7,11 @@ import math
 import cv2
 import numpy as np
 
-CROP = 40  # classifier input side, pixels: numerals on a d20 are only 6-9 px tall in a table frame
-# Crop side / longer side of the detector's box: the face pointing up and the edges of its
-# neighbours, not the whole die, so the numeral is big enough to read.
-MARGIN = 0.8
+CROP = 48  # classifier input side, pixels
+# Crop side / longer side of the detector's box.  The crop is centred on the face pointing up
+# (the detector finds its centre), so this holds that face and the edges of its neighbours,
+# not the whole die, and the numeral is big enough to read.
+MARGIN = 0.65
 MAX_SRC = 2 * CROP  # larger sources are halved first (no aliasing when shrinking)
 
 

@@ -33,31 +33,48 @@ from vision.training.train_d6 import focal, to_tensor
 MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
 STRIDE = 4
-DET_SCALE = (0.42, 0.62)  # the reader runs the detector on the frame halved (0.5)
+DET_SCALE = (0.42, 1.1)  # the reader runs it at 0.5 of the video frame, then 1.0 round each die (refine)
 WINDOW = 384
+JITTER = 0.08  # crop centre error, sigma per axis, as a fraction of the die's box
 
 Window = tuple[np.ndarray, list[dict[str, Any]]]
 
 
+class NumberedDetector(Detector):
+    """The d6 reader's detector with two more outputs: where the top face's centre is.
+
+    Per stride-4 cell: top-face-centre logit, log(w/4), log(h/4) of the die's outline box,
+    then the top face's centre and the box's centre relative to the cell's centre, in cells
+    (x, y each).  The heat peaks on the top face, so the classifier's crop is centred on the
+    face it must read, to a fraction of a cell; the box (for the outline) is found the same way.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = nn.Conv2d(32, 7, 3, padding=1)
+        self.head.bias.data[0] = -4.0  # type: ignore[union-attr]
+
+
 class Classifier(nn.Module):
-    """Kind and value of a top face from a 40x40 crop: 47 classes (not a die, then each kind's values)."""
+    """Kind and value of a top face from a CROP x CROP crop centred on it: 47 classes
+    (not a die, then each kind's values)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.Sequential(
             cbr(3, 16),
             nn.MaxPool2d(2),
-            cbr(16, 40),
-            cbr(40, 40),
+            cbr(16, 32),
+            cbr(32, 48),
             nn.MaxPool2d(2),
-            cbr(40, 80),
-            cbr(80, 80),
+            cbr(48, 96),
+            cbr(96, 96),
             nn.MaxPool2d(2),
-            cbr(80, 128),
+            cbr(96, 160),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),
             nn.Dropout(0.1),
-            nn.Linear(128, len(CLASSES)),
+            nn.Linear(160, len(CLASSES)),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -94,18 +111,38 @@ def _render_single(i: int) -> Window:
     return die_window(np.random.default_rng([11, i]), 128)
 
 
-def render_singles(n: int, procs: int) -> list[Window]:
+HIRES_SCALE = (1.5, 3.0)  # still frames: 1920x1440 .. 3840x2880 (the test still is 3456x2592)
+
+
+def _render_hires(i: int) -> Window:
+    """A die-centred window cut from a high-resolution still (TRAIN generator, seeds [13, i])."""
+    from tools.render_numbered.scenes import die_window
+
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([13, i])
+    scale = float(rng.uniform(*HIRES_SCALE))
+    return die_window(rng, round(112 * scale), scale)
+
+
+def render_singles(n: int, procs: int, hires: bool = False) -> list[Window]:
     t0 = time.time()
-    with mp.get_context("fork").Pool(procs) as pool:
-        out = pool.map(_render_single, range(n), chunksize=64)
-    print(f"rendered {n} die-centred windows in {time.time() - t0:.0f}s", flush=True)
+    fn = _render_hires if hires else _render_single
+    if procs <= 1:
+        out = [fn(i) for i in range(n)]
+    else:
+        with mp.get_context("fork").Pool(procs) as pool:
+            out = pool.map(fn, range(n), chunksize=64)
+    print(f"rendered {n} die-centred windows (hires {hires}) in {time.time() - t0:.0f}s", flush=True)
     return out
 
 
 def render_windows(n: int, procs: int) -> list[Window]:
     t0 = time.time()
-    with mp.get_context("fork").Pool(procs) as pool:
-        out = pool.map(_render, range(n), chunksize=16)
+    if procs <= 1:
+        out = [_render(i) for i in range(n)]
+    else:
+        with mp.get_context("fork").Pool(procs) as pool:
+            out = pool.map(_render, range(n), chunksize=16)
     print(f"rendered {n} windows in {time.time() - t0:.0f}s", flush=True)
     return out
 
@@ -113,6 +150,11 @@ def render_windows(n: int, procs: int) -> list[Window]:
 def _box(d: dict[str, Any]) -> tuple[float, float, float, float]:
     x0, y0, x1, y1 = d["box_px"]
     return (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
+
+
+def _top(d: dict[str, Any]) -> tuple[float, float]:
+    """The top face's centre (where the reader centres its crop)."""
+    return float(d["center_px"][0]), float(d["center_px"][1])
 
 
 # ---------------------------------------------------------------- detector
@@ -130,11 +172,12 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
     patch = cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
     patch = photometric(patch, rng)
     g = PATCH // STRIDE
-    tgt = np.zeros((5, g, g), np.float32)
+    tgt = np.zeros((8, g, g), np.float32)  # heat, log w, log h, top dx, dy, box dx, dy, mask
     yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
     for d in dice:
-        cx0, cy0, bw, bh = _box(d)
-        c = m @ np.array([cx0, cy0, 1.0])
+        bx0, by0, bw, bh = _box(d)
+        c = m @ np.array([*_top(d), 1.0])
+        b = m @ np.array([bx0, by0, 1.0])
         if abs(m[0, 1]) > 0.5 * s:  # quarter-turned: box sides swap
             bw, bh = bh, bw
         bw, bh = bw * s, bh * s
@@ -150,14 +193,19 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
                 if 0 <= x < g and 0 <= y < g:
                     tgt[1, y, x] = math.log(max(bw, 1) / STRIDE)
                     tgt[2, y, x] = math.log(max(bh, 1) / STRIDE)
-                    tgt[3, y, x] = 1.0 if dx == dy == 0 else 0.5
+                    # top face's and box's centres relative to this cell's centre, in cells
+                    tgt[3, y, x] = cx - x
+                    tgt[4, y, x] = cy - y
+                    tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
+                    tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
+                    tgt[7, y, x] = 1.0 if dx == dy == 0 else 0.5
         if 0 <= ix < g and 0 <= iy < g:
             tgt[0, iy, ix] = 1.0
     return patch, tgt
 
 
 def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, batch: int) -> Detector:
-    net = Detector()
+    net = NumberedDetector()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     t0 = time.time()
@@ -166,9 +214,11 @@ def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, bat
         x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
         out = net(x)
         lh = focal(out[:, 0], t[:, 0])
-        mask = t[:, 3]
+        mask = t[:, 7]
+        # The top face's centre weighs most: the classifier's crop is centred on it.
+        w = torch.tensor([1.0, 1.0, 3.0, 3.0, 1.0, 1.0]).view(1, 6, 1, 1)
         lsz = (
-            F.smooth_l1_loss(out[:, 1:3], t[:, 1:3], reduction="none").sum(1) * mask
+            (F.smooth_l1_loss(out[:, 1:7], t[:, 1:7], reduction="none") * w).sum(1) * mask
         ).sum() / mask.sum().clamp(min=1)
         loss = lh + lsz
         opt.zero_grad()
@@ -186,44 +236,57 @@ def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, bat
 # ---------------------------------------------------------------- classifier
 
 
+def _negative_centre(
+    dice: list[dict[str, Any]], d: dict[str, Any], size: float, rng: np.random.Generator
+) -> tuple[float, float]:
+    """A point that is no die's top face: off-centre on a die's edge or a neighbour's side, or anywhere."""
+    tx, ty = _top(d)
+    side = max(_box(d)[2:])
+    c = (tx, ty)
+    for _ in range(50):
+        if rng.random() < 0.6:
+            a, dist = rng.uniform(0, 2 * math.pi), rng.uniform(0.5, 1.0) * side
+            c = (tx + dist * math.cos(a), ty + dist * math.sin(a))
+        else:
+            c = (float(rng.uniform(0, size)), float(rng.uniform(0, size)))
+        near = min(math.hypot(c[0] - _top(o)[0], c[1] - _top(o)[1]) / max(_box(o)[2:]) for o in dice)
+        if near > 0.45:
+            break
+    return c
+
+
 def cls_sample(
     wins: list[Window], rng: np.random.Generator, levels: dict[int, list[np.ndarray]], singles: list[Window]
 ) -> tuple[np.ndarray, int]:
-    if singles and rng.random() < 0.65:  # a die-centred window: its first die
-        img, dice = singles[int(rng.integers(len(singles)))]
-        d = dice[0]
-        cx, cy, bw, bh = _box(d)
-        side = max(bw, bh)
-        c = (cx + rng.normal(0, 0.05 * side), cy + rng.normal(0, 0.05 * side))
-        crop = crop_die([img], c, side * MARGIN * rng.uniform(0.88, 1.15), float(rng.uniform(0, 360)))
-        return photometric(crop, rng), INDEX[(d["kind"], int(d["value"]))]
-    for _ in range(100):
-        wi = int(rng.integers(len(wins)))
-        img, dice = wins[wi]
-        if dice:
-            break
-    lv = levels.setdefault(wi, [img])
+    """One training crop, centred (give or take the detector's error) on a top face, or on no die."""
     ang = float(rng.uniform(0, 360))
-    d = dice[int(rng.integers(len(dice)))]
-    cx, cy, bw, bh = _box(d)
-    side = max(bw, bh)
-    if rng.random() < 0.6:
-        c = (cx + rng.normal(0, 0.05 * side), cy + rng.normal(0, 0.05 * side))
-        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
-        label = INDEX[(d["kind"], int(d["value"]))]
-    else:  # not a die: the table, the board's print, or off-centre on a die's edge
-        for _ in range(50):
-            if rng.random() < 0.4:
-                a, dist = rng.uniform(0, 2 * math.pi), rng.uniform(0.55, 1.0) * side
-                c = (cx + dist * math.cos(a), cy + dist * math.sin(a))
-            else:
-                c = (float(rng.uniform(0, WINDOW)), float(rng.uniform(0, WINDOW)))
-            near = min(math.hypot(c[0] - _box(o)[0], c[1] - _box(o)[1]) / max(_box(o)[2:]) for o in dice)
-            if near > 0.5:
+    r = rng.random()
+    if singles and r < 0.82:  # a die-centred window: its first die, or beside it
+        img, dice = singles[int(rng.integers(len(singles)))]
+        lv = [img]
+        d = dice[0]
+        positive = r < 0.72
+    else:
+        for _ in range(100):
+            wi = int(rng.integers(len(wins)))
+            img, dice = wins[wi]
+            if dice:
                 break
-        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.85, 1.2), ang)
-        label = 0
-    return photometric(crop, rng), label
+        lv = levels.setdefault(wi, [img])
+        d = dice[int(rng.integers(len(dice)))]
+        positive = rng.random() < 0.5
+    side = max(_box(d)[2:])
+    if positive:
+        tx, ty = _top(d)
+        # The detector finds the top face's centre to about 0.1 of the die's size (median; 0.22
+        # at the 90th percentile, on validation windows): train on crops that far off.
+        j = JITTER * (0.5 if rng.random() < 0.3 else 1.0)
+        c = (tx + rng.normal(0, j * side), ty + rng.normal(0, j * side))
+        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
+        return photometric(crop, rng), INDEX[(d["kind"], int(d["value"]))]
+    c = _negative_centre(dice, d, float(img.shape[1]), rng)
+    crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.85, 1.2), ang)
+    return photometric(crop, rng), 0
 
 
 def train_classifier(
@@ -265,16 +328,34 @@ def export(net: nn.Module, shape: tuple[int, ...], path: Path) -> None:
     print("wrote", path, path.stat().st_size, "bytes", flush=True)
 
 
+def _cached(path: Path | None, n: int, make: Any) -> list[Window]:
+    if n <= 0:
+        return []
+    if path and path.is_file():
+        got: list[Window] = pickle.loads(path.read_bytes())
+        if len(got) >= n:
+            return got[:n]
+    out: list[Window] = make()
+    if path:
+        path.write_bytes(pickle.dumps(out))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--windows", type=int, default=3000)
     ap.add_argument("--det-steps", type=int, default=1500)
     ap.add_argument("--cls-steps", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=96, help="classifier batch")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
     ap.add_argument("--cache", type=Path, help="keep the rendered windows in this pickle (outside the repo)")
     ap.add_argument("--singles", type=int, default=9000, help="die-centred windows for the classifier")
     ap.add_argument("--singles-cache", type=Path, help="keep the die-centred windows in this pickle")
+    ap.add_argument("--hires", type=int, default=12000, help="die-centred windows cut from high-res stills")
+    ap.add_argument("--hires-cache", type=Path, help="keep the high-res die-centred windows in this pickle")
+    ap.add_argument("--models", type=Path, default=MODELS, help="where to write the ONNX files")
+    ap.add_argument("--render-only", action="store_true", help="render (and cache) the data, do not train")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -287,19 +368,19 @@ def main() -> None:
         if args.cache:
             args.cache.write_bytes(pickle.dumps(wins))
     print(f"{sum(len(d) for _, d in wins)} dice in {len(wins)} windows", flush=True)
-    MODELS.mkdir(exist_ok=True)
+    args.models.mkdir(exist_ok=True)
     if args.only in ("cls", "both"):
-        if args.singles_cache and args.singles_cache.is_file():
-            singles = pickle.loads(args.singles_cache.read_bytes())[: args.singles]
-        else:
-            singles = render_singles(args.singles, args.threads)
-            if args.singles_cache:
-                args.singles_cache.write_bytes(pickle.dumps(singles))
-        cls = train_classifier(wins, rng, args.cls_steps, 128, singles)
-        export(cls, (8, 3, CROP, CROP), MODELS / "numbered_classifier.onnx")
+        singles = _cached(
+            args.singles_cache, args.singles, lambda: render_singles(args.singles, args.threads)
+        )
+        hires = _cached(args.hires_cache, args.hires, lambda: render_singles(args.hires, args.threads, True))
+        if args.render_only:
+            return
+        cls = train_classifier(wins, rng, args.cls_steps, args.batch, singles + hires)
+        export(cls, (8, 3, CROP, CROP), args.models / "numbered_classifier.onnx")
     if args.only in ("det", "both"):
         det = train_detector(wins, rng, args.det_steps, 16)
-        export(det, (1, 3, 320, 320), MODELS / "numbered_detector.onnx")
+        export(det, (1, 3, 320, 320), args.models / "numbered_detector.onnx")
 
 
 if __name__ == "__main__":
