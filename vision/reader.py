@@ -63,12 +63,18 @@ class DiceReader:
 
     # -- stage 1: where are the dice
 
-    def detect(self, image: np.ndarray, scale: float | None = None) -> list[Candidate]:
+    def detect(
+        self,
+        image: np.ndarray,
+        scale: float | None = None,
+        shrunk: dict[tuple[int, int], np.ndarray] | None = None,
+    ) -> list[Candidate]:
+        """Detector peaks at `scale`; `shrunk` keeps the shrunk frames of one image between scales."""
         h, w = image.shape[:2]
         s = scale if scale is not None else self.scale_for(h, w)
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
-        small = cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
+        small = _shrink(image, dw, dh, shrunk if shrunk is not None else {})
         blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
         out = self._det(blob)[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
@@ -103,7 +109,8 @@ class DiceReader:
         """
         h, w = image.shape[:2]
         s = self.scale_for(h, w)
-        found = self.detect(image, s)
+        shrunk: dict[tuple[int, int], np.ndarray] = {}
+        found = self.detect(image, s, shrunk)
         pyr: Pyramid | None = None
 
         def verify(groups: list[tuple[Candidate, list[Candidate]]]) -> list[bool]:
@@ -124,7 +131,7 @@ class DiceReader:
         for k in (2, 4):
             if max(h, w) * s / k < 96:
                 break
-            coarse = [c for c in self.detect(image, s / k) if max(c.w, c.h) * s / k >= 12]
+            coarse = [c for c in self.detect(image, s / k, shrunk) if max(c.w, c.h) * s / k >= 12]
             found = _merge(found, coarse, s * 2 / k, verify)
         return found
 
@@ -177,6 +184,21 @@ class DiceReader:
         return DieReading(
             value=value, center=(w / 2, h / 2), quad=quad, confidence=float(p[value]), colour=colour
         )
+
+
+def _shrink(image: np.ndarray, dw: int, dh: int, shrunk: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
+    """`image` resized to dw x dh by area interpolation; a coarser scale is made from the nearest
+    larger size already made, by Gaussian pyramid steps first (much faster than from the frame)."""
+    if (dw, dh) in shrunk:
+        return shrunk[(dw, dh)]
+    bigger = [k for k in shrunk if k[0] >= dw and k[1] >= dh]
+    img = shrunk[min(bigger)] if bigger else image
+    while bigger and img.shape[1] >= 2 * dw and img.shape[0] >= 2 * dh:
+        img = cv2.pyrDown(img)
+    if img.shape[:2] != (dh, dw):
+        img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_AREA)
+    shrunk[(dw, dh)] = img
+    return img
 
 
 def _blob(crops: np.ndarray) -> np.ndarray:
