@@ -75,7 +75,7 @@ class DiceReader:
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
         small = _shrink(image, dw, dh, shrunk if shrunk is not None else {})
-        blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+        blob = cv2.dnn.blobFromImage(small, 1.0 / 255.0)
         out = self._det(blob)[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
@@ -202,7 +202,7 @@ def _shrink(image: np.ndarray, dw: int, dh: int, shrunk: dict[tuple[int, int], n
 
 
 def _blob(crops: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
+    return np.asarray(cv2.dnn.blobFromImages(list(crops), 1.0 / 255.0))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
