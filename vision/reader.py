@@ -51,7 +51,7 @@ class DiceReader:
         det_threshold: float = 0.30,
         reject_threshold: float = 0.20,
         rotations: int = 2,
-        sure: float = 1.01,
+        sure: float = 0.97,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -59,7 +59,7 @@ class DiceReader:
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
         self.rotations = rotations  # classify each crop turned 0/90/180/270 degrees and average
-        self.sure = sure  # ... only those read less surely than this upright (1.01: every crop)
+        self.sure = sure  # ... only those read less surely than this upright (above 1: every crop)
 
     # -- stage 1: where are the dice
 
