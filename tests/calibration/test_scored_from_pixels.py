@@ -207,13 +207,6 @@ def test_a_dice_fighter_round_takes_its_sides_from_pixels() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the numbered reader misreads values in this frame (models of 2026-11-21 21:49: 2 of 6 right; "
-    "models of 23:31: 5 of 6, a green 60 read as 40), so the dice each side attacks with differ from the "
-    "thrown ones",
-)
 def test_a_dice_fighter_round_scored_from_pixels_ends_as_thrown() -> None:
     image, truth = _fighter_frame()
     _, dice = _fighter_dice_from_pixels(image)

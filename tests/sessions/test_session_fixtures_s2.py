@@ -330,11 +330,6 @@ def test_dice_fighter_geometry_comes_from_the_pixels() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="vision/numbered: the committed numbered models read percentile d10 values right "
-    "only ~25 % of the time",
-)
 def test_dice_fighter_settled_frames_read_right() -> None:
     """The numbered reader reports each percentile d10 (kind d10p, 00-90) and its colour."""
     from vision.numbered.reader import read_numbered as read_dice
