@@ -88,9 +88,9 @@ class NumberedReader:
     `refine`: look a second time round each die at twice the scale (`refine()`).  On the
     TRAIN-generator validation windows it halves the median error of the top face's centre
     (0.084 -> 0.040 of the box) but not the tail (90th percentile 0.22 -> 0.24, the peak on
-    a neighbouring face), and numbered values read right (with an earlier classifier) moved by noise-sized amounts
-    (77.2 -> 78.7 %, 334 dice; 78 -> 83 % and 84 -> 84 % on 64 and 76 dice of larger
-    video and still windows), so it is off by default.
+    a neighbouring face), and numbered values read right (with an earlier classifier) moved
+    by noise-sized amounts (77.2 -> 78.7 %, 334 dice; 78 -> 83 % and 84 -> 84 % on 64 and 76
+    dice of larger video and still windows), so it is off by default.
     """
 
     def __init__(
