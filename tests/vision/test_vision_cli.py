@@ -88,3 +88,17 @@ def test_read_with_board_geometry() -> None:
     # flagged unsure (the table asks a human about those).
     assert sure == want and want <= everything
     assert all("board_center_mm" in d and "stack_level" in d for d in line["dice"])
+
+
+def test_read_numbered_reports_each_kind() -> None:
+    """--numbered: a rendered frame of mixed dice comes out with each die's kind, as the truth has it."""
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "numbered"
+    truth = json.loads((folder / "scene_0002.json").read_text())
+    res = CliRunner().invoke(app(), ["read", str(folder / "scene_0002.jpg"), "--json", "--numbered"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout.strip())
+    kinds = sorted(d["kind"] for d in got["dice"])
+    assert kinds == sorted(d["kind"] for d in truth["dice"])
+    assert {"d6", "d10", "d10p", "d20"} >= set(kinds) and len(set(kinds)) >= 3
+    plain = CliRunner().invoke(app(), ["read", str(folder / "scene_0002.jpg"), "--json"])
+    assert {d["kind"] for d in json.loads(plain.stdout.strip())["dice"]} <= {"d6"}
