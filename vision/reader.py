@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -91,7 +92,7 @@ class DiceReader:
                     float(heat[y, x]),
                 )
             )
-        return _suppress(found)
+        return suppress(found)
 
     def scale_for(self, h: int, w: int) -> float:
         """Detector scale: half size, long side kept within det_long_side (min, max), never enlarged."""
@@ -241,12 +242,28 @@ def _merge(
         if ok is None or ok[j]:
             drop.update(inner)
             add.append(c)
-    return _suppress([f for i, f in enumerate(fine) if i not in drop] + add)
+    return suppress([f for i, f in enumerate(fine) if i not in drop] + add)
 
 
-def _suppress(found: list[Candidate]) -> list[Candidate]:
+class Peak(Protocol):
+    """What suppression needs of a detection: centre, box size and score."""
+
+    @property
+    def center(self) -> tuple[float, float]: ...
+    @property
+    def w(self) -> float: ...
+    @property
+    def h(self) -> float: ...
+    @property
+    def score(self) -> float: ...
+
+
+P = TypeVar("P", bound=Peak)
+
+
+def suppress(found: list[P]) -> list[P]:
     """Drop weaker peaks whose centre lies within half a die of a stronger one."""
-    kept: list[Candidate] = []
+    kept: list[P] = []
     for c in sorted(found, key=lambda c: -c.score):
         r = 0.45 * min(c.w, c.h)
         if all(

@@ -31,6 +31,7 @@ from vision.image_check import check_bgr
 from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
 from vision.palette import Palette
+from vision.reader import suppress
 from vision.reading import DieReading
 from vision.runtime import Model
 
@@ -295,19 +296,6 @@ def _noise(image: np.ndarray, center: tuple[float, float], side: float) -> float
     if min(p.shape[:2]) < 3:
         return 0.0
     return float(np.mean(np.abs(p - cv2.GaussianBlur(p, (0, 0), 1.0))))
-
-
-def suppress(found: list[Found]) -> list[Found]:
-    """Drop weaker peaks whose centre lies within half a die of a stronger one."""
-    kept: list[Found] = []
-    for c in sorted(found, key=lambda c: -c.score):
-        r = 0.45 * min(c.w, c.h)
-        if all(
-            math.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1]) > max(r, 0.45 * min(k.w, k.h))
-            for k in kept
-        ):
-            kept.append(c)
-    return kept
 
 
 _default: NumberedReader | None = None
