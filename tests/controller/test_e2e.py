@@ -31,11 +31,6 @@ def session_or_skip(game: str) -> Path:
     return folder
 
 
-#: games whose recorded session the current vision models do not read well enough yet, with what
-#: `dicetable demo --game NAME --explain` shows (measured 2026-11-21).  Strict: each turns into a
-#: failure once it passes.
-READER_SHORT: dict[str, str] = {}  # every session reads right with the models of 2026-11-22
-
 #: DICETAR WARS's session stacks a die on another twice per half: no camera sees the bottom one's top
 #: face, so the table asks (count) and the recorded referee names it ("hidden"), as a player would.
 
@@ -50,15 +45,7 @@ def dice_thrown(truth: dict[str, Any]) -> int:
     return settled + sum(len(t["dice"]) for t in truth.get("throws", []))
 
 
-@pytest.mark.parametrize(
-    "game",
-    [
-        pytest.param(g, marks=pytest.mark.xfail(reason=READER_SHORT[g], strict=True))
-        if g in READER_SHORT
-        else g
-        for g in GAMES
-    ],
-)
+@pytest.mark.parametrize("game", GAMES)
 def test_demo_reaches_the_true_result(game: str, tmp_path: Path) -> None:
     folder = session_or_skip(game)
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
