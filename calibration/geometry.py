@@ -193,6 +193,7 @@ def place(
     pose: BoardPose | None = None,
     die_size_mm: float | None = None,
     outline: bool = False,
+    known: Sequence[tuple[Any, int]] = (),
 ) -> list[DieGeometry]:
     """Board geometry of every die from its top-face quad (4 pixel corners, any order around).
 
@@ -201,8 +202,15 @@ def place(
     box around the die's body, sides included): each cube's top face is then fitted in the
     frame first (:func:`calibration.topface.fit_top_face`, needs ``image``), and its size no
     longer tells its height, so solidity and the frame's overlaps decide the stack levels.
+
+    ``known`` are dice the frame does not show but that are known to be there (a die seen in
+    an earlier frame and now covered by another, :mod:`calibration.memory`): each a footprint
+    in board mm (4+ corners) and its stack level.  They are not placed again; they hold dice
+    up and take up space like any die.  The result has one entry per quad, then one per known
+    die, and ``rests_on`` indexes that whole list.
     """
     quads = _check_quads(quads_px, kinds)
+    fixed = _check_known(known)
     if image is not None:
         calibration = calibration.for_image(image.shape[1], image.shape[0])
     if pose is None:
@@ -242,6 +250,8 @@ def place(
 
     levels: dict[int, int] = {}
     prints: dict[int, Poly] = {}
+    for k, (fp_known, level_known) in enumerate(fixed):
+        levels[len(quads) + k], prints[len(quads) + k] = level_known, fp_known
     # Lowest-looking dice first, so that a die's support is placed before the die.
     bodies = [_body_outline(q, s, pose, calibration) for q in quads]
     below = _seen_below(quads, image, bodies, same) if image is not None else {}
@@ -267,8 +277,8 @@ def place(
         prints[i] = footprint(i, levels[i])
 
     out: list[DieGeometry] = []
-    placements = {i: classify(prints[i], board) for i in range(len(quads))}
-    for i in range(len(quads)):
+    placements = {i: classify(prints[i], board) for i in levels}
+    for i in range(len(levels)):
         rests_on = _support(i, levels, prints)
         p = placements[i]
         field_status, card_slot = p.field_status, p.card_slot
@@ -288,9 +298,29 @@ def place(
                 side=p.side,
                 field_status=field_status,
                 card_slot=card_slot,
-                level_estimate=est[i],
+                level_estimate=est[i] if i < len(est) else float(levels[i]),
             )
         )
+    return out
+
+
+def _check_known(known: Sequence[tuple[Any, int]]) -> list[tuple[Poly, int]]:
+    out: list[tuple[Poly, int]] = []
+    for k, item in enumerate(known):
+        try:
+            fp, level = item
+            poly = pg.as_poly(np.asarray(fp, np.float64))
+        except (TypeError, ValueError):
+            raise GeometryError(
+                f"known die {k}: expected (footprint in board mm as [[x, y], ...], stack level), got {item!r}"
+            ) from None
+        if poly.shape[0] < 3 or not np.isfinite(poly).all() or pg.area(poly) <= 0:
+            raise GeometryError(f"known die {k}: its footprint must be a polygon of finite area, got {fp!r}")
+        if isinstance(level, bool) or not isinstance(level, int | np.integer) or not 0 <= level <= MAX_STACK:
+            raise GeometryError(
+                f"known die {k}: stack level must be an integer 0..{MAX_STACK}, got {level!r}"
+            )
+        out.append((poly, int(level)))
     return out
 
 

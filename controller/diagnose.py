@@ -141,6 +141,13 @@ class Report:
                 if d.verdict == "ok" and not d.notes:
                     continue
                 lines.append("    " + _die_line(d))
+            for d in th.dice:
+                r = d.reading
+                if r is not None and r.get("carried"):
+                    lines.append(
+                        f"  > carried {r.get('colour')} {r.get('value')} (seen as {r.get('seen_as')}) as "
+                        f"{r.get('id')}: now covered by {r.get('under')}"
+                    )
             for a in th.actions:
                 lines.append(f"  > {a}")
             lines.append(f"  = {th.outcome}")

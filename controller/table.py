@@ -65,7 +65,15 @@ class Notifier(Protocol):
 ANSWERS = ("confirm", "set_value", "set_thrower", "hidden")
 
 #: the board fields a die hidden under another shares with it (seen from above, they cover the same spot)
-SHARED_PLACE = ("zones", "min_multiplier", "side", "field_status", "card_slot", "board_center_mm")
+SHARED_PLACE = (
+    "zones",
+    "min_multiplier",
+    "side",
+    "field_status",
+    "card_slot",
+    "board_center_mm",
+    "footprint_mm",
+)
 
 
 @dataclass(frozen=True)
@@ -144,15 +152,25 @@ class BoardGeometry:
             raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
 
     def place(
-        self, image: np.ndarray, readings: list[dict[str, Any]], colours: Iterable[str] | None = None
+        self,
+        image: np.ndarray,
+        readings: list[dict[str, Any]],
+        colours: Iterable[str] | None = None,
+        before: list[dict[str, Any]] | None = None,
+        prefix: str = "h",
     ) -> None:
         """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
 
         Only the readings of ``colours`` (the game's dice; None: all) are placed: the stacking
         search grows with the square of the dice, and nothing else can hold a game die up.
         ``rests_on`` indexes the whole list.
+
+        ``before`` are the readings scored last: a die seen there that a newly thrown die now
+        covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
+        ``carried``, with the id ``prefix`` + n, and the die over it is placed on it.
         """
         from calibration.geometry import place
+        from calibration.memory import carry_covered, known_dice
 
         wanted = None if colours is None else {c.lower() for c in colours}
         idx = [
@@ -160,13 +178,19 @@ class BoardGeometry:
         ]
         if not idx:
             return
+        carried = carry_covered(before or [], [readings[i] for i in idx], wanted)
         geo = place(
             [readings[i]["quad"] for i in idx],
             [readings[i].get("kind", "d6") for i in idx],
             self.calibration,
             self.board,
             image=image,
+            known=known_dice(carried),
         )
+        for n, (die, _) in enumerate(carried, 1):
+            die["id"] = f"{prefix}{n}"
+            idx.append(len(readings))
+            readings.append(die)
         for i, g in zip(idx, geo, strict=True):
             readings[i].update(
                 zones=list(g.zones),
@@ -177,6 +201,7 @@ class BoardGeometry:
                 stack_level=g.stack_level,
                 rests_on=None if g.rests_on is None else idx[g.rests_on],
                 board_center_mm=[round(g.board_center_mm[0], 1), round(g.board_center_mm[1], 1)],
+                footprint_mm=[[round(float(x), 1), round(float(y), 1)] for x, y in g.footprint_mm],
             )
 
 
@@ -341,16 +366,25 @@ class Table:
             self._emit()
             return
         board_problem: str | None = None
+        seq = (self.reading_set.seq + 1) if self.reading_set else 1
+        for i, r in enumerate(readings):
+            r["id"] = f"r{seq}.{i + 1}"
         if self.geometry is not None:
             try:
-                self.geometry.place(image, readings, game_colours(self.setup.game, self._context_colours()))
+                self.geometry.place(
+                    image,
+                    readings,
+                    game_colours(self.setup.game, self._context_colours()),
+                    before=self.previous,
+                    prefix=f"r{seq}.h",
+                )
             except ValueError as e:
                 board_problem = str(e)
         with self._lock:
-            seq = (self.reading_set.seq + 1) if self.reading_set else 1
-            for i, r in enumerate(readings):
-                r["id"] = f"r{seq}.{i + 1}"
-                r["unsure"] = r.get("confidence", 1.0) < self.cfg.table.confidence_threshold
+            for r in readings:
+                r["unsure"] = r.get("confidence", 1.0) < self.cfg.table.confidence_threshold and not r.get(
+                    "confirmed"
+                )
             self.reading_set = ReadingSet(seq, t, readings)
             self.board_problem = board_problem
             self.notice = None

@@ -8,6 +8,7 @@ function readingLabel(r) {
   if (r.zones && r.zones.length) parts.push(r.zones.join("+"));
   if (r.side) parts.push(`side ${r.side}`);
   if (r.stack_level) parts.push(`stack ${r.stack_level}`);
+  if (r.hidden) parts.push(r.carried ? `under ${r.under} (seen as ${r.seen_as})` : `under ${r.under}`);
   return (r.unsure ? "? " : "") + parts.join(" · ");
 }
 
@@ -16,7 +17,7 @@ function drawOverlay(data, w, hgt) {
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   const fontSize = Math.max(12, Math.round(w / 64));
   const items = (data.dice || []).filter((r) => Array.isArray(r.quad) && r.quad.length >= 3).map((r, i) => {
-    const g = s("g", { class: "reading" + (r.unsure ? " unsure" : ""), "data-reading": r.id });
+    const g = s("g", { class: "reading" + (r.unsure ? " unsure" : "") + (r.hidden ? " covered" : ""), "data-reading": r.id });
     g.append(s("polygon", { points: r.quad.map((p) => p.join(",")).join(" ") }));
     // labels alternate above and below the dice so that neighbours do not overlap
     const xs = r.quad.map((p) => p[0]); const ys = r.quad.map((p) => p[1]);
@@ -33,7 +34,8 @@ function drawTable(data) {
     h("th", {}, "zone"), h("th", {}, "side"))];
   for (const r of data.dice || []) {
     rows.push(h("tr", { class: r.unsure ? "unsure" : "" }, h("td", {}, r.id),
-      h("td", {}, `${r.colour || ""} ${r.kind}`), h("td", {}, r.value),
+      h("td", {}, `${r.colour || ""} ${r.kind}` + (r.hidden ? ` (hidden under ${r.under}` + (r.carried ? `, seen as ${r.seen_as})` : ")") : "")),
+      h("td", {}, r.value),
       h("td", {}, `${Math.round((r.confidence ?? 1) * 100)}%${r.unsure ? " unsure" : ""}`),
       h("td", {}, (r.zones || []).join(", ") || "–"), h("td", {}, r.side || "–")));
   }

@@ -1,0 +1,136 @@
+"""Dice the camera saw before and that a newly thrown die now covers.
+
+In DICETAR WARS the dice stay where they land, and a die thrown later may land on one
+of them.  The lower die's top face is then hidden from any camera above the table, but
+the table saw it, value and place, in an earlier frame.  :func:`carry_covered` finds
+those dice: a die of the earlier frame that the new frame no longer shows, whose top
+face lies under the outline of a die the new frame does show, while its colour is now
+one die short.  The die is carried into the new frame as it was seen (value, colour,
+footprint on the board) and marked ``hidden`` and ``carried``; :func:`calibration.geometry.place`
+takes it as a ``known`` die, so that the die over it is placed one level up.
+
+A die that was carried, or that a person said lies hidden, is carried again while the die
+over it stays.  Nothing is carried when the count of a colour does not say a die is
+missing: a die knocked away shows up elsewhere, and one picked up leaves no die over its
+spot.  The camera must not move between the frames (the centres are compared in pixels),
+and only dice placed on the board before (with a ``footprint_mm``) are carried.
+
+Readings are dicts as the table and ``dicetable read`` use them: ``center`` and ``quad`` in
+pixels, ``colour``, ``value``, and after placing ``footprint_mm`` and ``stack_level``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from calibration import polygons as pg
+
+#: A die of the earlier frame is still seen when a die of its colour lies this close (pixels).
+SAME_PLACE_PX = 12.0
+
+Reading = dict[str, Any]
+
+
+def carry_covered(
+    before: Sequence[Reading], now: Sequence[Reading], colours: Iterable[str] | None = None
+) -> list[tuple[Reading, int]]:
+    """The dice of ``before`` that lie covered under a die of ``now``.
+
+    Returns ``(die, i)`` pairs: a copy of the earlier die, marked ``hidden`` and ``carried``,
+    and the index in ``now`` of the die over it.  Only dice of ``colours`` (None: every
+    colour) are considered.
+    """
+    wanted = None if colours is None else {str(c).lower() for c in colours}
+
+    def colour(d: Reading) -> str:
+        return str(d.get("colour", "")).lower()
+
+    def centre(d: Reading) -> tuple[float, float] | None:
+        c = d.get("center")
+        try:
+            x, y = float(c[0]), float(c[1])  # type: ignore[index]
+        except (TypeError, ValueError, IndexError):
+            return None
+        return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+
+    old = [d for d in before if wanted is None or colour(d) in wanted]
+    short = Counter(colour(d) for d in old)
+    short.subtract(colour(d) for d in now)
+
+    # which earlier dice the new frame still shows (nearest first, one to one, same colour)
+    pairs = sorted(
+        (math.dist(a, b), i, j)
+        for i, d in enumerate(old)
+        for j, n in enumerate(now)
+        if colour(d) == colour(n)
+        and (a := centre(d)) is not None
+        and (b := centre(n)) is not None
+        and math.dist(a, b) <= SAME_PLACE_PX
+    )
+    seen: dict[int, int] = {}
+    taken: set[int] = set()
+    for _, i, j in pairs:
+        if i not in seen and j not in taken:
+            seen[i] = j
+            taken.add(j)
+
+    index = {id(d): i for i, d in enumerate(old)}
+    by_id = {d.get("id"): d for d in old if d.get("id") is not None}
+    out: list[tuple[Reading, int]] = []
+    for i, d in enumerate(old):
+        if i in seen or short[colour(d)] <= 0 or d.get("footprint_mm") is None:
+            continue
+        over = _over(d, now, seen, index, by_id, centre)
+        if over is None:
+            continue
+        carried = {k: v for k, v in d.items() if k not in ("rests_on", "unsure")}
+        carried.update(hidden=True, carried=True, under=now[over].get("id", over))
+        if d.get("id") is not None:
+            carried["seen_as"] = d.get("seen_as", d["id"])
+        out.append((carried, over))
+        short[colour(d)] -= 1
+    return out
+
+
+def _over(
+    d: Reading,
+    now: Sequence[Reading],
+    seen: dict[int, int],
+    index: dict[int, int],
+    by_id: dict[Any, Reading],
+    centre: Any,
+) -> int | None:
+    """The index in ``now`` of the die lying over ``d``, if one does."""
+    if d.get("hidden") and d.get("under") in by_id:
+        # it was under a die then: still under it if that die is still seen where it was
+        top = index.get(id(by_id[d["under"]]))
+        if top is not None and top in seen:
+            return seen[top]
+    c = centre(d)
+    if c is None:
+        return None
+    best: tuple[float, int] | None = None
+    for j, n in enumerate(now):
+        q = n.get("quad")
+        nc = centre(n)
+        try:
+            poly = pg.as_poly(np.asarray(q, np.float64))
+        except (TypeError, ValueError):
+            continue
+        if nc is None or poly.shape[0] < 3 or not pg.point_in_polygon(np.asarray(c), poly):
+            continue
+        dist = math.dist(c, nc)
+        if best is None or dist < best[0]:
+            best = (dist, j)
+    return None if best is None else best[1]
+
+
+def known_dice(carried: Sequence[tuple[Reading, int]]) -> list[tuple[Any, int]]:
+    """The ``known`` argument of :func:`calibration.geometry.place` for carried dice: each one's
+    footprint in board mm and stack level, as placed when it was seen."""
+    return [(d["footprint_mm"], int(d.get("stack_level") or 0)) for d, _ in carried]
