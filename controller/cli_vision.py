@@ -10,7 +10,11 @@ from typing import Any
 import typer
 
 
-def _read_one(path: Path, geometry: Any, numbered: bool = False) -> dict[str, Any]:
+def _read_one(
+    path: Path, geometry: Any, numbered: bool = False, before: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One image's result line; with ``before`` (the previous frame's result line, board geometry on),
+    a die seen there and now covered by another is carried into this frame (``calibration.memory``)."""
     import cv2
     import numpy as np
 
@@ -34,14 +38,24 @@ def _read_one(path: Path, geometry: Any, numbered: bool = False) -> dict[str, An
     ms = (time.perf_counter() - t) * 1000
     out = [d.to_json() for d in dice]
     if geometry is not None and dice:
+        from calibration.memory import carry_covered, known_dice
+
         place, calibration, board = geometry
+        carried = carry_covered((before or {}).get("dice", []), out)
         try:
             # the reader's quads are outlines of each die as seen (sides too): fit the top faces
             placed = place(
-                [d.quad for d in dice], [d.kind for d in dice], calibration, board, image=img, outline=True
+                [d.quad for d in dice],
+                [d.kind for d in dice],
+                calibration,
+                board,
+                image=img,
+                outline=True,
+                known=known_dice(carried),
             )
         except ValueError as e:
             return {"image": str(path), "error": f"board geometry: {e}"}
+        out += [{**d, "seen_in": d.get("seen_in", (before or {}).get("image"))} for d, _ in carried]
         for entry, g in zip(out, placed, strict=True):
             entry.update(g.to_json())
     return {"image": str(path), "dice": out, "ms": round(ms, 1)}
@@ -77,6 +91,13 @@ def read(
         help="also read d10, percentile d10 (d10p) and d20 dice; every die gets its kind. Only for "
         "tables that use numbered dice: the numbered reader takes some pip d6 of other sets for them",
     ),
+    sequence: bool = typer.Option(
+        False,
+        "--sequence",
+        help="with --board: the images are frames of one table in order (the camera fixed); a die seen "
+        "in one frame and covered by a die in the next is carried over ('hidden', 'carried', 'under', "
+        "'seen_in'), as the table does",
+    ),
 ) -> None:
     """Read every pip d6 in each image (with --numbered every d6, d10, d10p and d20): kind, value,
     centre, top-face quad, colour."""
@@ -88,6 +109,10 @@ def read(
 
     cv2.setNumThreads(1)
     geometry = _geometry(board, calibration)
+    if sequence and geometry is None:
+        raise typer.BadParameter(
+            "--sequence needs --board and --calibration (dice are carried by their place)"
+        )
     try:
         # load the models and run them once now, so "ms" is the reading alone
         blank = np.zeros((64, 64, 3), np.uint8)
@@ -97,8 +122,11 @@ def read(
     except (OSError, cv2.error) as e:
         raise typer.BadParameter(f"the vision models could not be loaded: {e}") from None
     failed = False
+    before: dict[str, Any] | None = None
     for path in images:
-        result = _read_one(path, geometry, numbered)
+        result = _read_one(path, geometry, numbered, before if sequence else None)
+        if "dice" in result:
+            before = result
         failed |= "error" in result
         if as_json:
             typer.echo(json.dumps(result))
@@ -113,7 +141,9 @@ def read(
             typer.echo(f"{path}: {len(dice)} dice, total {total}: {values} ({result['ms']} ms)")
             for d in dice:
                 x, y = d["center"]
-                flag = " cocked" if d["cocked"] else ""
+                flag = " cocked" if d.get("cocked") else ""
+                if d.get("carried"):
+                    flag += f" hidden under die {d['under'] + 1}, seen in {d['seen_in']}"
                 typer.echo(
                     f"  {d['kind']:<4} {d['value']:>2} {d['colour']:<7} at ({x:.0f}, {y:.0f}) "
                     f"conf {d['confidence']:.2f}{flag}"

@@ -102,3 +102,36 @@ def test_read_numbered_reports_each_kind() -> None:
     assert {"d6", "d10", "d10p", "d20"} >= set(kinds) and len(set(kinds)) >= 3
     plain = CliRunner().invoke(app(), ["read", str(folder / "scene_0002.jpg"), "--json"])
     assert {d["kind"] for d in json.loads(plain.stdout.strip())["dice"]} <= {"d6"}
+
+
+def test_read_a_sequence_carries_a_die_covered_in_the_next_frame() -> None:
+    """--sequence: the red die a blue die lands on in the second throw was read in the first frame;
+    it is carried into the second (hidden, with its value) and the blue die is placed on it."""
+    root = Path(__file__).resolve().parents[2]
+    session = root / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
+    board = root / "boards" / "dicetar-wars.example.toml"
+    throws = json.loads((session / "truth.json").read_text())["throws"][:2]
+    frames = [str(session / t["frame"]) for t in throws]
+    geometry = ["--json", "--board", str(board), "--calibration", str(session / "camera.json")]
+    alone = CliRunner().invoke(app(), ["read", frames[1], *geometry])
+    res = CliRunner().invoke(app(), ["read", *frames, *geometry, "--sequence"])
+    assert res.exit_code == 0 and alone.exit_code == 0, res.output + alone.output
+    first, second = [json.loads(x) for x in res.stdout.strip().splitlines()]
+    assert not [d for d in first["dice"] if d.get("carried")]
+    # frame two alone shows one die of the stack; with the first frame before it, both
+    assert len(second["dice"]) == len(json.loads(alone.stdout)["dice"]) + 1
+    (carried,) = [d for d in second["dice"] if d.get("carried")]
+    truth = throws[1]["dice"]
+    lower = truth[next(d["rests_on"] for d in truth if d.get("rests_on") is not None)]
+    assert (carried["colour"], carried["value"], carried["seen_in"]) == (
+        lower["colour"],
+        lower["value"],
+        frames[0],
+    )
+    top = second["dice"][carried["under"]]
+    assert top["stack_level"] == 1 and second["dice"][top["rests_on"]]["carried"]
+
+
+def test_sequence_needs_the_board() -> None:
+    res = CliRunner().invoke(app(), ["read", "a.png", "--sequence"])
+    assert res.exit_code != 0 and "--board" in res.output
