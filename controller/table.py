@@ -64,6 +64,24 @@ class Notifier(Protocol):
 #: corrections that answer a question about the current readings (they wait for one)
 ANSWERS = ("confirm", "set_value", "set_thrower", "hidden")
 
+#: what the table keeps of each die scored from the camera, to carry a die a later throw covers
+REMEMBERED = (
+    "id",
+    "kind",
+    "value",
+    "colour",
+    "confidence",
+    "confirmed",
+    "center",
+    "quad",
+    "footprint_mm",
+    "stack_level",
+    "hidden",
+    "carried",
+    "under",
+    "seen_as",
+)
+
 #: the board fields a die hidden under another shares with it (seen from above, they cover the same spot)
 SHARED_PLACE = (
     "zones",
@@ -258,6 +276,8 @@ class Table:
         self.board_problem: str | None = None
         self._t_correction: float | None = None
         self.resume_point = self._resume_point() if self.resumed else None
+        if self.resumed:
+            self.previous = self._scored_dice()
         if geometry is None and cfg.board.layout and cfg.board.calibration:
             geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration)
         self.geometry = geometry
@@ -290,6 +310,17 @@ class Table:
             and e.data.get("inputs", 0) <= n_inputs
         ]
         return marks[-1] if marks else None
+
+    def _scored_dice(self) -> list[dict[str, Any]]:
+        """The dice of the last throw scored from the camera, as logged (empty when none was)."""
+        kept = [
+            e.data.get("dice")
+            for e in self.log.events(self.game_no)
+            if e.kind == "control" and e.data.get("action") == "scored_dice"
+        ]
+        return (
+            [dict(d) for d in kept[-1] if isinstance(d, dict)] if kept and isinstance(kept[-1], list) else []
+        )
 
     def _mark(self, t: float | None, source: str) -> None:
         """Log where the session stands, just before an input is applied.
@@ -482,6 +513,10 @@ class Table:
         with self._lock:
             rs.applied = True
             self.previous = [dict(d) for d in rs.dice]
+            if self.geometry is not None:
+                # what lies where, for carrying a die a later throw covers (kept across a restart)
+                kept = [{k: d[k] for k in REMEMBERED if k in d} for d in rs.dice]
+                self.log.append(self.game_no, "control", {"action": "scored_dice", "dice": kept}, "table")
             self.rest_times.append((t_rest, self.clock()))
         self._emit()
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -514,4 +515,39 @@ def test_the_reader_names_colours_among_the_games_own(tmp_path: Path, monkeypatc
     pinkish_red = (120, 90, 230)
     assert Palette.default().nearest(pinkish_red) == "pink"
     assert palette.nearest(pinkish_red) == "red"
+    table.log.close()
+
+
+@pytest.mark.slow
+def test_a_die_covered_by_the_next_throw_is_carried_even_across_a_restart(tmp_path: Path) -> None:
+    """DICETAR WARS from the demo session's frames, read by the real reader on the real board: bob's
+    blue die lands on a red die of ann's first throw.  The table restarts in between (a crash): the
+    red die is still carried from the first frame, hidden under the blue one, and nobody is asked."""
+    from controller.session import session_config
+    from vision.reader import read_dice
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "dicetar-wars-demo"
+    throws = json.loads((folder / "truth.json").read_text(encoding="utf-8"))["throws"][:2]
+    frames = [cv2.imread(str(folder / t["frame"])) for t in throws]
+    cfg = session_config(folder)
+    db = tmp_path / "t.sqlite3"
+    first = Table(cfg, EventLog(db), reader=read_dice, resume=False)
+    first.on_settled(frames[0], 1.0, 1.0)
+    assert first.question is None and first.game.state["step"] == "second_throw"
+    scored = [d["value"] for d in first.previous]
+    first.log.close()
+
+    table = Table(cfg, EventLog(db), reader=read_dice, resume=True)
+    assert table.resumed and [d["value"] for d in table.previous] == scored
+    table.on_settled(frames[1], 2.0, 2.0)
+    assert table.question is None, table.question
+    rs = table.reading_set
+    assert rs is not None and rs.applied
+    (carried,) = [d for d in rs.dice if d.get("carried")]
+    truth = throws[1]["dice"]
+    lower = truth[next(d["rests_on"] for d in truth if d.get("rests_on") is not None)]
+    assert (carried["colour"], carried["value"]) == (lower["colour"], lower["value"])
+    assert carried["seen_as"] in {d["id"] for d in first.previous}
+    top = next(d for d in rs.dice if d["id"] == carried["under"])
+    assert top["stack_level"] == 1 and rs.dice[top["rests_on"]] is carried
     table.log.close()
