@@ -50,8 +50,13 @@ def load_scenes(split: str, folder: Path = SCENES) -> list[dict[str, Any]]:
     return out
 
 
+READER: Any = None  # a vision.reader.DiceReader to use instead of vision.read_dice (--models)
+
+
 def vision_readings(image: np.ndarray) -> list[Any] | None:
     """Every die ``vision.read_dice`` finds (value, colour, quad), or None when there is no reader."""
+    if READER is not None:
+        return list(READER.read(image))
     try:
         from vision.reader import read_dice
     except ImportError:
@@ -336,6 +341,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=Path, default=SCENES)
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of the split")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    ap.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        metavar="DIR[,key=value...]",
+        help="with --quads vision: read with the d6 models in DIR instead of vision/models (repeatable: "
+        "one table each, in one run; keys det, reject, suppress, rotations as in benchmarks/vision_d6.py)",
+    )
     args = ap.parse_args(argv)
     scenes = load_scenes(args.split, args.scenes)
     if args.limit:
@@ -346,15 +359,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.quads == "vision" and vision_readings(np.zeros((64, 64, 3), np.uint8)) is None:
         print("vision.read_dice does not exist yet: run with --quads truth", file=sys.stderr)
         return 2
-    result = evaluate(scenes, args.quads, args.noise_px, args.pose)
-    s = summarise(result)
-    quads = args.quads + (f" + {args.noise_px} px noise" if args.noise_px else "") + f", pose: {args.pose}"
-    table = markdown(s, args.split, quads, len(scenes))
-    print(table)
-    for f in result["pose_fail"]:
-        print("pose failed:", f)
+    if args.models and args.quads != "vision":
+        print("--models needs --quads vision", file=sys.stderr)
+        return 2
+    global READER
+    tables = []
+    for spec in args.models or [None]:
+        if spec is not None:
+            sys.path.insert(0, str(ROOT / "benchmarks"))
+            from vision_d6 import reader_from_spec
+
+            READER = reader_from_spec(spec)
+        result = evaluate(scenes, args.quads, args.noise_px, args.pose)
+        s = summarise(result)
+        quads = args.quads + (f" + {args.noise_px} px noise" if args.noise_px else "")
+        quads += f", pose: {args.pose}"
+        if spec is not None:
+            quads += f", models: {spec}"
+        table = markdown(s, args.split, quads, len(scenes))
+        print(table)
+        for f in result["pose_fail"]:
+            print("pose failed:", f)
+        tables.append(table)
     if args.markdown:
-        args.markdown.write_text(table)
+        args.markdown.write_text("\n".join(tables))
     return 0
 
 

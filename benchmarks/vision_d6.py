@@ -1,11 +1,13 @@
 """Benchmark the d6 reader against the classic pip-blob baseline on the shared real photos.
 
-    nice -n 10 .venv/bin/python benchmarks/vision_d6.py [--real DIR] [--out FILE.md]
+    nice -n 10 .venv/bin/python benchmarks/vision_d6.py [--real DIR] [--out FILE.md] [--models SPEC ...]
 
 Per labelled set and split (train / held-out, by vision.dataset.is_held_out): detection
 recall and precision (a detection matches a labelled die when its centre lies inside
 that die's box), per-die read accuracy (right value among all labelled dice), images
 entirely right, and median / p95 milliseconds per image on one core (decoding excluded).
+``--models DIR[,key=value...]`` (repeatable) adds a reader with the d6 models of DIR beside the
+committed ones, in the same run (keys: det, reject, suppress, rotations; see ``reader_from_spec``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -31,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from vision import read_dice, read_die_crop  # noqa: E402
 from vision.baseline import read_dice_classic  # noqa: E402
 from vision.dataset import LabelledImage, is_held_out, load_all, load_rendered  # noqa: E402
+from vision.reader import DiceReader  # noqa: E402
 from vision.synth import random_scene  # noqa: E402
 
 Reader = Callable[[np.ndarray], list[tuple[tuple[float, float], int]]]
@@ -102,6 +106,43 @@ class Tally:
         ]
 
 
+SPEC_KEYS = {"det": "det_threshold", "reject": "reject_threshold", "suppress": "suppress_radius"}
+
+
+def reader_from_spec(spec: str) -> DiceReader:
+    """A d6 reader from ``DIR[,key=value...]``: the models in DIR (d6_detector.onnx and
+    d6_classifier.onnx) and optional settings det, reject, suppress (floats) and rotations (int)."""
+    folder, *pairs = spec.split(",")
+    kw: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        try:
+            if not sep or key not in (*SPEC_KEYS, "rotations"):
+                raise ValueError
+            kw[SPEC_KEYS.get(key, key)] = int(value) if key == "rotations" else float(value)
+        except ValueError:
+            raise SystemExit(
+                f"--models {spec!r}: expected DIR[,key=value...] with keys det, reject, suppress (numbers) "
+                f"or rotations (a whole number), got {pair!r}"
+            ) from None
+    d = Path(folder)
+    for name in ("d6_detector.onnx", "d6_classifier.onnx"):
+        if not (d / name).is_file():
+            raise SystemExit(f"--models {spec!r}: {d / name} does not exist")
+    return DiceReader(detector=d / "d6_detector.onnx", classifier=d / "d6_classifier.onnx", **kw)
+
+
+def readers_of(reader: DiceReader) -> tuple[Reader, Reader]:
+    def scene(img: np.ndarray) -> list[tuple[tuple[float, float], int]]:
+        return [(r.center, r.value) for r in reader.read(img)]
+
+    def crop(img: np.ndarray) -> list[tuple[tuple[float, float], int]]:
+        r = reader.read_crop(img)
+        return [(r.center, r.value)]
+
+    return scene, crop
+
+
 def product(img: np.ndarray) -> list[tuple[tuple[float, float], int]]:
     return [(r.center, r.value) for r in read_dice(img)]
 
@@ -150,6 +191,13 @@ def main() -> None:
     ap.add_argument("--rendered", type=Path, default=ROOT / "tests" / "fixtures" / "rendered")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--synthetic", type=int, default=30, help="drawn 1280x960 10-dice frames to add")
+    ap.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        metavar="DIR[,key=value...]",
+        help="also read with the d6 models in DIR (repeatable; keys det, reject, suppress, rotations)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     load_before = " / ".join(f"{v:.1f}" for v in os.getloadavg())
@@ -160,6 +208,10 @@ def main() -> None:
     readers: dict[str, tuple[Reader, Reader]] = {"dicetable": (product, product_crop)}
     if not args.no_baseline:
         readers["classic blobs+DBSCAN"] = (read_dice_classic, read_dice_classic)
+    for spec in args.models:
+        reader = reader_from_spec(spec)
+        reader.read(np.zeros((64, 64, 3), np.uint8))
+        readers[f"models {spec}"] = readers_of(reader)
     tallies: dict[tuple[str, str, str], Tally] = {}
     total = sum(len(v) for v in sets.values()) + args.synthetic
     read_dice(np.zeros((64, 64, 3), np.uint8))  # load the models before timing
@@ -210,6 +262,7 @@ def main() -> None:
         lines.append("| " + " | ".join(row) + " |")
     console.print(table)
     cmd = "nice -n 10 .venv/bin/python benchmarks/vision_d6.py"
+    cmd += "".join(f" --models {m}" for m in args.models)
     text = (
         "# Vision: pip d6 reading (issue 4)\n\n"
         f"Reproduce: `{cmd}` (one core: cv2.setNumThreads(1); timings exclude decoding the file).\n\n"

@@ -53,6 +53,7 @@ class DiceReader:
         reject_threshold: float = 0.20,
         rotations: int = 2,
         sure: float = 0.97,
+        suppress_radius: float = 0.45,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -61,6 +62,9 @@ class DiceReader:
         self.reject_threshold = reject_threshold
         self.rotations = rotations  # classify each crop turned 0/90/180/270 degrees and average
         self.sure = sure  # ... only those read less surely than this upright (above 1: every crop)
+        # peaks closer than this many box sides to a stronger one are dropped (a die partly hidden
+        # under another lies about half a side from it)
+        self.suppress_radius = suppress_radius
 
     # -- stage 1: where are the dice
 
@@ -92,7 +96,7 @@ class DiceReader:
                     float(heat[y, x]),
                 )
             )
-        return suppress(found)
+        return suppress(found, self.suppress_radius)
 
     def scale_for(self, h: int, w: int) -> float:
         """Detector scale: half size, long side kept within det_long_side (min, max), never enlarged."""
@@ -133,7 +137,7 @@ class DiceReader:
             if max(h, w) * s / k < 96:
                 break
             coarse = [c for c in self.detect(image, s / k, shrunk) if max(c.w, c.h) * s / k >= 12]
-            found = _merge(found, coarse, s * 2 / k, verify)
+            found = _merge(found, coarse, s * 2 / k, verify, self.suppress_radius)
         return found
 
     # -- stage 2: what does each top face show
@@ -220,6 +224,7 @@ def _merge(
     coarse: list[Candidate],
     fine_scale: float,
     verify: Callable[[list[tuple[Candidate, list[Candidate]]]], list[bool]] | None = None,
+    radius: float = 0.45,
 ) -> list[Candidate]:
     """Fine detections, except those a coarse detection replaces: a group of 2+ inside it, or one
     far smaller than it, or one die too big for the fine scale (its size is less sure there), when
@@ -242,7 +247,7 @@ def _merge(
         if ok is None or ok[j]:
             drop.update(inner)
             add.append(c)
-    return suppress([f for i, f in enumerate(fine) if i not in drop] + add)
+    return suppress([f for i, f in enumerate(fine) if i not in drop] + add, radius)
 
 
 class Peak(Protocol):
@@ -261,13 +266,13 @@ class Peak(Protocol):
 P = TypeVar("P", bound=Peak)
 
 
-def suppress(found: list[P]) -> list[P]:
-    """Drop weaker peaks whose centre lies within half a die of a stronger one."""
+def suppress(found: list[P], radius: float = 0.45) -> list[P]:
+    """Drop weaker peaks whose centre lies within `radius` box sides (about half a die) of a stronger one."""
     kept: list[P] = []
     for c in sorted(found, key=lambda c: -c.score):
-        r = 0.45 * min(c.w, c.h)
+        r = radius * min(c.w, c.h)
         if all(
-            math.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1]) > max(r, 0.45 * min(k.w, k.h))
+            math.hypot(c.center[0] - k.center[0], c.center[1] - k.center[1]) > max(r, radius * min(k.w, k.h))
             for k in kept
         ):
             kept.append(c)

@@ -9,9 +9,11 @@ Two generators, both committed in the repository:
   dice in loose throws or sorted into columns by face, 30-60 px) with seed ``DRAWN_SEED``.
   The demo sessions use seeds 3, 5, 7 and 11.
 
-Each scene is ``(image, dice)`` with ``dice`` a list of ``(box, value, readable)``: the box
-(x0, y0, x1, y1) of the die's visible top face in pixels, its value, and whether the top face is
-clear enough (flat, at least 90 % visible) to teach the value classifier.
+Each scene is ``(image, dice)`` with ``dice`` a list of ``(box, value, readable, visible)``: the
+box (x0, y0, x1, y1) of the die's whole top face in pixels (hidden parts included), its value,
+whether the top face is clear enough (flat, at least 90 % visible) to teach the value classifier,
+and the fraction of the top face in view (1.0 for the drawn dice). Board dice showing less than
+``min_visible`` of their top face (the lower dice of stacks, mostly) are left out.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ BOARD_SEED = 4242
 DRAWN_SEED = 4343
 
 Box = tuple[float, float, float, float]
-Scene = tuple[np.ndarray, list[tuple[Box, int, bool]]]
+Die = tuple[Box, int, bool, float]
+Scene = tuple[np.ndarray, list[Die]]
 
 
 def _tools(folder: str) -> None:
@@ -38,19 +41,19 @@ def _tools(folder: str) -> None:
         sys.path.insert(0, p)
 
 
-def board_scene(i: int, seed: int = BOARD_SEED) -> Scene:
+def board_scene(i: int, seed: int = BOARD_SEED, min_visible: float = 0.5) -> Scene:
     _tools("render")
     import generate  # tools/render/generate.py
 
     image, _, truth = generate.make_scene(i, seed)
-    dice: list[tuple[Box, int, bool]] = []
+    dice: list[Die] = []
     for d in truth["dice"]:
-        if d.get("kind", "d6") != "d6" or d["top_visible_fraction"] < 0.5:
+        if d.get("kind", "d6") != "d6" or d["top_visible_fraction"] < min_visible:
             continue
         q = np.asarray(d["top_quad_px"], np.float64)
         box = (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
         readable = not d["cocked"] and d["top_visible_fraction"] >= 0.9
-        dice.append((box, int(d["value"]), readable))
+        dice.append((box, int(d["value"]), readable, float(d["top_visible_fraction"])))
     return image, dice
 
 
@@ -84,17 +87,20 @@ def drawn_scene(i: int, seed: int = DRAWN_SEED) -> Scene:
     img = np.clip(img + noise, 0, 255).astype(np.uint8)
     _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 95))])
     img = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR))
-    out: list[tuple[Box, int, bool]] = []
+    out: list[Die] = []
     for d in dice:
         # the drawn top face: a rounded square of side d.size turned by d.angle
         half = d.size / 2 * (abs(math.cos(math.radians(d.angle))) + abs(math.sin(math.radians(d.angle))))
-        out.append(((d.x - half, d.y - half, d.x + half, d.y + half), int(d.value), True))
+        out.append(((d.x - half, d.y - half, d.x + half, d.y + half), int(d.value), True, 1.0))
     return img, out
+
+
+_MIN_VISIBLE = [0.5]  # for the pool's workers (forked, so they see the value render_all set)
 
 
 def _board(i: int) -> Scene:
     cv2.setNumThreads(1)
-    return board_scene(i)
+    return board_scene(i, min_visible=_MIN_VISIBLE[0])
 
 
 def _drawn(i: int) -> Scene:
@@ -102,8 +108,10 @@ def _drawn(i: int) -> Scene:
     return drawn_scene(i)
 
 
-def render_all(boards: int, drawn: int, procs: int = 1) -> list[Scene]:
-    """``boards`` board scenes then ``drawn`` drawn scenes (indices 0..n-1 of each generator)."""
+def render_all(boards: int, drawn: int, procs: int = 1, min_visible: float = 0.5) -> list[Scene]:
+    """``boards`` board scenes then ``drawn`` drawn scenes (indices 0..n-1 of each generator);
+    board dice showing less than ``min_visible`` of their top face are left out."""
+    _MIN_VISIBLE[0] = min_visible
     if procs > 1:
         import multiprocessing as mp
 

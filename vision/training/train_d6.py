@@ -33,6 +33,8 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
 STRIDE = 4
 RENDERED_SHARE = 0.3  # of the labelled dice the classifier sees, the share from the project's renders
+HIDDEN_SHARE = 0.2  # of those rendered dice, the share of partly hidden ones (when they are taught)
+UNKNOWN = -1  # classifier label: a die whose value cannot be seen (taught as equally likely 1..6)
 
 
 def imread(path: Path) -> np.ndarray:
@@ -226,14 +228,22 @@ def cls_sample(
     rng: np.random.Generator,
     hard: list[tuple[int, tuple[float, float], float, float]] | None = None,
     rendered: list[tuple[Pyramid, tuple[float, float, float, float], int]] | None = None,
+    hidden: list[tuple[Pyramid, tuple[float, float, float, float], int]] | None = None,
 ) -> tuple[np.ndarray, int]:
+    """A training crop and its label: 0 not a die, 1..6 a value, UNKNOWN a die whose value is hidden."""
     r = rng.random()
     ang = rng.uniform(0, 360)
     j = rng.uniform(0.85, 1.18)
     if r < 0.55:
-        # a labelled die: a real photo's, or (when there are rendered ones) a rendered scene's
+        # a labelled die: a real photo's, or (when there are rendered ones) a rendered scene's;
+        # a partly hidden rendered die (the crop of its whole top face shows mostly the die on it)
+        # is taught as a die of unknown value
         pool = rendered if rendered and rng.random() < RENDERED_SHARE else dice
-        pyr, b, label = pool[int(rng.integers(len(pool)))]
+        if pool is rendered and hidden and rng.random() < HIDDEN_SHARE:
+            pyr, b, _ = hidden[int(rng.integers(len(hidden)))]
+            label = UNKNOWN
+        else:
+            pyr, b, label = pool[int(rng.integers(len(pool)))]
         bw, bh = b[2] - b[0], b[3] - b[1]
         s = max(bw, bh)
         c = ((b[0] + b[2]) / 2 + rng.normal(0, 0.06 * s), (b[1] + b[3]) / 2 + rng.normal(0, 0.06 * s))
@@ -311,21 +321,31 @@ def train_classifier(
     batch: int,
     hard: list[Any] | None = None,
     rendered: list[Any] | None = None,
+    hidden: list[Any] | None = None,
 ) -> Classifier:
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     t0 = time.time()
     for step in range(steps):
-        xs, ys = zip(*(cls_sample(dice, crops, negs, rng, hard, rendered) for _ in range(batch)), strict=True)
+        xs, ys = zip(
+            *(cls_sample(dice, crops, negs, rng, hard, rendered, hidden) for _ in range(batch)), strict=True
+        )
         out = net(to_tensor(list(xs)))
-        loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
+        y = torch.tensor(ys)
+        if bool((y == UNKNOWN).any()):
+            target = F.one_hot(y.clamp(min=0), 7).float()
+            target[y == UNKNOWN] = torch.tensor([0.0] + [1 / 6] * 6)
+            loss = F.cross_entropy(out, target, label_smoothing=0.05)
+        else:
+            loss = F.cross_entropy(out, y, label_smoothing=0.05)
         opt.zero_grad()
         cast(Any, loss).backward()
         opt.step()
         sched.step()
         if step % 50 == 0:
-            acc = (out.argmax(1) == torch.tensor(ys)).float().mean().item()
+            known = y != UNKNOWN
+            acc = (out.argmax(1)[known] == y[known]).float().mean().item()
             print(
                 f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True
             )
@@ -352,6 +372,12 @@ def mine_negatives(
                 out.append((k, c.center, c.w, c.h))
     print(f"mined {len(out)} hard negatives", flush=True)
     return out
+
+
+def _die(d: tuple[Any, ...]) -> tuple[tuple[float, float, float, float], int, bool, float]:
+    """A cached rendered die; caches made before the visible fraction was kept hold only
+    dice at least half in view (taken as fully in view here)."""
+    return (d[0], d[1], d[2], float(d[3]) if len(d) > 3 else 1.0)
 
 
 def export(net: torch.nn.Module, shape: tuple[int, ...], path: Path) -> None:
@@ -391,6 +417,19 @@ def main() -> None:
     ap.add_argument(
         "--render-weight", type=int, default=1, help="detector: times each rendered scene is listed"
     )
+    ap.add_argument(
+        "--min-visible",
+        type=float,
+        default=0.5,
+        help="rendered dice showing at least this fraction of their top face are detector targets "
+        "(the box of the whole top face); the render cache must hold them (it keeps what it was made with)",
+    )
+    ap.add_argument(
+        "--hidden-unknown",
+        action="store_true",
+        help="classifier: rendered dice showing min-visible to 0.5 of their top face are taught as dice "
+        "of unknown value (1..6 equally likely) instead of being left out",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -410,18 +449,27 @@ def main() -> None:
 
         cache = args.render_cache
         if cache and cache.is_file():
-            made = pickle.loads(cache.read_bytes())
+            made = [(img, [_die(d) for d in dice]) for img, dice in pickle.loads(cache.read_bytes())]
         else:
             t0 = time.time()
-            made = render_all(args.renders, args.drawn, args.procs)
+            made = render_all(args.renders, args.drawn, args.procs, min(args.min_visible, 0.5))
             print(f"rendered {len(made)} training scenes in {time.time() - t0:.0f}s", flush=True)
             if cache:
                 cache.write_bytes(pickle.dumps(made))
         print(f"rendered: {len(made)} scenes, {sum(len(d) for _, d in made)} dice", flush=True)
+    # every rendered die in view is kept off the "not a die" crops; the detector and the classifier
+    # learn only those at least min-visible in view
+    seen = [(img, [b for b, _, _, vis in d if vis > 0.0]) for img, d in made]
+    targets = [(img, [(b, v, ok, vis) for b, v, ok, vis in d if vis >= args.min_visible]) for img, d in made]
+    print(
+        f"rendered dice: {sum(len(d) for _, d in seen)} in view, {sum(len(d) for _, d in targets)} targets "
+        f"(at least {args.min_visible:.2f} of the top face visible)",
+        flush=True,
+    )
     args.out_dir.mkdir(exist_ok=True, parents=True)
     if args.only in ("det", "both"):
         src = photos[: len(byler)] * 4 + photos[len(byler) :]
-        src += [(img, [b for b, _, _ in d]) for img, d in made] * args.render_weight
+        src += [(img, [d[0] for d in dice]) for img, dice in targets] * args.render_weight
         det = train_detector(src, rng, args.det_steps, args.det_batch)
         export(det, (1, 3, 320, 320), args.out_dir / "d6_detector.onnx")
     if args.only in ("cls", "both"):
@@ -429,11 +477,23 @@ def main() -> None:
         dice = [(p, d.box, d.value) for (p, _), i in zip(pyrs, byler + scenes, strict=True) for d in i.dice]
         crops = [(Pyramid(imread(i.path)), i.dice[0].value) for i in skc]
         hard = mine_negatives(photos, args.mine_with) if args.mine_with else None
-        mpyrs = [(Pyramid(img), [b for b, _, _ in d]) for img, d in made]
-        rendered = [(p, b, v) for (p, _), (_, d) in zip(mpyrs, made, strict=True) for b, v, ok in d if ok]
+        mpyrs = [(Pyramid(img), boxes) for img, boxes in seen]
+        pairs = list(zip(mpyrs, targets, strict=True))
+        rendered = [(p, b, v) for (p, _), (_, d) in pairs for b, v, ok, _ in d if ok]
+        hidden = [(p, b, v) for (p, _), (_, d) in pairs for b, v, _, vis in d if vis < 0.5]
+        if args.hidden_unknown:
+            print(f"classifier: {len(hidden)} partly hidden rendered dice (unknown value)", flush=True)
         # negatives come from the photos and the renders alike (hard ones index the photos: first)
         cls = train_classifier(
-            dice, crops, pyrs + mpyrs, rng, args.cls_steps, args.cls_batch, hard, rendered or None
+            dice,
+            crops,
+            pyrs + mpyrs,
+            rng,
+            args.cls_steps,
+            args.cls_batch,
+            hard,
+            rendered or None,
+            (hidden or None) if args.hidden_unknown else None,
         )
         export(cls, (8, 3, CROP, CROP), args.out_dir / "d6_classifier.onnx")
 
