@@ -312,6 +312,14 @@ def cls_sample(
     return photometric(crop, rng), label
 
 
+def soft_targets(y: torch.Tensor) -> torch.Tensor:
+    """Class probabilities (N x 7) for labels 0..6 and UNKNOWN: a die of unknown value is taught
+    as a die (never "not a die") whose six values are equally likely."""
+    target = F.one_hot(y.clamp(min=0), 7).float()
+    target[y == UNKNOWN] = torch.tensor([0.0] + [1 / 6] * 6)
+    return target
+
+
 def train_classifier(
     dice: list[Any],
     crops: list[Any],
@@ -334,9 +342,7 @@ def train_classifier(
         out = net(to_tensor(list(xs)))
         y = torch.tensor(ys)
         if bool((y == UNKNOWN).any()):
-            target = F.one_hot(y.clamp(min=0), 7).float()
-            target[y == UNKNOWN] = torch.tensor([0.0] + [1 / 6] * 6)
-            loss = F.cross_entropy(out, target, label_smoothing=0.05)
+            loss = F.cross_entropy(out, soft_targets(y), label_smoothing=0.05)
         else:
             loss = F.cross_entropy(out, y, label_smoothing=0.05)
         opt.zero_grad()

@@ -1,0 +1,53 @@
+"""Training data for the d6 reader: partly hidden dice (the lower dice of stacks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")  # training only: not a runtime dependency
+
+from vision.crops import CROP, Pyramid  # noqa: E402
+from vision.training import renders  # noqa: E402
+from vision.training.train_d6 import UNKNOWN, cls_sample, soft_targets  # noqa: E402
+
+
+def test_a_die_of_unknown_value_is_taught_as_a_die_with_every_value_equally_likely() -> None:
+    t = soft_targets(torch.tensor([0, 3, UNKNOWN]))
+    assert t.shape == (3, 7)
+    assert t[0].tolist() == [1.0, 0, 0, 0, 0, 0, 0]
+    assert t[1].tolist() == [0, 0, 0, 1.0, 0, 0, 0]
+    assert t[2, 0] == 0.0 and torch.allclose(t[2, 1:], torch.full((6,), 1 / 6))
+
+
+def test_partly_hidden_dice_are_taught_as_unknown_value_only_when_asked() -> None:
+    img = np.full((200, 200, 3), 90, np.uint8)
+    box = (80.0, 80.0, 120.0, 120.0)
+    pyr = Pyramid(img)
+    dice = [(pyr, box, 2)]
+    crops = [(pyr, 2)]
+    negs = [(pyr, [box])]
+    rendered = [(pyr, box, 5)]
+    hidden = [(pyr, box, 4)]
+    rng = np.random.default_rng(1)
+    taught = [cls_sample(dice, crops, negs, rng, None, rendered, hidden) for _ in range(400)]
+    labels = [label for _, label in taught]
+    # about 0.55 (a labelled die) x 0.3 (a rendered one) x 0.2 (a partly hidden one) of the crops
+    assert 4 <= labels.count(UNKNOWN) <= 30
+    assert all(crop.shape == (CROP, CROP, 3) for crop, _ in taught)
+    rng = np.random.default_rng(1)
+    plain = [cls_sample(dice, crops, negs, rng, None, rendered, None)[1] for _ in range(400)]
+    assert UNKNOWN not in plain
+
+
+@pytest.mark.slow
+def test_board_scenes_keep_partly_hidden_dice_down_to_min_visible_with_their_whole_top_face() -> None:
+    # scene 3 of the training seed has a lower die of a stack with about a fifth of its top face in view
+    _, default = renders.board_scene(3)
+    _, more = renders.board_scene(3, min_visible=0.15)
+    assert all(vis >= 0.5 for *_, vis in default)
+    extra = [d for d in more if d not in default]
+    assert extra and all(0.15 <= vis < 0.5 and not readable for _, _, readable, vis in extra)
+    sides = [max(b[2] - b[0], b[3] - b[1]) for b, *_ in default]
+    for box, _, _, _ in extra:  # the box of the whole face: as big as a whole die's
+        assert max(box[2] - box[0], box[3] - box[1]) > 0.8 * min(sides)
