@@ -51,3 +51,23 @@ def test_board_scenes_keep_partly_hidden_dice_down_to_min_visible_with_their_who
     sides = [max(b[2] - b[0], b[3] - b[1]) for b, *_ in default]
     for box, _, _, _ in extra:  # the box of the whole face: as big as a whole die's
         assert max(box[2] - box[0], box[3] - box[1]) > 0.8 * min(sides)
+
+
+def test_detector_patches_can_be_centred_on_the_partly_hidden_dice() -> None:
+    from vision.training.train_d6 import PATCH, STRIDE, det_sample
+
+    img = np.full((400, 400, 3), 120, np.uint8)
+    upper, lower = (200.0, 200.0, 240.0, 240.0), (212.0, 214.0, 252.0, 254.0)  # half a face apart
+    far = (20.0, 20.0, 60.0, 60.0)
+    src = [(img, [far])]
+    rng = np.random.default_rng(3)
+    peaks = []
+    for _ in range(20):
+        patch, target = det_sample(src, rng, [(img, [upper, lower], lower)], focus_share=1.0)
+        assert patch.shape == (PATCH, PATCH, 3)
+        # two die centres, each its own peak, the hidden one's inside the patch
+        ys, xs = np.nonzero(target[0] == 1.0)
+        assert 1 <= len(ys) <= 2  # at the smallest scales both centres can share a cell
+        assert all(0 <= v < PATCH // STRIDE for v in (*ys, *xs))
+        peaks.append(len(ys))
+    assert peaks.count(2) >= 10

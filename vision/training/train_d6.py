@@ -74,10 +74,19 @@ def to_tensor(batch: list[np.ndarray]) -> torch.Tensor:
 
 
 def det_sample(
-    src: list[tuple[np.ndarray, list[tuple[float, float, float, float]]]], rng: np.random.Generator
+    src: list[tuple[np.ndarray, list[tuple[float, float, float, float]]]],
+    rng: np.random.Generator,
+    focus: list[tuple[np.ndarray, list[tuple[float, float, float, float]], Any]] | None = None,
+    focus_share: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A PATCH x PATCH training patch and its target (5, P/4, P/4): heat, log w, log h, mask, weight."""
-    if rng.random() < 0.3:
+    """A PATCH x PATCH training patch and its target (5, P/4, P/4): heat, log w, log h, mask, weight.
+
+    `focus` lists (image, its boxes, one of them) of dice to centre a `focus_share` of the patches on
+    (the partly hidden dice: few, and harder than the rest)."""
+    on: tuple[float, float, float, float] | None = None
+    if focus and rng.random() < focus_share:
+        img, boxes, on = focus[int(rng.integers(len(focus)))]
+    elif rng.random() < 0.3:
         img, drawn = synth.random_scene(rng, 240, 320, size_range=(10, 40))
         boxes = []
         for d in drawn:
@@ -93,7 +102,9 @@ def det_sample(
     ang = rot * 90 + rng.uniform(-8, 8)
     m = cv2.getRotationMatrix2D((w / 2, h / 2), ang, k)
     # Random placement: pick a die (or any point) to land somewhere in the patch.
-    if boxes and rng.random() < 0.85:
+    if on is not None:
+        p = np.array([(on[0] + on[2]) / 2, (on[1] + on[3]) / 2, 1.0])
+    elif boxes and rng.random() < 0.85:
         b = boxes[int(rng.integers(len(boxes)))]
         p = np.array([(b[0] + b[2]) / 2, (b[1] + b[3]) / 2, 1.0])
     else:
@@ -145,13 +156,20 @@ def focal(logit: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
     return (lp.sum() + ln.sum()) / pos.sum().clamp(min=1)
 
 
-def train_detector(src: list[Any], rng: np.random.Generator, steps: int, batch: int) -> Detector:
+def train_detector(
+    src: list[Any],
+    rng: np.random.Generator,
+    steps: int,
+    batch: int,
+    focus: list[Any] | None = None,
+    focus_share: float = 0.0,
+) -> Detector:
     net = Detector()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     t0 = time.time()
     for step in range(steps):
-        xs, ts = zip(*(det_sample(src, rng) for _ in range(batch)), strict=True)
+        xs, ts = zip(*(det_sample(src, rng, focus, focus_share) for _ in range(batch)), strict=True)
         x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
         out = net(x)
         lh = focal(out[:, 0], t[:, 0])
@@ -431,6 +449,12 @@ def main() -> None:
         "(the box of the whole top face); the render cache must hold them (it keeps what it was made with)",
     )
     ap.add_argument(
+        "--det-hidden-share",
+        type=float,
+        default=0.0,
+        help="detector: share of the patches centred on a partly hidden rendered die (min-visible to 0.5)",
+    )
+    ap.add_argument(
         "--hidden-unknown",
         action="store_true",
         help="classifier: rendered dice showing min-visible to 0.5 of their top face are taught as dice "
@@ -476,7 +500,10 @@ def main() -> None:
     if args.only in ("det", "both"):
         src = photos[: len(byler)] * 4 + photos[len(byler) :]
         src += [(img, [d[0] for d in dice]) for img, dice in targets] * args.render_weight
-        det = train_detector(src, rng, args.det_steps, args.det_batch)
+        focus = [(img, [d[0] for d in dice], d[0]) for img, dice in targets for d in dice if d[3] < 0.5]
+        if args.det_hidden_share:
+            print(f"detector: {args.det_hidden_share:.2f} of the patches on {len(focus)} partly hidden dice")
+        det = train_detector(src, rng, args.det_steps, args.det_batch, focus, args.det_hidden_share)
         export(det, (1, 3, 320, 320), args.out_dir / "d6_detector.onnx")
     if args.only in ("cls", "both"):
         pyrs = [(Pyramid(img), boxes) for img, boxes in photos]
