@@ -27,16 +27,18 @@ sys.path.insert(0, str(ROOT))
 
 from vision.numbered.evaluate import Score, load_truth  # noqa: E402
 from vision.numbered.labels import KINDS  # noqa: E402
-from vision.numbered.reader import NumberedReader  # noqa: E402
+from vision.numbered.reader import MODELS, NumberedReader  # noqa: E402
 from vision.palette import Palette  # noqa: E402
 
 
-def combined_cost(folder: Path) -> tuple[list[float], list[float], Score]:
-    """Per frame: ms of the d6 reader alone and ms added by the numbered reader (read_all), and
-    the score of read_all's merged readings."""
+def combined_cost(folder: Path, reader: NumberedReader) -> tuple[list[float], list[float], Score]:
+    """Per frame: ms of the d6 reader alone and ms added by the numbered reader (as read_all runs
+    them), and the score of read_all's merged readings."""
     from vision.numbered.combined import merge
-    from vision.numbered.reader import default_reader as numbered_reader
     from vision.reader import default_reader as d6_reader
+
+    def numbered_reader() -> NumberedReader:
+        return reader
 
     base: list[float] = []
     added: list[float] = []
@@ -58,8 +60,7 @@ def combined_cost(folder: Path) -> tuple[list[float], list[float], Score]:
     return base, added, score
 
 
-def run(folder: Path) -> tuple[Score, list[float], list[float], int, str]:
-    reader = NumberedReader()
+def run(folder: Path, reader: NumberedReader) -> tuple[Score, list[float], list[float], int, str]:
     palette = Palette.default()
     score = Score()
     det_ms: list[float] = []
@@ -76,6 +77,7 @@ def run(folder: Path) -> tuple[Score, list[float], list[float], int, str]:
         t0 = time.process_time()
         found = reader.detect(img)
         t1 = time.process_time()
+        found = reader.locate(img, found)
         crops = reader.crops(img, found)
         probs = reader.classify(crops)
         readings = reader.readings(img, found, crops, probs, palette)
@@ -96,6 +98,8 @@ def report(
     frames: int,
     title: str,
     combined: tuple[list[float], list[float], Score] | None = None,
+    top_face: bool = False,
+    turns: int = 4,
 ) -> str:
     total = sum(score.dice.values())
     lines = [
@@ -122,12 +126,13 @@ def report(
         + ", ".join(f"{k} {'met' if score.value_accuracy(k) >= 0.99 else 'NOT met'}" for k in KINDS)
         + "; <= 3 ms per numbered die: "
         + ("met" if statistics.median(die_ms) <= 3.0 else "NOT met")
-        + " (crop + classifier, below).",
+        + " (per die, below).",
         "",
         f"Time (CPU time, median over frames): detector {statistics.median(det_ms):.1f} ms per frame "
-        f"(resizing the frame to about 640x480 included; JPEG decoding not), crop + classifier "
-        f"{statistics.median(die_ms):.2f} ms per die (all of a frame's dice in one batch, 4 quarter turns "
-        "each).",
+        f"(resizing the frame to about 640x480 included; JPEG decoding not), "
+        + ("top-face net + " if top_face else "")
+        + f"crop + classifier {statistics.median(die_ms):.2f} ms per die (all of a frame's dice in one "
+        f"batch, {turns} quarter turn{'s' if turns > 1 else ''} each).",
         "",
     ]
     if combined is not None:
@@ -158,6 +163,10 @@ def report(
     return "\n".join(lines) + "\n"
 
 
+def _short(p: Path) -> Path:
+    return p.relative_to(ROOT) if p.resolve().is_relative_to(ROOT) and p.is_absolute() else p
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -168,6 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "vision_numbered.md")
     ap.add_argument("--no-combined", action="store_true", help="skip the run with the pip-d6 reader")
+    ap.add_argument(
+        "--models",
+        type=Path,
+        nargs="+",
+        default=[MODELS],
+        help="folders of numbered_*.onnx to compare, each reported in turn (default: the committed models)",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     command = "nice -n 10 .venv/bin/python benchmarks/vision_numbered.py"
@@ -177,12 +193,20 @@ def main(argv: list[str] | None = None) -> int:
         f"Reproduce: `{command}`",
         "",
     ]
+    if args.models != [MODELS]:
+        command += " --models " + " ".join(str(_short(m)) for m in args.models)
+        parts[2] = f"Reproduce: `{command}`"
     for folder in args.scenes:
-        score, det_ms, die_ms, frames, size = run(folder)
-        combined = None if args.no_combined else combined_cost(folder)
-        where = folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder
-        title = f"{size} frames, JPEG q85: `{where}`"
-        parts.append(report(score, det_ms, die_ms, frames, title, combined))
+        for models in args.models:
+            reader = NumberedReader(models=models)
+            score, det_ms, die_ms, frames, size = run(folder, reader)
+            combined = None if args.no_combined else combined_cost(folder, reader)
+            title = f"{size} frames, JPEG q85: `{_short(folder)}`"
+            if args.models != [MODELS]:
+                title += f"; models `{_short(models)}`"
+            parts.append(
+                report(score, det_ms, die_ms, frames, title, combined, reader.has_top_face, reader.turns)
+            )
     text = "\n".join(parts)
     args.out.write_text(text)
     print(text)

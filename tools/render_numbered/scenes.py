@@ -201,22 +201,48 @@ def scatter(
     return dice
 
 
+@lru_cache(maxsize=4)
+def _layout(name: str) -> BoardLayout:
+    return load_board(ROOT / BOARDS[name])
+
+
+def _train_camera(rng: np.random.Generator) -> tuple[str, F64, F64]:
+    """A TRAIN window's board (or "" for none) and camera pose: the first draws of `window` and
+    `die_window`."""
+    name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
+    if name:
+        bx0, by0, bx1, by1 = _layout(name).bounds()
+        target = np.array([rng.uniform(bx0, bx1), rng.uniform(by0, by1)])
+    else:
+        target = np.array([0.0, 0.0])
+    r, t = _camera(rng, target, "train")
+    return name, r, t
+
+
+def _window_origin(rng: np.random.Generator, size: int, w: int, h: int) -> tuple[float, float]:
+    return float(rng.uniform(0, w - size)), float(rng.uniform(0, h - size))
+
+
+def window_view(
+    rng: np.random.Generator, size: int = 320, scale: float = 1.0
+) -> tuple[float, float, int, int]:
+    """Where `window(rng, size, scale)` (same generator state) lies in its frame: the window's
+    top-left corner and the frame's width and height, in pixels.  Renders nothing."""
+    w, h = frame_size(scale)
+    _train_camera(rng)
+    return (*_window_origin(rng, size, w, h), w, h)
+
+
 def window(
     rng: np.random.Generator, size: int = 320, scale: float = 1.0
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """A training window: `size` x `size` pixels of a frame `scale` times 1280x960, 0-9 dice of every kind."""
     W, H = frame_size(scale)
     k = pi_camera3_calibration(W, H).camera_matrix.copy()
-    name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
+    name, r, t = _train_camera(rng)
     ppm = PX_PER_MM * max(1.0, scale)
-    layout, tex = board(name, ppm) if name else (None, None)
-    if layout is not None:
-        bx0, by0, bx1, by1 = layout.bounds()
-        target = np.array([rng.uniform(bx0, bx1), rng.uniform(by0, by1)])
-    else:
-        target = np.array([0.0, 0.0])
-    r, t = _camera(rng, target, "train")
-    ox, oy = float(rng.uniform(0, W - size)), float(rng.uniform(0, H - size))
+    tex = board(name, ppm)[1] if name else None
+    ox, oy = _window_origin(rng, size, W, H)
     k[0, 2] -= ox
     k[1, 2] -= oy
     corners = [ground_point(p, r, t, k) for p in ((0, 0), (size, 0), (size, size), (0, size))]
@@ -299,6 +325,28 @@ def scene(
     return img, jpeg, truth
 
 
+def _die_window_spot(
+    rng: np.random.Generator, r: F64, t: F64, k: F64, w: int, h: int, scale: float
+) -> tuple[F64, F64]:
+    """Where `die_window` puts its die: anywhere in the frame, (x, y) mm on the table and the frame pixel."""
+    off = rng.uniform(-1, 1, 2) * np.array([w / 2 - 40 * scale, h / 2 - 40 * scale])
+    at = ground_point((w / 2 + off[0], h / 2 + off[1]), r, t, k)
+    px = project(np.array([[at[0], at[1], 0.0]]), r, t, k)[0]
+    return at, px
+
+
+def die_window_view(
+    rng: np.random.Generator, size: int = 128, scale: float = 1.0
+) -> tuple[float, float, int, int]:
+    """Where `die_window(rng, size, scale)` (same generator state) lies in its frame: the window's
+    top-left corner and the frame's width and height, in pixels.  Renders nothing."""
+    w, h = frame_size(scale)
+    k = pi_camera3_calibration(w, h).camera_matrix.copy()
+    _, r, t = _train_camera(rng)
+    _, px = _die_window_spot(rng, r, t, k, w, h, scale)
+    return float(px[0] - size / 2), float(px[1] - size / 2), w, h
+
+
 def die_window(
     rng: np.random.Generator, size: int = 128, scale: float = 1.0
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
@@ -309,19 +357,10 @@ def die_window(
     """
     W, H = frame_size(scale)
     k = pi_camera3_calibration(W, H).camera_matrix.copy()
-    name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
+    name, r, t = _train_camera(rng)
     ppm = PX_PER_MM * max(1.0, scale)
-    layout, tex = board(name, ppm) if name else (None, None)
-    if layout is not None:
-        bx0, by0, bx1, by1 = layout.bounds()
-        target = np.array([rng.uniform(bx0, bx1), rng.uniform(by0, by1)])
-    else:
-        target = np.array([0.0, 0.0])
-    r, t = _camera(rng, target, "train")
-    # Anywhere in the frame: move the principal point so the die lands mid-window.
-    off = rng.uniform(-1, 1, 2) * np.array([W / 2 - 40 * scale, H / 2 - 40 * scale])
-    at = ground_point((W / 2 + off[0], H / 2 + off[1]), r, t, k)
-    px = project(np.array([[at[0], at[1], 0.0]]), r, t, k)[0]
+    tex = board(name, ppm)[1] if name else None
+    at, px = _die_window_spot(rng, r, t, k, W, H, scale)
     k[0, 2] -= px[0] - size / 2
     k[1, 2] -= px[1] - size / 2
     kind = KINDS[int(rng.choice(4, p=[0.16, 0.24, 0.24, 0.36]))]

@@ -12,24 +12,28 @@ CROP = 48  # classifier input side, pixels
 # (the detector finds its centre), so this holds that face and the edges of its neighbours,
 # not the whole die, and the numeral is big enough to read.
 MARGIN = 0.65
-MAX_SRC = 2 * CROP  # larger sources are halved first (no aliasing when shrinking)
 
 
 def crop_die(
-    levels: list[np.ndarray], center: tuple[float, float], side: float, angle_deg: float = 0.0
+    levels: list[np.ndarray],
+    center: tuple[float, float],
+    side: float,
+    angle_deg: float = 0.0,
+    out: int = CROP,
 ) -> np.ndarray:
-    """The CROP x CROP BGR crop of a square of `side` px round `center`, turned by `angle_deg`.
+    """The `out` x `out` BGR crop of a square of `side` px round `center`, turned by `angle_deg`.
 
-    `levels` is the frame and its pyrDown halvings (extended here when needed).
+    `levels` is the frame and its pyrDown halvings (extended here when needed): a source square
+    over twice `out` is sampled from a halving, so shrinking does not alias.
     """
     side = max(side, 1.0)
-    k = max(0, math.ceil(math.log2(side / MAX_SRC))) if side > MAX_SRC else 0
+    k = max(0, math.ceil(math.log2(side / (2 * out)))) if side > 2 * out else 0
     while len(levels) <= k:
         levels.append(cv2.pyrDown(levels[-1]))
     scale = 0.5**k
     a = math.radians(angle_deg)
     c, s = math.cos(a), math.sin(a)
-    f = CROP / (side * scale)
+    f = out / (side * scale)
     m = np.array([[c * f, s * f, 0.0], [-s * f, c * f, 0.0]], np.float64)
-    m[:, 2] = CROP / 2 - m[:, :2] @ np.array([center[0] * scale, center[1] * scale])
-    return cv2.warpAffine(levels[k], m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    m[:, 2] = out / 2 - m[:, :2] @ np.array([center[0] * scale, center[1] * scale])
+    return cv2.warpAffine(levels[k], m, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

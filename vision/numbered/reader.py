@@ -30,12 +30,16 @@ from vision.face import body_lab, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
+from vision.numbered.topface import TOP, TOP_MARGIN, peaks, ray, view_planes
 from vision.palette import Palette
 from vision.reader import suppress
 from vision.reading import DieReading
 from vision.runtime import Model
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+# The top-face net (vision/numbered/topface.py).  Used when its file is in the models folder: a
+# folder of older models without it reads with the detector's own top-face estimate.
+TOP_FACE_FILE = "numbered_topface.onnx"
 STRIDE = 4
 DET_AREA = 640 * 480  # pixels the detector sees, whatever the frame's size
 REFINE = 64  # side of the patch round each die for the detector's second, finer look
@@ -68,10 +72,6 @@ class Verdict:
     kind_confidence: float
 
 
-def _load(name: str, path: Path | None) -> Model:
-    return Model(path or MODELS / name)
-
-
 def verdict(p: np.ndarray, reject: float = 0.5) -> Verdict:
     """Kind by summed probability, then that kind's most likely value."""
     kind_p = {k: float(p[s].sum()) for k, s in KIND_SLICES.items()}
@@ -99,6 +99,8 @@ class NumberedReader:
         detector: Path | None = None,
         classifier: Path | None = None,
         det_area: int = DET_AREA,
+        top_face: Path | None = None,
+        models: Path | None = None,
         det_threshold: float = 0.3,
         reject_threshold: float = 0.5,
         turns: int = 4,
@@ -108,8 +110,15 @@ class NumberedReader:
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
         if det_area < 256:
             raise ValueError(f"det_area: expected at least 256 pixels for the detector, got {det_area!r}")
-        self._det = _load("numbered_detector.onnx", detector)
-        self._cls = _load("numbered_classifier.onnx", classifier)
+        folder = models or MODELS
+        self._det = Model(detector or folder / "numbered_detector.onnx")
+        self._cls = Model(classifier or folder / "numbered_classifier.onnx")
+        top = top_face or folder / TOP_FACE_FILE
+        if top_face is not None and not top_face.is_file():
+            raise FileNotFoundError(
+                f"top_face: {top_face} is missing (expected the top-face net's ONNX file)"
+            )
+        self._top = Model(top) if top.is_file() else None
         self.det_area = det_area
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
@@ -186,6 +195,37 @@ class NumberedReader:
             refined.append(Found(fine.center, f.w, f.h, f.score, fine.box_center))
         return refined
 
+    @property
+    def has_top_face(self) -> bool:
+        """Whether the top-face net re-centres each die (its file was found)."""
+        return self._top is not None
+
+    def locate(
+        self, image: np.ndarray, found: list[Found], view: tuple[float, float, int, int] | None = None
+    ) -> list[Found]:
+        """Each die's top-face centre found again by the top-face net, which sees the die's outline
+        box cut from the frame at full resolution (one batch for all dice); unchanged without it.
+
+        `view`: when `image` is a window of a larger frame, the window's top-left corner and the
+        frame's width and height (the net is told where in the frame each die is)."""
+        if self._top is None or not found:
+            return found
+        ox, oy, fw, fh = view or (0.0, 0.0, image.shape[1], image.shape[0])
+        sides = [max(f.w, f.h) * TOP_MARGIN for f in found]
+        crops = [_cut(image, f.box_center, side, TOP) for f, side in zip(found, sides, strict=True)]
+        rays = np.array([ray(f.box_center[0] + ox, f.box_center[1] + oy, fw, fh) for f in found])
+        blob = np.concatenate(
+            [np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0, view_planes(rays)], axis=1
+        )
+        res = self._top(blob)
+        xy, size = peaks(res if res.ndim == 4 else res[:, None])
+        out = []
+        for f, side, (x, y), z in zip(found, sides, xy, size, strict=True):
+            k = side / TOP
+            c = (f.box_center[0] + (x - TOP / 2) * k, f.box_center[1] + (y - TOP / 2) * k)
+            out.append(Found(c, f.w * z, f.h * z, f.score, f.box_center))
+        return out
+
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Softmax over the 47 classes for each CROP x CROP BGR crop, averaged over quarter turns.
 
@@ -212,7 +252,7 @@ class NumberedReader:
         if min(image.shape[:2]) < 16:
             return []
         palette = palette or Palette.default()
-        found = self.detect(image)
+        found = self.locate(image, self.detect(image))
         crops = self.crops(image, found)
         return self.readings(image, found, crops, self.classify(crops), palette)
 
@@ -251,14 +291,14 @@ def _found(
     return Found((tx, ty), bw, bh, float(heat[y, x]), (bx, by))
 
 
-def _cut(image: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
-    """`crop_die` of the frame round `center`, working on the few pixels round it only."""
+def _cut(image: np.ndarray, center: tuple[float, float], side: float, out: int = CROP) -> np.ndarray:
+    """`crop_die` of the frame round `center` (`out` x `out`), working on the few pixels round it only."""
     r = int(side * 0.75) + 4  # the crop square turned any way, and a little more
     x0, y0 = max(0, int(center[0]) - r), max(0, int(center[1]) - r)
     roi = image[y0 : max(0, int(center[1]) + r + 1), x0 : max(0, int(center[0]) + r + 1)]
     if roi.size == 0:
         roi, x0, y0 = image, 0, 0
-    return crop_die([roi], (center[0] - x0, center[1] - y0), side)
+    return crop_die([roi], (center[0] - x0, center[1] - y0), side, out=out)
 
 
 # The body's colour is read from the middle of a square this size (times the box) round the

@@ -27,6 +27,7 @@ from torch import nn
 
 from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, INDEX
+from vision.numbered.topface import GRID, TOP, TOP_MARGIN, ray, view_planes
 from vision.training.nets import Detector, cbr
 from vision.training.train_d6 import focal, to_tensor
 
@@ -75,6 +76,40 @@ class Classifier(nn.Module):
             nn.Flatten(),
             nn.Dropout(0.1),
             nn.Linear(160, len(CLASSES)),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)  # type: ignore[no-any-return]
+
+
+def cbrd(i: int, o: int, d: int) -> nn.Sequential:
+    """3x3 convolution dilated by `d`, batch norm, ReLU."""
+    return nn.Sequential(
+        nn.Conv2d(i, o, 3, 1, d, dilation=d, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)
+    )
+
+
+class TopFace(nn.Module):
+    """Where the top face's centre is in a TOP x TOP crop of a die's outline box (vision/numbered/topface.py).
+
+    Stride 4 to a GRID x GRID map, then dilated convolutions (2, 4, 8 cells) so every cell sees
+    the whole die: which face points up is a matter of the die's whole shape and shading.
+    Input N x 5 x TOP x TOP: the crop (BGR / 255) and the two view planes (topface.view_planes).
+    Output N x 2 x GRID x GRID: the top face's centre (logits, one softmax over the map) and the
+    log of the die's box side over (the crop's side / TOP_MARGIN), read at the centre's cell.
+    """
+
+    def __init__(self, width: int = 48) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            cbr(5, 16, 2),
+            cbr(16, 24),
+            cbr(24, 32, 2),
+            cbr(32, width),
+            cbrd(width, width, 2),
+            cbrd(width, width, 4),
+            cbrd(width, width, 8),
+            nn.Conv2d(width, 2, 1),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -256,7 +291,11 @@ def _negative_centre(
 
 
 def cls_sample(
-    wins: list[Window], rng: np.random.Generator, levels: dict[int, list[np.ndarray]], singles: list[Window]
+    wins: list[Window],
+    rng: np.random.Generator,
+    levels: dict[int, list[np.ndarray]],
+    singles: list[Window],
+    jitter: float = JITTER,
 ) -> tuple[np.ndarray, int]:
     """One training crop, centred (give or take the detector's error) on a top face, or on no die."""
     ang = float(rng.uniform(0, 360))
@@ -280,7 +319,7 @@ def cls_sample(
         tx, ty = _top(d)
         # The detector finds the top face's centre to about 0.08 of the die's size (median; 0.22
         # at the 90th percentile, on validation windows): train on crops that far off.
-        j = JITTER * float(rng.choice([0.5, 1.0, 1.5], p=[0.25, 0.5, 0.25]))
+        j = jitter * float(rng.choice([0.5, 1.0, 1.5], p=[0.25, 0.5, 0.25]))
         c = (tx + rng.normal(0, j * side), ty + rng.normal(0, j * side))
         crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
         return photometric(crop, rng), INDEX[(d["kind"], int(d["value"]))]
@@ -290,7 +329,12 @@ def cls_sample(
 
 
 def train_classifier(
-    wins: list[Window], rng: np.random.Generator, steps: int, batch: int, singles: list[Window] | None = None
+    wins: list[Window],
+    rng: np.random.Generator,
+    steps: int,
+    batch: int,
+    singles: list[Window] | None = None,
+    jitter: float = JITTER,
 ) -> Classifier:
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
@@ -298,7 +342,9 @@ def train_classifier(
     levels: dict[int, list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
-        xs, ys = zip(*(cls_sample(wins, rng, levels, singles or []) for _ in range(batch)), strict=True)
+        xs, ys = zip(
+            *(cls_sample(wins, rng, levels, singles or [], jitter) for _ in range(batch)), strict=True
+        )
         out = net(to_tensor(list(xs)))
         loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
         opt.zero_grad()
@@ -309,6 +355,117 @@ def train_classifier(
             acc = (out.argmax(1) == torch.tensor(ys)).float().mean().item()
             print(
                 f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True
+            )
+    return net
+
+
+# ---------------------------------------------------------------- top-face net
+
+BOX_JITTER = 0.06  # the detector's box-centre error, sigma per axis, fraction of the box (median 0.045)
+SIZE_JITTER = 0.1  # and its size error, sigma of the log
+TOP_SOURCES = (0.3, 0.35, 0.35)  # share of die-centred video windows, still windows, 384-px windows
+
+
+def _inside(d: dict[str, Any], img: np.ndarray) -> bool:
+    x0, y0, x1, y1 = d["box_px"]
+    return bool(x0 >= 0 and y0 >= 0 and x1 <= img.shape[1] and y1 <= img.shape[0])
+
+
+View = tuple[float, float, int, int]  # a window's top-left corner in its frame, the frame's width, height
+
+
+def _single_view(i: int) -> View:
+    from tools.render_numbered.scenes import die_window_view
+
+    return die_window_view(np.random.default_rng([11, i]), 128)
+
+
+def _hires_view(i: int) -> View:
+    from tools.render_numbered.scenes import die_window_view
+
+    rng = np.random.default_rng([13, i])
+    scale = float(rng.uniform(*HIRES_SCALE))
+    return die_window_view(rng, round(112 * scale), scale)
+
+
+def _window_view(i: int) -> View:
+    from tools.render_numbered.scenes import window_view
+
+    return window_view(np.random.default_rng([7, i]), WINDOW)
+
+
+def top_sample(
+    sources: list[tuple[list[Window], list[View]]],
+    rng: np.random.Generator,
+    levels: dict[tuple[int, int], list[np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One TOP x TOP crop round a die's outline box (give or take the detector's error), any
+    rotation, the die's view ray turned the same way, and the target: a Gaussian (0.8 cells) on
+    the top face's centre, summing to 1."""
+    si = int(rng.choice(len(sources), p=TOP_SOURCES))
+    src, views = sources[si]
+    for _ in range(100):
+        wi = int(rng.integers(len(src)))
+        img, dice = src[wi]
+        inside = [d for d in dice if _inside(d, img)]
+        if inside:
+            break
+    d = inside[int(rng.integers(len(inside)))]
+    lv = levels.setdefault((si, wi), [img])
+    bx, by, bw, bh = _box(d)
+    side = max(bw, bh)
+    c = (bx + rng.normal(0, BOX_JITTER * side), by + rng.normal(0, BOX_JITTER * side))
+    crop_side = side * TOP_MARGIN * math.exp(rng.normal(0, SIZE_JITTER))
+    ang = float(rng.uniform(0, 360))
+    crop = crop_die(lv, c, crop_side, ang, TOP)
+    a = math.radians(ang)
+    vx, vy = _top(d)[0] - c[0], _top(d)[1] - c[1]
+    f = TOP / crop_side
+    tx = (math.cos(a) * vx + math.sin(a) * vy) * f + TOP / 2
+    ty = (-math.sin(a) * vx + math.cos(a) * vy) * f + TOP / 2
+    cell = TOP / GRID
+    yy, xx = np.mgrid[0:GRID, 0:GRID].astype(np.float32)
+    t = np.exp(-((xx + 0.5 - tx / cell) ** 2 + (yy + 0.5 - ty / cell) ** 2) / (2 * 0.8**2))
+    t = t / max(float(t.sum()), 1e-6)
+    ox, oy, fw, fh = views[wi]
+    rx, ry = ray(c[0] + ox, c[1] + oy, fw, fh)
+    turned = np.array([math.cos(a) * rx + math.sin(a) * ry, -math.sin(a) * rx + math.cos(a) * ry])
+    size = math.log(side * TOP_MARGIN / crop_side)
+    return photometric(crop, rng), turned, np.concatenate([t.ravel(), [size]]).astype(np.float32)
+
+
+def train_topface(
+    sources: list[tuple[list[Window], list[View]]],
+    rng: np.random.Generator,
+    steps: int,
+    batch: int,
+    width: int = 48,
+) -> TopFace:
+    net = TopFace(width)
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    levels: dict[tuple[int, int], list[np.ndarray]] = {}
+    t0 = time.time()
+    for step in range(steps):
+        xs, rays, ts = zip(*(top_sample(sources, rng, levels) for _ in range(batch)), strict=True)
+        x = torch.cat([to_tensor(list(xs)), torch.from_numpy(view_planes(np.stack(rays)))], 1)
+        out = net(x).reshape(batch, 2, -1)
+        ta = torch.from_numpy(np.stack(ts))
+        t, size = ta[:, :-1], ta[:, -1:]
+        # the size where the top face is (weighted by the target), in the log: 0.1 is 10 %
+        lsize = (t * F.smooth_l1_loss(out[:, 1], size.expand_as(t), reduction="none", beta=0.1)).sum(1).mean()
+        loss = -(t * F.log_softmax(out[:, 0], 1)).sum(1).mean() + 3 * lsize
+        out = out[:, 0]
+        opt.zero_grad()
+        cast(Any, loss).backward()
+        opt.step()
+        sched.step()
+        if step % 50 == 0:
+            hit = (out.argmax(1) == t.argmax(1)).float().mean().item()
+            print(
+                f"top {step}/{steps} loss {loss.item():.3f} size {lsize.item():.4f} cell {hit:.3f} "
+                f"{time.time() - t0:.0f}s",
+                flush=True,
             )
     return net
 
@@ -348,7 +505,15 @@ def main() -> None:
     ap.add_argument("--cls-steps", type=int, default=3000)
     ap.add_argument("--batch", type=int, default=96, help="classifier batch")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
+    ap.add_argument("--only", choices=["det", "cls", "top", "both"], default="both", help="both: det and cls")
+    ap.add_argument("--top-steps", type=int, default=3000)
+    ap.add_argument("--top-width", type=int, default=48, help="channels of the top-face net's dilated layers")
+    ap.add_argument(
+        "--jitter",
+        type=float,
+        default=JITTER,
+        help="classifier crop-centre error, sigma (fraction of the box)",
+    )
     ap.add_argument("--cache", type=Path, help="keep the rendered windows in this pickle (outside the repo)")
     ap.add_argument("--singles", type=int, default=9000, help="die-centred windows for the classifier")
     ap.add_argument("--singles-cache", type=Path, help="keep the die-centred windows in this pickle")
@@ -376,8 +541,20 @@ def main() -> None:
         hires = _cached(args.hires_cache, args.hires, lambda: render_singles(args.hires, args.threads, True))
         if args.render_only:
             return
-        cls = train_classifier(wins, rng, args.cls_steps, args.batch, singles + hires)
+        cls = train_classifier(wins, rng, args.cls_steps, args.batch, singles + hires, args.jitter)
         export(cls, (8, 3, CROP, CROP), args.models / "numbered_classifier.onnx")
+    if args.only == "top":
+        singles = _cached(
+            args.singles_cache, args.singles, lambda: render_singles(args.singles, args.threads)
+        )
+        hires = _cached(args.hires_cache, args.hires, lambda: render_singles(args.hires, args.threads, True))
+        sources = [
+            (singles, [_single_view(i) for i in range(len(singles))]),
+            (hires, [_hires_view(i) for i in range(len(hires))]),
+            (wins, [_window_view(i) for i in range(len(wins))]),
+        ]
+        top = train_topface(sources, rng, args.top_steps, 64, args.top_width)
+        export(top, (8, 5, TOP, TOP), args.models / "numbered_topface.onnx")
     if args.only in ("det", "both"):
         det = train_detector(wins, rng, args.det_steps, 16)
         export(det, (1, 3, 320, 320), args.models / "numbered_detector.onnx")

@@ -1,0 +1,191 @@
+"""Check numbered-reader models on TRAIN-generator validation windows (never the held-out test scenes).
+
+    nice -n 10 .venv/bin/python -m vision.numbered.validate --models vision/models [/tmp/new ...]
+
+The windows (seeded, rendered once and kept in --cache-dir, outside the repo):
+
+* ``video``: 150 windows of 384x384 px of 1280x960 frames (`window`, seeds ``[9, i]``),
+  read with the detector at half scale, as the reader sees a video frame;
+* ``still``: 500 die-centred windows of stills 2.2-3.0 times 1280x960 (`die_window`, seeds
+  ``[15, i]``, the scale drawn first), the centred die only;
+* ``large``: 24 windows of 960 px of video frames (seeds ``[17, i]``) and 24 of 2592 px of
+  2.7x stills (seeds ``[19, i]``).
+
+For each models folder: the error of the top-face centre the classifier's crop is centred on
+(fraction of the die's box: median, 90th percentile, share over 0.2) and, per set, kind and
+value accuracy per kind (dice wholly inside their window; a missed die counts wrong).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pickle
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.numbered.evaluate import Score
+from vision.numbered.labels import KINDS
+from vision.numbered.reader import NumberedReader
+
+Window = tuple[np.ndarray, list[dict[str, Any]]]
+View = tuple[float, float, int, int]
+# (window, the frame's scale over 1280x960, dice scored, where the window is in its frame)
+Case = tuple[np.ndarray, float, list[dict[str, Any]], View]
+
+
+def _views() -> dict[str, list[View]]:
+    """Where each validation window lies in its frame (replayed draws, nothing rendered)."""
+    from tools.render_numbered.scenes import die_window_view, window_view
+
+    still = []
+    for i in range(500):
+        rng = np.random.default_rng([15, i])
+        s = float(rng.uniform(2.2, 3.0))
+        still.append(die_window_view(rng, round(112 * s), s))
+    return {
+        "video": [window_view(np.random.default_rng([9, i]), 384) for i in range(150)],
+        "still": still,
+        "large": [window_view(np.random.default_rng([17, i]), 960, 1.0) for i in range(24)]
+        + [window_view(np.random.default_rng([19, i]), 2592, 2.7) for i in range(24)],
+    }
+
+
+def _video(i: int) -> Window:
+    from tools.render_numbered.scenes import window
+
+    return window(np.random.default_rng([9, i]), 384)
+
+
+def _still(i: int) -> Window:
+    from tools.render_numbered.scenes import die_window
+
+    rng = np.random.default_rng([15, i])
+    s = float(rng.uniform(2.2, 3.0))
+    return die_window(rng, round(112 * s), s)
+
+
+def _large(i: int) -> tuple[float, Window]:
+    from tools.render_numbered.scenes import window
+
+    if i < 24:
+        return 1.0, window(np.random.default_rng([17, i]), 960, 1.0)
+    return 2.7, window(np.random.default_rng([19, i - 24]), 2592, 2.7)
+
+
+def _cached(path: Path, make: Callable[[], Any]) -> Any:
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    t0 = time.time()
+    out = make()
+    path.write_bytes(pickle.dumps(out))
+    print(f"rendered {path} in {time.time() - t0:.0f}s", flush=True)
+    return out
+
+
+def _inside(d: dict[str, Any], img: np.ndarray) -> bool:
+    x0, y0, x1, y1 = d["box_px"]
+    return bool(x0 >= 0 and y0 >= 0 and x1 <= img.shape[1] and y1 <= img.shape[0])
+
+
+def load_sets(cache_dir: Path) -> dict[str, list[Case]]:
+    """The three validation sets, rendered on first use (a few minutes) and cached."""
+    video = _cached(cache_dir / "numbered_val.pkl", lambda: [_video(i) for i in range(150)])
+    still = _cached(cache_dir / "nb_hires_val.pkl", lambda: [_still(i) for i in range(500)])
+    scales = [float(np.random.default_rng([15, i]).uniform(2.2, 3.0)) for i in range(len(still))]
+    large = _cached(cache_dir / "nb_valframes.pkl", lambda: [_large(i) for i in range(48)])
+    views = _views()
+    sets = {
+        "video": [(img, 1.0, [d for d in ds if _inside(d, img)]) for img, ds in video],
+        "still": [
+            (img, s, [d for d in ds[:1] if _inside(d, img)])
+            for (img, ds), s in zip(still, scales, strict=True)
+        ],
+        "large": [(img, s, [d for d in ds if _inside(d, img)]) for s, (img, ds) in large],
+    }
+    return {k: [(*c, v) for c, v in zip(cases, views[k], strict=True)] for k, cases in sets.items()}
+
+
+def _read(
+    reader: NumberedReader,
+    img: np.ndarray,
+    scale: float,
+    view: View,
+    oracle: list[dict[str, Any]] | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """The reader's dice in a window of a frame `scale` times 1280x960, and its located peaks.
+
+    `oracle`: the true dice; each peak within 0.45 of a die's box of its top face is moved onto it
+    (what the classifier reads with a perfect top-face centre)."""
+    # The detector sees a frame at 640x480 whatever its size: a window of it at (0.5 / scale).
+    reader.det_area = max(256, int((img.shape[1] * 0.5 / scale) * (img.shape[0] * 0.5 / scale)))
+    found = reader.locate(img, reader.detect(img), view)
+    if oracle is not None:
+        for d in oracle:
+            x0, y0, x1, y1 = d["box_px"]
+            near = [(math.dist(f.center, d["center_px"]), i) for i, f in enumerate(found)]
+            if near and min(near)[0] < 0.45 * max(x1 - x0, y1 - y0):
+                f = found[min(near)[1]]
+                found[min(near)[1]] = replace(f, center=(float(d["center_px"][0]), float(d["center_px"][1])))
+    crops = reader.crops(img, found)
+    return reader.readings(img, found, crops, reader.classify(crops)), found
+
+
+def validate(reader: NumberedReader, sets: dict[str, list[Case]], oracle: bool = False) -> str:
+    lines = []
+    for name, cases in sets.items():
+        score = Score()
+        errs: list[float] = []
+        for img, scale, dice, view in cases:
+            got, found = _read(reader, img, scale, view, dice if oracle else None)
+            score.add(dice, got)
+            for d in dice:
+                x0, y0, x1, y1 = d["box_px"]
+                side = max(x1 - x0, y1 - y0)
+                near = [math.dist(f.center, d["center_px"]) / side for f in found]
+                if near and min(near) < 0.45:
+                    errs.append(min(near))
+        e = np.array(errs)
+        lines.append(
+            f"{name}: {sum(score.dice.values())} dice, kind {100 * score.kind_accuracy():.1f} %, values "
+            + ", ".join(f"{k} {100 * score.value_accuracy(k):.1f} % ({score.dice[k]})" for k in KINDS)
+            + f"; numbered {100 * _numbered(score):.1f} %; "
+            f"top-face centre error median {np.median(e):.3f}, p90 {np.percentile(e, 90):.3f}, "
+            f"over 0.2 {100 * np.mean(e > 0.2):.1f} %"
+        )
+    return "\n".join(lines)
+
+
+def _numbered(score: Score) -> float:
+    n = sum(score.dice[k] for k in KINDS if k != "d6")
+    return sum(score.value_right[k] for k in KINDS if k != "d6") / max(1, n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", type=Path, nargs="+", required=True, help="folders of numbered_*.onnx")
+    ap.add_argument("--turns", type=int, nargs="+", default=[4], help="quarter turns averaged (1, 2 or 4)")
+    ap.add_argument(
+        "--cache-dir", type=Path, default=Path("/tmp"), help="where the rendered windows are kept"
+    )
+    ap.add_argument("--sets", nargs="+", default=["video", "still", "large"])
+    ap.add_argument("--oracle", action="store_true", help="centre each crop on the true top face instead")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    sets = {k: v for k, v in load_sets(args.cache_dir).items() if k in args.sets}
+    for folder in args.models:
+        for turns in args.turns:
+            reader = NumberedReader(models=folder, turns=turns)
+            print(f"== {folder} (top-face net: {reader.has_top_face}), turns {turns}", flush=True)
+            print(validate(reader, sets, args.oracle), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
