@@ -449,6 +449,11 @@ def main() -> None:
         "(the box of the whole top face); the render cache must hold them (it keeps what it was made with)",
     )
     ap.add_argument(
+        "--mine-renders",
+        action="store_true",
+        help="classifier: take hard negatives from the rendered scenes too (away from every die in view)",
+    )
+    ap.add_argument(
         "--det-hidden-share",
         type=float,
         default=0.0,
@@ -509,7 +514,9 @@ def main() -> None:
         pyrs = [(Pyramid(img), boxes) for img, boxes in photos]
         dice = [(p, d.box, d.value) for (p, _), i in zip(pyrs, byler + scenes, strict=True) for d in i.dice]
         crops = [(Pyramid(imread(i.path)), i.dice[0].value) for i in skc]
-        hard = mine_negatives(photos, args.mine_with) if args.mine_with else None
+        # hard negatives index pyrs + mpyrs: the photos first, then (with --mine-renders) the renders
+        mined = photos + ([(img, boxes) for img, boxes in seen] if args.mine_renders else [])
+        hard = mine_negatives(mined, args.mine_with) if args.mine_with else None
         mpyrs = [(Pyramid(img), boxes) for img, boxes in seen]
         pairs = list(zip(mpyrs, targets, strict=True))
         rendered = [(p, b, v) for (p, _), (_, d) in pairs for b, v, ok, _ in d if ok]
