@@ -346,8 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="DIR[,key=value...]",
-        help="with --quads vision: read with the d6 models in DIR instead of vision/models (repeatable: "
-        "one table each, in one run; keys det, reject, suppress, rotations as in benchmarks/vision_d6.py)",
+        help="with --quads vision: read with the d6 models in DIR, not vision/models (repeatable: "
+        "one table each, in one run; keys det, reject, suppress, rotations, long: see vision_d6.py)",
     )
     args = ap.parse_args(argv)
     scenes = load_scenes(args.split, args.scenes)

@@ -7,7 +7,7 @@ recall and precision (a detection matches a labelled die when its centre lies in
 that die's box), per-die read accuracy (right value among all labelled dice), images
 entirely right, and median / p95 milliseconds per image on one core (decoding excluded).
 ``--models DIR[,key=value...]`` (repeatable) adds a reader with the d6 models of DIR beside the
-committed ones, in the same run (keys: det, reject, suppress, rotations; see ``reader_from_spec``).
+committed ones, in the same run (keys: det, reject, suppress, rotations, long; see ``reader_from_spec``).
 """
 
 from __future__ import annotations
@@ -111,19 +111,24 @@ SPEC_KEYS = {"det": "det_threshold", "reject": "reject_threshold", "suppress": "
 
 def reader_from_spec(spec: str) -> DiceReader:
     """A d6 reader from ``DIR[,key=value...]``: the models in DIR (d6_detector.onnx and
-    d6_classifier.onnx) and optional settings det, reject, suppress (floats) and rotations (int)."""
+    d6_classifier.onnx) and optional settings det, reject, suppress (floats), rotations (int) and
+    long (int: the detector sees the frame with its long side this many pixels, neither halved nor
+    shrunk further; the reader's default halves it and keeps it within 352-640)."""
     folder, *pairs = spec.split(",")
     kw: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         try:
-            if not sep or key not in (*SPEC_KEYS, "rotations"):
+            if not sep or key not in (*SPEC_KEYS, "rotations", "long"):
                 raise ValueError
-            kw[SPEC_KEYS.get(key, key)] = int(value) if key == "rotations" else float(value)
+            if key == "long":
+                kw["det_long_side"] = (int(value), int(value))
+            else:
+                kw[SPEC_KEYS.get(key, key)] = int(value) if key == "rotations" else float(value)
         except ValueError:
             raise SystemExit(
                 f"--models {spec!r}: expected DIR[,key=value...] with keys det, reject, suppress (numbers) "
-                f"or rotations (a whole number), got {pair!r}"
+                f"or rotations, long (whole numbers), got {pair!r}"
             ) from None
     d = Path(folder)
     for name in ("d6_detector.onnx", "d6_classifier.onnx"):
@@ -196,7 +201,7 @@ def main() -> None:
         action="append",
         default=[],
         metavar="DIR[,key=value...]",
-        help="also read with the d6 models in DIR (repeatable; keys det, reject, suppress, rotations)",
+        help="also read with the d6 models in DIR (repeatable; keys det, reject, suppress, rotations, long)",
     )
     args = ap.parse_args()
     cv2.setNumThreads(1)
