@@ -1,13 +1,13 @@
 """Train the d6 detector and value classifier, export both to vision/models/*.onnx.
 
-Reproduce (the committed models; about 30 minutes on 2 shared cores):
-    nice -n 10 .venv/bin/python -m vision.training.train_d6 --only det --det-steps 1500 --out-dir /tmp/det
-    nice -n 10 .venv/bin/python -m vision.training.train_d6 --only cls --cls-steps 8000 --mine-with /tmp/det
-    cp /tmp/det/d6_detector.onnx vision/models/
+The commands that made the committed models, and what they were trained on, are in
+vision/models/README.md.
 
 Data: only the TRAIN part (vision.dataset.is_held_out is False) of the shared real
-photos (byler_d6, skovy_d6 scenes and crops), plus dice drawn by vision.synth.
-Seeded; needs torch (training only, never at run time) and onnx for the export.
+photos (byler_d6, skovy_d6 scenes and crops), dice drawn by vision.synth, and the project's
+own renders (vision.training.renders; --min-visible and --hidden-unknown decide how the
+partly hidden dice of stacks are taught). Seeded; needs torch (training only, never at run
+time) and onnx for the export.
 """
 
 from __future__ import annotations
@@ -446,7 +446,8 @@ def main() -> None:
         type=float,
         default=0.5,
         help="rendered dice showing at least this fraction of their top face are detector targets "
-        "(the box of the whole top face); the render cache must hold them (it keeps what it was made with)",
+        "(the box of the whole top face); a new render cache keeps every die, one made before this option "
+        "only those at least half in view",
     )
     ap.add_argument(
         "--mine-renders",
@@ -487,7 +488,7 @@ def main() -> None:
             made = [(img, [_die(d) for d in dice]) for img, dice in pickle.loads(cache.read_bytes())]
         else:
             t0 = time.time()
-            made = render_all(args.renders, args.drawn, args.procs, min(args.min_visible, 0.5))
+            made = render_all(args.renders, args.drawn, args.procs, min_visible=0.0)  # filtered below
             print(f"rendered {len(made)} training scenes in {time.time() - t0:.0f}s", flush=True)
             if cache:
                 cache.write_bytes(pickle.dumps(made))
