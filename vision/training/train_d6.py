@@ -247,6 +247,7 @@ def cls_sample(
     hard: list[tuple[int, tuple[float, float], float, float]] | None = None,
     rendered: list[tuple[Pyramid, tuple[float, float, float, float], int]] | None = None,
     hidden: list[tuple[Pyramid, tuple[float, float, float, float], int]] | None = None,
+    tops: list[tuple[Pyramid, tuple[float, float, float, float], int]] | None = None,
 ) -> tuple[np.ndarray, int]:
     """A training crop and its label: 0 not a die, 1..6 a value, UNKNOWN a die whose value is hidden."""
     r = rng.random()
@@ -258,8 +259,11 @@ def cls_sample(
         # is taught as a die of unknown value
         pool = rendered if rendered and rng.random() < RENDERED_SHARE else dice
         if pool is rendered and hidden and rng.random() < HIDDEN_SHARE:
-            pyr, b, _ = hidden[int(rng.integers(len(hidden)))]
-            label = UNKNOWN
+            if tops and rng.random() < 0.5:  # as often, a die on top of a hidden one: its own value
+                pyr, b, label = tops[int(rng.integers(len(tops)))]
+            else:
+                pyr, b, _ = hidden[int(rng.integers(len(hidden)))]
+                label = UNKNOWN
         else:
             pyr, b, label = pool[int(rng.integers(len(pool)))]
         bw, bh = b[2] - b[0], b[3] - b[1]
@@ -348,6 +352,7 @@ def train_classifier(
     hard: list[Any] | None = None,
     rendered: list[Any] | None = None,
     hidden: list[Any] | None = None,
+    tops: list[Any] | None = None,
 ) -> Classifier:
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
@@ -355,7 +360,8 @@ def train_classifier(
     t0 = time.time()
     for step in range(steps):
         xs, ys = zip(
-            *(cls_sample(dice, crops, negs, rng, hard, rendered, hidden) for _ in range(batch)), strict=True
+            *(cls_sample(dice, crops, negs, rng, hard, rendered, hidden, tops) for _ in range(batch)),
+            strict=True,
         )
         out = net(to_tensor(list(xs)))
         y = torch.tensor(ys)
@@ -396,6 +402,12 @@ def mine_negatives(
                 out.append((k, c.center, c.w, c.h))
     print(f"mined {len(out)} hard negatives", flush=True)
     return out
+
+
+def _near(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    """Box centres closer than 0.8 of a's side (a die on another lies about half a side off it)."""
+    side = max(a[2] - a[0], a[3] - a[1])
+    return math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2) < 0.8 * side
 
 
 def _die(d: tuple[Any, ...]) -> tuple[tuple[float, float, float, float], int, bool, float]:
@@ -453,6 +465,12 @@ def main() -> None:
         "--mine-renders",
         action="store_true",
         help="classifier: take hard negatives from the rendered scenes too (away from every die in view)",
+    )
+    ap.add_argument(
+        "--stack-tops",
+        action="store_true",
+        help="classifier (with --hidden-unknown): teach the dice lying on partly hidden ones as often as "
+        "the hidden ones, with their own value (a crop of either shows mostly the upper die)",
     )
     ap.add_argument(
         "--det-hidden-share",
@@ -522,8 +540,16 @@ def main() -> None:
         pairs = list(zip(mpyrs, targets, strict=True))
         rendered = [(p, b, v) for (p, _), (_, d) in pairs for b, v, ok, _ in d if ok]
         hidden = [(p, b, v) for (p, _), (_, d) in pairs for b, v, _, vis in d if vis < 0.5]
+        tops = [
+            (p, b, v)
+            for (p, _), (_, d) in pairs
+            for b, v, ok, _ in d
+            if ok and any(vis < 0.5 and _near(b, h) for h, _, _, vis in d)
+        ]
         if args.hidden_unknown:
             print(f"classifier: {len(hidden)} partly hidden rendered dice (unknown value)", flush=True)
+        if args.stack_tops:
+            print(f"classifier: {len(tops)} dice on partly hidden ones, taught as often", flush=True)
         # negatives come from the photos and the renders alike (hard ones index the photos: first)
         cls = train_classifier(
             dice,
@@ -535,6 +561,7 @@ def main() -> None:
             hard,
             rendered or None,
             (hidden or None) if args.hidden_unknown else None,
+            (tops or None) if args.stack_tops else None,
         )
         export(cls, (8, 3, CROP, CROP), args.out_dir / "d6_classifier.onnx")
 
