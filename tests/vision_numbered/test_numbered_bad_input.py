@@ -59,3 +59,17 @@ def test_missing_model_file_names_it(tmp_path: Path) -> None:
 def test_bad_settings_are_named(kwargs: dict[str, int], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         NumberedReader(**kwargs)  # type: ignore[arg-type]
+
+
+def test_missing_top_face_file_names_it(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"top_face.*nope\.onnx"):
+        NumberedReader(top_face=tmp_path / "nope.onnx")
+
+
+def test_a_models_folder_without_the_top_face_net_reads_without_it(tmp_path: Path) -> None:
+    from vision.numbered.reader import MODELS
+
+    for name in ("numbered_detector.onnx", "numbered_classifier.onnx"):
+        (tmp_path / name).write_bytes((MODELS / name).read_bytes())
+    assert not NumberedReader(models=tmp_path).has_top_face
+    assert NumberedReader().has_top_face

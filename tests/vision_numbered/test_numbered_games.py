@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from conftest import ROOT, SCENES, STILLS, load_scene
 
 from calibration.board import load_board
@@ -83,11 +82,6 @@ def test_die_angler_bout_scored_from_frames() -> None:
         assert Counter(d["kind"] for d in roll["dice"]) == Counter(r.kind for r in read[player])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bob's d10 (9) is read as 7 in his still; numbered values are read 71-90 % right on the "
-    "held-out stills: benchmarks/results/vision_numbered.md",
-)
 def test_die_angler_bout_ends_as_thrown() -> None:
     read, true = _frames(STILLS)
     for player, readings in read.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import cv2
@@ -13,14 +14,14 @@ from vision.numbered.reader import NumberedReader
 
 # Floors a little under what benchmarks/results/vision_numbered.md measured on these scenes,
 # so a regression fails here and the benchmark says by how much (targets: 99.5 / 99).
-# Measured on the video frames: kind 98.6 %, values d6 98.9 %, d10 89.8 %, d10p 86.9 %, d20 82.6 %,
-# 4 false readings; on the stills: kind 98.6 %, values d6 96.4 %, d10 89.7 %, d10p 86.9 %,
-# d20 70.9 %, 1 false reading.
-KIND_FLOOR = 0.965
-VALUE_FLOOR = {"d6": 0.96, "d10": 0.86, "d10p": 0.83, "d20": 0.78}
+# Measured on the video frames: kind 99.46 %, values d6 99.4 %, d10 98.8 %, d10p 98.0 %, d20 95.4 %,
+# 6 false readings; on the stills: kind 99.18 %, values d6 98.2 %, d10 98.9 %, d10p 98.8 %,
+# d20 96.5 %, 2 false readings (a still's die is about 1.2 % of its kind).
+KIND_FLOOR = 0.985
+VALUE_FLOOR = {"d6": 0.975, "d10": 0.965, "d10p": 0.955, "d20": 0.925}
 STILL_DICE = 367
-STILL_KIND_FLOOR = 0.96
-STILL_VALUE_FLOOR = {"d6": 0.93, "d10": 0.85, "d10p": 0.82, "d20": 0.65}
+STILL_KIND_FLOOR = 0.975
+STILL_VALUE_FLOOR = {"d6": 0.95, "d10": 0.95, "d10p": 0.95, "d20": 0.92}
 STILL_FALSE_MAX = 5
 
 
@@ -73,3 +74,27 @@ def test_readings_report_kind_value_and_where(reader: NumberedReader) -> None:
         )
         assert t["kind"] == r.kind
         assert abs(t["center_px"][0] - r.center[0]) < 12 and abs(t["center_px"][1] - r.center[1]) < 12
+
+
+@pytest.mark.slow
+def test_the_top_face_net_centres_the_crop_on_the_top_face(reader: NumberedReader) -> None:
+    """The classifier's crop is centred where the top-face net puts the top face: over 0.2 of the
+    die's box off (a neighbouring face) for 10 of the 561 numbered dice of the video scenes when
+    measured, against 68 with the detector's own estimate."""
+    assert reader.has_top_face
+    n = det_off = off = 0
+    for meta in sorted(SCENES.glob("scene_*.json")):
+        img, truth = load_scene(meta.stem)
+        found = reader.detect(img)
+        located = reader.locate(img, found)
+        for d in truth["dice"]:
+            if d["kind"] == "d6":
+                continue
+            x0, y0, x1, y1 = d["box_px"]
+            side, box = max(x1 - x0, y1 - y0), ((x0 + x1) / 2, (y0 + y1) / 2)
+            i = min(range(len(found)), key=lambda i: math.dist(found[i].box_center, box))
+            n += 1
+            det_off += math.dist(found[i].center, d["center_px"]) > 0.2 * side
+            off += math.dist(located[i].center, d["center_px"]) > 0.2 * side
+    assert n == 561
+    assert off <= 0.03 * n and off < det_off / 3, (off, det_off)

@@ -1,12 +1,17 @@
-"""Pixels to numbered dice: a small detector finds dice of every kind, a classifier names kind and value.
+"""Pixels to numbered dice: a small detector finds dice of every kind, a second net finds the face
+pointing up, a classifier names kind and value.
 
-Both networks run on the CPU (vision.runtime: onnxruntime, or OpenCV's dnn module)
-from ONNX files in vision/models/ (numbered_detector.onnx, numbered_classifier.onnx;
-trained by vision/numbered/train.py on rendered dice, see vision/numbered/MODELS.md).
+The networks run on the CPU (vision.runtime: onnxruntime, or OpenCV's dnn module)
+from ONNX files in vision/models/ (numbered_detector.onnx, numbered_topface.onnx,
+numbered_classifier.onnx; trained by vision/numbered/train.py on rendered dice, see
+vision/numbered/MODELS.md).
 
 Any frame size: the detector always sees the frame resized to about 640x480 (the
-table at the scale it was trained on) and finds each die's top face and outline box;
-the classifier's crop is cut from the frame at its own, full resolution.  So a
+table at the scale it was trained on) and finds each die's outline box (and a first
+guess at its top face, too coarse to tell a d20's top face from its neighbours).  The
+top-face net (vision/numbered/topface.py) then looks at each die's box cut from the
+frame at full resolution and finds the top face's centre and the die's size, all dice
+in one batch; the classifier's crop is cut there, at full resolution too.  So a
 high-resolution still (a Pi Camera 3 takes 3456x2592 over the same field of view as
 its 1280x960 video) gives the classifier numerals 2.7 times as many pixels tall.
 
@@ -103,7 +108,7 @@ class NumberedReader:
         models: Path | None = None,
         det_threshold: float = 0.3,
         reject_threshold: float = 0.5,
-        turns: int = 4,
+        turns: int = 2,
         refine: bool = False,
     ) -> None:
         if turns not in (1, 2, 4):
@@ -217,8 +222,7 @@ class NumberedReader:
         blob = np.concatenate(
             [np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0, view_planes(rays)], axis=1
         )
-        res = self._top(blob)
-        xy, size = peaks(res if res.ndim == 4 else res[:, None])
+        xy, size = peaks(self._top(blob))
         out = []
         for f, side, (x, y), z in zip(found, sides, xy, size, strict=True):
             k = side / TOP

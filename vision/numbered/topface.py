@@ -50,6 +50,5 @@ def peaks(out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         yy, xx = np.mgrid[y0:y1, x0:x1]
         s = float(w.sum())
         xy[i] = (float((w * xx).sum()) / s + 0.5, float((w * yy).sum()) / s + 0.5)
-        if out.shape[1] > 1:
-            size[i] = float(np.exp(np.clip(out[i, 1, y, x], -0.7, 0.7)))
+        size[i] = float(np.exp(np.clip(out[i, 1, y, x], -0.7, 0.7)))
     return xy * (TOP / GRID), size
