@@ -170,7 +170,7 @@ def _numbered(score: Score) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", type=Path, nargs="+", required=True, help="folders of numbered_*.onnx")
-    ap.add_argument("--turns", type=int, nargs="+", default=[4], help="quarter turns averaged (1, 2 or 4)")
+    ap.add_argument("--turns", type=int, nargs="+", default=[2], help="quarter turns averaged (1, 2 or 4)")
     ap.add_argument(
         "--cache-dir", type=Path, default=Path("/tmp"), help="where the rendered windows are kept"
     )
