@@ -5,19 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")  # training only: not a runtime dependency
-
-from vision.crops import CROP, Pyramid  # noqa: E402
-from vision.training import renders  # noqa: E402
-from vision.training.train_d6 import UNKNOWN, cls_sample, soft_targets  # noqa: E402
+from vision.crops import CROP, Pyramid
+from vision.training import renders
+from vision.training.samples import UNKNOWN, cls_sample, soft_target_matrix
 
 
 def test_a_die_of_unknown_value_is_taught_as_a_die_with_every_value_equally_likely() -> None:
-    t = soft_targets(torch.tensor([0, 3, UNKNOWN]))
+    t = soft_target_matrix(np.array([0, 3, UNKNOWN]))
     assert t.shape == (3, 7)
     assert t[0].tolist() == [1.0, 0, 0, 0, 0, 0, 0]
     assert t[1].tolist() == [0, 0, 0, 1.0, 0, 0, 0]
-    assert t[2, 0] == 0.0 and torch.allclose(t[2, 1:], torch.full((6,), 1 / 6))
+    assert t[2, 0] == 0.0 and np.allclose(t[2, 1:], 1 / 6) and np.allclose(t.sum(1), 1.0)
 
 
 def test_partly_hidden_dice_are_taught_as_unknown_value_only_when_asked() -> None:
@@ -54,7 +52,7 @@ def test_board_scenes_keep_partly_hidden_dice_down_to_min_visible_with_their_who
 
 
 def test_detector_patches_can_be_centred_on_the_partly_hidden_dice() -> None:
-    from vision.training.train_d6 import PATCH, STRIDE, det_sample
+    from vision.training.samples import PATCH, STRIDE, det_sample
 
     img = np.full((400, 400, 3), 120, np.uint8)
     upper, lower = (200.0, 200.0, 240.0, 240.0), (212.0, 214.0, 252.0, 254.0)  # half a face apart
