@@ -101,7 +101,11 @@ def match(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, in
 
 
 def evaluate(
-    scenes: Iterable[dict[str, Any]], quads: str = "truth", noise_px: float = 0.0, pose_mode: str = "frame"
+    scenes: Iterable[dict[str, Any]],
+    quads: str = "truth",
+    noise_px: float = 0.0,
+    pose_mode: str = "frame",
+    fit: str = "image",
 ) -> dict[str, Any]:
     """Per die: a row for every truth die the quad source found (matched), the truth dice it
     missed and the readings that match no die (false readings)."""
@@ -158,7 +162,8 @@ def evaluate(
                 image=image,
                 pose=pose,
                 die_size_mm=truth["die_size_mm"],
-                outline=quads == "vision",
+                outline=quads == "vision" and fit != "none",
+                fit="body" if fit == "body" else "image",
             )
             if readings
             else []
@@ -349,7 +354,18 @@ def main(argv: list[str] | None = None) -> int:
         help="with --quads vision: read with the d6 models in DIR, not vision/models (repeatable: "
         "one table each, in one run; keys det, reject, suppress, rotations, long: see vision_d6.py)",
     )
+    ap.add_argument(
+        "--fit",
+        choices=["image", "body", "none"],
+        default="image",
+        help="with --quads vision, how the reader's outlines become top faces: image: searched in the "
+        "frame (place(outline=True)); body: from the outline's centre by geometry alone "
+        "(place(outline=True, fit='body')); none: the outlines taken for top faces",
+    )
     args = ap.parse_args(argv)
+    if args.fit != "image" and args.quads != "vision":
+        print("--fit needs --quads vision", file=sys.stderr)
+        return 2
     scenes = load_scenes(args.split, args.scenes)
     if args.limit:
         scenes = scenes[: args.limit]
@@ -370,9 +386,10 @@ def main(argv: list[str] | None = None) -> int:
             from vision_d6 import reader_from_spec
 
             READER = reader_from_spec(spec)
-        result = evaluate(scenes, args.quads, args.noise_px, args.pose)
+        result = evaluate(scenes, args.quads, args.noise_px, args.pose, fit=args.fit)
         s = summarise(result)
         quads = args.quads + (f" + {args.noise_px} px noise" if args.noise_px else "")
+        quads += f", top faces fitted: {args.fit}" if args.quads == "vision" else ""
         quads += f", pose: {args.pose}"
         if spec is not None:
             quads += f", models: {spec}"

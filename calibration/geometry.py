@@ -55,7 +55,7 @@ from calibration.board import BoardLayout
 from calibration.camera import CameraCalibration
 from calibration.polygons import Poly
 from calibration.pose import BoardPose, estimate_board_pose
-from calibration.topface import fit_top_face
+from calibration.topface import body_top_face, fit_top_face
 
 #: Footprints at one level sharing more than this fraction of a face cannot both be there.
 CONFLICT_FRACTION = 0.08
@@ -194,6 +194,7 @@ def place(
     die_size_mm: float | None = None,
     outline: bool = False,
     known: Sequence[tuple[Any, int]] = (),
+    fit: str = "image",
 ) -> list[DieGeometry]:
     """Board geometry of every die from its top-face quad (4 pixel corners, any order around).
 
@@ -202,6 +203,9 @@ def place(
     box around the die's body, sides included): each cube's top face is then fitted in the
     frame first (:func:`calibration.topface.fit_top_face`, needs ``image``), and its size no
     longer tells its height, so solidity and the frame's overlaps decide the stack levels.
+    ``fit`` says how: ``"image"`` searches the frame for the whole face (about 50 ms a die);
+    ``"body"`` takes the outline's centre for the top face's, by geometry alone
+    (:func:`calibration.topface.body_top_face`, well under a millisecond; less exact).
 
     ``known`` are dice the frame does not show but that are known to be there (a die seen in
     an earlier frame and now covered by another, :mod:`calibration.memory`): each a footprint
@@ -222,7 +226,14 @@ def place(
     if cam_h <= MAX_STACK * s:
         raise GeometryError(f"camera is {cam_h:.0f} mm above the board: expected it above the dice")
     cube = [str(kind) in CUBE_KINDS for kind in kinds]
-    if outline:
+    if fit not in ("image", "body"):
+        raise GeometryError(f"fit must be 'image' or 'body', got {fit!r}")
+    if outline and fit == "body":
+        quads = [
+            body_top_face(q, s, pose, calibration) if is_cube else q
+            for q, is_cube in zip(quads, cube, strict=True)
+        ]
+    elif outline:
         if image is None:
             raise GeometryError("place(outline=True) needs the frame (image=...) to find the top faces in")
         lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)

@@ -108,6 +108,9 @@ class LedSection(_Strict):
 class BoardSection(_Strict):
     layout: str | None = None
     calibration: str | None = None
+    #: how the reader's quads become top faces: "body" (by geometry from each box, the default),
+    #: "image" (searched in the frame: ~50 ms a die) or "none" (the quads are exact top faces)
+    fit: Literal["body", "image", "none"] = "body"
 
 
 class DatabaseSection(_Strict):

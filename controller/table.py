@@ -156,9 +156,11 @@ def load_palette(path: str) -> Any:
 class BoardGeometry:
     """The configured board layout and camera calibration: where each die lies on the board."""
 
-    def __init__(self, layout: str, calibration: str) -> None:
+    def __init__(self, layout: str, calibration: str, fit: str = "body") -> None:
         from calibration.board import BOARDS_DIR, load_board, resolve_board_path
         from calibration.camera import load_calibration
+
+        self.fit = fit
 
         path = resolve_board_path(layout)
         if not path.exists() and (BOARDS_DIR / Path(layout).name).exists():
@@ -203,6 +205,11 @@ class BoardGeometry:
             self.calibration,
             self.board,
             image=image,
+            # the reader's quads are boxes about each die: their top faces by geometry alone (the image
+            # search of `dicetable read --board` costs ~50 ms a die; boxes taken for top faces make false
+            # stacks: benchmarks/results/geometry.md); "none" for readers that give exact top faces
+            outline=self.fit != "none",
+            fit="image" if self.fit == "image" else "body",
             known=known_dice(carried),
         )
         for n, (die, _) in enumerate(carried, 1):
@@ -279,7 +286,7 @@ class Table:
         if self.resumed:
             self.previous = self._scored_dice()
         if geometry is None and cfg.board.layout and cfg.board.calibration:
-            geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration)
+            geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit)
         self.geometry = geometry
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)

@@ -43,6 +43,9 @@ pins = { up = 40 }
 wiring = "zigzag"
 baud = -1
 
+[board]
+fit = "guess"
+
 [display]
 port = "eighty"
 colour = "red"
@@ -88,11 +91,13 @@ def test_every_problem_is_named_by_key(tmp_path: Path) -> None:
         "leds.baud",
         "display.port",
         "display.colour",
+        "board.fit",
     } <= keys
     messages = dict(e.value.problems)
     assert "chess" in messages["table.game"] and "dice-hunter" in messages["table.game"]
     assert "0-27" in messages["players.0.pins.up"]
     assert "unknown key" in messages["display.colour"]
+    assert "body" in messages["board.fit"] and "guess" in messages["board.fit"]
 
 
 def test_pins_used_twice_and_open_host_without_token(tmp_path: Path) -> None:
