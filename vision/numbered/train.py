@@ -29,6 +29,7 @@ from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import GRID, TOP, TOP_MARGIN, ray, view_planes
 from vision.training.nets import Detector, cbr
+from vision.training.samples import splat
 from vision.training.train_d6 import focal, to_tensor
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -219,23 +220,13 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
         cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
         if not (-1 <= cx <= g and -1 <= cy <= g):
             continue
-        sig = max(0.6, min(bw, bh) / STRIDE / 5)
-        tgt[0] = np.maximum(tgt[0], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sig * sig)))
-        ix, iy = round(cx), round(cy)
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                x, y = ix + dx, iy + dy
-                if 0 <= x < g and 0 <= y < g:
-                    tgt[1, y, x] = math.log(max(bw, 1) / STRIDE)
-                    tgt[2, y, x] = math.log(max(bh, 1) / STRIDE)
-                    # top face's and box's centres relative to this cell's centre, in cells
-                    tgt[3, y, x] = cx - x
-                    tgt[4, y, x] = cy - y
-                    tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
-                    tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
-                    tgt[7, y, x] = 1.0 if dx == dy == 0 else 0.5
-        if 0 <= ix < g and 0 <= iy < g:
-            tgt[0, iy, ix] = 1.0
+        for x, y, centre in splat(tgt, xx, yy, cx, cy, bw, bh):
+            # top face's and box's centres relative to this cell's centre, in cells
+            tgt[3, y, x] = cx - x
+            tgt[4, y, x] = cy - y
+            tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
+            tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
+            tgt[7, y, x] = 1.0 if centre else 0.5
     return patch, tgt
 
 

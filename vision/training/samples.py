@@ -102,19 +102,33 @@ def det_sample(
         cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
         if not (-1 <= cx <= g and -1 <= cy <= g):
             continue
-        sig = max(0.6, min(bw, bh) / STRIDE / 5)
-        tgt[0] = np.maximum(tgt[0], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sig * sig)))
-        ix, iy = round(cx), round(cy)
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                x, y = ix + dx, iy + dy
-                if 0 <= x < g and 0 <= y < g:
-                    tgt[1, y, x] = math.log(max(bw, 1) / STRIDE)
-                    tgt[2, y, x] = math.log(max(bh, 1) / STRIDE)
-                    tgt[3, y, x] = 1.0 if dx == dy == 0 else 0.5
-        if 0 <= ix < g and 0 <= iy < g:
-            tgt[0, iy, ix] = 1.0
+        for x, y, centre in splat(tgt, xx, yy, cx, cy, bw, bh):
+            tgt[3, y, x] = 1.0 if centre else 0.5
     return patch, tgt
+
+
+def splat(
+    tgt: np.ndarray, xx: np.ndarray, yy: np.ndarray, cx: float, cy: float, bw: float, bh: float
+) -> list[tuple[int, int, bool]]:
+    """Draw one die into a CenterNet target: a Gaussian peak at cell (cx, cy) in ``tgt[0]`` (1 at its
+    own cell) and log(box size / STRIDE) in ``tgt[1]``, ``tgt[2]`` over the 3x3 cells around it.
+
+    Returns those cells as (x, y, is the centre cell), for the caller's own channels."""
+    g = tgt.shape[-1]
+    sig = max(0.6, min(bw, bh) / STRIDE / 5)
+    tgt[0] = np.maximum(tgt[0], np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sig * sig)))
+    ix, iy = round(cx), round(cy)
+    cells = []
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            x, y = ix + dx, iy + dy
+            if 0 <= x < g and 0 <= y < g:
+                tgt[1, y, x] = math.log(max(bw, 1) / STRIDE)
+                tgt[2, y, x] = math.log(max(bh, 1) / STRIDE)
+                cells.append((x, y, dx == dy == 0))
+    if 0 <= ix < g and 0 <= iy < g:
+        tgt[0, iy, ix] = 1.0
+    return cells
 
 
 def clutter(rng: np.random.Generator, size: float) -> tuple[np.ndarray, tuple[float, float]]:
