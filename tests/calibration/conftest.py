@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -85,3 +85,40 @@ def make_scene() -> Callable[..., Scene]:
 def die() -> Callable[..., Cube]:
     """``die(value, colour, x, y, size=16, level=0, yaw=20)``: a flat die resting at (x, y) mm."""
     return flat_die
+
+
+class DicetarHalf(NamedTuple):
+    """A DICETAR WARS half on the example board: the camera, the cubes on the table after each
+    throw (ann's red, bob's blue with one die on a red one and one off the board, bob's rethrow)
+    and the scores it ends with."""
+
+    camera: tuple[tuple[float, float, float], tuple[float, float]]
+    throws: list[list[Cube]]
+    players: tuple[str, ...]
+    scores: dict[str, int]
+
+
+@pytest.fixture
+def dicetar_half() -> DicetarHalf:
+    die = flat_die
+    red = [
+        die(5, "red", 135, 125),  # x6: 30
+        die(2, "red", 110, 150),  # where x4, x6, x3 and x8 meet: lowest x3: 6
+        die(4, "red", 240, 175),  # x8: 32
+        die(3, "red", 30, 150),  # on the board, no zone: 0
+        die(6, "red", 185, 75),  # x3: 18
+    ]
+    blue = [
+        die(6, "blue", 244, 178, level=1, yaw=40),  # on the x8 red die: 6 x 8 x 4 = 192
+        die(1, "blue", 335, 125),  # x3: 3
+        die(4, "blue", 440, 120),  # off the board: 0, to be rethrown
+        die(2, "blue", 285, 225),  # the L-shaped x4: 8
+        die(5, "blue", 85, 225),  # x4: 20
+    ]
+    landed = [*blue[:2], die(3, "blue", 395, 215), *blue[3:]]  # the rethrown die lands on the board, no zone
+    return DicetarHalf(
+        ((215, 150, -700), (210, 150)),
+        [red, red + blue, red + landed],
+        ("ann", "bob", "ann"),
+        {"ann": 30 + 6 + 32 + 0 + 18, "bob": 192 + 3 + 0 + 8 + 20},
+    )

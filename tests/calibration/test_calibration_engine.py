@@ -26,35 +26,15 @@ def dice_json(scene, cubes) -> list[dict[str, Any]]:  # type: ignore[no-untyped-
 
 
 @pytest.mark.slow
-def test_a_half_scores_from_rendered_frames(make_scene, die, dicetar_board) -> None:
+def test_a_half_scores_from_rendered_frames(make_scene, dicetar_half, dicetar_board) -> None:
     game = new_game(Setup.from_json({"game": "dicetar-wars", "players": ["ann", "bob"]}))
-    cam = ((215, 150, -700), (210, 150))
-    red = [
-        die(5, "red", 135, 125),  # x6: 30
-        die(2, "red", 110, 150),  # where x4, x6, x3 and x8 meet: lowest x3: 6
-        die(4, "red", 240, 175),  # x8: 32
-        die(3, "red", 30, 150),  # on the board, no zone: 0
-        die(6, "red", 185, 75),  # x3: 18
-    ]
-    first = make_scene(dicetar_board, *cam, cubes=red)
-    game.apply(Input.from_json({"type": "throw", "player": "ann", "dice": dice_json(first, red)}))
-
-    blue = [
-        die(6, "blue", 244, 178, level=1, yaw=40),  # on the x8 red die: 6 x 8 x 4 = 192
-        die(1, "blue", 335, 125),  # x3: 3
-        die(4, "blue", 440, 120),  # off the board: 0, to be rethrown
-        die(2, "blue", 285, 225),  # the L-shaped x4: 8
-        die(5, "blue", 85, 225),  # x4: 20
-    ]
-    second = make_scene(dicetar_board, *cam, cubes=red + blue)
-    game.apply(Input.from_json({"type": "throw", "player": "bob", "dice": dice_json(second, red + blue)}))
-    expects = game.expects()
-    assert expects.detail["step"] == "rethrow" and expects.detail["off_board"]["blue"] == 1
-
-    landed = [*blue[:2], die(3, "blue", 395, 215), *blue[3:]]  # the rethrown die lands on the board, no zone
-    third = make_scene(dicetar_board, *cam, cubes=red + landed)
-    game.apply(Input.from_json({"type": "throw", "player": "ann", "dice": dice_json(third, red + landed)}))
-    assert game.scores() == {"ann": 30 + 6 + 32 + 0 + 18, "bob": 192 + 3 + 0 + 8 + 20}
+    for n, (player, cubes) in enumerate(zip(dicetar_half.players, dicetar_half.throws, strict=True)):
+        frame = make_scene(dicetar_board, *dicetar_half.camera, cubes=cubes)
+        game.apply(Input.from_json({"type": "throw", "player": player, "dice": dice_json(frame, cubes)}))
+        if n == 1:
+            expects = game.expects()
+            assert expects.detail["step"] == "rethrow" and expects.detail["off_board"]["blue"] == 1
+    assert game.scores() == dicetar_half.scores
 
 
 @pytest.mark.slow

@@ -32,9 +32,6 @@ if getattr(sys.modules.get("vision"), "__file__", "") is None:
         del sys.modules[name]
 sys.path.insert(0, str(ROOT))
 
-CAM = ((215, 150, -700), (210, 150))
-DICETAR_TRUTH_SCORES = {"ann": 30 + 6 + 32 + 0 + 18, "bob": 192 + 3 + 0 + 8 + 20}
-
 
 def read_and_place(scene, before: list[dict[str, Any]] = ()) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def,assignment]
     """Engine dice for one frame, from its pixels: d6 reader, then board geometry.
@@ -62,47 +59,38 @@ def read_and_place(scene, before: list[dict[str, Any]] = ()) -> list[dict[str, A
     return [{**r, **g.to_json()} for r, g in zip(seen + [c for c, _ in carried], got, strict=True)]
 
 
+#: what the engine takes of each placed reading (the pixels stay with the table)
+ENGINE_KEYS = (
+    "kind",
+    "value",
+    "colour",
+    "stack_level",
+    "rests_on",
+    "zones",
+    "min_multiplier",
+    "side",
+    "field_status",
+    "card_slot",
+    "board_center_mm",
+    "footprint_mm",
+)
+
+
 def engine_dice(dice: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What the engine takes of each placed reading (the pixels stay with the table)."""
-    keep = ("kind", "value", "colour", "stack_level", "rests_on", "zones", "min_multiplier", "side")
-    return [
-        {k: d[k] for k in (*keep, "field_status", "card_slot", "board_center_mm", "footprint_mm") if k in d}
-        for d in dice
-    ]
-
-
-def dicetar_throws(die) -> list[list[Any]]:  # type: ignore[no-untyped-def]
-    """The cubes on the table after each throw of the half (as in test_calibration_engine)."""
-    red = [
-        die(5, "red", 135, 125),  # x6: 30
-        die(2, "red", 110, 150),  # where x4, x6, x3 and x8 meet: lowest x3: 6
-        die(4, "red", 240, 175),  # x8: 32
-        die(3, "red", 30, 150),  # on the board, no zone: 0
-        die(6, "red", 185, 75),  # x3: 18
-    ]
-    blue = [
-        die(6, "blue", 244, 178, level=1, yaw=40),  # on the x8 red die: 6 x 8 x 4 = 192
-        die(1, "blue", 335, 125),  # x3: 3
-        die(4, "blue", 440, 120),  # off the board: 0, to be rethrown
-        die(2, "blue", 285, 225),  # the L-shaped x4: 8
-        die(5, "blue", 85, 225),  # x4: 20
-    ]
-    landed = [*blue[:2], die(3, "blue", 395, 215), *blue[3:]]  # the rethrown die lands on the board
-    return [red, red + blue, red + landed]
+    return [{k: d[k] for k in ENGINE_KEYS if k in d} for d in dice]
 
 
 @pytest.mark.slow
-def test_a_dicetar_wars_half_scored_from_pixels(make_scene, die, dicetar_board) -> None:
+def test_a_dicetar_wars_half_scored_from_pixels(make_scene, dicetar_half, dicetar_board) -> None:
     game = new_game(Setup.from_json({"game": "dicetar-wars", "players": ["ann", "bob"]}))
-    first, second, third = (make_scene(dicetar_board, *CAM, cubes=c) for c in dicetar_throws(die))
     seen: list[dict[str, Any]] = []
-    for player, frame in (("ann", first), ("bob", second), ("ann", third)):
-        seen = read_and_place(frame, seen)
+    for n, (player, cubes) in enumerate(zip(dicetar_half.players, dicetar_half.throws, strict=True)):
+        seen = read_and_place(make_scene(dicetar_board, *dicetar_half.camera, cubes=cubes), seen)
         game.apply(Input.from_json({"type": "throw", "player": player, "dice": engine_dice(seen)}))
-        if frame is second:
+        if n == 1:
             expects = game.expects()
             assert expects.detail["step"] == "rethrow" and expects.detail["off_board"]["blue"] == 1
-    assert game.scores() == DICETAR_TRUTH_SCORES
+    assert game.scores() == dicetar_half.scores
     # the red 4 under the blue 6 was carried from the first frame, not read through the blue die
     carried = [d for d in seen if d.get("carried")]
     assert [(d["colour"], d["value"], d["stack_level"]) for d in carried] == [("red", 4, 0)]
@@ -112,14 +100,14 @@ def test_a_dicetar_wars_half_scored_from_pixels(make_scene, die, dicetar_board) 
 
 
 @pytest.mark.slow
-def test_every_d6_the_reader_finds_is_placed_where_it_lies(make_scene, die, dicetar_board) -> None:
+def test_every_d6_the_reader_finds_is_placed_where_it_lies(make_scene, dicetar_half, dicetar_board) -> None:
     """The geometry half of the pipeline on the reader's own outlines: each flat die found (in its
     colour) lies within 1 mm of where it was put, on the zones and field status of its true footprint."""
     from calibration.geometry import classify
 
     checked = 0
-    for cubes in dicetar_throws(die):
-        scene = make_scene(dicetar_board, *CAM, cubes=cubes)
+    for cubes in dicetar_half.throws:
+        scene = make_scene(dicetar_board, *dicetar_half.camera, cubes=cubes)
         dice = read_and_place(scene)
         for c in cubes:
             if c.extra["level"]:
