@@ -46,46 +46,15 @@ def carry_covered(
     colour) are considered.
     """
     wanted = None if colours is None else {str(c).lower() for c in colours}
-
-    def colour(d: Reading) -> str:
-        return str(d.get("colour", "")).lower()
-
-    def centre(d: Reading) -> tuple[float, float] | None:
-        c = d.get("center")
-        try:
-            x, y = float(c[0]), float(c[1])  # type: ignore[index]
-        except (TypeError, ValueError, IndexError):
-            return None
-        return (x, y) if math.isfinite(x) and math.isfinite(y) else None
-
-    old = [d for d in before if wanted is None or colour(d) in wanted]
-    short = Counter(colour(d) for d in old)
-    short.subtract(colour(d) for d in now)
-
-    # which earlier dice the new frame still shows (nearest first, one to one, same colour)
-    pairs = sorted(
-        (math.dist(a, b), i, j)
-        for i, d in enumerate(old)
-        for j, n in enumerate(now)
-        if colour(d) == colour(n)
-        and (a := centre(d)) is not None
-        and (b := centre(n)) is not None
-        and math.dist(a, b) <= SAME_PLACE_PX
-    )
-    seen: dict[int, int] = {}
-    taken: set[int] = set()
-    for _, i, j in pairs:
-        if i not in seen and j not in taken:
-            seen[i] = j
-            taken.add(j)
-
-    index = {id(d): i for i, d in enumerate(old)}
-    by_id = {d.get("id"): d for d in old if d.get("id") is not None}
+    old = [d for d in before if wanted is None or _colour(d) in wanted]
+    short = Counter(_colour(d) for d in old)
+    short.subtract(_colour(d) for d in now)
+    seen = _still_seen(old, now)
     out: list[tuple[Reading, int]] = []
     for i, d in enumerate(old):
-        if i in seen or short[colour(d)] <= 0 or d.get("footprint_mm") is None:
+        if i in seen or short[_colour(d)] <= 0 or d.get("footprint_mm") is None:
             continue
-        over = _over(d, now, seen, index, by_id, centre)
+        over = _over(i, old, now, seen)
         if over is None:
             continue
         carried = {k: v for k, v in d.items() if k not in ("rests_on", "unsure")}
@@ -93,40 +62,66 @@ def carry_covered(
         if d.get("id") is not None:
             carried["seen_as"] = d.get("seen_as", d["id"])
         out.append((carried, over))
-        short[colour(d)] -= 1
+        short[_colour(d)] -= 1
     return out
 
 
-def _over(
-    d: Reading,
-    now: Sequence[Reading],
-    seen: dict[int, int],
-    index: dict[int, int],
-    by_id: dict[Any, Reading],
-    centre: Any,
-) -> int | None:
-    """The index in ``now`` of the die lying over ``d``, if one does."""
-    if d.get("hidden") and d.get("under") in by_id:
+def _colour(d: Reading) -> str:
+    return str(d.get("colour", "")).lower()
+
+
+def _centre(d: Reading) -> tuple[float, float] | None:
+    c = d.get("center")
+    try:
+        x, y = float(c[0]), float(c[1])  # type: ignore[index]
+    except (TypeError, ValueError, IndexError):
+        return None
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+
+
+def _still_seen(old: Sequence[Reading], now: Sequence[Reading]) -> dict[int, int]:
+    """Which earlier dice the new frame still shows: old index -> new index (nearest first, one to
+    one, same colour, within SAME_PLACE_PX)."""
+    pairs = sorted(
+        (math.dist(a, b), i, j)
+        for i, d in enumerate(old)
+        for j, n in enumerate(now)
+        if _colour(d) == _colour(n)
+        and (a := _centre(d)) is not None
+        and (b := _centre(n)) is not None
+        and math.dist(a, b) <= SAME_PLACE_PX
+    )
+    seen: dict[int, int] = {}
+    for _, i, j in pairs:
+        if i not in seen and j not in seen.values():
+            seen[i] = j
+    return seen
+
+
+def _over(i: int, old: Sequence[Reading], now: Sequence[Reading], seen: dict[int, int]) -> int | None:
+    """The index in ``now`` of the die lying over ``old[i]``, if one does."""
+    d = old[i]
+    if d.get("hidden"):
         # it was under a die then: still under it if that die is still seen where it was
-        top = index.get(id(by_id[d["under"]]))
+        top = next(
+            (k for k, o in enumerate(old) if o.get("id") is not None and o.get("id") == d.get("under")), None
+        )
         if top is not None and top in seen:
             return seen[top]
-    c = centre(d)
+    c = _centre(d)
     if c is None:
         return None
     best: tuple[float, int] | None = None
     for j, n in enumerate(now):
-        q = n.get("quad")
-        nc = centre(n)
+        nc = _centre(n)
         try:
-            poly = pg.as_poly(np.asarray(q, np.float64))
+            poly = pg.as_poly(np.asarray(n.get("quad"), np.float64))
         except (TypeError, ValueError):
             continue
         if nc is None or poly.shape[0] < 3 or not pg.point_in_polygon(np.asarray(c), poly):
             continue
-        dist = math.dist(c, nc)
-        if best is None or dist < best[0]:
-            best = (dist, j)
+        if best is None or math.dist(c, nc) < best[0]:
+            best = (math.dist(c, nc), j)
     return None if best is None else best[1]
 
 
