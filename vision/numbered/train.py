@@ -16,6 +16,7 @@ import math
 import multiprocessing as mp
 import pickle
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -160,27 +161,24 @@ def _render_hires(i: int) -> Window:
     return die_window(rng, round(112 * scale), scale)
 
 
-def render_singles(n: int, procs: int, hires: bool = False) -> list[Window]:
+def _render_many(fn: Callable[[int], Window], n: int, procs: int, chunksize: int, what: str) -> list[Window]:
     t0 = time.time()
-    fn = _render_hires if hires else _render_single
     if procs <= 1:
         out = [fn(i) for i in range(n)]
     else:
         with mp.get_context("fork").Pool(procs) as pool:
-            out = pool.map(fn, range(n), chunksize=64)
-    print(f"rendered {n} die-centred windows (hires {hires}) in {time.time() - t0:.0f}s", flush=True)
+            out = pool.map(fn, range(n), chunksize=chunksize)
+    print(f"rendered {n} {what} in {time.time() - t0:.0f}s", flush=True)
     return out
+
+
+def render_singles(n: int, procs: int, hires: bool = False) -> list[Window]:
+    fn = _render_hires if hires else _render_single
+    return _render_many(fn, n, procs, 64, f"die-centred windows (hires {hires})")
 
 
 def render_windows(n: int, procs: int) -> list[Window]:
-    t0 = time.time()
-    if procs <= 1:
-        out = [_render(i) for i in range(n)]
-    else:
-        with mp.get_context("fork").Pool(procs) as pool:
-            out = pool.map(_render, range(n), chunksize=16)
-    print(f"rendered {n} windows in {time.time() - t0:.0f}s", flush=True)
-    return out
+    return _render_many(_render, n, procs, 16, "windows")
 
 
 def _box(d: dict[str, Any]) -> tuple[float, float, float, float]:
