@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.geometry import place
+from calibration.geometry import DieGeometry, place
 from controller.scenario import Setup, new_game
 from engine import Input
 
@@ -59,21 +60,8 @@ def read_and_place(scene, before: list[dict[str, Any]] = ()) -> list[dict[str, A
     return [{**r, **g.to_json()} for r, g in zip(seen + [c for c, _ in carried], got, strict=True)]
 
 
-#: what the engine takes of each placed reading (the pixels stay with the table)
-ENGINE_KEYS = (
-    "kind",
-    "value",
-    "colour",
-    "stack_level",
-    "rests_on",
-    "zones",
-    "min_multiplier",
-    "side",
-    "field_status",
-    "card_slot",
-    "board_center_mm",
-    "footprint_mm",
-)
+#: what the engine takes of each placed reading: the die and its board geometry (the pixels stay behind)
+ENGINE_KEYS = {"kind", "value", "colour"} | {f.name for f in fields(DieGeometry)} - {"level_estimate"}
 
 
 def engine_dice(dice: list[dict[str, Any]]) -> list[dict[str, Any]]:
