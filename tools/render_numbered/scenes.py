@@ -223,6 +223,22 @@ def _window_origin(rng: np.random.Generator, size: int, w: int, h: int) -> tuple
     return float(rng.uniform(0, w - size)), float(rng.uniform(0, h - size))
 
 
+def nadir_px(r: F64, k: F64) -> tuple[float, float]:
+    """The image of the point straight below the camera (the vertical vanishing point: every
+    vertical edge on the table points at it), frame pixels; it may lie outside the frame."""
+    v = k @ r[:, 2]  # the table's normal (+z, away from the camera) seen by the camera
+    return float(v[0] / v[2]), float(v[1] / v[2])
+
+
+def window_nadir(rng: np.random.Generator, scale: float = 1.0) -> tuple[float, float]:
+    """The nadir (`nadir_px`, frame pixels) of the frame `window(rng, ..., scale)` or
+    `die_window(rng, ..., scale)` (same generator state) is cut from.  Renders nothing."""
+    w, h = frame_size(scale)
+    k = pi_camera3_calibration(w, h).camera_matrix
+    _, r, _ = _train_camera(rng)
+    return nadir_px(r, k)
+
+
 def window_view(
     rng: np.random.Generator, size: int = 320, scale: float = 1.0
 ) -> tuple[float, float, int, int]:

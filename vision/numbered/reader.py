@@ -35,7 +35,16 @@ from vision.face import body_lab, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
-from vision.numbered.topface import TOP, TOP_MARGIN, peaks, ray, view_planes
+from vision.numbered.topface import (
+    TOP,
+    TOP_MARGIN,
+    TOP_NADIR_FILE,
+    fit_nadir,
+    nadir_ray,
+    peaks,
+    ray,
+    view_planes,
+)
 from vision.palette import Palette
 from vision.reader import suppress
 from vision.reading import DieReading
@@ -110,6 +119,8 @@ class NumberedReader:
         reject_threshold: float = 0.5,
         turns: int = 2,
         refine: bool = False,
+        top_face_nadir: Path | None = None,
+        estimate_nadir: bool = True,
     ) -> None:
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
@@ -124,6 +135,14 @@ class NumberedReader:
                 f"top_face: {top_face} is missing (expected the top-face net's ONNX file)"
             )
         self._top = Model(top) if top.is_file() else None
+        top_n = top_face_nadir or folder / TOP_NADIR_FILE
+        if top_face_nadir is not None and not top_face_nadir.is_file():
+            raise FileNotFoundError(
+                f"top_face_nadir: {top_face_nadir} is missing "
+                "(expected the nadir-aware top-face net's ONNX file)"
+            )
+        self._top_nadir = Model(top_n) if top_n.is_file() else None
+        self.estimate_nadir = estimate_nadir
         self.det_area = det_area
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
@@ -205,24 +224,60 @@ class NumberedReader:
         """Whether the top-face net re-centres each die (its file was found)."""
         return self._top is not None
 
+    @property
+    def has_nadir_net(self) -> bool:
+        """Whether the nadir-aware top-face net is loaded (its file was found)."""
+        return self._top_nadir is not None
+
+    def nadir(
+        self, found: list[Found], view: tuple[float, float, int, int] | None, shape: tuple[int, ...]
+    ) -> tuple[float, float]:
+        """The nadir (frame pixels) fitted to the detector's dice (topface.fit_nadir)."""
+        ox, oy, fw, fh = view or (0.0, 0.0, shape[1], shape[0])
+        return fit_nadir(
+            np.array([(f.box_center[0] + ox, f.box_center[1] + oy) for f in found]).reshape(-1, 2),
+            np.array([(f.center[0] + ox, f.center[1] + oy) for f in found]).reshape(-1, 2),
+            np.array([max(f.w, f.h) for f in found]),
+            np.array([f.score for f in found]),
+            int(fw),
+            int(fh),
+        )
+
     def locate(
-        self, image: np.ndarray, found: list[Found], view: tuple[float, float, int, int] | None = None
+        self,
+        image: np.ndarray,
+        found: list[Found],
+        view: tuple[float, float, int, int] | None = None,
+        nadir: tuple[float, float] | None = None,
     ) -> list[Found]:
         """Each die's top-face centre found again by the top-face net, which sees the die's outline
         box cut from the frame at full resolution (one batch for all dice); unchanged without it.
 
         `view`: when `image` is a window of a larger frame, the window's top-left corner and the
-        frame's width and height (the net is told where in the frame each die is)."""
-        if self._top is None or not found:
+        frame's width and height (the net is told where in the frame each die is).
+        `nadir`: the point below the camera in frame pixels (topface.nadir_from_pose of the
+        calibration's board pose), for the nadir-aware net when its file is there; without it that
+        net is given the nadir fitted to the dice (`estimate_nadir`), or the older net is used."""
+        if (self._top is None and self._top_nadir is None) or not found:
             return found
         ox, oy, fw, fh = view or (0.0, 0.0, image.shape[1], image.shape[0])
+        boxes = [(f.box_center[0] + ox, f.box_center[1] + oy) for f in found]
+        net: Model | None
+        if self._top_nadir is not None and (nadir is not None or self.estimate_nadir or self._top is None):
+            if nadir is None:  # fitted to the dice, or (not estimating) the frame's centre
+                nadir = self.nadir(found, view, image.shape) if self.estimate_nadir else (fw / 2, fh / 2)
+            net = self._top_nadir
+            rays = np.array([nadir_ray(x, y, nadir, fw, fh) for x, y in boxes])
+        else:
+            net = self._top
+            rays = np.array([ray(x, y, fw, fh) for x, y in boxes])
         sides = [max(f.w, f.h) * TOP_MARGIN for f in found]
         crops = [_cut(image, f.box_center, side, TOP) for f, side in zip(found, sides, strict=True)]
-        rays = np.array([ray(f.box_center[0] + ox, f.box_center[1] + oy, fw, fh) for f in found])
         blob = np.concatenate(
             [np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0, view_planes(rays)], axis=1
         )
-        xy, size = peaks(self._top(blob))
+        assert net is not None  # one of the two nets is loaded (checked above)
+        xy, size = peaks(net(blob))
         out = []
         for f, side, (x, y), z in zip(found, sides, xy, size, strict=True):
             k = side / TOP
@@ -250,13 +305,20 @@ class NumberedReader:
         """Each die's crop, centred on its top face, cut from the frame at full resolution."""
         return [_cut(image, f.center, max(f.w, f.h) * MARGIN) for f in found]
 
-    def read(self, image: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
-        """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour."""
+    def read(
+        self, image: np.ndarray, palette: Palette | None = None, nadir: tuple[float, float] | None = None
+    ) -> list[DieReading]:
+        """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
+
+        `nadir`: the point below the camera, frame pixels, when the camera's pose is known
+        (topface.nadir_from_pose); see `locate`."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 16:
             return []
+        if nadir is not None:
+            nadir = _check_nadir(nadir)
         palette = palette or Palette.default()
-        found = self.locate(image, self.detect(image))
+        found = self.locate(image, self.detect(image), nadir=nadir)
         crops = self.crops(image, found)
         return self.readings(image, found, crops, self.classify(crops), palette)
 
@@ -278,6 +340,16 @@ class NumberedReader:
             out.append(_reading(image, f, v, crop, palette))
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
+
+
+def _check_nadir(nadir: object) -> tuple[float, float]:
+    try:
+        x, y = (float(v) for v in nadir)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        raise ValueError(f"nadir: expected two numbers (x, y frame pixels), got {nadir!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ValueError(f"nadir: expected finite frame pixels, got {nadir!r}")
+    return x, y
 
 
 def _found(
@@ -354,6 +426,10 @@ def default_reader() -> NumberedReader:
         return _default
 
 
-def read_numbered(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
-    """Every d6, d10, percentile d10 and d20 in a BGR uint8 frame (d10p values 0, 10, ... 90)."""
-    return default_reader().read(image_bgr, palette)
+def read_numbered(
+    image_bgr: np.ndarray, palette: Palette | None = None, nadir: tuple[float, float] | None = None
+) -> list[DieReading]:
+    """Every d6, d10, percentile d10 and d20 in a BGR uint8 frame (d10p values 0, 10, ... 90).
+
+    `nadir`: the point below the camera (frame pixels) when the camera's pose is known."""
+    return default_reader().read(image_bgr, palette, nadir)

@@ -28,7 +28,7 @@ from torch import nn
 
 from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, INDEX
-from vision.numbered.topface import GRID, TOP, TOP_MARGIN, ray, view_planes
+from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
 from vision.training.nets import Detector, cbr
 from vision.training.samples import splat
 from vision.training.train_d6 import focal, to_tensor
@@ -383,16 +383,47 @@ def _window_view(i: int) -> View:
     return window_view(np.random.default_rng([7, i]), WINDOW)
 
 
+Nadir = tuple[float, float]  # the point below the camera, frame pixels (scenes.nadir_px)
+
+
+def _single_nadir(i: int) -> Nadir:
+    from tools.render_numbered.scenes import window_nadir
+
+    return window_nadir(np.random.default_rng([11, i]))
+
+
+def _hires_nadir(i: int) -> Nadir:
+    from tools.render_numbered.scenes import window_nadir
+
+    rng = np.random.default_rng([13, i])
+    return window_nadir(rng, float(rng.uniform(*HIRES_SCALE)))
+
+
+def _window_nadir(i: int) -> Nadir:
+    from tools.render_numbered.scenes import window_nadir
+
+    return window_nadir(np.random.default_rng([7, i]))
+
+
+# The nadir-aware net is trained on the true nadir off by N(0, sigma) of f per axis, sigma drawn
+# from these (with these odds): a board pose from calibration (well under 0.02), or a rough one.
+NADIR_SIGMAS = (0.02, 0.1, 0.25)
+NADIR_ODDS = (0.6, 0.25, 0.15)
+
+
 def top_sample(
-    sources: list[tuple[list[Window], list[View]]],
+    sources: list[tuple[list[Window], list[View], list[Nadir] | None]],
     rng: np.random.Generator,
     levels: dict[tuple[int, int], list[np.ndarray]],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One TOP x TOP crop round a die's outline box (give or take the detector's error), any
     rotation, the die's view ray turned the same way, and the target: a Gaussian (0.8 cells) on
-    the top face's centre, summing to 1."""
+    the top face's centre, summing to 1.
+
+    With the sources' nadirs, the view ray is from the nadir (topface.nadir_ray, the nadir off by
+    NADIR_SIGMAS x f), not from the frame's centre."""
     si = int(rng.choice(len(sources), p=TOP_SOURCES))
-    src, views = sources[si]
+    src, views, nadirs = sources[si]
     for _ in range(100):
         wi = int(rng.integers(len(src)))
         img, dice = src[wi]
@@ -417,14 +448,20 @@ def top_sample(
     t = np.exp(-((xx + 0.5 - tx / cell) ** 2 + (yy + 0.5 - ty / cell) ** 2) / (2 * 0.8**2))
     t = t / max(float(t.sum()), 1e-6)
     ox, oy, fw, fh = views[wi]
-    rx, ry = ray(c[0] + ox, c[1] + oy, fw, fh)
+    if nadirs is None:
+        rx, ry = ray(c[0] + ox, c[1] + oy, fw, fh)
+    else:
+        sigma = float(rng.choice(NADIR_SIGMAS, p=NADIR_ODDS)) * F_SIDE * max(fw, fh)
+        nx, ny = nadirs[wi]
+        noisy = (nx + rng.normal(0, sigma), ny + rng.normal(0, sigma))
+        rx, ry = nadir_ray(c[0] + ox, c[1] + oy, noisy, fw, fh)
     turned = np.array([math.cos(a) * rx + math.sin(a) * ry, -math.sin(a) * rx + math.cos(a) * ry])
     size = math.log(side * TOP_MARGIN / crop_side)
     return photometric(crop, rng), turned, np.concatenate([t.ravel(), [size]]).astype(np.float32)
 
 
 def train_topface(
-    sources: list[tuple[list[Window], list[View]]],
+    sources: list[tuple[list[Window], list[View], list[Nadir] | None]],
     rng: np.random.Generator,
     steps: int,
     batch: int,
@@ -498,6 +535,11 @@ def main() -> None:
     ap.add_argument("--top-steps", type=int, default=3000)
     ap.add_argument("--top-width", type=int, default=48, help="channels of the top-face net's dilated layers")
     ap.add_argument(
+        "--nadir",
+        action="store_true",
+        help="top-face net told each die's ray from the nadir (writes " + TOP_NADIR_FILE + ")",
+    )
+    ap.add_argument(
         "--jitter",
         type=float,
         default=JITTER,
@@ -538,12 +580,25 @@ def main() -> None:
         )
         hires = _cached(args.hires_cache, args.hires, lambda: render_singles(args.hires, args.threads, True))
         sources = [
-            (singles, [_single_view(i) for i in range(len(singles))]),
-            (hires, [_hires_view(i) for i in range(len(hires))]),
-            (wins, [_window_view(i) for i in range(len(wins))]),
+            (
+                singles,
+                [_single_view(i) for i in range(len(singles))],
+                [_single_nadir(i) for i in range(len(singles))] if args.nadir else None,
+            ),
+            (
+                hires,
+                [_hires_view(i) for i in range(len(hires))],
+                [_hires_nadir(i) for i in range(len(hires))] if args.nadir else None,
+            ),
+            (
+                wins,
+                [_window_view(i) for i in range(len(wins))],
+                [_window_nadir(i) for i in range(len(wins))] if args.nadir else None,
+            ),
         ]
         top = train_topface(sources, rng, args.top_steps, 64, args.top_width)
-        export(top, (8, 5, TOP, TOP), args.models / "numbered_topface.onnx")
+        name = TOP_NADIR_FILE if args.nadir else "numbered_topface.onnx"
+        export(top, (8, 5, TOP, TOP), args.models / name)
     if args.only in ("det", "both"):
         det = train_detector(wins, rng, args.det_steps, 16)
         export(det, (1, 3, 320, 320), args.models / "numbered_detector.onnx")

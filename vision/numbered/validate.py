@@ -12,8 +12,15 @@ The windows (seeded, rendered once and kept in --cache-dir, outside the repo):
   2.7x stills (seeds ``[19, i]``).
 
 For each models folder: the error of the top-face centre the classifier's crop is centred on
-(fraction of the die's box: median, 90th percentile, share over 0.2) and, per set, kind and
-value accuracy per kind (dice wholly inside their window; a missed die counts wrong).
+(fraction of the die's box: median, 90th percentile, share over 0.2, and the d20s over 0.2) and,
+per set, kind and value accuracy per kind (dice wholly inside their window; a missed die counts
+wrong).
+
+A folder with the nadir-aware top-face net (topface.TOP_NADIR_FILE) is run once per --nadir:
+``true``, the generator's camera nadir (what a calibrated board pose gives); ``estimate``, the
+nadir fitted to the dice the detector finds in the WINDOW (topface.fit_nadir: a window holds a
+few dice of its frame, so this is harder than a whole frame; the fit's error is reported);
+``old``, that folder's older top-face net with rays from the frame's centre.
 """
 
 from __future__ import annotations
@@ -33,11 +40,30 @@ import numpy as np
 from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
 from vision.numbered.reader import NumberedReader
+from vision.numbered.topface import F_SIDE
 
 Window = tuple[np.ndarray, list[dict[str, Any]]]
 View = tuple[float, float, int, int]
-# (window, the frame's scale over 1280x960, dice scored, where the window is in its frame)
-Case = tuple[np.ndarray, float, list[dict[str, Any]], View]
+# (window, the frame's scale over 1280x960, dice scored, where the window is in its frame, the
+# frame's nadir in frame pixels)
+Case = tuple[np.ndarray, float, list[dict[str, Any]], View, tuple[float, float]]
+NADIR_MODES = ("true", "estimate", "old")
+
+
+def _nadirs() -> dict[str, list[tuple[float, float]]]:
+    """The camera's nadir of each validation window's frame (replayed draws, nothing rendered)."""
+    from tools.render_numbered.scenes import window_nadir
+
+    still = []
+    for i in range(500):
+        rng = np.random.default_rng([15, i])
+        still.append(window_nadir(rng, float(rng.uniform(2.2, 3.0))))
+    return {
+        "video": [window_nadir(np.random.default_rng([9, i])) for i in range(150)],
+        "still": still,
+        "large": [window_nadir(np.random.default_rng([17, i]), 1.0) for i in range(24)]
+        + [window_nadir(np.random.default_rng([19, i]), 2.7) for i in range(24)],
+    }
 
 
 def _views() -> dict[str, list[View]]:
@@ -100,7 +126,7 @@ def load_sets(cache_dir: Path) -> dict[str, list[Case]]:
     still = _cached(cache_dir / "nb_hires_val.pkl", lambda: [_still(i) for i in range(500)])
     scales = [float(np.random.default_rng([15, i]).uniform(2.2, 3.0)) for i in range(len(still))]
     large = _cached(cache_dir / "nb_valframes.pkl", lambda: [_large(i) for i in range(48)])
-    views = _views()
+    views, nadirs = _views(), _nadirs()
     sets = {
         "video": [(img, 1.0, [d for d in ds if _inside(d, img)]) for img, ds in video],
         "still": [
@@ -109,7 +135,10 @@ def load_sets(cache_dir: Path) -> dict[str, list[Case]]:
         ],
         "large": [(img, s, [d for d in ds if _inside(d, img)]) for s, (img, ds) in large],
     }
-    return {k: [(*c, v) for c, v in zip(cases, views[k], strict=True)] for k, cases in sets.items()}
+    return {
+        k: [(*c, v, n) for c, v, n in zip(cases, views[k], nadirs[k], strict=True)]
+        for k, cases in sets.items()
+    }
 
 
 def _read(
@@ -118,6 +147,7 @@ def _read(
     scale: float,
     view: View,
     oracle: list[dict[str, Any]] | None = None,
+    nadir: tuple[float, float] | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """The reader's dice in a window of a frame `scale` times 1280x960, and its located peaks.
 
@@ -125,7 +155,7 @@ def _read(
     (what the classifier reads with a perfect top-face centre)."""
     # The detector sees a frame at 640x480 whatever its size: a window of it at (0.5 / scale).
     reader.det_area = max(256, int((img.shape[1] * 0.5 / scale) * (img.shape[0] * 0.5 / scale)))
-    found = reader.locate(img, reader.detect(img), view)
+    found = reader.locate(img, reader.detect(img), view, nadir)
     if oracle is not None:
         for d in oracle:
             x0, y0, x1, y1 = d["box_px"]
@@ -137,13 +167,25 @@ def _read(
     return reader.readings(img, found, crops, reader.classify(crops)), found
 
 
-def validate(reader: NumberedReader, sets: dict[str, list[Case]], oracle: bool = False) -> str:
+def validate(
+    reader: NumberedReader, sets: dict[str, list[Case]], oracle: bool = False, nadir: str = "estimate"
+) -> str:
+    """One line per set.  `nadir` (for a reader with the nadir-aware net): one of NADIR_MODES."""
+    if nadir not in NADIR_MODES:
+        raise ValueError(f"nadir: expected one of {', '.join(NADIR_MODES)}, got {nadir!r}")
+    reader.estimate_nadir = nadir == "estimate"
     lines = []
     for name, cases in sets.items():
         score = Score()
         errs: list[float] = []
-        for img, scale, dice, view in cases:
-            got, found = _read(reader, img, scale, view, dice if oracle else None)
+        d20: list[float] = []
+        fits: list[float] = []
+        for img, scale, dice, view, true_nadir in cases:
+            given = true_nadir if nadir == "true" and reader.has_nadir_net else None
+            got, found = _read(reader, img, scale, view, dice if oracle else None, given)
+            if nadir == "estimate" and reader.has_nadir_net:
+                fit = reader.nadir(reader.detect(img), view, img.shape)
+                fits.append(math.dist(fit, true_nadir) / (F_SIDE * max(view[2], view[3])))
             score.add(dice, got)
             for d in dice:
                 x0, y0, x1, y1 = d["box_px"]
@@ -151,13 +193,21 @@ def validate(reader: NumberedReader, sets: dict[str, list[Case]], oracle: bool =
                 near = [math.dist(f.center, d["center_px"]) / side for f in found]
                 if near and min(near) < 0.45:
                     errs.append(min(near))
+                    if d["kind"] == "d20":
+                        d20.append(min(near))
         e = np.array(errs)
+        fit_note = (
+            f"; nadir fit error / f median {np.median(fits):.3f}, p90 {np.percentile(fits, 90):.3f}"
+            if fits
+            else ""
+        )
         lines.append(
             f"{name}: {sum(score.dice.values())} dice, kind {100 * score.kind_accuracy():.1f} %, values "
             + ", ".join(f"{k} {100 * score.value_accuracy(k):.1f} % ({score.dice[k]})" for k in KINDS)
             + f"; numbered {100 * _numbered(score):.1f} %; "
             f"top-face centre error median {np.median(e):.3f}, p90 {np.percentile(e, 90):.3f}, "
-            f"over 0.2 {100 * np.mean(e > 0.2):.1f} %"
+            f"over 0.2 {100 * np.mean(e > 0.2):.1f} % (d20: {int(np.sum(np.array(d20) > 0.2))} of {len(d20)})"
+            + fit_note
         )
     return "\n".join(lines)
 
@@ -176,14 +226,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--sets", nargs="+", default=["video", "still", "large"])
     ap.add_argument("--oracle", action="store_true", help="centre each crop on the true top face instead")
+    ap.add_argument(
+        "--nadir",
+        nargs="+",
+        choices=NADIR_MODES,
+        default=["true", "estimate"],
+        help="for folders with the nadir-aware net: which nadir it is given (see above)",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     sets = {k: v for k, v in load_sets(args.cache_dir).items() if k in args.sets}
     for folder in args.models:
         for turns in args.turns:
             reader = NumberedReader(models=folder, turns=turns)
-            print(f"== {folder} (top-face net: {reader.has_top_face}), turns {turns}", flush=True)
-            print(validate(reader, sets, args.oracle), flush=True)
+            for mode in args.nadir if reader.has_nadir_net else ["old"]:
+                print(
+                    f"== {folder} (top-face net: {reader.has_top_face}, nadir-aware: "
+                    f"{reader.has_nadir_net}, nadir {mode}), turns {turns}",
+                    flush=True,
+                )
+                print(validate(reader, sets, args.oracle, mode), flush=True)
     return 0
 
 
