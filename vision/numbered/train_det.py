@@ -1,0 +1,231 @@
+"""Train the numbered-dice detector for a smaller, cheaper input (session 4; see MODELS.md).
+
+    nice -n 10 .venv/bin/python -m vision.numbered.train_det --cache /tmp/numbered_windows.pkl \
+        --windows 4800 --steps 10000 --out /tmp/det_cand
+
+Same task, targets and TRAIN windows as `vision.numbered.train` (its `det` part: 384-px windows of
+1280x960 frames, seeds ``[7, i]``; nothing from the held-out test scenes), but:
+
+* the net (`FastDetector`) adds its three scales' 1x1 projections (FPN-style: project, then
+  upsample) instead of upsampling and concatenating the features first, and the stride-16 stage
+  has two dilated convolutions (a wider view for the cost of a few 40x30 maps);
+* patches are drawn at the scale the reader runs it at: `--det-factor` of the video frame
+  (0.4 = 512x384, ``det_area`` 196608), with a share at larger scales;
+* the die-centre term of the focal loss is weighted (`--pos-weight`): a missed die is lost, a
+  false peak is mostly turned away by the classifier's "not a die" class.
+
+Windows past those in ``--cache`` are rendered (seeded) and kept in ``--extra-cache``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import time
+from pathlib import Path
+from typing import Any, cast
+
+import cv2
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from vision.numbered.train import STRIDE, WINDOW, Window, _box, _render, _top, cbrd, export, photometric
+from vision.training.nets import cbr
+from vision.training.samples import splat
+from vision.training.train_d6 import to_tensor
+
+PATCH = 128
+DET_FACTOR = 0.4  # the detector sees a 1280x960 frame at 512x384 (reader det_area 196608)
+OUTPUTS = 7  # heat, log w, log h, top dx, dy, box dx, dy (vision/numbered/MODELS.md)
+
+
+class FastDetector(nn.Module):
+    """CenterNet-style die finder with the numbered detector's 7 outputs per stride-4 cell.
+
+    Stages at strides 4, 8 and 16 as in `vision.training.nets.Detector`; their features are
+    projected to `width` channels by 1x1 convolutions and added after nearest upsampling (the
+    same function as a 1x1 convolution of the upsampled, concatenated features, without
+    upsampling 80 channels to stride 4).  `dilated`: the last two stride-16 convolutions are
+    dilated by 2 and 4."""
+
+    def __init__(
+        self, width: int = 32, dilated: bool = True, channels: tuple[int, ...] = (12, 20, 32, 48)
+    ) -> None:
+        super().__init__()
+        c1, c4, c8, c16 = channels
+        self.s4 = nn.Sequential(cbr(3, c1, 2), cbr(c1, c4, 2), cbr(c4, c4))
+        self.s8 = nn.Sequential(cbr(c4, c8, 2), cbr(c8, c8))
+        tail = [cbrd(c16, c16, 2), cbrd(c16, c16, 4)] if dilated else [cbr(c16, c16), cbr(c16, c16)]
+        self.s16 = nn.Sequential(cbr(c8, c16, 2), *tail)
+        self.l4 = nn.Conv2d(c4, width, 1, bias=False)
+        self.l8 = nn.Conv2d(c8, width, 1, bias=False)
+        self.l16 = nn.Conv2d(c16, width, 1, bias=False)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.post = nn.Sequential(nn.BatchNorm2d(width), nn.ReLU(inplace=True))
+        self.head = nn.Conv2d(width, OUTPUTS, 3, padding=1)
+        self.head.bias.data[0] = -4.0  # type: ignore[union-attr]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self.s4(x)
+        b = self.s8(a)
+        c = self.s16(b)
+        p = self.l4(a) + self.up(self.l8(b) + self.up(self.l16(c)))
+        return self.head(self.post(p))  # type: ignore[no-any-return]
+
+
+def draw_scale(rng: np.random.Generator, factor: float, wide: float = 0.2) -> float:
+    """The patch's scale over the video frame: round `factor` (0.8-1.5 times it) mostly, and with
+    probability `wide` anywhere up to 1.1 (windows of stills and larger dice look like that)."""
+    if not 0.05 <= factor <= 1.1:
+        raise ValueError(f"det factor: expected 0.05-1.1 of the video frame, got {factor!r}")
+    if rng.random() < wide:
+        return float(rng.uniform(0.8 * factor, 1.1))
+    return float(factor * np.exp(rng.uniform(np.log(0.8), np.log(1.5))))
+
+
+def det_sample(
+    wins: list[Window], rng: np.random.Generator, factor: float = DET_FACTOR, patch: int = PATCH
+) -> tuple[np.ndarray, np.ndarray]:
+    """One training patch (`patch` px) of a window at a scale drawn round `factor`, and its target
+    (8 x patch/4 x patch/4: heat, log w, log h, top dx, dy, box dx, dy, loss mask), as in
+    `vision.numbered.train.det_sample`."""
+    img, dice = wins[int(rng.integers(len(wins)))]
+    h, w = img.shape[:2]
+    # Never past the window's edge (a reflected border would show dice with no target).
+    s = max(draw_scale(rng, factor), patch / min(h, w))
+    # Shrunk as the reader shrinks a frame (INTER_AREA), then cut and turned at that scale.
+    small = cv2.resize(
+        img, (max(patch, round(w * s)), max(patch, round(h * s))), interpolation=cv2.INTER_AREA
+    )
+    kx, ky = small.shape[1] / w, small.shape[0] / h
+    ox, oy = rng.uniform(0, small.shape[1] - patch), rng.uniform(0, small.shape[0] - patch)
+    cut = np.array([[1.0, 0.0, -ox], [0.0, 1.0, -oy], [0.0, 0.0, 1.0]])
+    if rng.random() < 0.5:  # mirror-free turn by quarter turns
+        rot = cv2.getRotationMatrix2D((patch / 2 - 0.5, patch / 2 - 0.5), 90 * int(rng.integers(4)), 1.0)
+        cut = np.vstack([rot, [0, 0, 1]]) @ cut
+    out = cv2.warpAffine(
+        small, cut[:2], (patch, patch), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+    )
+    # window pixel -> patch pixel ((x + 0.5) * k - 0.5 is where resize puts pixel x)
+    m = cut @ np.array([[kx, 0.0, 0.5 * kx - 0.5], [0.0, ky, 0.5 * ky - 0.5], [0.0, 0.0, 1.0]])
+    s = kx
+    out = photometric(out, rng)
+    g = patch // STRIDE
+    tgt = np.zeros((8, g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for d in dice:
+        _, _, bw, bh = _box(d)
+        c = m[:2] @ np.array([*_top(d), 1.0])
+        b = m[:2] @ np.array([*_box(d)[:2], 1.0])
+        if abs(m[0, 1]) > 0.5 * s:  # quarter-turned: box sides swap
+            bw, bh = bh, bw
+        bw, bh = bw * s, bh * s
+        cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
+        if not (-1 <= cx <= g and -1 <= cy <= g):
+            continue
+        for x, y, centre in splat(tgt, xx, yy, cx, cy, bw, bh):
+            tgt[3, y, x] = cx - x
+            tgt[4, y, x] = cy - y
+            tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
+            tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
+            tgt[7, y, x] = 1.0 if centre else 0.5
+    return out, tgt
+
+
+def focal(logit: torch.Tensor, heat: torch.Tensor, pos_weight: float = 1.0) -> torch.Tensor:
+    """CenterNet's focal loss (`vision.training.train_d6.focal`) with the die-centre term weighted."""
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    lp = -torch.log(p) * (1 - p) ** 2 * pos
+    ln = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)
+    return (pos_weight * lp.sum() + ln.sum()) / pos.sum().clamp(min=1)
+
+
+def train(
+    wins: list[Window],
+    rng: np.random.Generator,
+    steps: int,
+    batch: int,
+    factor: float,
+    pos_weight: float,
+    net: FastDetector | None = None,
+) -> FastDetector:
+    net = net or FastDetector()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    w = torch.tensor([1.0, 1.0, 3.0, 3.0, 1.0, 1.0]).view(1, 6, 1, 1)  # the top face's centre weighs most
+    t0 = time.time()
+    for step in range(steps):
+        xs, ts = zip(*(det_sample(wins, rng, factor) for _ in range(batch)), strict=True)
+        x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
+        out = net(x)
+        lh = focal(out[:, 0], t[:, 0], pos_weight)
+        mask = t[:, 7]
+        lsz = (
+            (F.smooth_l1_loss(out[:, 1:7], t[:, 1:7], reduction="none") * w).sum(1) * mask
+        ).sum() / mask.sum().clamp(min=1)
+        loss = lh + lsz
+        opt.zero_grad()
+        cast(Any, loss).backward()
+        opt.step()
+        sched.step()
+        if step % 100 == 0:
+            print(
+                f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
+                flush=True,
+            )
+    return net
+
+
+def load_windows(cache: Path | None, extra: Path | None, n: int) -> list[Window]:
+    """The first `n` TRAIN windows (seeds [7, i]): from `cache`, then `extra`, rendering the rest."""
+    wins: list[Window] = []
+    for path in (cache, extra):
+        if path and path.is_file() and len(wins) < n:
+            wins += pickle.loads(path.read_bytes())
+    if len(wins) < n:
+        t0 = time.time()
+        more = [_render(i) for i in range(len(wins), n)]
+        print(f"rendered {len(more)} windows in {time.time() - t0:.0f}s", flush=True)
+        if extra:
+            old: list[Window] = pickle.loads(extra.read_bytes()) if extra.is_file() else []
+            extra.write_bytes(pickle.dumps(old + more))
+        wins += more
+    return wins[:n]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--cache", type=Path, help="pickle of the first TRAIN windows (vision.numbered.train --cache)"
+    )
+    ap.add_argument(
+        "--extra-cache", type=Path, help="pickle of the windows after those (rendered if missing)"
+    )
+    ap.add_argument("--windows", type=int, default=4800)
+    ap.add_argument("--steps", type=int, default=10000)
+    ap.add_argument("--batch", type=int, default=24)
+    ap.add_argument("--det-factor", type=float, default=DET_FACTOR, help="the reader's detector scale")
+    ap.add_argument("--pos-weight", type=float, default=2.0, help="weight of the die-centre focal term")
+    ap.add_argument("--width", type=int, default=32, help="channels of the summed projections")
+    ap.add_argument("--out", type=Path, required=True, help="folder for numbered_detector.onnx")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.windows < 1 or args.steps < 1 or args.batch < 1:
+        ap.error("--windows, --steps and --batch: expected positive counts")
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    wins = load_windows(args.cache, args.extra_cache, args.windows)
+    print(f"{sum(len(d) for _, d in wins)} dice in {len(wins)} windows of {WINDOW} px", flush=True)
+    net = train(wins, rng, args.steps, args.batch, args.det_factor, args.pos_weight, FastDetector(args.width))
+    args.out.mkdir(parents=True, exist_ok=True)
+    export(net, (1, 3, 320, 320), args.out / "numbered_detector.onnx")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
