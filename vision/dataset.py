@@ -111,6 +111,47 @@ def load_all(root: Path) -> dict[str, list[LabelledImage]]:
     }
 
 
+def apply_corrections(items: list[LabelledImage], path: Path) -> tuple[list[LabelledImage], int]:
+    """`items` with the label corrections of the CSV at `path` applied (a die's value changed, or
+    a die the labels miss added), and how many were applied.
+
+    Lines starting with # are comments; columns: file, x0, y0, x1, y1, label, value, seen. A
+    correction whose label is not "-" must match a labelled die of that file (its box within 2 px
+    and its label), else the file is refused: corrections must never silently apply to other labels.
+    """
+    rows = [
+        r for r in csv.DictReader(line for line in path.read_text().splitlines() if not line.startswith("#"))
+    ]
+    by_name = {item.path.name: item for item in items}
+    fixed: dict[str, list[LabelledDie]] = {}
+    for n, r in enumerate(rows, 1):
+        try:
+            box = (float(r["x0"]), float(r["y0"]), float(r["x1"]), float(r["y1"]))
+            value, label = int(r["value"]), r["label"].strip()
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(
+                f"{path}: correction {n}: expected file,x0,y0,x1,y1,label,value,seen ({e})"
+            ) from e
+        item = by_name.get(r["file"])
+        if item is None:
+            continue  # a photo not loaded (e.g. another set's root)
+        dice = fixed.setdefault(item.path.name, list(item.dice))
+        if label == "-":
+            dice.append(LabelledDie(value, box))
+            continue
+        hits = [
+            i
+            for i, d in enumerate(dice)
+            if d.value == int(label) and max(abs(a - b) for a, b in zip(d.box, box, strict=True)) <= 2.0
+        ]
+        if len(hits) != 1:
+            raise ValueError(f"{path}: correction {n}: no labelled {label} at {box} in {r['file']}")
+        dice[hits[0]] = LabelledDie(value, dice[hits[0]].box)
+    out = [LabelledImage(item.path, tuple(fixed.get(item.path.name, item.dice))) for item in items]
+    applied = sum(1 for r in rows if r["file"] in by_name)
+    return out, applied
+
+
 def load_rendered(folder: Path) -> list[LabelledImage]:
     """The project's rendered board scenes (scene_*.json beside each image).
 
