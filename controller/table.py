@@ -269,6 +269,7 @@ class Table:
         self.status = "over" if self.game.result() is not None else "playing"
         self.reading_set: ReadingSet | None = None
         self.previous: list[dict[str, Any]] = []  # the readings scored last
+        self.last_seq = 0  # the reading set scored last (ids r<seq>.<n> go on from it after a restart)
         self.question: Question | None = None
         self.frame: bytes | None = None
         self._pending: list[Scripted] = []
@@ -284,7 +285,7 @@ class Table:
         self._t_correction: float | None = None
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
-            self.previous = self._scored_dice()
+            self.previous, self.last_seq = self._scored_dice()
         if geometry is None and cfg.board.layout and cfg.board.calibration:
             geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit)
         self.geometry = geometry
@@ -318,16 +319,18 @@ class Table:
         ]
         return marks[-1] if marks else None
 
-    def _scored_dice(self) -> list[dict[str, Any]]:
-        """The dice of the last throw scored from the camera, as logged (empty when none was)."""
+    def _scored_dice(self) -> tuple[list[dict[str, Any]], int]:
+        """The dice of the last throw scored from the camera, as logged (empty when none was), and
+        the number of its reading set (0 when none was logged)."""
         kept = [
-            e.data.get("dice")
+            e.data
             for e in self.log.events(self.game_no)
             if e.kind == "control" and e.data.get("action") == "scored_dice"
         ]
-        return (
-            [dict(d) for d in kept[-1] if isinstance(d, dict)] if kept and isinstance(kept[-1], list) else []
-        )
+        if not kept or not isinstance(kept[-1].get("dice"), list):
+            return [], 0
+        seq = kept[-1].get("seq")
+        return [dict(d) for d in kept[-1]["dice"] if isinstance(d, dict)], seq if isinstance(seq, int) else 0
 
     def _mark(self, t: float | None, source: str) -> None:
         """Log where the session stands, just before an input is applied.
@@ -404,7 +407,7 @@ class Table:
             self._emit()
             return
         board_problem: str | None = None
-        seq = (self.reading_set.seq + 1) if self.reading_set else 1
+        seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
         for i, r in enumerate(readings):
             r["id"] = f"r{seq}.{i + 1}"
         if self.geometry is not None:
@@ -523,7 +526,8 @@ class Table:
             if self.geometry is not None:
                 # what lies where, for carrying a die a later throw covers (kept across a restart)
                 kept = [{k: d[k] for k in REMEMBERED if k in d} for d in rs.dice]
-                self.log.append(self.game_no, "control", {"action": "scored_dice", "dice": kept}, "table")
+                entry = {"action": "scored_dice", "dice": kept, "seq": rs.seq}
+                self.log.append(self.game_no, "control", entry, "table")
             self.rest_times.append((t_rest, self.clock()))
         self._emit()
 

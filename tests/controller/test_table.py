@@ -543,6 +543,8 @@ def test_a_die_covered_by_the_next_throw_is_carried_even_across_a_restart(tmp_pa
     assert table.question is None, table.question
     rs = table.reading_set
     assert rs is not None and rs.applied
+    # the reading ids go on from before the restart: no id of this throw names a die of the first
+    assert rs.seq == 2 and not {d["id"] for d in rs.dice} & {d["id"] for d in first.previous}
     (carried,) = [d for d in rs.dice if d.get("carried")]
     truth = throws[1]["dice"]
     lower = truth[next(d["rests_on"] for d in truth if d.get("rests_on") is not None)]
