@@ -18,8 +18,10 @@ from vision.numbered.topface import (
     F_SIDE,
     KAPPA,
     MAX_TILT,
+    TILT_SIGMA,
     TOP_NADIR_FILE,
     fit_nadir,
+    nadir_fit,
     nadir_from_pose,
     nadir_ray,
 )
@@ -98,6 +100,20 @@ def test_no_dice_or_a_die_with_nothing_to_tell_gives_the_frame_centre() -> None:
     assert fit_nadir(one, one, np.array([50.0]), np.ones(1), W, H) == pytest.approx((W / 2, H / 2), abs=1e-9)
 
 
+def test_the_spread_says_how_sure_the_fit_is() -> None:
+    empty = np.zeros((0, 2))
+    assert nadir_fit(empty, empty, np.zeros(0), np.zeros(0), W, H)[2] == pytest.approx(TILT_SIGMA)
+    spreads = []
+    for n in (1, 3, 10, 40):
+        boxes, tops, sides = _dice((900.0, 300.0), KAPPA, n, 4)
+        spreads.append(nadir_fit(boxes, tops, sides, np.ones(n), W, H)[2])
+    assert spreads == sorted(spreads, reverse=True)
+    assert spreads[0] < TILT_SIGMA and spreads[-1] < 0.06
+    boxes, tops, sides = _dice((900.0, 300.0), KAPPA, 10, 4)
+    x, y, _ = nadir_fit(boxes, tops, sides, np.ones(10), W, H)
+    assert (x, y) == fit_nadir(boxes, tops, sides, np.ones(10), W, H)
+
+
 def test_the_fit_is_kept_within_max_tilt_of_the_centre() -> None:
     far = (W / 2 + 1.5 * F, H / 2)
     boxes, tops, sides = _dice(far, KAPPA, 30, 3)
@@ -164,3 +180,10 @@ def test_the_nadir_net_sees_each_die_from_the_nadir(nadir_models: Path) -> None:
     assert np.allclose([f.center for f in centred], [f.center for f in old], atol=1e-3)
     moved = reader.locate(img, found, nadir=(320.0 + 0.4 * F_SIDE * 640, 240.0))
     assert any(math.dist(a.center, b.center) > 1e-3 for a, b in zip(moved, old, strict=True))
+    # estimated: each die's nadir from the other die; the spread decides which net reads it
+    est = NumberedReader(models=nadir_models, max_spread=0.0)
+    located, nadirs = est.locate_nadir(img, found)
+    assert nadirs == [None, None]  # no fit is that sure: the older net read both
+    assert np.allclose([f.center for f in located], [f.center for f in old], atol=1e-3)
+    located, nadirs = NumberedReader(models=nadir_models, max_spread=None).locate_nadir(img, found)
+    assert nadirs is not None and all(n is not None for n in nadirs)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -39,7 +39,7 @@ from vision.numbered.topface import (
     TOP,
     TOP_MARGIN,
     TOP_NADIR_FILE,
-    fit_nadir,
+    nadir_fit,
     nadir_ray,
     peaks,
     ray,
@@ -121,6 +121,8 @@ class NumberedReader:
         refine: bool = False,
         top_face_nadir: Path | None = None,
         estimate_nadir: bool = True,
+        nadir_passes: int = 2,
+        max_spread: float | None = None,
     ) -> None:
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
@@ -143,6 +145,10 @@ class NumberedReader:
             )
         self._top_nadir = Model(top_n) if top_n.is_file() else None
         self.estimate_nadir = estimate_nadir
+        if nadir_passes not in (1, 2, 3):
+            raise ValueError(f"nadir_passes: expected 1, 2 or 3 (fits of the nadir), got {nadir_passes!r}")
+        self.nadir_passes = nadir_passes
+        self.max_spread = max_spread
         self.det_area = det_area
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
@@ -229,19 +235,24 @@ class NumberedReader:
         """Whether the nadir-aware top-face net is loaded (its file was found)."""
         return self._top_nadir is not None
 
-    def nadir(
+    def nadirs(
         self, found: list[Found], view: tuple[float, float, int, int] | None, shape: tuple[int, ...]
-    ) -> tuple[float, float]:
-        """The nadir (frame pixels) fitted to the detector's dice (topface.fit_nadir)."""
+    ) -> list[tuple[float, float, float]]:
+        """For each die, the nadir (frame pixels) fitted to the OTHER dice's top faces and the fit's
+        spread (topface.nadir_fit): a die whose top face was misfound must not tilt its own nadir
+        that way, or the net would only confirm the wrong face.  A lone die gets the frame's centre
+        (spread topface.TILT_SIGMA)."""
         ox, oy, fw, fh = view or (0.0, 0.0, shape[1], shape[0])
-        return fit_nadir(
-            np.array([(f.box_center[0] + ox, f.box_center[1] + oy) for f in found]).reshape(-1, 2),
-            np.array([(f.center[0] + ox, f.center[1] + oy) for f in found]).reshape(-1, 2),
-            np.array([max(f.w, f.h) for f in found]),
-            np.array([f.score for f in found]),
-            int(fw),
-            int(fh),
-        )
+        boxes = np.array([(f.box_center[0] + ox, f.box_center[1] + oy) for f in found]).reshape(-1, 2)
+        tops = np.array([(f.center[0] + ox, f.center[1] + oy) for f in found]).reshape(-1, 2)
+        sides = np.array([max(f.w, f.h) for f in found])
+        scores = np.array([f.score for f in found])
+        out = []
+        for i in range(len(found)):
+            w = scores.copy()
+            w[i] = 0.0
+            out.append(nadir_fit(boxes, tops, sides, w, int(fw), int(fh)))
+        return out
 
     def locate(
         self,
@@ -258,32 +269,68 @@ class NumberedReader:
         `nadir`: the point below the camera in frame pixels (topface.nadir_from_pose of the
         calibration's board pose), for the nadir-aware net when its file is there; without it that
         net is given the nadir fitted to the dice (`estimate_nadir`), or the older net is used."""
+        return self.locate_nadir(image, found, view, nadir)[0]
+
+    def locate_nadir(
+        self,
+        image: np.ndarray,
+        found: list[Found],
+        view: tuple[float, float, int, int] | None = None,
+        nadir: tuple[float, float] | None = None,
+    ) -> tuple[list[Found], list[tuple[float, float] | None] | None]:
+        """`locate`, and the nadir the nadir-aware net was given for each die (None when that net
+        was not used).
+
+        Fitted nadirs (`nadirs`) are fitted to the detector's top faces, then (`nadir_passes` 2)
+        again to the net's, which are closer, and the net run once more with them.  A die whose
+        fitted nadir's spread is over `max_spread` is read by the older net (None in the list)."""
         if (self._top is None and self._top_nadir is None) or not found:
-            return found
+            return found, None
         ox, oy, fw, fh = view or (0.0, 0.0, image.shape[1], image.shape[0])
         boxes = [(f.box_center[0] + ox, f.box_center[1] + oy) for f in found]
-        net: Model | None
-        if self._top_nadir is not None and (nadir is not None or self.estimate_nadir or self._top is None):
-            if nadir is None:  # fitted to the dice, or (not estimating) the frame's centre
-                nadir = self.nadir(found, view, image.shape) if self.estimate_nadir else (fw / 2, fh / 2)
-            net = self._top_nadir
-            rays = np.array([nadir_ray(x, y, nadir, fw, fh) for x, y in boxes])
-        else:
-            net = self._top
-            rays = np.array([ray(x, y, fw, fh) for x, y in boxes])
         sides = [max(f.w, f.h) * TOP_MARGIN for f in found]
         crops = [_cut(image, f.box_center, side, TOP) for f, side in zip(found, sides, strict=True)]
-        blob = np.concatenate(
-            [np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0, view_planes(rays)], axis=1
-        )
-        assert net is not None  # one of the two nets is loaded (checked above)
-        xy, size = peaks(net(blob))
-        out = []
-        for f, side, (x, y), z in zip(found, sides, xy, size, strict=True):
-            k = side / TOP
-            c = (f.box_center[0] + (x - TOP / 2) * k, f.box_center[1] + (y - TOP / 2) * k)
-            out.append(Found(c, f.w * z, f.h * z, f.score, f.box_center))
-        return out
+        pixels = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        out = list(found)
+
+        def run(net: Model, rays: np.ndarray, idx: list[int]) -> None:
+            if not idx:
+                return
+            xy, size = peaks(net(np.concatenate([pixels[idx], view_planes(rays[idx])], axis=1)))
+            for i, (x, y), z in zip(idx, xy, size, strict=True):
+                f, k = found[i], sides[i] / TOP
+                c = (f.box_center[0] + (x - TOP / 2) * k, f.box_center[1] + (y - TOP / 2) * k)
+                out[i] = Found(c, f.w * z, f.h * z, f.score, f.box_center)
+
+        every = list(range(len(found)))
+        centre_rays = np.array([ray(x, y, fw, fh) for x, y in boxes])
+        use_nadir = nadir is not None or self.estimate_nadir or self._top is None
+        if self._top_nadir is None or not use_nadir:
+            assert self._top is not None  # one of the two nets is loaded (checked above)
+            run(self._top, centre_rays, every)
+            return out, None
+        net = self._top_nadir
+        if nadir is not None or not self.estimate_nadir:  # given, or the frame's centre stands for it
+            n = nadir or (fw / 2, fh / 2)
+            run(net, np.array([nadir_ray(x, y, n, fw, fh) for x, y in boxes]), every)
+            return out, [n] * len(found)
+        fits = self.nadirs(found, view, image.shape)
+        for p in range(self.nadir_passes):
+            if p:  # the net's top faces, on the detector's boxes (the net's own size is not the box's)
+                fits = self.nadirs(
+                    [replace(f, center=o.center) for f, o in zip(found, out, strict=True)], view, image.shape
+                )
+            # a die whose nadir is too unsure is read by the older net (rays from the centre), if there
+            sure = [
+                self._top is None or self.max_spread is None or sp <= self.max_spread for _, _, sp in fits
+            ]
+            rays = np.array(
+                [nadir_ray(x, y, (nx, ny), fw, fh) for (x, y), (nx, ny, _) in zip(boxes, fits, strict=True)]
+            )
+            run(net, rays, [i for i in every if sure[i]])
+            if self._top is not None:
+                run(self._top, centre_rays, [i for i in every if not sure[i]])
+        return out, [(nx, ny) if ok else None for (nx, ny, _), ok in zip(fits, sure, strict=True)]
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
         """Softmax over the 47 classes for each CROP x CROP BGR crop, averaged over quarter turns.

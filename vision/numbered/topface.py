@@ -10,6 +10,8 @@ classifier's crop is then centred there.
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -49,7 +51,24 @@ def fit_nadir(
     height: int,
     iterations: int = 10,
 ) -> tuple[float, float]:
-    """The nadir (frame pixels) that best explains where each die's top face lies in its box.
+    """The nadir (frame pixels) that best explains where each die's top face lies in its box:
+    `nadir_fit` without its spread."""
+    x, y, _ = nadir_fit(boxes, tops, sides, weights, width, height, iterations)
+    return x, y
+
+
+def nadir_fit(
+    boxes: np.ndarray,
+    tops: np.ndarray,
+    sides: np.ndarray,
+    weights: np.ndarray,
+    width: int,
+    height: int,
+    iterations: int = 10,
+) -> tuple[float, float, float]:
+    """The nadir (frame pixels) that best explains where each die's top face lies in its box,
+    and how sure the fit is: the spread (root mean square over the two axes of its standard
+    deviation, over f; TILT_SIGMA with nothing to go on).
 
     `boxes` and `tops`: N x 2 frame pixels of each die's outline-box centre and top-face centre;
     `sides`: N box sides (pixels); `weights`: N confidences (0 ignores a die).  Model: the
@@ -88,12 +107,17 @@ def fit_nadir(
         theta = np.linalg.lstsq(rows * sw[:, None], rhs * sw, rcond=None)[0]
         res = np.hypot(theta[0] * g[:, 0] - theta[1] - e[:, 0], theta[0] * g[:, 1] - theta[2] - e[:, 1])
         robust = 1.0 / (1.0 + (res / NADIR_NOISE) ** 2)
+    # every weighted row (data and priors) has an error of NADIR_NOISE: the parameters' covariance
+    m = rows * sw[:, None]
+    cov = NADIR_NOISE**2 * np.linalg.inv(m.T @ m)
     kappa = max(float(theta[0]), 0.25 * KAPPA)
     nu = theta[1:] / kappa
+    jac = np.array([[-nu[0] / kappa, 1 / kappa, 0.0], [-nu[1] / kappa, 0.0, 1 / kappa]])  # d nu / d theta
+    spread = math.sqrt(max(0.0, float(np.trace(jac @ cov @ jac.T))) / 2)
     norm = float(np.hypot(*nu))
     if norm > MAX_TILT:
         nu = nu * (MAX_TILT / norm)
-    return float(c[0] + f * nu[0]), float(c[1] + f * nu[1])
+    return float(c[0] + f * nu[0]), float(c[1] + f * nu[1]), spread
 
 
 def nadir_from_pose(rvec: object, camera_matrix: object) -> tuple[float, float]:

@@ -409,12 +409,16 @@ def _window_nadir(i: int) -> Nadir:
 # from these (with these odds): a board pose from calibration (well under 0.02), or a rough one.
 NADIR_SIGMAS = (0.02, 0.1, 0.25)
 NADIR_ODDS = (0.6, 0.25, 0.15)
+# --nadir-shrink: this share of the samples has the nadir pulled toward the frame's centre by a
+# uniform 0-1 share of its offset (then N(0, 0.05 f)): a nadir fitted to too few dice falls back
+# to the centre (topface.fit_nadir's prior), an error unlike the round noise above.
 
 
 def top_sample(
     sources: list[tuple[list[Window], list[View], list[Nadir] | None]],
     rng: np.random.Generator,
     levels: dict[tuple[int, int], list[np.ndarray]],
+    shrink: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One TOP x TOP crop round a die's outline box (give or take the detector's error), any
     rotation, the die's view ray turned the same way, and the target: a Gaussian (0.8 cells) on
@@ -451,8 +455,14 @@ def top_sample(
     if nadirs is None:
         rx, ry = ray(c[0] + ox, c[1] + oy, fw, fh)
     else:
-        sigma = float(rng.choice(NADIR_SIGMAS, p=NADIR_ODDS)) * F_SIDE * max(fw, fh)
+        f = F_SIDE * max(fw, fh)
         nx, ny = nadirs[wi]
+        if shrink > 0 and rng.random() < shrink:
+            k = float(rng.uniform(0, 1))
+            nx, ny = nx + k * (fw / 2 - nx), ny + k * (fh / 2 - ny)
+            sigma = 0.05 * f
+        else:
+            sigma = float(rng.choice(NADIR_SIGMAS, p=NADIR_ODDS)) * f
         noisy = (nx + rng.normal(0, sigma), ny + rng.normal(0, sigma))
         rx, ry = nadir_ray(c[0] + ox, c[1] + oy, noisy, fw, fh)
     turned = np.array([math.cos(a) * rx + math.sin(a) * ry, -math.sin(a) * rx + math.cos(a) * ry])
@@ -466,6 +476,7 @@ def train_topface(
     steps: int,
     batch: int,
     width: int = 48,
+    shrink: float = 0.0,
 ) -> TopFace:
     net = TopFace(width)
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
@@ -473,7 +484,7 @@ def train_topface(
     levels: dict[tuple[int, int], list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
-        xs, rays, ts = zip(*(top_sample(sources, rng, levels) for _ in range(batch)), strict=True)
+        xs, rays, ts = zip(*(top_sample(sources, rng, levels, shrink) for _ in range(batch)), strict=True)
         x = torch.cat([to_tensor(list(xs)), torch.from_numpy(view_planes(np.stack(rays)))], 1)
         out = net(x).reshape(batch, 2, -1)
         ta = torch.from_numpy(np.stack(ts))
@@ -540,6 +551,9 @@ def main() -> None:
         help="top-face net told each die's ray from the nadir (writes " + TOP_NADIR_FILE + ")",
     )
     ap.add_argument(
+        "--nadir-shrink", type=float, default=0.0, help="share of nadirs pulled toward the frame's centre"
+    )
+    ap.add_argument(
         "--jitter",
         type=float,
         default=JITTER,
@@ -596,7 +610,7 @@ def main() -> None:
                 [_window_nadir(i) for i in range(len(wins))] if args.nadir else None,
             ),
         ]
-        top = train_topface(sources, rng, args.top_steps, 64, args.top_width)
+        top = train_topface(sources, rng, args.top_steps, 64, args.top_width, args.nadir_shrink)
         name = TOP_NADIR_FILE if args.nadir else "numbered_topface.onnx"
         export(top, (8, 5, TOP, TOP), args.models / name)
     if args.only in ("det", "both"):

@@ -17,8 +17,10 @@ per set, kind and value accuracy per kind (dice wholly inside their window; a mi
 wrong).
 
 A folder with the nadir-aware top-face net (topface.TOP_NADIR_FILE) is run once per --nadir:
-``true``, the generator's camera nadir (what a calibrated board pose gives); ``estimate``, the
-nadir fitted to the dice the detector finds in the WINDOW (topface.fit_nadir: a window holds a
+``true``, the generator's camera nadir (what a calibrated board pose gives); ``noisy``, that nadir
+off by N(0, --nadir-noise x f) per axis (seeded per window); ``centre``, the frame's centre
+for it; ``estimate``, the
+nadir fitted to the other dice the detector finds in the WINDOW (reader.nadirs: a window holds a
 few dice of its frame, so this is harder than a whole frame; the fit's error is reported);
 ``old``, that folder's older top-face net with rays from the frame's centre.
 """
@@ -40,14 +42,14 @@ import numpy as np
 from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
 from vision.numbered.reader import NumberedReader
-from vision.numbered.topface import F_SIDE
+from vision.numbered.topface import F_SIDE, TOP_NADIR_FILE
 
 Window = tuple[np.ndarray, list[dict[str, Any]]]
 View = tuple[float, float, int, int]
 # (window, the frame's scale over 1280x960, dice scored, where the window is in its frame, the
 # frame's nadir in frame pixels)
 Case = tuple[np.ndarray, float, list[dict[str, Any]], View, tuple[float, float]]
-NADIR_MODES = ("true", "estimate", "old")
+NADIR_MODES = ("true", "noisy", "estimate", "centre", "old")
 
 
 def _nadirs() -> dict[str, list[tuple[float, float]]]:
@@ -148,14 +150,15 @@ def _read(
     view: View,
     oracle: list[dict[str, Any]] | None = None,
     nadir: tuple[float, float] | None = None,
-) -> tuple[list[Any], list[Any]]:
-    """The reader's dice in a window of a frame `scale` times 1280x960, and its located peaks.
+) -> tuple[list[Any], list[Any], list[tuple[float, float] | None] | None]:
+    """The reader's dice in a window of a frame `scale` times 1280x960, its located peaks and the
+    nadir the nadir-aware net was given for each peak (None if not used).
 
     `oracle`: the true dice; each peak within 0.45 of a die's box of its top face is moved onto it
     (what the classifier reads with a perfect top-face centre)."""
     # The detector sees a frame at 640x480 whatever its size: a window of it at (0.5 / scale).
     reader.det_area = max(256, int((img.shape[1] * 0.5 / scale) * (img.shape[0] * 0.5 / scale)))
-    found = reader.locate(img, reader.detect(img), view, nadir)
+    found, used = reader.locate_nadir(img, reader.detect(img), view, nadir)
     if oracle is not None:
         for d in oracle:
             x0, y0, x1, y1 = d["box_px"]
@@ -164,13 +167,18 @@ def _read(
                 f = found[min(near)[1]]
                 found[min(near)[1]] = replace(f, center=(float(d["center_px"][0]), float(d["center_px"][1])))
     crops = reader.crops(img, found)
-    return reader.readings(img, found, crops, reader.classify(crops)), found
+    return reader.readings(img, found, crops, reader.classify(crops)), found, used
 
 
 def validate(
-    reader: NumberedReader, sets: dict[str, list[Case]], oracle: bool = False, nadir: str = "estimate"
+    reader: NumberedReader,
+    sets: dict[str, list[Case]],
+    oracle: bool = False,
+    nadir: str = "estimate",
+    noise: float = 0.1,
 ) -> str:
-    """One line per set.  `nadir` (for a reader with the nadir-aware net): one of NADIR_MODES."""
+    """One line per set.  `nadir` (for a reader with the nadir-aware net): one of NADIR_MODES;
+    `noise`: the "noisy" mode's sigma per axis, fraction of f."""
     if nadir not in NADIR_MODES:
         raise ValueError(f"nadir: expected one of {', '.join(NADIR_MODES)}, got {nadir!r}")
     reader.estimate_nadir = nadir == "estimate"
@@ -180,12 +188,19 @@ def validate(
         errs: list[float] = []
         d20: list[float] = []
         fits: list[float] = []
-        for img, scale, dice, view, true_nadir in cases:
-            given = true_nadir if nadir == "true" and reader.has_nadir_net else None
-            got, found = _read(reader, img, scale, view, dice if oracle else None, given)
-            if nadir == "estimate" and reader.has_nadir_net:
-                fit = reader.nadir(reader.detect(img), view, img.shape)
-                fits.append(math.dist(fit, true_nadir) / (F_SIDE * max(view[2], view[3])))
+        older = 0  # peaks the older net read (their fitted nadir too unsure)
+        for i, (img, scale, dice, view, true_nadir) in enumerate(cases):
+            f = F_SIDE * max(view[2], view[3])
+            given = true_nadir if nadir in ("true", "noisy") and reader.has_nadir_net else None
+            if nadir == "centre" and reader.has_nadir_net:
+                given = (view[2] / 2, view[3] / 2)
+            if given is not None and nadir == "noisy":
+                dx, dy = np.random.default_rng([23, i]).normal(0, noise * f, 2)
+                given = (given[0] + float(dx), given[1] + float(dy))
+            got, found, used = _read(reader, img, scale, view, dice if oracle else None, given)
+            if used is not None and nadir in ("estimate", "noisy", "centre"):
+                fits += [math.dist(n, true_nadir) / f for n in used if n is not None]
+                older += sum(n is None for n in used)
             score.add(dice, got)
             for d in dice:
                 x0, y0, x1, y1 = d["box_px"]
@@ -197,7 +212,8 @@ def validate(
                         d20.append(min(near))
         e = np.array(errs)
         fit_note = (
-            f"; nadir fit error / f median {np.median(fits):.3f}, p90 {np.percentile(fits, 90):.3f}"
+            f"; nadir error / f median {np.median(fits):.3f}, p90 {np.percentile(fits, 90):.3f}"
+            f" ({len(fits)} peaks; {older} read by the older net)"
             if fits
             else ""
         )
@@ -233,19 +249,34 @@ def main(argv: list[str] | None = None) -> int:
         default=["true", "estimate"],
         help="for folders with the nadir-aware net: which nadir it is given (see above)",
     )
+    ap.add_argument("--nadir-noise", type=float, default=0.1, help="sigma of the noisy nadir, over f")
+    ap.add_argument("--nadir-passes", type=int, default=2, help="fits of the estimated nadir (1-3)")
+    ap.add_argument(
+        "--max-spread",
+        type=float,
+        nargs="+",
+        default=[None],
+        help="estimated nadirs less sure than this (over f) leave the die to the older net",
+    )
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     sets = {k: v for k, v in load_sets(args.cache_dir).items() if k in args.sets}
     for folder in args.models:
         for turns in args.turns:
-            reader = NumberedReader(models=folder, turns=turns)
-            for mode in args.nadir if reader.has_nadir_net else ["old"]:
-                print(
-                    f"== {folder} (top-face net: {reader.has_top_face}, nadir-aware: "
-                    f"{reader.has_nadir_net}, nadir {mode}), turns {turns}",
-                    flush=True,
-                )
-                print(validate(reader, sets, args.oracle, mode), flush=True)
+            for mode in args.nadir if (folder / TOP_NADIR_FILE).is_file() else ["old"]:
+                for spread in args.max_spread if mode == "estimate" else [None]:
+                    reader = NumberedReader(
+                        models=folder, turns=turns, nadir_passes=args.nadir_passes, max_spread=spread
+                    )
+                    print(
+                        f"== {folder} (top-face net: {reader.has_top_face}, nadir-aware: "
+                        f"{reader.has_nadir_net}, nadir {mode}"
+                        + (f" {args.nadir_noise}" if mode == "noisy" else "")
+                        + (f" {args.nadir_passes} passes, max spread {spread}" if mode == "estimate" else "")
+                        + f"), turns {turns}",
+                        flush=True,
+                    )
+                    print(validate(reader, sets, args.oracle, mode, args.nadir_noise), flush=True)
     return 0
 
 
