@@ -39,7 +39,7 @@ from vision.numbered.topface import (
     TOP,
     TOP_MARGIN,
     TOP_NADIR_FILE,
-    nadir_fit,
+    nadir_fits,
     nadir_ray,
     peaks,
     ray,
@@ -62,6 +62,9 @@ REFINE = 64  # side of the patch round each die for the detector's second, finer
 # frames, 99th percentile 19; stills under 15: JPEG, sensor noise, numerals and edges
 # included); pixel noise is above 50.  A crop above this is noise the detector fired on.
 NOISE_LEVEL = 35.0
+# A nadir fitted to the other dice (NumberedReader.nadirs) less sure than this (its spread, over f)
+# leaves the die to the older top-face net: chosen on the validation windows (MODELS.md, session 4).
+MAX_SPREAD = 0.3
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,7 @@ class NumberedReader:
         top_face_nadir: Path | None = None,
         estimate_nadir: bool = True,
         nadir_passes: int = 2,
-        max_spread: float | None = None,
+        max_spread: float | None = MAX_SPREAD,
     ) -> None:
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
@@ -247,12 +250,12 @@ class NumberedReader:
         tops = np.array([(f.center[0] + ox, f.center[1] + oy) for f in found]).reshape(-1, 2)
         sides = np.array([max(f.w, f.h) for f in found])
         scores = np.array([f.score for f in found])
-        out = []
-        for i in range(len(found)):
-            w = scores.copy()
-            w[i] = 0.0
-            out.append(nadir_fit(boxes, tops, sides, w, int(fw), int(fh)))
-        return out
+        loo = np.tile(scores, (len(found), 1))
+        np.fill_diagonal(loo, 0.0)
+        return [
+            (float(x), float(y), float(sp))
+            for x, y, sp in nadir_fits(boxes, tops, sides, loo, int(fw), int(fh))
+        ]
 
     def locate(
         self,

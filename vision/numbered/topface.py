@@ -10,8 +10,6 @@ classifier's crop is then centred there.
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
@@ -78,46 +76,63 @@ def nadir_fit(
     Cauchy weights (scale NADIR_NOISE) so a die whose top face is off its axis (d10s) or misfound
     counts little.  The answer is clipped to MAX_TILT x f from the frame's centre.
     """
+    w = np.asarray(weights, np.float64).reshape(1, -1)
+    x, y, spread = nadir_fits(boxes, tops, sides, w, width, height, iterations)[0]
+    return float(x), float(y), float(spread)
+
+
+def nadir_fits(
+    boxes: np.ndarray,
+    tops: np.ndarray,
+    sides: np.ndarray,
+    weights: np.ndarray,
+    width: int,
+    height: int,
+    iterations: int = 10,
+) -> np.ndarray:
+    """`nadir_fit` for K sets of weights of the same N dice at once (`weights` K x N, e.g. each die
+    left out in turn): K x 3 (x, y, spread)."""
     f = F_SIDE * max(width, height)
     c = np.array([width / 2, height / 2], np.float64)
     b = np.asarray(boxes, np.float64).reshape(-1, 2)
     t = np.asarray(tops, np.float64).reshape(-1, 2)
     s = np.maximum(np.asarray(sides, np.float64).reshape(-1), 1e-6)
-    w0 = np.clip(np.asarray(weights, np.float64).reshape(-1), 0.0, None)
-    if not (len(b) == len(t) == len(s) == len(w0)):
+    w0 = np.clip(np.asarray(weights, np.float64), 0.0, None)
+    if not (len(b) == len(t) == len(s)) or w0.ndim != 2 or w0.shape[1] != len(b):
         raise ValueError(
             f"fit_nadir: expected as many boxes, tops, sides and weights, got {len(b)}, {len(t)}, "
-            f"{len(s)}, {len(w0)}"
+            f"{len(s)}, {w0.shape[-1] if w0.ndim else 0}"
         )
     g = (b - c) / f  # each die's ray from the frame's centre
     e = (t - b) / s[:, None]  # its top face's offset, in boxes
-    # unknowns (kappa, a_x, a_y) with a = kappa x nu, nu = (nadir - centre) / f:  e = kappa g - a
+    # unknowns theta = (kappa, a_x, a_y) with a = kappa x nu, nu = (nadir - centre) / f:
+    # e = kappa g - a, two rows per die; normal equations per die (q: 3 x 3, r: 3)
     n = len(b)
-    rows = np.zeros((2 * n + 3, 3))
-    rows[0:n, 0], rows[0:n, 1] = g[:, 0], -1.0
-    rows[n : 2 * n, 0], rows[n : 2 * n, 2] = g[:, 1], -1.0
-    rhs = np.concatenate([e[:, 0], e[:, 1], [KAPPA, 0.0, 0.0]])
-    prior = np.array([1 / KAPPA_SIGMA, 1 / (KAPPA * TILT_SIGMA), 1 / (KAPPA * TILT_SIGMA)]) * NADIR_NOISE
-    rows[2 * n :] = np.diag([1.0, 1.0, 1.0])
-    robust = np.ones(n)
-    theta = np.array([KAPPA, 0.0, 0.0])
+    r1 = np.column_stack([g[:, 0], -np.ones(n), np.zeros(n)])
+    r2 = np.column_stack([g[:, 1], np.zeros(n), -np.ones(n)])
+    q = r1[:, :, None] * r1[:, None, :] + r2[:, :, None] * r2[:, None, :]
+    r = r1 * e[:, :1] + r2 * e[:, 1:]
+    # priors as rows of weight NADIR_NOISE / sigma: every weighted row then errs by NADIR_NOISE
+    p2 = (np.array([1 / KAPPA_SIGMA, 1 / (KAPPA * TILT_SIGMA), 1 / (KAPPA * TILT_SIGMA)]) * NADIR_NOISE) ** 2
+    prior_a, prior_b = np.diag(p2), p2 * np.array([KAPPA, 0.0, 0.0])
+    omega = w0.copy()
     for _ in range(max(1, iterations)):
-        wd = np.sqrt(w0 * robust)
-        sw = np.concatenate([wd, wd, prior])
-        theta = np.linalg.lstsq(rows * sw[:, None], rhs * sw, rcond=None)[0]
-        res = np.hypot(theta[0] * g[:, 0] - theta[1] - e[:, 0], theta[0] * g[:, 1] - theta[2] - e[:, 1])
-        robust = 1.0 / (1.0 + (res / NADIR_NOISE) ** 2)
-    # every weighted row (data and priors) has an error of NADIR_NOISE: the parameters' covariance
-    m = rows * sw[:, None]
-    cov = NADIR_NOISE**2 * np.linalg.inv(m.T @ m)
-    kappa = max(float(theta[0]), 0.25 * KAPPA)
-    nu = theta[1:] / kappa
-    jac = np.array([[-nu[0] / kappa, 1 / kappa, 0.0], [-nu[1] / kappa, 0.0, 1 / kappa]])  # d nu / d theta
-    spread = math.sqrt(max(0.0, float(np.trace(jac @ cov @ jac.T))) / 2)
-    norm = float(np.hypot(*nu))
-    if norm > MAX_TILT:
-        nu = nu * (MAX_TILT / norm)
-    return float(c[0] + f * nu[0]), float(c[1] + f * nu[1]), spread
+        a = np.einsum("kn,nij->kij", omega, q) + prior_a
+        theta = np.linalg.solve(a, (omega @ r + prior_b)[:, :, None])[:, :, 0]
+        ex = theta[:, :1] * g[None, :, 0] - theta[:, 1:2] - e[None, :, 0]
+        ey = theta[:, :1] * g[None, :, 1] - theta[:, 2:3] - e[None, :, 1]
+        omega = w0 / (1.0 + (np.hypot(ex, ey) / NADIR_NOISE) ** 2)
+    cov = NADIR_NOISE**2 * np.linalg.inv(a)  # of the last solve's theta
+    kappa = np.maximum(theta[:, 0], 0.25 * KAPPA)
+    nu = theta[:, 1:] / kappa[:, None]
+    # d nu / d theta, K x 2 x 3
+    jac = np.zeros((len(theta), 2, 3))
+    jac[:, :, 0] = -nu / kappa[:, None]
+    jac[:, 0, 1] = jac[:, 1, 2] = 1 / kappa
+    spread = np.sqrt(np.maximum(0.0, np.einsum("kij,kjl,kil->k", jac, cov, jac)) / 2)
+    norm = np.hypot(nu[:, 0], nu[:, 1])
+    nu = nu * np.minimum(1.0, MAX_TILT / np.maximum(norm, 1e-12))[:, None]
+    return np.column_stack([c[0] + f * nu[:, 0], c[1] + f * nu[:, 1], spread])
 
 
 def nadir_from_pose(rvec: object, camera_matrix: object) -> tuple[float, float]:

@@ -41,7 +41,7 @@ import numpy as np
 
 from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
-from vision.numbered.reader import NumberedReader
+from vision.numbered.reader import MAX_SPREAD, NumberedReader
 from vision.numbered.topface import F_SIDE, TOP_NADIR_FILE
 
 Window = tuple[np.ndarray, list[dict[str, Any]]]
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "--max-spread",
         type=float,
         nargs="+",
-        default=[None],
+        default=[MAX_SPREAD],
         help="estimated nadirs less sure than this (over f) leave the die to the older net",
     )
     args = ap.parse_args(argv)
