@@ -210,6 +210,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--det-factor", type=float, default=DET_FACTOR, help="the reader's detector scale")
     ap.add_argument("--pos-weight", type=float, default=2.0, help="weight of the die-centre focal term")
     ap.add_argument("--width", type=int, default=32, help="channels of the summed projections")
+    ap.add_argument(
+        "--channels",
+        type=int,
+        nargs=4,
+        default=[12, 20, 32, 48],
+        help="channels of the first convolution and of the stride-4, 8 and 16 stages",
+    )
     ap.add_argument("--out", type=Path, required=True, help="folder for numbered_detector.onnx")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
@@ -221,7 +228,15 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(0)
     wins = load_windows(args.cache, args.extra_cache, args.windows)
     print(f"{sum(len(d) for _, d in wins)} dice in {len(wins)} windows of {WINDOW} px", flush=True)
-    net = train(wins, rng, args.steps, args.batch, args.det_factor, args.pos_weight, FastDetector(args.width))
+    net = train(
+        wins,
+        rng,
+        args.steps,
+        args.batch,
+        args.det_factor,
+        args.pos_weight,
+        FastDetector(args.width, channels=tuple(args.channels)),
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     export(net, (1, 3, 320, 320), args.out / "numbered_detector.onnx")
     return 0
