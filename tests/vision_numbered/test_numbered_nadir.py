@@ -187,3 +187,28 @@ def test_the_nadir_net_sees_each_die_from_the_nadir(nadir_models: Path) -> None:
     assert np.allclose([f.center for f in located], [f.center for f in old], atol=1e-3)
     located, nadirs = NumberedReader(models=nadir_models, max_spread=None).locate_nadir(img, found)
     assert nadirs is not None and all(n is not None for n in nadirs)
+
+
+@pytest.mark.parametrize(
+    ("board_name", "tilt", "az"), [("dice-fighter", 25.0, 30.0), ("dicetar-wars", 15.0, 200.0)]
+)
+def test_a_calibrated_board_pose_gives_the_nadir_to_a_pixel(board_name: str, tilt: float, az: float) -> None:
+    """What the table's calibration knows: the nadir from the board pose found in a frame."""
+    from calibration.board import load_board
+    from calibration.pose import estimate_board_pose
+    from calibration.printing import render_board_image
+    from calibration.synthetic import Light, render_scene
+
+    board = load_board(board_name)
+    x0, y0, x1, y1 = board.bounds()
+    target = ((x0 + x1) / 2, (y0 + y1) / 2)
+    off, a = 600 * math.tan(math.radians(tilt)), math.radians(az)
+    r, t = look_at(
+        [target[0] + off * math.cos(a), target[1] + off * math.sin(a), -600.0], [*target, 0.0], 3.0
+    )
+    cal = pi_camera3_calibration()
+    light = Light(np.array([0.3, 0.2, -0.93]) / np.linalg.norm([0.3, 0.2, -0.93]))
+    img, _ = render_scene(render_board_image(board, 3.0), 3.0, [], r, t, cal, light, np.random.default_rng(0))
+    pose = estimate_board_pose(img, cal, board)
+    got = nadir_from_pose(pose.rvec, cal.camera_matrix)
+    assert math.dist(got, nadir_px(r, cal.camera_matrix)) < 1.0
