@@ -6,6 +6,12 @@ net (`vision/numbered/train.py: TopFace`, `vision/models/numbered_topface.onnx`)
 die's outline box again, cut from the frame at its own resolution into a TOP x TOP crop,
 and answers a GRID x GRID map of logits: which cell holds the top face's centre.  The
 classifier's crop is then centred there.
+
+Two more input planes tell the net where the die is seen from.  The older net
+(numbered_topface.onnx) gets the die's ray from the frame's centre (`ray`); the nadir-aware one
+(TOP_NADIR_FILE) gets its ray from the nadir, the image of the point below the camera, where every
+vertical edge points (`nadir_ray`): from the calibration's board pose (`nadir_from_pose`) or
+fitted to the dice themselves (`nadir_fits`).
 """
 
 from __future__ import annotations
