@@ -11,12 +11,12 @@ table at the scale it was trained on) and finds each die's outline box (and a fi
 guess at its top face, too coarse to tell a d20's top face from its neighbours).  The
 top-face net (vision/numbered/topface.py) then looks at each die's box cut from the
 frame at full resolution and finds the top face's centre and the die's size, all dice
-in one batch; the classifier's crop is cut there, at full resolution too.  With the
-nadir-aware top-face net (numbered_topface_nadir.onnx) the net is told where each die is seen
-from the point below the camera: given by the caller (`read(..., nadir=)`, from the board pose)
-or fitted to the other dice of the frame.  So a
+in one batch; the classifier's crop is cut there, at full resolution too.  So a
 high-resolution still (a Pi Camera 3 takes 3456x2592 over the same field of view as
 its 1280x960 video) gives the classifier numerals 2.7 times as many pixels tall.
+With the nadir-aware top-face net (numbered_topface_nadir.onnx) the net is told where each
+die is seen from the point below the camera: given by the caller (`read(..., nadir=)`, from
+the board pose) or fitted to the other dice of the frame.
 
 The classifier sees a CROP x CROP crop centred on the face pointing up and
 answers one of 47 classes: not a die, d6 1-6, d10 0-9, percentile d10 00-90,
