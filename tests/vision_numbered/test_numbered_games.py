@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from conftest import ROOT, SCENES, STILLS, load_scene
+from numbered_helpers import ROOT, SCENES, STILLS, load_scene
 
 from calibration.board import load_board
 from calibration.camera import pi_camera3_calibration

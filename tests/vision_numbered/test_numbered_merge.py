@@ -34,7 +34,7 @@ def test_nothing_in_nothing_out() -> None:
 
 @pytest.mark.parametrize("still", [False, True])
 def test_read_all_gives_the_numbered_dice_of_a_rendered_roll(still: bool) -> None:
-    from conftest import SCENES, STILLS, load_scene
+    from numbered_helpers import SCENES, STILLS, load_scene
 
     from vision.numbered import read_all
 

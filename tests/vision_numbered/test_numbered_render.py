@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from conftest import SCENES, STILLS
+from numbered_helpers import SCENES, STILLS
 
 from tools.render_numbered.solids import SHAPES, VALUES, Die
 

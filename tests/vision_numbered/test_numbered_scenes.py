@@ -7,7 +7,7 @@ from collections import Counter
 
 import cv2
 import pytest
-from conftest import SCENES, STILLS, load_scene
+from numbered_helpers import SCENES, STILLS, load_scene
 
 from vision.numbered.evaluate import Score
 from vision.numbered.reader import NumberedReader
