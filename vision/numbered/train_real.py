@@ -187,9 +187,11 @@ def train_classifier_real(
     photos: list[RealPhoto],
     share: float,
     jitter: float = 0.08,
+    on_top: bool = False,
 ) -> Any:
     """train.train_classifier with a `share` of each batch's crops real (real_sample); the same
-    net, optimiser, schedule, loss and photometric changes."""
+    net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
+    rendered crops and the real ones (share x batch) are added to them."""
     import time
     from typing import cast
 
@@ -200,13 +202,14 @@ def train_classifier_real(
     from vision.training.train_d6 import to_tensor
 
     n_real = round(share * batch)
+    n_synth = batch if on_top else batch - n_real
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     levels: dict[int, list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
-        pairs = [cls_sample(wins, rng, levels, singles, jitter) for _ in range(batch - n_real)]
+        pairs = [cls_sample(wins, rng, levels, singles, jitter) for _ in range(n_synth)]
         for _ in range(n_real):
             crop, label = real_sample(photos, rng)
             pairs.append((photometric(crop, rng), label))
@@ -220,7 +223,7 @@ def train_classifier_real(
         sched.step()
         if step % 50 == 0:
             hit = out.argmax(1) == target
-            real_acc = hit[batch - n_real :].float().mean().item() if n_real else float("nan")
+            real_acc = hit[n_synth:].float().mean().item() if n_real else float("nan")
             print(
                 f"cls {step}/{steps} loss {loss.item():.3f} acc {hit.float().mean().item():.3f} "
                 f"real {real_acc:.3f} {time.time() - t0:.0f}s",
@@ -241,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-share", type=float, nargs="+", default=[0.2], help="share(s) of real crops")
     ap.add_argument("--steps", type=int, default=4500)
     ap.add_argument("--batch", type=int, default=96)
+    ap.add_argument(
+        "--on-top",
+        action="store_true",
+        help="real crops added to --batch rendered ones (not a share of them)",
+    )
     ap.add_argument("--part", choices=["train", "fit"], default="train", help="real photos: see load_real")
     ap.add_argument("--real-root", type=Path, default=REAL_ROOT, help="the shared real photos")
     ap.add_argument("--windows", type=int, default=1600)
@@ -273,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copy2(f, out / f.name)
         torch.manual_seed(0)
         rng = np.random.default_rng(0)
-        net = train_classifier_real(wins, rng, args.steps, args.batch, singles + hires, photos, s)
+        net = train_classifier_real(
+            wins, rng, args.steps, args.batch, singles + hires, photos, s, on_top=args.on_top
+        )
         export(net, (8, 3, CROP, CROP), out / "numbered_classifier.onnx")
     return 0
 
