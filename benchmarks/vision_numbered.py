@@ -20,21 +20,25 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.numbered.evaluate import Score, load_truth  # noqa: E402
 from vision.numbered.labels import KINDS  # noqa: E402
-from vision.numbered.reader import MODELS, NumberedReader  # noqa: E402
+from vision.numbered.reader import MODELS, SHRINKS, NumberedReader  # noqa: E402
 from vision.palette import Palette  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "vision_numbered.md"
 
 
-def combined_cost(folder: Path, reader: NumberedReader) -> tuple[list[float], list[float], Score]:
+def combined_cost(
+    folder: Path, reader: NumberedReader, nadir_mode: str = "estimate"
+) -> tuple[list[float], list[float], Score]:
     """Per frame: ms of the d6 reader alone and ms added by the numbered reader (as read_all runs
     them), and the score of read_all's merged readings."""
     from vision.numbered.combined import merge
@@ -49,12 +53,13 @@ def combined_cost(folder: Path, reader: NumberedReader) -> tuple[list[float], li
     for meta in sorted(folder.glob("scene_*.json")):
         truth = load_truth(meta)
         img = cv2.imread(str(folder / truth["image"]))
+        nadir = frame_nadir(img, truth, nadir_mode)
         d6_reader().read(img)
-        numbered_reader().read(img)
+        numbered_reader().read(img, nadir=nadir)
         t0 = time.process_time()
         d6 = d6_reader().read(img)
         t1 = time.process_time()
-        numbered = numbered_reader().read(img)
+        numbered = numbered_reader().read(img, nadir=nadir)
         merged = merge(d6, numbered)
         t2 = time.process_time()
         base.append((t1 - t0) * 1000)
@@ -63,7 +68,27 @@ def combined_cost(folder: Path, reader: NumberedReader) -> tuple[list[float], li
     return base, added, score
 
 
-def run(folder: Path, reader: NumberedReader) -> tuple[Score, list[float], list[float], int, str]:
+NADIRS = ("pose", "estimate", "none")
+
+
+def frame_nadir(img: np.ndarray, truth: dict[str, Any], mode: str) -> tuple[float, float] | None:
+    """The nadir the reader is given for a frame: with `mode` "pose", from the board's pose solved
+    from the markers in the frame (as the table has it: the camera's intrinsics calibrated, the board
+    layout configured; the scene's true pose is never used); else None (the reader fits it to the
+    dice, or with "none" reads with the older top-face net)."""
+    if mode != "pose":
+        return None
+    from calibration.board import load_board
+    from calibration.camera import pi_camera3_calibration
+    from controller.table import frame_nadir as solved
+
+    h, w = img.shape[:2]
+    return solved(img, pi_camera3_calibration(w, h), load_board(ROOT / truth["board_file"]))
+
+
+def run(
+    folder: Path, reader: NumberedReader, nadir_mode: str = "estimate"
+) -> tuple[Score, list[float], list[float], int, str]:
     palette = Palette.default()
     score = Score()
     det_ms: list[float] = []
@@ -76,11 +101,12 @@ def run(folder: Path, reader: NumberedReader) -> tuple[Score, list[float], list[
         if img is None:
             raise SystemExit(f"{meta}: image {truth['image']} is missing or unreadable")
         size = f"{img.shape[1]}x{img.shape[0]}"
-        reader.read(img)  # warm caches for this frame size
+        nadir = frame_nadir(img, truth, nadir_mode)  # not timed: the table solves the pose anyway
+        reader.read(img, nadir=nadir)  # warm caches for this frame size
         t0 = time.process_time()
         found = reader.detect(img)
         t1 = time.process_time()
-        found = reader.locate(img, found)
+        found = reader.locate(img, found, nadir=nadir)
         crops = reader.crops(img, found)
         probs = reader.classify(crops)
         readings = reader.readings(img, found, crops, probs, palette)
@@ -138,7 +164,7 @@ def report(
         + " (below).",
         "",
         f"Time (CPU time, median over frames): detector {statistics.median(det_ms):.1f} ms per frame "
-        f"(resizing the frame to about 640x480 included; JPEG decoding not), "
+        f"(resizing the frame for it included; JPEG decoding not), "
         + ("top-face net + " if top_face else "")
         + f"crop + classifier {statistics.median(die_ms):.2f} ms per die (all of a frame's dice in one "
         f"batch, {turns} quarter turn{'s' if turns > 1 else ''} each).",
@@ -194,6 +220,26 @@ def _short(p: Path) -> Path:
     return p.relative_to(ROOT) if p.resolve().is_relative_to(ROOT) and p.is_absolute() else p
 
 
+def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
+    """ "DIR[,key=value...]" -> (DIR, reader options); a bad key or value ends with a clear message."""
+    folder, *pairs = text.split(",")
+    opts: dict[str, Any] = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key == "det_area" and value.isdigit() and int(value) >= 256:
+            opts[key] = int(value)
+        elif (key == "nadir" and value in NADIRS) or (key == "shrink" and value in SHRINKS):
+            opts[key] = value
+        else:
+            ap.error(
+                f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
+                f"nadir={'|'.join(NADIRS)} or shrink={'|'.join(SHRINKS)}"
+            )
+    if not Path(folder).is_dir():
+        ap.error(f"--models {text}: {folder} is not a folder")
+    return Path(folder), opts
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -206,10 +252,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-combined", action="store_true", help="skip the run with the pip-d6 reader")
     ap.add_argument(
         "--models",
-        type=Path,
         nargs="+",
-        default=[MODELS],
-        help="folders of numbered_*.onnx to compare, each reported in turn (default: the committed models)",
+        default=[str(MODELS)],
+        metavar="DIR[,key=value...]",
+        help="folders of numbered_*.onnx to compare, each reported in turn (default: the committed models);"
+        " keys: det_area (pixels the detector sees, e.g. 307200 for session 2's detector), nadir (pose:"
+        " from the board's markers, as the table does; estimate: fitted to the dice, the default; none:"
+        " the older top-face net), shrink (halve: the default; area: one INTER_AREA resize)",
     )
     ap.add_argument(
         "--turns",
@@ -227,8 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Reproduce: `{command}`",
         "",
     ]
-    if args.models != [MODELS]:
-        command += " --models " + " ".join(str(_short(m)) for m in args.models)
+    specs = [spec(m, ap) for m in args.models]
+    if args.models != [str(MODELS)]:
+        command += " --models " + " ".join(args.models)
         parts[2] = f"Reproduce: `{command}`"
     turns = args.turns or [None]
     if len(turns) == 1:
@@ -241,17 +291,20 @@ def main(argv: list[str] | None = None) -> int:
         command += f" --out {_short(args.out)}"
     parts[2] = f"Reproduce: `{command}`"
     for folder in args.scenes:
-        for models, n_turns in zip(args.models, turns, strict=True):
-            reader = (
-                NumberedReader(models=models)
-                if n_turns is None
-                else NumberedReader(models=models, turns=n_turns)
-            )
-            score, det_ms, die_ms, frames, size = run(folder, reader)
-            combined = None if args.no_combined else combined_cost(folder, reader)
+        for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
+            opts = dict(spec_opts)
+            nadir_mode = str(opts.pop("nadir", "estimate"))
+            if n_turns is not None:
+                opts["turns"] = n_turns
+            reader = NumberedReader(models=models, estimate_nadir=nadir_mode != "none", **opts)
+            score, det_ms, die_ms, frames, size = run(folder, reader, nadir_mode)
+            combined = None if args.no_combined else combined_cost(folder, reader, nadir_mode)
             title = f"{size} frames, JPEG q85: `{_short(folder)}`"
-            if args.models != [MODELS] or args.turns:
+            if args.models != [str(MODELS)] or args.turns:
                 title += f"; models `{_short(models)}`, {reader.turns} quarter turns"
+                title += f", detector input {reader.det_area} px ({reader.shrink}), nadir: {nadir_mode}"
+                if reader.has_nadir_net:
+                    title += " (nadir-aware top-face net)"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(score, det_ms, die_ms, frames, title, combined, reader.has_top_face, reader.turns)

@@ -30,9 +30,14 @@ def _read_one(
             "image": str(path),
             "error": "not a readable image (expected a JPEG, PNG or other format OpenCV decodes)",
         }
+    nadir = None
+    if numbered and geometry is not None:  # the top faces of numbered dice lean away from it
+        from controller.table import frame_nadir
+
+        nadir = frame_nadir(img, geometry[1], geometry[2])
     t = time.perf_counter()
     try:
-        dice = read_all(img) if numbered else read_dice(img)
+        dice = read_all(img, nadir=nadir) if numbered else read_dice(img)
     except ValueError as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000

@@ -121,10 +121,12 @@ def _default_reader(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
     return vision.read_dice(image, palette)
 
 
-def _read_numbered(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
+def _read_numbered(
+    image: np.ndarray, palette: Any = None, nadir: tuple[float, float] | None = None
+) -> Sequence[Any]:
     from vision.numbered import read_numbered
 
-    return read_numbered(image, palette)
+    return read_numbered(image, palette, nadir)
 
 
 #: games whose dice are not pip d6 (see RULINGS.md): Dice Fighter throws percentile d10s
@@ -153,6 +155,21 @@ def load_palette(path: str) -> Any:
         ) from None
 
 
+def frame_nadir(image: np.ndarray, calibration: Any, board: Any) -> tuple[float, float] | None:
+    """The point below the camera in this frame (pixels), from the board's pose solved from its
+    markers (calibration.pose), for the numbered reader's top-face net; None when the pose cannot
+    be solved (the reader then fits the nadir to the dice)."""
+    from calibration.pose import PoseError, estimate_board_pose
+    from vision.numbered.topface import nadir_from_pose
+
+    h, w = image.shape[:2]
+    try:
+        pose = estimate_board_pose(image, calibration, board)
+        return nadir_from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
+    except (PoseError, ValueError):
+        return None
+
+
 class BoardGeometry:
     """The configured board layout and camera calibration: where each die lies on the board."""
 
@@ -170,6 +187,10 @@ class BoardGeometry:
             self.calibration = load_calibration(calibration)
         except (ValueError, OSError) as e:
             raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
+
+    def nadir(self, image: np.ndarray) -> tuple[float, float] | None:
+        """The point below the camera in this frame (`frame_nadir`)."""
+        return frame_nadir(image, self.calibration, self.board)
 
     def place(
         self,
@@ -252,7 +273,10 @@ class Table:
         self.palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
         self.reader: Callable[..., Sequence[Any]] = reader or reader_for(cfg.table.game)
         # the table's own readers name colours with the game's palette (see _reading_palette)
-        self._reader_takes_palette = reader is None and "palette" in inspect.signature(self.reader).parameters
+        params = inspect.signature(self.reader).parameters
+        self._reader_takes_palette = reader is None and "palette" in params
+        # the numbered reader finds top faces better told where the point below the camera is
+        self._reader_takes_nadir = "nadir" in params
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``
@@ -387,11 +411,12 @@ class Table:
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
         try:
-            raw = (
-                self.reader(image, palette=self._reading_palette())
-                if self._reader_takes_palette
-                else self.reader(image)
-            )
+            kwargs: dict[str, Any] = {}
+            if self._reader_takes_palette:
+                kwargs["palette"] = self._reading_palette()
+            if self._reader_takes_nadir and self.geometry is not None:
+                kwargs["nadir"] = self.geometry.nadir(image)
+            raw = self.reader(image, **kwargs)
             readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in raw]
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
             log.warning("frame at t=%.2f could not be read: %s", t, e)

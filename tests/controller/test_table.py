@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -553,3 +554,46 @@ def test_a_die_covered_by_the_next_throw_is_carried_even_across_a_restart(tmp_pa
     top = next(d for d in rs.dice if d["id"] == carried["under"])
     assert top["stack_level"] == 1 and rs.dice[top["rests_on"]] is carried
     table.log.close()
+
+
+def test_the_numbered_reader_is_told_the_nadir_the_board_markers_give(tmp_path: Path) -> None:
+    """Dice Fighter (percentile d10s) on its board: the table solves the board's pose from the markers
+    of the settled frame and hands the numbered reader the point below the camera."""
+    from controller.session import session_config
+    from controller.table import frame_nadir
+
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "dice-fighter-demo"
+    throw = json.loads((folder / "truth.json").read_text(encoding="utf-8"))["throws"][0]
+    frame = cv2.imread(str(folder / throw["frame"]))
+    given: list[Any] = []
+
+    def reader(image: np.ndarray, nadir: tuple[float, float] | None = None) -> list[Any]:
+        given.append(nadir)
+        return []
+
+    table = Table(session_config(folder), EventLog(tmp_path / "t.sqlite3"), reader=reader, resume=False)
+    assert table.geometry is not None
+    for player, fighter in (("ann", "lv3-ronin"), ("bob", "lv3-titan")):  # the round's secret picks
+        table.apply(Input.from_json({"type": "secret", "player": player, "fighter": fighter}), "button", 0.5)
+    table.on_settled(frame, 1.0, 1.0)
+    assert len(given) == 1 and given[0] is not None
+    assert given[0] == frame_nadir(frame, table.geometry.calibration, table.geometry.board)
+    table.log.close()
+
+
+def test_the_nadir_solved_from_the_markers_matches_the_camera_the_scene_was_rendered_with() -> None:
+    from calibration.board import load_board
+    from calibration.camera import pi_camera3_calibration
+    from controller.table import frame_nadir
+    from vision.numbered.topface import nadir_from_pose
+
+    root = Path(__file__).resolve().parents[2]
+    for scene in ("numbered/scene_0000", "numbered_still/scene_0001"):
+        truth = json.loads((root / "tests" / "fixtures" / f"{scene}.json").read_text(encoding="utf-8"))
+        img = cv2.imread(str(root / "tests" / "fixtures" / f"{scene}.jpg"))
+        h, w = img.shape[:2]
+        got = frame_nadir(img, pi_camera3_calibration(w, h), load_board(root / truth["board_file"]))
+        want = nadir_from_pose(truth["camera"]["rvec"], truth["camera"]["camera_matrix"])
+        assert got is not None and math.dist(got, want) < 0.01 * max(w, h), (scene, got, want)
+    blank = np.full((960, 1280, 3), 90, np.uint8)  # no markers: no pose, no nadir
+    assert frame_nadir(blank, pi_camera3_calibration(), load_board(root / truth["board_file"])) is None

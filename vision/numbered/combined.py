@@ -54,11 +54,15 @@ def _scaled(r: DieReading, k: float) -> DieReading:
     )
 
 
-def read_all(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
+def read_all(
+    image_bgr: np.ndarray, palette: Palette | None = None, nadir: tuple[float, float] | None = None
+) -> list[DieReading]:
     """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20).
 
     A high-resolution still (say 3456x2592) is read whole by the numbered reader; the
     pip-d6 reader reads it shrunk to the video frame's size, its dice scaled back.
+    `nadir`: the point below the camera (frame pixels) when the board's pose is known
+    (`NumberedReader.read`).
     """
     from vision.image_check import check_bgr
     from vision.numbered.reader import default_reader as numbered_reader
@@ -73,4 +77,4 @@ def read_all(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieR
         d6 = [_scaled(r, k) for r in d6_reader().read(small, palette)]
     else:
         d6 = d6_reader().read(image_bgr, palette)
-    return merge(d6, numbered_reader().read(image_bgr, palette))
+    return merge(d6, numbered_reader().read(image_bgr, palette, nadir))

@@ -156,9 +156,11 @@ def _read(
 
     `oracle`: the true dice; each peak within 0.45 of a die's box of its top face is moved onto it
     (what the classifier reads with a perfect top-face centre)."""
-    # The detector sees a frame at 640x480 whatever its size: a window of it at (0.5 / scale).
-    reader.det_area = max(256, int((img.shape[1] * 0.5 / scale) * (img.shape[0] * 0.5 / scale)))
-    found, used = reader.locate_nadir(img, reader.detect(img), view, nadir)
+    # The detector sees a 1280x960 frame at reader.det_area pixels and a still `scale` times as big
+    # at the same: a window of it at (share / scale).
+    share = math.sqrt(reader.det_area / (1280 * 960)) / scale
+    det_area = max(256.0, img.shape[1] * share * img.shape[0] * share)
+    found, used = reader.locate_nadir(img, reader.detect(img, det_area), view, nadir)
     if oracle is not None:
         for d in oracle:
             x0, y0, x1, y1 = d["box_px"]
