@@ -9,7 +9,10 @@ or tuning.  Each set is reported on its own.  Reports detection
 (true dice matched), kind accuracy, value accuracy per kind (kind and value right,
 over all true dice of that kind), the confusions left, false readings, and the
 time on one core (cv2.setNumThreads(1)): the detector per frame, and crop plus
-classifier per die, median over frames.
+classifier per die, median over frames.  The nadir-aware top-face net is given the nadir
+from the board's pose solved from the markers in each frame (not the scene's true pose), as
+the table does; `--models DIR,nadir=estimate` reads as `dicetable read --numbered` does
+without a board.
 """
 
 from __future__ import annotations
@@ -69,6 +72,11 @@ def combined_cost(
 
 
 NADIRS = ("pose", "estimate", "none")
+NADIR_TEXT = {
+    "pose": "from the board's pose solved from its markers in each frame (as the table reads)",
+    "estimate": "fitted to the frame's dice (as `dicetable read --numbered` without --board reads)",
+    "none": "not used (the older top-face net)",
+}
 
 
 def frame_nadir(img: np.ndarray, truth: dict[str, Any], mode: str) -> tuple[float, float] | None:
@@ -257,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR[,key=value...]",
         help="folders of numbered_*.onnx to compare, each reported in turn (default: the committed models);"
         " keys: det_area (pixels the detector sees, e.g. 307200 for session 2's detector), nadir (pose:"
-        " from the board's markers, as the table does; estimate: fitted to the dice, the default; none:"
+        " from the board's markers, as the table does, the default; estimate: fitted to the dice; none:"
         " the older top-face net), shrink (halve: the default; area: one INTER_AREA resize)",
     )
     ap.add_argument(
@@ -293,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.scenes:
         for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
             opts = dict(spec_opts)
-            nadir_mode = str(opts.pop("nadir", "estimate"))
+            nadir_mode = str(opts.pop("nadir", "pose"))
             if n_turns is not None:
                 opts["turns"] = n_turns
             reader = NumberedReader(models=models, estimate_nadir=nadir_mode != "none", **opts)
@@ -302,9 +310,9 @@ def main(argv: list[str] | None = None) -> int:
             title = f"{size} frames, JPEG q85: `{_short(folder)}`"
             if args.models != [str(MODELS)] or args.turns:
                 title += f"; models `{_short(models)}`, {reader.turns} quarter turns"
-                title += f", detector input {reader.det_area} px ({reader.shrink}), nadir: {nadir_mode}"
-                if reader.has_nadir_net:
-                    title += " (nadir-aware top-face net)"
+                title += f", detector input {reader.det_area} px ({reader.shrink})"
+            if reader.has_nadir_net:
+                title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(score, det_ms, die_ms, frames, title, combined, reader.has_top_face, reader.turns)
