@@ -2,7 +2,7 @@
 
     nice -n 10 .venv/bin/python -m vision.numbered.train_real --cache /tmp/numbered_windows.pkl \\
         --singles-cache /tmp/numbered_diewin.pkl --hires-cache /tmp/numbered_hires.pkl \\
-        --real-share 0.2 --steps 4500 --out /tmp/real_cand
+        --real-share 0.15 --on-top --steps 4500 --out /tmp/real_cand
 
 The session-2 recipe (vision/numbered/train.py: `cls_sample`, the same caches, 4500 steps of 96
 crops, AdamW one-cycle, torch and numpy seed 0), except that a share of each batch
