@@ -31,7 +31,7 @@ from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
 from vision.training.nets import Detector, cbr
 from vision.training.samples import splat
-from vision.training.train_d6 import focal, to_tensor
+from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
@@ -228,6 +228,10 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
     return patch, tgt
 
 
+# Weights of the 6 box channels (log w, log h, top face's centre x y, box centre x y) in the size loss.
+BOX_WEIGHT = torch.tensor([1.0, 1.0, 3.0, 3.0, 1.0, 1.0]).view(1, 6, 1, 1)
+
+
 def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, batch: int) -> Detector:
     net = NumberedDetector()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
@@ -238,22 +242,9 @@ def train_detector(wins: list[Window], rng: np.random.Generator, steps: int, bat
         x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
         out = net(x)
         lh = focal(out[:, 0], t[:, 0])
-        mask = t[:, 7]
         # The top face's centre weighs most: the classifier's crop is centred on it.
-        w = torch.tensor([1.0, 1.0, 3.0, 3.0, 1.0, 1.0]).view(1, 6, 1, 1)
-        lsz = (
-            (F.smooth_l1_loss(out[:, 1:7], t[:, 1:7], reduction="none") * w).sum(1) * mask
-        ).sum() / mask.sum().clamp(min=1)
-        loss = lh + lsz
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
-        if step % 50 == 0:
-            print(
-                f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
-                flush=True,
-            )
+        lsz = box_loss(out[:, 1:7], t[:, 1:7], t[:, 7], BOX_WEIGHT)
+        det_step(opt, sched, lh, lsz, step, steps, t0, 50)
     return net
 
 

@@ -23,18 +23,27 @@ import argparse
 import pickle
 import time
 from pathlib import Path
-from typing import Any, cast
 
 import cv2
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-from vision.numbered.train import STRIDE, WINDOW, Window, _box, _render, _top, cbrd, export, photometric
+from vision.numbered.train import (
+    BOX_WEIGHT,
+    STRIDE,
+    WINDOW,
+    Window,
+    _box,
+    _render,
+    _top,
+    cbrd,
+    export,
+    photometric,
+)
 from vision.training.nets import cbr
 from vision.training.samples import splat
-from vision.training.train_d6 import to_tensor
+from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
 
 PATCH = 128
 DET_FACTOR = 0.4  # the detector sees a 1280x960 frame at 512x384 (reader det_area 196608)
@@ -134,15 +143,6 @@ def det_sample(
     return out, tgt
 
 
-def focal(logit: torch.Tensor, heat: torch.Tensor, pos_weight: float = 1.0) -> torch.Tensor:
-    """CenterNet's focal loss (`vision.training.train_d6.focal`) with the die-centre term weighted."""
-    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
-    pos = heat.eq(1).float()
-    lp = -torch.log(p) * (1 - p) ** 2 * pos
-    ln = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - pos)
-    return (pos_weight * lp.sum() + ln.sum()) / pos.sum().clamp(min=1)
-
-
 def train(
     wins: list[Window],
     rng: np.random.Generator,
@@ -155,27 +155,14 @@ def train(
     net = net or FastDetector()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
-    w = torch.tensor([1.0, 1.0, 3.0, 3.0, 1.0, 1.0]).view(1, 6, 1, 1)  # the top face's centre weighs most
     t0 = time.time()
     for step in range(steps):
         xs, ts = zip(*(det_sample(wins, rng, factor) for _ in range(batch)), strict=True)
         x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
         out = net(x)
         lh = focal(out[:, 0], t[:, 0], pos_weight)
-        mask = t[:, 7]
-        lsz = (
-            (F.smooth_l1_loss(out[:, 1:7], t[:, 1:7], reduction="none") * w).sum(1) * mask
-        ).sum() / mask.sum().clamp(min=1)
-        loss = lh + lsz
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
-        if step % 100 == 0:
-            print(
-                f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
-                flush=True,
-            )
+        lsz = box_loss(out[:, 1:7], t[:, 1:7], t[:, 7], BOX_WEIGHT)
+        det_step(opt, sched, lh, lsz, step, steps, t0, 100)
     return net
 
 

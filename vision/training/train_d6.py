@@ -58,13 +58,47 @@ def to_tensor(batch: list[np.ndarray]) -> torch.Tensor:
 # ---------------------------------------------------------------- detector
 
 
-def focal(logit: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+def focal(logit: torch.Tensor, heat: torch.Tensor, pos_weight: float = 1.0) -> torch.Tensor:
+    """CenterNet's focal loss; `pos_weight` weighs the die-centre term (the numbered detector's)."""
     p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
     pos = heat.eq(1).float()
     neg = 1 - pos
     lp = -torch.log(p) * (1 - p) ** 2 * pos
     ln = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * neg
-    return (lp.sum() + ln.sum()) / pos.sum().clamp(min=1)
+    return (pos_weight * lp.sum() + ln.sum()) / pos.sum().clamp(min=1)
+
+
+def box_loss(
+    out: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Smooth L1 of the box channels at the die cells (`mask`), channels weighted by `weight`."""
+    err = F.smooth_l1_loss(out, target, reduction="none")
+    if weight is not None:
+        err = err * weight
+    return (err.sum(1) * mask).sum() / mask.sum().clamp(min=1)
+
+
+def det_step(
+    opt: torch.optim.Optimizer,
+    sched: Any,
+    heat: torch.Tensor,
+    size: torch.Tensor,
+    step: int,
+    steps: int,
+    t0: float,
+    every: int,
+) -> None:
+    """One optimiser step on a detector's heat + size loss, logged every `every` steps."""
+    loss = heat + size
+    opt.zero_grad()
+    cast(Any, loss).backward()
+    opt.step()
+    sched.step()
+    if step % every == 0:
+        print(
+            f"det {step}/{steps} heat {heat.item():.3f} size {size.item():.3f} {time.time() - t0:.0f}s",
+            flush=True,
+        )
 
 
 def train_detector(
@@ -84,20 +118,8 @@ def train_detector(
         x, t = to_tensor(list(xs)), torch.from_numpy(np.stack(ts))
         out = net(x)
         lh = focal(out[:, 0], t[:, 0])
-        mask = t[:, 3]
-        lsz = (
-            F.smooth_l1_loss(out[:, 1:3], t[:, 1:3], reduction="none").sum(1) * mask
-        ).sum() / mask.sum().clamp(min=1)
-        loss = lh + lsz
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
-        if step % 25 == 0:
-            print(
-                f"det {step}/{steps} heat {lh.item():.3f} size {lsz.item():.3f} {time.time() - t0:.0f}s",
-                flush=True,
-            )
+        lsz = box_loss(out[:, 1:3], t[:, 1:3], t[:, 3])
+        det_step(opt, sched, lh, lsz, step, steps, t0, 25)
     return net
 
 
