@@ -46,21 +46,6 @@ NADIR_NOISE = 0.08  # a die's top-face offset error, fraction of its box (scale 
 MAX_TILT = 0.75  # the estimate is clipped to this far from the frame's centre, over f (tan 37 deg)
 
 
-def fit_nadir(
-    boxes: np.ndarray,
-    tops: np.ndarray,
-    sides: np.ndarray,
-    weights: np.ndarray,
-    width: int,
-    height: int,
-    iterations: int = 10,
-) -> tuple[float, float]:
-    """The nadir (frame pixels) that best explains where each die's top face lies in its box:
-    `nadir_fit` without its spread."""
-    x, y, _ = nadir_fit(boxes, tops, sides, weights, width, height, iterations)
-    return x, y
-
-
 def nadir_fit(
     boxes: np.ndarray,
     tops: np.ndarray,
@@ -106,7 +91,7 @@ def nadir_fits(
     w0 = np.clip(np.asarray(weights, np.float64), 0.0, None)
     if not (len(b) == len(t) == len(s)) or w0.ndim != 2 or w0.shape[1] != len(b):
         raise ValueError(
-            f"fit_nadir: expected as many boxes, tops, sides and weights, got {len(b)}, {len(t)}, "
+            f"nadir_fit: expected as many boxes, tops, sides and weights, got {len(b)}, {len(t)}, "
             f"{len(s)}, {w0.shape[-1] if w0.ndim else 0}"
         )
     g = (b - c) / f  # each die's ray from the frame's centre

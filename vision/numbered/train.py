@@ -402,7 +402,7 @@ NADIR_SIGMAS = (0.02, 0.1, 0.25)
 NADIR_ODDS = (0.6, 0.25, 0.15)
 # --nadir-shrink: this share of the samples has the nadir pulled toward the frame's centre by a
 # uniform 0-1 share of its offset (then N(0, 0.05 f)): a nadir fitted to too few dice falls back
-# to the centre (topface.fit_nadir's prior), an error unlike the round noise above.
+# to the centre (topface.nadir_fit's prior), an error unlike the round noise above.
 
 
 def top_sample(
