@@ -315,26 +315,34 @@ def train_classifier(
     batch: int,
     singles: list[Window] | None = None,
     jitter: float = JITTER,
+    extra: Callable[[], tuple[np.ndarray, int]] | None = None,
+    n_extra: int = 0,
 ) -> Classifier:
+    """`batch` rendered crops a step (`cls_sample`), then `n_extra` more from `extra` (e.g. crops of
+    real photos: vision/numbered/train_real.py), logged apart."""
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     levels: dict[int, list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
-        xs, ys = zip(
-            *(cls_sample(wins, rng, levels, singles or [], jitter) for _ in range(batch)), strict=True
-        )
+        pairs = [cls_sample(wins, rng, levels, singles or [], jitter) for _ in range(batch)]
+        pairs += [extra() for _ in range(n_extra if extra is not None else 0)]
+        xs, ys = zip(*pairs, strict=True)
         out = net(to_tensor(list(xs)))
-        loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
+        target = torch.tensor(ys)
+        loss = F.cross_entropy(out, target, label_smoothing=0.05)
         opt.zero_grad()
         cast(Any, loss).backward()
         opt.step()
         sched.step()
         if step % 50 == 0:
-            acc = (out.argmax(1) == torch.tensor(ys)).float().mean().item()
+            hit = out.argmax(1) == target
+            more = f" extra {hit[batch:].float().mean().item():.3f}" if len(pairs) > batch else ""
             print(
-                f"cls {step}/{steps} loss {loss.item():.3f} acc {acc:.3f} {time.time() - t0:.0f}s", flush=True
+                f"cls {step}/{steps} loss {loss.item():.3f} acc {hit.float().mean().item():.3f}{more} "
+                f"{time.time() - t0:.0f}s",
+                flush=True,
             )
     return net
 

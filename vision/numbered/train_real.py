@@ -192,44 +192,16 @@ def train_classifier_real(
     """train.train_classifier with a `share` of each batch's crops real (real_sample); the same
     net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
     rendered crops and the real ones (share x batch) are added to them."""
-    import time
-    from typing import cast
-
-    import torch
-    import torch.nn.functional as F
-
-    from vision.numbered.train import Classifier, cls_sample, photometric
-    from vision.training.train_d6 import to_tensor
+    from vision.numbered.train import photometric, train_classifier
 
     n_real = round(share * batch)
+
+    def real() -> tuple[np.ndarray, int]:
+        crop, label = real_sample(photos, rng)
+        return photometric(crop, rng), label
+
     n_synth = batch if on_top else batch - n_real
-    net = Classifier()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
-    levels: dict[int, list[np.ndarray]] = {}
-    t0 = time.time()
-    for step in range(steps):
-        pairs = [cls_sample(wins, rng, levels, singles, jitter) for _ in range(n_synth)]
-        for _ in range(n_real):
-            crop, label = real_sample(photos, rng)
-            pairs.append((photometric(crop, rng), label))
-        xs, ys = zip(*pairs, strict=True)
-        out = net(to_tensor(list(xs)))
-        target = torch.tensor(ys)
-        loss = F.cross_entropy(out, target, label_smoothing=0.05)
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
-        if step % 50 == 0:
-            hit = out.argmax(1) == target
-            real_acc = hit[n_synth:].float().mean().item() if n_real else float("nan")
-            print(
-                f"cls {step}/{steps} loss {loss.item():.3f} acc {hit.float().mean().item():.3f} "
-                f"real {real_acc:.3f} {time.time() - t0:.0f}s",
-                flush=True,
-            )
-    return net
+    return train_classifier(wins, rng, steps, n_synth, singles, jitter, real, n_real)
 
 
 def main(argv: list[str] | None = None) -> int:
