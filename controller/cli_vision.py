@@ -93,8 +93,8 @@ def read(
     numbered: bool = typer.Option(
         False,
         "--numbered",
-        help="also read d10, percentile d10 (d10p) and d20 dice; every die gets its kind. Only for "
-        "tables that use numbered dice: the numbered reader takes some pip d6 of other sets for them",
+        help="also read d10, percentile d10 (d10p) and d20 dice; every die gets its kind. For tables "
+        "that use numbered dice: on real pip-d6-only photos it reads about 1 % fewer d6 right than without",
     ),
     sequence: bool = typer.Option(
         False,

@@ -5,11 +5,12 @@ authority on d6; it has never seen a d10 or d20, so where the numbered reader fi
 a numbered die, a d6 reading on the same spot is that die misread and is dropped.
 A d6 only the numbered reader found is kept too.
 
-Not wired into `vision.read_dice` yet, on purpose: the numbered networks were trained on
-rendered dice only, and on the real d6 photos (shared/fixtures/real/byler_d6, first 40
-images, 495 labelled dice) they read 493 dice and call 358 of them d10, d10p or d20
-(session 2's models; session 1's called 282 of 427 so).  Merging would then replace right
-d6 readings.
+Not wired into `vision.read_dice`: games of pip d6 only need no second reader.  On the real d6
+photos (shared/fixtures/real/byler_d6) the numbered reader trained on renders alone called most
+real d6 numbered, and merging replaced right d6 readings (held-out: 143 of 370 read right, the d6
+reader alone 364); with session 4's classifier, which learnt real pip d6 from the train photos,
+it calls 6 of the 370 numbered and `read_all` reads 359 right
+(`benchmarks/results/vision_numbered_real.md`).
 """
 
 from __future__ import annotations
