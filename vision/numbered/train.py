@@ -205,13 +205,19 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
         m = rot @ np.vstack([m, [0, 0, 1]])
     patch = cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
     patch = photometric(patch, rng)
-    g = PATCH // STRIDE
-    tgt = np.zeros((8, g, g), np.float32)  # heat, log w, log h, top dx, dy, box dx, dy, mask
+    return patch, det_targets(dice, m, s, PATCH // STRIDE)
+
+
+def det_targets(dice: list[dict[str, Any]], m: np.ndarray, s: float, g: int) -> np.ndarray:
+    """The detector's target (8 x g x g: heat, log w, log h, top face's and box's centres relative to
+    each cell's centre in cells (x, y each), loss mask) for `dice` of a window mapped into the patch
+    by the affine `m` (2 x 3, scale `s`; quarter turns swap the box's sides)."""
+    tgt = np.zeros((8, g, g), np.float32)
     yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
     for d in dice:
         bx0, by0, bw, bh = _box(d)
-        c = m @ np.array([*_top(d), 1.0])
-        b = m @ np.array([bx0, by0, 1.0])
+        c = m[:2] @ np.array([*_top(d), 1.0])
+        b = m[:2] @ np.array([bx0, by0, 1.0])
         if abs(m[0, 1]) > 0.5 * s:  # quarter-turned: box sides swap
             bw, bh = bh, bw
         bw, bh = bw * s, bh * s
@@ -219,13 +225,12 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
         if not (-1 <= cx <= g and -1 <= cy <= g):
             continue
         for x, y, centre in splat(tgt, xx, yy, cx, cy, bw, bh):
-            # top face's and box's centres relative to this cell's centre, in cells
             tgt[3, y, x] = cx - x
             tgt[4, y, x] = cy - y
             tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
             tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
             tgt[7, y, x] = 1.0 if centre else 0.5
-    return patch, tgt
+    return tgt
 
 
 # Weights of the 6 box channels (log w, log h, top face's centre x y, box centre x y) in the size loss.

@@ -34,15 +34,13 @@ from vision.numbered.train import (
     STRIDE,
     WINDOW,
     Window,
-    _box,
     _render,
-    _top,
     cbrd,
+    det_targets,
     export,
     photometric,
 )
 from vision.training.nets import cbr
-from vision.training.samples import splat
 from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
 
 PATCH = 128
@@ -121,26 +119,7 @@ def det_sample(
     m = cut @ np.array([[kx, 0.0, 0.5 * kx - 0.5], [0.0, ky, 0.5 * ky - 0.5], [0.0, 0.0, 1.0]])
     s = kx
     out = photometric(out, rng)
-    g = patch // STRIDE
-    tgt = np.zeros((8, g, g), np.float32)
-    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
-    for d in dice:
-        _, _, bw, bh = _box(d)
-        c = m[:2] @ np.array([*_top(d), 1.0])
-        b = m[:2] @ np.array([*_box(d)[:2], 1.0])
-        if abs(m[0, 1]) > 0.5 * s:  # quarter-turned: box sides swap
-            bw, bh = bh, bw
-        bw, bh = bw * s, bh * s
-        cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
-        if not (-1 <= cx <= g and -1 <= cy <= g):
-            continue
-        for x, y, centre in splat(tgt, xx, yy, cx, cy, bw, bh):
-            tgt[3, y, x] = cx - x
-            tgt[4, y, x] = cy - y
-            tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
-            tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
-            tgt[7, y, x] = 1.0 if centre else 0.5
-    return out, tgt
+    return out, det_targets(dice, m, s, patch // STRIDE)
 
 
 def train(
