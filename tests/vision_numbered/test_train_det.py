@@ -1,4 +1,5 @@
-"""The session-4 numbered detector's training examples and net (vision/numbered/train_det.py)."""
+"""The session-4 numbered detector's training examples (vision/numbered/det_samples.py, torch-free),
+its arguments, and the committed net it made."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
-
-from vision.numbered.train_det import FastDetector, det_sample, draw_scale, main  # noqa: E402
+from vision.numbered.det_samples import det_sample, draw_scale, parse_args
+from vision.numbered.reader import MODELS
+from vision.runtime import Model
 
 
 def _window(
@@ -62,16 +63,15 @@ def test_bad_factor_is_named() -> None:
         draw_scale(np.random.default_rng(0), 2.0)
 
 
-def test_fast_detector_outputs_seven_maps_at_stride_4() -> None:
-    net = FastDetector().eval()
-    with torch.no_grad():
-        out = net(torch.zeros(1, 3, 96, 128))
-    assert tuple(out.shape) == (1, 7, 24, 32)
-    # the heat starts low: sigmoid(-4)
-    assert float(torch.sigmoid(out[0, 0]).mean()) < 0.05
+def test_the_committed_detector_outputs_seven_maps_at_stride_4() -> None:
+    out = Model(MODELS / "numbered_detector.onnx")(np.zeros((1, 3, 96, 128), np.float32))
+    assert out.shape == (1, 7, 24, 32)
+    # nothing on a black frame: the heat stays low everywhere
+    assert float((1 / (1 + np.exp(-out[0, 0]))).max()) < 0.3
 
 
 def test_bad_arguments_exit_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
-        main(["--steps", "0", "--out", "/nonexistent/never-written"])
+        parse_args(["--steps", "0", "--out", "/nonexistent/never-written"])
     assert "positive counts" in capsys.readouterr().err
+    assert parse_args(["--out", "/tmp/x"]).det_factor == pytest.approx(0.4)

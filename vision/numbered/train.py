@@ -27,20 +27,16 @@ import torch.nn.functional as F
 from torch import nn
 
 from vision.numbered.crop import CROP, MARGIN, crop_die
+from vision.numbered.det_samples import STRIDE, WINDOW, Window, _box, _top, det_targets, photometric
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
 from vision.training.nets import Detector, cbr
-from vision.training.samples import splat
 from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
-STRIDE = 4
 DET_SCALE = (0.42, 1.1)  # the reader runs it at 0.5 of the video frame, then 1.0 round each die (refine)
-WINDOW = 384
 JITTER = 0.08  # crop centre error, sigma per axis, as a fraction of the die's box
-
-Window = tuple[np.ndarray, list[dict[str, Any]]]
 
 
 class NumberedDetector(Detector):
@@ -118,22 +114,6 @@ class TopFace(nn.Module):
         return self.body(x)  # type: ignore[no-any-return]
 
 
-def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Colour and light changes a reading must survive; only mild blur (numerals are a few px)."""
-    x: np.ndarray = img.astype(np.float32)
-    if rng.random() < 0.5:
-        x = x[..., rng.permutation(3)]
-    x = x * rng.uniform(0.7, 1.3) + rng.uniform(-30, 30)
-    x = x * rng.uniform(0.9, 1.1, 3)
-    if rng.random() < 0.1:
-        x = 255 - x
-    if rng.random() < 0.15:
-        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 0.7))
-    if rng.random() < 0.3:
-        x = x + rng.normal(0, rng.uniform(1, 5), x.shape)
-    return np.clip(x, 0, 255).astype(np.uint8)
-
-
 def _render(i: int) -> Window:
     from tools.render_numbered.scenes import window
 
@@ -181,16 +161,6 @@ def render_windows(n: int, procs: int) -> list[Window]:
     return _render_many(_render, n, procs, 16, "windows")
 
 
-def _box(d: dict[str, Any]) -> tuple[float, float, float, float]:
-    x0, y0, x1, y1 = d["box_px"]
-    return (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
-
-
-def _top(d: dict[str, Any]) -> tuple[float, float]:
-    """The top face's centre (where the reader centres its crop)."""
-    return float(d["center_px"][0]), float(d["center_px"][1])
-
-
 # ---------------------------------------------------------------- detector
 
 
@@ -206,31 +176,6 @@ def det_sample(wins: list[Window], rng: np.random.Generator) -> tuple[np.ndarray
     patch = cv2.warpAffine(img, m, (PATCH, PATCH), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
     patch = photometric(patch, rng)
     return patch, det_targets(dice, m, s, PATCH // STRIDE)
-
-
-def det_targets(dice: list[dict[str, Any]], m: np.ndarray, s: float, g: int) -> np.ndarray:
-    """The detector's target (8 x g x g: heat, log w, log h, top face's and box's centres relative to
-    each cell's centre in cells (x, y each), loss mask) for `dice` of a window mapped into the patch
-    by the affine `m` (2 x 3, scale `s`; quarter turns swap the box's sides)."""
-    tgt = np.zeros((8, g, g), np.float32)
-    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
-    for d in dice:
-        bx0, by0, bw, bh = _box(d)
-        c = m[:2] @ np.array([*_top(d), 1.0])
-        b = m[:2] @ np.array([bx0, by0, 1.0])
-        if abs(m[0, 1]) > 0.5 * s:  # quarter-turned: box sides swap
-            bw, bh = bh, bw
-        bw, bh = bw * s, bh * s
-        cx, cy = c[0] / STRIDE - 0.5, c[1] / STRIDE - 0.5
-        if not (-1 <= cx <= g and -1 <= cy <= g):
-            continue
-        for x, y, centre in splat(tgt, xx, yy, cx, cy, bw, bh):
-            tgt[3, y, x] = cx - x
-            tgt[4, y, x] = cy - y
-            tgt[5, y, x] = (b[0] / STRIDE - 0.5) - x
-            tgt[6, y, x] = (b[1] / STRIDE - 0.5) - y
-            tgt[7, y, x] = 1.0 if centre else 0.5
-    return tgt
 
 
 # Weights of the 6 box channels (log w, log h, top face's centre x y, box centre x y) in the size loss.

@@ -19,7 +19,6 @@ Windows past those in ``--cache`` are rendered (seeded) and kept in ``--extra-ca
 
 from __future__ import annotations
 
-import argparse
 import pickle
 import time
 from pathlib import Path
@@ -29,22 +28,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.numbered.train import (
-    BOX_WEIGHT,
-    STRIDE,
-    WINDOW,
-    Window,
-    _render,
-    cbrd,
-    det_targets,
-    export,
-    photometric,
-)
+from vision.numbered.det_samples import WINDOW, Window, det_sample, parse_args
+from vision.numbered.train import BOX_WEIGHT, _render, cbrd, export
 from vision.training.nets import cbr
 from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
 
-PATCH = 128
-DET_FACTOR = 0.4  # the detector sees a 1280x960 frame at 512x384 (reader det_area 196608)
 OUTPUTS = 7  # heat, log w, log h, top dx, dy, box dx, dy (vision/numbered/MODELS.md)
 
 
@@ -80,46 +68,6 @@ class FastDetector(nn.Module):
         c = self.s16(b)
         p = self.l4(a) + self.up(self.l8(b) + self.up(self.l16(c)))
         return self.head(self.post(p))  # type: ignore[no-any-return]
-
-
-def draw_scale(rng: np.random.Generator, factor: float, wide: float = 0.2) -> float:
-    """The patch's scale over the video frame: round `factor` (0.8-1.5 times it) mostly, and with
-    probability `wide` anywhere up to 1.1 (windows of stills and larger dice look like that)."""
-    if not 0.05 <= factor <= 1.1:
-        raise ValueError(f"det factor: expected 0.05-1.1 of the video frame, got {factor!r}")
-    if rng.random() < wide:
-        return float(rng.uniform(0.8 * factor, 1.1))
-    return float(factor * np.exp(rng.uniform(np.log(0.8), np.log(1.5))))
-
-
-def det_sample(
-    wins: list[Window], rng: np.random.Generator, factor: float = DET_FACTOR, patch: int = PATCH
-) -> tuple[np.ndarray, np.ndarray]:
-    """One training patch (`patch` px) of a window at a scale drawn round `factor`, and its target
-    (8 x patch/4 x patch/4: heat, log w, log h, top dx, dy, box dx, dy, loss mask), as in
-    `vision.numbered.train.det_sample`."""
-    img, dice = wins[int(rng.integers(len(wins)))]
-    h, w = img.shape[:2]
-    # Never past the window's edge (a reflected border would show dice with no target).
-    s = max(draw_scale(rng, factor), patch / min(h, w))
-    # Shrunk as the reader shrinks a frame (INTER_AREA), then cut and turned at that scale.
-    small = cv2.resize(
-        img, (max(patch, round(w * s)), max(patch, round(h * s))), interpolation=cv2.INTER_AREA
-    )
-    kx, ky = small.shape[1] / w, small.shape[0] / h
-    ox, oy = rng.uniform(0, small.shape[1] - patch), rng.uniform(0, small.shape[0] - patch)
-    cut = np.array([[1.0, 0.0, -ox], [0.0, 1.0, -oy], [0.0, 0.0, 1.0]])
-    if rng.random() < 0.5:  # mirror-free turn by quarter turns
-        rot = cv2.getRotationMatrix2D((patch / 2 - 0.5, patch / 2 - 0.5), 90 * int(rng.integers(4)), 1.0)
-        cut = np.vstack([rot, [0, 0, 1]]) @ cut
-    out = cv2.warpAffine(
-        small, cut[:2], (patch, patch), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
-    )
-    # window pixel -> patch pixel ((x + 0.5) * k - 0.5 is where resize puts pixel x)
-    m = cut @ np.array([[kx, 0.0, 0.5 * kx - 0.5], [0.0, ky, 0.5 * ky - 0.5], [0.0, 0.0, 1.0]])
-    s = kx
-    out = photometric(out, rng)
-    return out, det_targets(dice, m, s, patch // STRIDE)
 
 
 def train(
@@ -163,31 +111,7 @@ def load_windows(cache: Path | None, extra: Path | None, n: int) -> list[Window]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument(
-        "--cache", type=Path, help="pickle of the first TRAIN windows (vision.numbered.train --cache)"
-    )
-    ap.add_argument(
-        "--extra-cache", type=Path, help="pickle of the windows after those (rendered if missing)"
-    )
-    ap.add_argument("--windows", type=int, default=4800)
-    ap.add_argument("--steps", type=int, default=10000)
-    ap.add_argument("--batch", type=int, default=24)
-    ap.add_argument("--det-factor", type=float, default=DET_FACTOR, help="the reader's detector scale")
-    ap.add_argument("--pos-weight", type=float, default=2.0, help="weight of the die-centre focal term")
-    ap.add_argument("--width", type=int, default=32, help="channels of the summed projections")
-    ap.add_argument(
-        "--channels",
-        type=int,
-        nargs=4,
-        default=[12, 20, 32, 48],
-        help="channels of the first convolution and of the stride-4, 8 and 16 stages",
-    )
-    ap.add_argument("--out", type=Path, required=True, help="folder for numbered_detector.onnx")
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args(argv)
-    if args.windows < 1 or args.steps < 1 or args.batch < 1:
-        ap.error("--windows, --steps and --batch: expected positive counts")
+    args = parse_args(argv, __doc__)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(0)

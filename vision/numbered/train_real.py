@@ -192,7 +192,8 @@ def train_classifier_real(
     """train.train_classifier with a `share` of each batch's crops real (real_sample); the same
     net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
     rendered crops and the real ones (share x batch) are added to them."""
-    from vision.numbered.train import photometric, train_classifier
+    from vision.numbered.det_samples import photometric
+    from vision.numbered.train import train_classifier
 
     n_real = round(share * batch)
 
