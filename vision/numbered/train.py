@@ -18,7 +18,7 @@ import pickle
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import cv2
 import numpy as np
@@ -31,7 +31,7 @@ from vision.numbered.det_samples import STRIDE, WINDOW, Window, _box, _top, det_
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
 from vision.training.nets import Detector, cbr
-from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
+from vision.training.train_d6 import box_loss, det_step, focal, optimise, to_tensor
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
@@ -282,10 +282,7 @@ def train_classifier(
         out = net(to_tensor(list(xs)))
         target = torch.tensor(ys)
         loss = F.cross_entropy(out, target, label_smoothing=0.05)
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
+        optimise(opt, sched, loss)
         if step % 50 == 0:
             hit = out.argmax(1) == target
             more = f" extra {hit[batch:].float().mean().item():.3f}" if len(pairs) > batch else ""
@@ -442,10 +439,7 @@ def train_topface(
         lsize = (t * F.smooth_l1_loss(out[:, 1], size.expand_as(t), reduction="none", beta=0.1)).sum(1).mean()
         loss = -(t * F.log_softmax(out[:, 0], 1)).sum(1).mean() + 3 * lsize
         out = out[:, 0]
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
+        optimise(opt, sched, loss)
         if step % 50 == 0:
             hit = (out.argmax(1) == t.argmax(1)).float().mean().item()
             print(

@@ -78,6 +78,14 @@ def box_loss(
     return (err.sum(1) * mask).sum() / mask.sum().clamp(min=1)
 
 
+def optimise(opt: torch.optim.Optimizer, sched: Any, loss: torch.Tensor) -> None:
+    """One optimiser and schedule step on `loss`."""
+    opt.zero_grad()
+    cast(Any, loss).backward()
+    opt.step()
+    sched.step()
+
+
 def det_step(
     opt: torch.optim.Optimizer,
     sched: Any,
@@ -89,11 +97,7 @@ def det_step(
     every: int,
 ) -> None:
     """One optimiser step on a detector's heat + size loss, logged every `every` steps."""
-    loss = heat + size
-    opt.zero_grad()
-    cast(Any, loss).backward()
-    opt.step()
-    sched.step()
+    optimise(opt, sched, heat + size)
     if step % every == 0:
         print(
             f"det {step}/{steps} heat {heat.item():.3f} size {size.item():.3f} {time.time() - t0:.0f}s",
@@ -158,10 +162,7 @@ def train_classifier(
             loss = F.cross_entropy(out, soft_targets(y), label_smoothing=0.05)
         else:
             loss = F.cross_entropy(out, y, label_smoothing=0.05)
-        opt.zero_grad()
-        cast(Any, loss).backward()
-        opt.step()
-        sched.step()
+        optimise(opt, sched, loss)
         if step % 50 == 0:
             known = y != UNKNOWN
             acc = (out.argmax(1)[known] == y[known]).float().mean().item()
