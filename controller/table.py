@@ -155,18 +155,20 @@ def load_palette(path: str) -> Any:
         ) from None
 
 
-def frame_nadir(image: np.ndarray, calibration: Any, board: Any) -> tuple[float, float] | None:
-    """The point below the camera in this frame (pixels), from the board's pose solved from its
-    markers (calibration.pose), for the numbered reader's top-face net; None when the pose cannot
-    be solved (the reader then fits the nadir to the dice)."""
-    from calibration.pose import PoseError, estimate_board_pose
+def frame_nadir(
+    image: np.ndarray, calibration: Any, board: Any, pose: Any = None
+) -> tuple[float, float] | None:
+    """The point below the camera in this frame (pixels), from the board's pose (``pose``, or solved
+    from the frame's markers: calibration.pose), for the numbered reader's top-face net; None when
+    the pose cannot be solved (the reader then fits the nadir to the dice)."""
+    from calibration.pose import estimate_board_pose
     from vision.numbered.topface import nadir_from_pose
 
     h, w = image.shape[:2]
     try:
-        pose = estimate_board_pose(image, calibration, board)
+        pose = pose or estimate_board_pose(image, calibration, board)
         return nadir_from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
-    except (PoseError, ValueError):
+    except ValueError:  # PoseError: too few markers seen; or a degenerate pose
         return None
 
 
@@ -188,9 +190,19 @@ class BoardGeometry:
         except (ValueError, OSError) as e:
             raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
 
-    def nadir(self, image: np.ndarray) -> tuple[float, float] | None:
-        """The point below the camera in this frame (`frame_nadir`)."""
-        return frame_nadir(image, self.calibration, self.board)
+    def pose(self, image: np.ndarray) -> Any:
+        """The board's pose in this frame (calibration.pose.BoardPose), or None when it cannot be
+        solved (then `place` solves it again and says why)."""
+        from calibration.pose import estimate_board_pose
+
+        try:
+            return estimate_board_pose(image, self.calibration, self.board)
+        except ValueError:
+            return None
+
+    def nadir(self, image: np.ndarray, pose: Any = None) -> tuple[float, float] | None:
+        """The point below the camera in this frame (`frame_nadir`), from `pose` when given."""
+        return frame_nadir(image, self.calibration, self.board, pose)
 
     def place(
         self,
@@ -199,12 +211,15 @@ class BoardGeometry:
         colours: Iterable[str] | None = None,
         before: list[dict[str, Any]] | None = None,
         prefix: str = "h",
+        pose: Any = None,
     ) -> None:
         """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
 
         Only the readings of ``colours`` (the game's dice; None: all) are placed: the stacking
         search grows with the square of the dice, and nothing else can hold a game die up.
         ``rests_on`` indexes the whole list.
+
+        ``pose``: the board's pose in this frame when already solved (`pose`), else solved here.
 
         ``before`` are the readings scored last: a die seen there that a newly thrown die now
         covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
@@ -226,6 +241,7 @@ class BoardGeometry:
             self.calibration,
             self.board,
             image=image,
+            pose=pose,
             # the reader's quads are boxes about each die: their top faces by geometry alone (the image
             # search of `dicetable read --board` costs ~50 ms a die; boxes taken for top faces make false
             # stacks: benchmarks/results/geometry.md); "none" for readers that give exact top faces
@@ -410,12 +426,14 @@ class Table:
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
+        # the board's pose, solved once for the frame: the numbered reader's nadir and the placing
+        pose = self.geometry.pose(image) if self.geometry is not None else None
         try:
             kwargs: dict[str, Any] = {}
             if self._reader_takes_palette:
                 kwargs["palette"] = self._reading_palette()
-            if self._reader_takes_nadir and self.geometry is not None:
-                kwargs["nadir"] = self.geometry.nadir(image)
+            if self._reader_takes_nadir and pose is not None and self.geometry is not None:
+                kwargs["nadir"] = self.geometry.nadir(image, pose)
             raw = self.reader(image, **kwargs)
             readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in raw]
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
@@ -443,6 +461,7 @@ class Table:
                     game_colours(self.setup.game, self._context_colours()),
                     before=self.previous,
                     prefix=f"r{seq}.h",
+                    pose=pose,
                 )
             except ValueError as e:
                 board_problem = str(e)
