@@ -21,7 +21,7 @@ from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading
-from vision.runtime import Model
+from vision.runtime import Model, softmax_turned
 
 MODELS = Path(__file__).resolve().parent / "models"
 STRIDE = 4
@@ -150,15 +150,8 @@ class DiceReader:
         """
         if not crops:
             return np.zeros((0, 7), np.float32)
-        base = np.stack(crops)
-        p = _softmax(self._cls(_blob(base)))
         turns = max(1, min(4, self.rotations if rotations is None else rotations))
-        unsure = np.nonzero(p.max(1) < self.sure)[0]
-        if turns > 1 and len(unsure):
-            more = np.concatenate([np.rot90(base[unsure], k, axes=(1, 2)) for k in range(1, turns)])
-            q = _softmax(self._cls(_blob(more))).reshape(turns - 1, len(unsure), -1)
-            p[unsure] = (p[unsure] + q.sum(0)) / turns
-        return np.asarray(p, np.float32)
+        return softmax_turned(self._cls, np.stack(crops), turns, self.sure)
 
     def read(self, image: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
         image = check_bgr(image)
@@ -204,15 +197,6 @@ def _shrink(image: np.ndarray, dw: int, dh: int, shrunk: dict[tuple[int, int], n
         img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_AREA)
     shrunk[(dw, dh)] = img
     return img
-
-
-def _blob(crops: np.ndarray) -> np.ndarray:
-    return np.asarray(cv2.dnn.blobFromImages(list(crops), 1.0 / 255.0))
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    e = np.exp(logits - logits.max(1, keepdims=True))
-    return np.asarray(e / e.sum(1, keepdims=True), np.float32)
 
 
 def _inside(c: Candidate, box: Candidate) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +54,41 @@ class Model:
                 return np.asarray(self._ort.run(None, {self._input: x})[0])
             self._net.setInput(x)
             return np.asarray(self._net.forward())
+
+
+def blob(crops: np.ndarray) -> np.ndarray:
+    """N x S x S x 3 uint8 crops as the nets' N x 3 x S x S float32 input, scaled to [0, 1]."""
+    return np.asarray(cv2.dnn.blobFromImages(list(crops), 1.0 / 255.0))
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of an N x C array of logits, float32."""
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return np.asarray(e / e.sum(1, keepdims=True), np.float32)
+
+
+def softmax_turned(
+    net: Callable[[np.ndarray], np.ndarray], crops: np.ndarray, turns: int, sure: float | None = None
+) -> np.ndarray:
+    """A classifier's softmax for each of N x S x S x 3 BGR uint8 `crops`, averaged over quarter turns.
+
+    Every crop is read upright.  With `sure`, only the crops read less surely than that (top class
+    probability) are read again, turned 1 .. turns-1 quarter turns; without it every crop is read at
+    `turns` evenly spaced turns (2: upright and half a turn).  A symbol lying at any angle is read at
+    the angles the network reads best as well."""
+    p = softmax(net(blob(crops)))
+    if turns <= 1 or not len(crops):
+        return p
+    if sure is None:
+        step = 4 // turns
+        more_idx = np.arange(len(crops))
+        ks = range(step, 4, step)
+    else:
+        more_idx = np.nonzero(p.max(1) < sure)[0]
+        ks = range(1, turns)
+    if not len(more_idx):
+        return p
+    more = np.concatenate([np.rot90(crops[more_idx], k, axes=(1, 2)) for k in ks])
+    q = softmax(net(blob(more)))
+    p[more_idx] = (p[more_idx] + q.reshape(len(ks), len(more_idx), -1).sum(0)) / (len(ks) + 1)
+    return p

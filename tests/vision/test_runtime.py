@@ -32,3 +32,56 @@ def test_both_backends_give_the_same_readings(monkeypatch: pytest.MonkeyPatch) -
 def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"nothing\.onnx is missing"):
         Model(tmp_path / "nothing.onnx")
+
+
+def _corner_net(calls: list[int]):
+    """A stand-in classifier: two classes, logits the blue level of the crop's top-left and
+    top-right pixels (so turning the crop changes the answer); counts the crops it is given."""
+
+    def net(x: np.ndarray) -> np.ndarray:
+        calls.append(len(x))
+        return np.stack([x[:, 0, 0, 0], x[:, 0, 0, -1]], axis=1) * 20.0
+
+    return net
+
+
+def _crops() -> np.ndarray:
+    c = np.zeros((3, 4, 4, 3), np.uint8)
+    c[0, 0, 0] = 255  # sure upright: class 0
+    c[1, 0, 0], c[1, 0, 3] = 128, 120  # unsure upright
+    c[2, 0, 3] = 255  # sure upright: class 1
+    return c
+
+
+def test_softmax_turned_reads_only_the_unsure_crops_again() -> None:
+    from vision.runtime import softmax, softmax_turned
+
+    calls: list[int] = []
+    crops = _crops()
+    p = softmax_turned(_corner_net(calls), crops, 4, sure=0.9)
+    assert calls == [3, 3]  # all upright, then crop 1 at 3 quarter turns
+    up = softmax(lo(crops))
+    np.testing.assert_allclose(p[[0, 2]], up[[0, 2]], rtol=1e-6)
+    turned = [np.rot90(crops[1], k) for k in range(4)]
+    logits = np.array([[t[0, 0, 0], t[0, 3, 0]] for t in turned], np.float32) / 255 * 20
+    np.testing.assert_allclose(p[1], softmax(logits).mean(0), rtol=1e-5)
+    assert np.allclose(p.sum(1), 1.0)
+
+
+def lo(c: np.ndarray) -> np.ndarray:
+    """The stand-in net's logits for crops `c`."""
+    return np.stack([c[:, 0, 0, 0], c[:, 0, 3, 0]], 1).astype(np.float32) / 255 * 20
+
+
+def test_softmax_turned_every_crop_at_even_turns_without_sure() -> None:
+    from vision.runtime import softmax, softmax_turned
+
+    calls: list[int] = []
+    crops = _crops()
+    p = softmax_turned(_corner_net(calls), crops, 2, sure=None)
+    assert calls == [3, 3]  # upright and half a turn, every crop
+    half = np.rot90(crops, 2, axes=(1, 2))
+    np.testing.assert_allclose(p, (softmax(lo(crops)) + softmax(lo(half))) / 2, rtol=1e-5)
+    calls.clear()
+    np.testing.assert_allclose(softmax_turned(_corner_net(calls), crops, 1, sure=None), softmax(lo(crops)))
+    assert calls == [3]

@@ -55,7 +55,9 @@ def test_missing_model_file_names_it(tmp_path: Path) -> None:
         NumberedReader(detector=tmp_path / "nope.onnx")
 
 
-@pytest.mark.parametrize(("kwargs", "words"), [({"turns": 3}, "turns"), ({"det_area": 10}, "det_area")])
+@pytest.mark.parametrize(
+    ("kwargs", "words"), [({"turns": 3}, "turns"), ({"det_area": 10}, "det_area"), ({"sure": 1.5}, "sure")]
+)
 def test_bad_settings_are_named(kwargs: dict[str, int], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         NumberedReader(**kwargs)  # type: ignore[arg-type]

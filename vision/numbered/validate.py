@@ -41,7 +41,7 @@ import numpy as np
 
 from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
-from vision.numbered.reader import MAX_SPREAD, NumberedReader
+from vision.numbered.reader import MAX_SPREAD, SURE, NumberedReader
 from vision.numbered.topface import F_SIDE, TOP_NADIR_FILE
 
 Window = tuple[np.ndarray, list[dict[str, Any]]]
@@ -235,10 +235,29 @@ def _numbered(score: Score) -> float:
     return sum(score.value_right[k] for k in KINDS if k != "d6") / max(1, n)
 
 
+def _sure(text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability or none, got {text!r}") from None
+    if not 0.0 <= v <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1] or none, got {text!r}")
+    return v
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", type=Path, nargs="+", required=True, help="folders of numbered_*.onnx")
-    ap.add_argument("--turns", type=int, nargs="+", default=[2], help="quarter turns averaged (1, 2 or 4)")
+    ap.add_argument("--turns", type=int, nargs="+", default=[4], help="quarter turns averaged (1, 2 or 4)")
+    ap.add_argument(
+        "--sure",
+        type=_sure,
+        nargs="+",
+        default=[SURE],
+        help="crops read less surely than this upright are read at the other turns; none: every crop",
+    )
     ap.add_argument(
         "--cache-dir", type=Path, default=Path("/tmp"), help="where the rendered windows are kept"
     )
@@ -264,18 +283,22 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     sets = {k: v for k, v in load_sets(args.cache_dir).items() if k in args.sets}
     for folder in args.models:
-        for turns in args.turns:
+        for turns, sure in [(t, u) for t in args.turns for u in args.sure]:
             for mode in args.nadir if (folder / TOP_NADIR_FILE).is_file() else ["old"]:
                 for spread in args.max_spread if mode == "estimate" else [None]:
                     reader = NumberedReader(
-                        models=folder, turns=turns, nadir_passes=args.nadir_passes, max_spread=spread
+                        models=folder,
+                        turns=turns,
+                        nadir_passes=args.nadir_passes,
+                        max_spread=spread,
+                        sure=sure,
                     )
                     print(
                         f"== {folder} (top-face net: {reader.has_top_face}, nadir-aware: "
                         f"{reader.has_nadir_net}, nadir {mode}"
                         + (f" {args.nadir_noise}" if mode == "noisy" else "")
                         + (f" {args.nadir_passes} passes, max spread {spread}" if mode == "estimate" else "")
-                        + f"), turns {turns}",
+                        + f"), turns {turns}, sure {sure}",
                         flush=True,
                     )
                     print(validate(reader, sets, args.oracle, mode, args.nadir_noise), flush=True)
