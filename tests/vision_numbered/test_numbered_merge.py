@@ -9,10 +9,10 @@ from vision.numbered import merge
 from vision.reading import DieReading
 
 
-def die(kind: str, value: int, x: float, y: float, size: float = 40.0) -> DieReading:
+def die(kind: str, value: int, x: float, y: float, size: float = 40.0, confidence: float = 0.9) -> DieReading:
     h = size / 2
     quad = ((x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h))
-    return DieReading(kind=kind, value=value, center=(x, y), quad=quad, confidence=0.9, colour="red")
+    return DieReading(kind=kind, value=value, center=(x, y), quad=quad, confidence=confidence, colour="red")
 
 
 def test_a_d6_reading_on_a_numbered_die_gives_way() -> None:
@@ -21,6 +21,22 @@ def test_a_d6_reading_on_a_numbered_die_gives_way() -> None:
     got = merge(d6, numbered)
     assert [(r.kind, r.value) for r in got] == [("d20", 17), ("d6", 2)]
     assert got[1] is d6[1]  # the d6 reader's own reading of a d6 is kept
+
+
+@pytest.mark.parametrize(
+    ("d6_conf", "numbered_conf", "kept"),
+    [(0.9, 0.29, "d6"), (0.89, 0.29, "d20"), (0.9, 0.3, "d20"), (0.99, 0.95, "d20")],
+)
+def test_a_weak_numbered_reading_does_not_displace_a_sure_d6(
+    d6_conf: float, numbered_conf: float, kept: str
+) -> None:
+    from vision.numbered.combined import SURE_D6, WEAK_NUMBERED
+
+    assert (SURE_D6, WEAK_NUMBERED) == (0.9, 0.3)
+    got = merge(
+        [die("d6", 4, 100, 100, confidence=d6_conf)], [die("d20", 9, 103, 99, confidence=numbered_conf)]
+    )
+    assert [r.kind for r in got] == [kept]
 
 
 def test_dice_only_one_reader_found_are_kept_in_reading_order() -> None:
