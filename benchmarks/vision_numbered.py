@@ -228,6 +228,14 @@ def _short(p: Path) -> Path:
     return p.relative_to(ROOT) if p.resolve().is_relative_to(ROOT) and p.is_absolute() else p
 
 
+def _probability(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v if 0.0 <= v <= 1.0 else None
+
+
 def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
     """ "DIR[,key=value...]" -> (DIR, reader options); a bad key or value ends with a clear message."""
     folder, *pairs = text.split(",")
@@ -238,10 +246,17 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts[key] = int(value)
         elif (key == "nadir" and value in NADIRS) or (key == "shrink" and value in SHRINKS):
             opts[key] = value
+        elif key == "turns" and value in ("1", "2", "4"):
+            opts[key] = int(value)
+        elif key in ("det", "sure") and _probability(value) is not None:
+            opts["det_threshold" if key == "det" else key] = _probability(value)
+        elif key == "sure" and value == "none":
+            opts[key] = None
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
-                f"nadir={'|'.join(NADIRS)} or shrink={'|'.join(SHRINKS)}"
+                f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P "
+                "or sure=P|none (P a probability)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -266,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
         help="folders of numbered_*.onnx to compare, each reported in turn (default: the committed models);"
         " keys: det_area (pixels the detector sees, e.g. 307200 for session 2's detector), nadir (pose:"
         " from the board's markers, as the table does, the default; estimate: fitted to the dice; none:"
-        " the older top-face net), shrink (halve: the default; area: one INTER_AREA resize)",
+        " the older top-face net), shrink (halve: the default; area: one INTER_AREA resize), turns"
+        " (quarter turns, 1, 2 or 4), det (the detector's peak threshold), sure (crops read less surely"
+        " upright are read at the other turns; none: every crop at `turns` turns)",
     )
     ap.add_argument(
         "--turns",
@@ -302,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
             opts = dict(spec_opts)
             nadir_mode = str(opts.pop("nadir", "pose"))
-            if n_turns is not None:
+            if n_turns is not None and "turns" not in opts:
                 opts["turns"] = n_turns
             reader = NumberedReader(models=models, estimate_nadir=nadir_mode != "none", **opts)
             score, det_ms, die_ms, frames, size = run(folder, reader, nadir_mode)
@@ -310,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
             title = f"{size} frames, JPEG q85: `{_short(folder)}`"
             if args.models != [str(MODELS)] or args.turns:
                 title += f"; models `{_short(models)}`, {reader.turns} quarter turns"
+                title += (
+                    f" (crops read upright less surely than {reader.sure})" if reader.sure is not None else ""
+                )
+                title += f", detector peaks from {reader.det_threshold}"
                 title += f", detector input {reader.det_area} px ({reader.shrink})"
             if reader.has_nadir_net:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
