@@ -157,6 +157,11 @@ def report(
         f"Kind accuracy (all dice, a missed die counts wrong): **{100 * score.kind_accuracy():.2f} %**.  "
         f"False readings (no die there): {score.false_readings}.",
         "",
+        f"Taken without asking (confidence >= {score.sure}, the table's threshold): "
+        f"{score.wrong_sure} of the {sum(score.found.values()) - sum(score.value_right.values())} wrong "
+        f"readings of found dice, {score.false_sure} of the {score.false_readings} false readings; the "
+        "table asks the referee about the rest.",
+        "",
         "Targets (issue 6): kind >= 99.5 %: "
         + ("met" if score.kind_accuracy() >= 0.995 else "NOT met")
         + "; value >= 99 % per kind: "

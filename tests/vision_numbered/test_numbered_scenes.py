@@ -98,3 +98,27 @@ def test_the_top_face_net_centres_the_crop_on_the_top_face(reader: NumberedReade
             off += math.dist(located[i].center, d["center_px"]) > 0.2 * side
     assert n == 561
     assert off <= 0.03 * n and off < det_off / 3, (off, det_off)
+
+
+def test_score_counts_what_the_table_would_take_without_asking() -> None:
+    from vision.reading import DieReading
+
+    def reading(kind: str, value: int, x: float, conf: float) -> DieReading:
+        quad = ((x - 10, 90.0), (x + 10, 90.0), (x + 10, 110.0), (x - 10, 110.0))
+        return DieReading(kind=kind, value=value, center=(x, 100.0), quad=quad, confidence=conf, colour="red")
+
+    def die(kind: str, value: int, x: float) -> dict[str, object]:
+        return {"kind": kind, "value": value, "box_px": [x - 10, 90, x + 10, 110], "center_px": [x, 100]}
+
+    score = Score()
+    truth = [die("d20", 18, 100), die("d10p", 80, 200), die("d6", 3, 300), die("d10", 7, 400)]
+    got = [
+        reading("d20", 16, 101, 0.95),  # wrong, sure: taken
+        reading("d10p", 0, 199, 0.5),  # wrong, asked
+        reading("d6", 3, 300, 0.99),  # right
+        reading("d20", 4, 700, 0.85),  # on no die, sure
+        reading("d6", 1, 900, 0.2),  # on no die, asked
+    ]
+    score.add(truth, got)  # type: ignore[arg-type]
+    assert (score.wrong_sure, score.false_sure, score.false_readings) == (1, 1, 2)
+    assert score.confusions[("d10:7", "missed")] == 1 and score.confusions[("d20:18", "d20:16")] == 1

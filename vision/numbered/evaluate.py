@@ -27,6 +27,11 @@ class Score:
     value_right: Counter[str] = field(default_factory=Counter)  # kind and value right
     false_readings: int = 0
     confusions: Counter[tuple[str, str]] = field(default_factory=Counter)
+    # Readings the table takes without asking (confidence at least `sure`, the controller's
+    # confidence_threshold): wrong ones of found dice, and false ones.
+    sure: float = 0.8
+    wrong_sure: int = 0
+    false_sure: int = 0
 
     def add(self, truth: list[dict[str, Any]], readings: list[DieReading]) -> None:
         left = list(range(len(readings)))
@@ -55,7 +60,9 @@ class Score:
                 self.value_right[kind] += 1
             else:
                 self.confusions[(label(kind, value), label(r.kind, r.value))] += 1
+                self.wrong_sure += r.confidence >= self.sure
         self.false_readings += len(left)
+        self.false_sure += sum(readings[i].confidence >= self.sure for i in left)
 
     def kind_accuracy(self) -> float:
         return sum(self.kind_right.values()) / max(1, sum(self.dice.values()))
