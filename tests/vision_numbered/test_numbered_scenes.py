@@ -12,16 +12,17 @@ from numbered_helpers import SCENES, STILLS, load_scene
 from vision.numbered.evaluate import Score
 from vision.numbered.reader import NumberedReader
 
-# Floors a little under what benchmarks/results/vision_numbered.md measured on these scenes,
-# so a regression fails here and the benchmark says by how much (targets: 99.5 / 99).
-# Measured on the video frames: kind 99.46 %, values d6 99.4 %, d10 98.8 %, d10p 98.0 %, d20 95.4 %,
-# 6 false readings; on the stills: kind 99.18 %, values d6 98.2 %, d10 98.9 %, d10p 98.8 %,
-# d20 96.5 %, 2 false readings (a still's die is about 1.2 % of its kind).
-KIND_FLOOR = 0.985
-VALUE_FLOOR = {"d6": 0.975, "d10": 0.965, "d10p": 0.955, "d20": 0.925}
+# Floors a little under what benchmarks/results/vision_numbered_compare.md measured on these scenes
+# with the nadir fitted to the dice (as read here, no board), so a regression fails here and the
+# benchmark says by how much (targets: 99.5 / 99).  Session 5, video frames: kind 99.46 %, values
+# d6 100 %, d10 98.8 %, d10p 98.0 %, d20 99.0 %, 3 false readings; stills: kind 99.73 %, values d6 100 %,
+# d10 98.9 %, d10p 100 %, d20 100 %, 2 false readings (a still's die is about 1.2 % of its kind).
+KIND_FLOOR = 0.99
+VALUE_FLOOR = {"d6": 0.985, "d10": 0.975, "d10p": 0.97, "d20": 0.975}
+FALSE_MAX = 6
 STILL_DICE = 367
-STILL_KIND_FLOOR = 0.975
-STILL_VALUE_FLOOR = {"d6": 0.95, "d10": 0.95, "d10p": 0.95, "d20": 0.92}
+STILL_KIND_FLOOR = 0.985
+STILL_VALUE_FLOOR = {"d6": 0.97, "d10": 0.965, "d10p": 0.965, "d20": 0.965}
 STILL_FALSE_MAX = 5
 
 
@@ -35,7 +36,7 @@ def test_held_out_scenes_are_read(reader: NumberedReader) -> None:
     assert score.kind_accuracy() >= KIND_FLOOR, score.confusions.most_common(10)
     for kind, floor in VALUE_FLOOR.items():
         assert score.value_accuracy(kind) >= floor, (kind, score.confusions.most_common(10))
-    assert score.false_readings <= 10
+    assert score.false_readings <= FALSE_MAX
 
 
 @pytest.mark.slow
