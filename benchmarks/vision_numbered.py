@@ -137,6 +137,7 @@ def report(
     combined: tuple[list[float], list[float], Score] | None = None,
     top_face: bool = False,
     turns: int = 4,
+    sure: float | None = None,
 ) -> str:
     total = sum(score.dice.values())
     lines = [
@@ -180,7 +181,11 @@ def report(
         f"(resizing the frame for it included; JPEG decoding not), "
         + ("top-face net + " if top_face else "")
         + f"crop + classifier {statistics.median(die_ms):.2f} ms per die (all of a frame's dice in one "
-        f"batch, {turns} quarter turn{'s' if turns > 1 else ''} each).",
+        + (
+            f"batch, {turns} quarter turn{'s' if turns > 1 else ''} each)."
+            if sure is None or turns == 1
+            else f"batch; each read upright, and at {turns - 1} more quarter turns when under {sure} sure)."
+        ),
         "",
     ]
     if combined is not None:
@@ -341,7 +346,17 @@ def main(argv: list[str] | None = None) -> int:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
-                report(score, det_ms, die_ms, frames, title, combined, reader.has_top_face, reader.turns)
+                report(
+                    score,
+                    det_ms,
+                    die_ms,
+                    frames,
+                    title,
+                    combined,
+                    reader.has_top_face,
+                    reader.turns,
+                    reader.sure,
+                )
             )
     text = "\n".join(parts)
     args.out.write_text(text)

@@ -10,8 +10,8 @@ folder (``NumberedReader(models=DIR)``) and per split (train / held-out, vision.
 * merged as ``dicetable read --numbered`` runs (vision.numbered.combined.read_all: the pip-d6 reader
   and the numbered reader, ``merge``): dice read with the right value, against the pip-d6 reader
   alone; readings on no labelled die;
-* the classifier's cost: ms per die (the reader's crops of the held-out photos, 2 quarter turns, one
-  batch per photo, one thread), median over photos.
+* the classifier's cost: ms per die (the reader's crops of the held-out photos, read as the reader
+  reads them, one batch per photo, one thread), median over photos.
 
 A reading matches a labelled die when its centre lies inside the die's box (the nearest such
 reading, each reading matched once), as benchmarks/vision_d6.py counts.  Labels as given (the
@@ -188,8 +188,9 @@ def run(folders: list[Path], real: Path) -> str:
             lines.append(f"| `{f}` | {s} | {q} |")
     lines += [
         "",
-        "Classifier cost (ms per die, median over the held-out photos, one batch per photo, 2 quarter"
-        " turns, process time, one thread): " + "; ".join(f"`{f}` {ms[f]:.2f}" for f in folders),
+        "Classifier cost (ms per die, median over the held-out photos, one batch per photo, read as the"
+        " reader reads (upright, and at the other quarter turns when unsure: `NumberedReader.classify`),"
+        " process time, one thread): " + "; ".join(f"`{f}` {ms[f]:.2f}" for f in folders),
         "",
     ]
     return "\n".join(lines)
