@@ -56,7 +56,14 @@ def test_missing_model_file_names_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "words"), [({"turns": 3}, "turns"), ({"det_area": 10}, "det_area"), ({"sure": 1.5}, "sure")]
+    ("kwargs", "words"),
+    [
+        ({"turns": 3}, "turns"),
+        ({"det_area": 10}, "det_area"),
+        ({"sure": 1.5}, "sure"),
+        ({"det_threshold": -0.1}, "det_threshold"),
+        ({"weak_floor": 2}, "weak_floor"),
+    ],
 )
 def test_bad_settings_are_named(kwargs: dict[str, int], words: str) -> None:
     with pytest.raises(ValueError, match=words):

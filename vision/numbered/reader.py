@@ -151,6 +151,13 @@ class NumberedReader:
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
+        for name, v in (
+            ("det_threshold", det_threshold),
+            ("sure_peak", sure_peak),
+            ("weak_floor", weak_floor),
+        ):
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name}: expected a probability in [0, 1], got {v!r}")
         self.sure = sure
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
