@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 
 from vision.dataset import LabelledDie, LabelledImage, is_held_out
-from vision.numbered.crop import CROP
+from vision.numbered.crop import CROP, MARGIN
 from vision.numbered.labels import INDEX
 from vision.numbered.train_real import (
+    LOWRES_SIDES,
     RealPhoto,
     clear_of_dice,
     load_real,
+    lower_resolution,
+    maybe_lower_resolution,
     negative_centre,
     real_sample,
     to_real,
@@ -149,3 +152,59 @@ def test_bad_part_and_missing_root_are_refused(tmp_path: Path) -> None:
         load_real(tmp_path, "heldout")
     with pytest.raises(FileNotFoundError, match="no byler_d6 folder"):
         load_real(tmp_path / "nowhere")
+
+
+def _checkerboard() -> np.ndarray:
+    """A CROP x CROP BGR 1-px checkerboard of 0 and 255."""
+    return (np.indices((CROP, CROP)).sum(0) % 2 * 255).astype(np.uint8)[..., None].repeat(3, 2)
+
+
+@pytest.mark.parametrize("side", [LOWRES_SIDES[0], 20, LOWRES_SIDES[1]])
+def test_lower_resolution_keeps_the_shape_and_removes_fine_detail(side: int) -> None:
+    board = _checkerboard()
+    out = lower_resolution(board, side)
+    assert out.shape == (CROP, CROP, 3) and out.dtype == np.uint8
+    # 1-px detail cannot survive a 16-23 px side: the board averages to mid grey
+    assert float(board.std()) > 120 and float(out.std()) < 20
+    assert abs(float(out.mean()) - 127.5) < 10
+
+
+def test_lower_resolution_keeps_coarse_shapes() -> None:
+    # a 16-px block (a numeral's stroke is larger than a pixel) stays where it was, edges softened
+    img = np.zeros((CROP, CROP, 3), np.uint8)
+    img[16:32, 16:32] = 255
+    out = lower_resolution(img, 16).astype(int)
+    assert (out[20:28, 20:28] >= 200).all() and (out[:10] <= 30).all() and (out[:, 40:] <= 30).all()
+    assert np.abs(out - img.astype(int)).max() > 30  # but the edges are not the original's
+
+
+def test_lowres_sides_mean_dice_of_25_to_35_px_at_video_scale() -> None:
+    lo, hi = (s / MARGIN for s in LOWRES_SIDES)
+    assert 24 <= lo < 26 and 34 < hi <= 36
+
+
+@pytest.mark.parametrize("side", [0, CROP + 1])
+def test_lower_resolution_refuses_a_bad_side(side: int) -> None:
+    with pytest.raises(ValueError, match="side: expected"):
+        lower_resolution(_checkerboard(), side)
+
+
+def test_maybe_lower_resolution_share_zero_draws_nothing() -> None:
+    board = _checkerboard()
+    rng, ref = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(20):
+        assert maybe_lower_resolution(board, rng, 0.0) is board
+    assert rng.random() == ref.random()  # the generator was not advanced
+
+
+def test_maybe_lower_resolution_follows_the_share_and_is_seeded() -> None:
+    board = _checkerboard()
+
+    def run(seed: int, share: float) -> list[bool]:
+        rng = np.random.default_rng(seed)
+        return [float(maybe_lower_resolution(board, rng, share).std()) < 20 for _ in range(400)]
+
+    assert all(run(0, 1.0))
+    got = run(1, 0.25)
+    assert 70 <= sum(got) <= 130  # about a quarter lowered
+    assert got == run(1, 0.25)

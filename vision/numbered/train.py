@@ -30,6 +30,7 @@ from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.det_samples import STRIDE, WINDOW, Window, _box, _top, det_targets, photometric
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
+from vision.numbered.train_real import maybe_lower_resolution
 from vision.training.nets import Detector, cbr
 from vision.training.train_d6 import box_loss, det_step, focal, optimise, to_tensor
 
@@ -226,8 +227,10 @@ def cls_sample(
     levels: dict[int, list[np.ndarray]],
     singles: list[Window],
     jitter: float = JITTER,
+    lowres: float = 0.0,
 ) -> tuple[np.ndarray, int]:
-    """One training crop, centred (give or take the detector's error) on a top face, or on no die."""
+    """One training crop, centred (give or take the detector's error) on a top face, or on no die.
+    `lowres`: the share of crops of a die given a lower resolution (train_real.maybe_lower_resolution)."""
     ang = float(rng.uniform(0, 360))
     r = rng.random()
     if singles and r < 0.82:  # a die-centred window: its first die, or beside it
@@ -252,6 +255,7 @@ def cls_sample(
         j = jitter * float(rng.choice([0.5, 1.0, 1.5], p=[0.25, 0.5, 0.25]))
         c = (tx + rng.normal(0, j * side), ty + rng.normal(0, j * side))
         crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
+        crop = maybe_lower_resolution(crop, rng, lowres)
         return photometric(crop, rng), INDEX[(d["kind"], int(d["value"]))]
     c = _negative_centre(dice, d, float(img.shape[1]), rng)
     crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.85, 1.2), ang)
@@ -267,16 +271,17 @@ def train_classifier(
     jitter: float = JITTER,
     extra: Callable[[], tuple[np.ndarray, int]] | None = None,
     n_extra: int = 0,
+    lowres: float = 0.0,
 ) -> Classifier:
-    """`batch` rendered crops a step (`cls_sample`), then `n_extra` more from `extra` (e.g. crops of
-    real photos: vision/numbered/train_real.py), logged apart."""
+    """`batch` rendered crops a step (`cls_sample`, `lowres` passed on), then `n_extra` more from
+    `extra` (e.g. crops of real photos: vision/numbered/train_real.py), logged apart."""
     net = Classifier()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
     levels: dict[int, list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
-        pairs = [cls_sample(wins, rng, levels, singles or [], jitter) for _ in range(batch)]
+        pairs = [cls_sample(wins, rng, levels, singles or [], jitter, lowres) for _ in range(batch)]
         pairs += [extra() for _ in range(n_extra if extra is not None else 0)]
         xs, ys = zip(*pairs, strict=True)
         out = net(to_tensor(list(xs)))

@@ -47,6 +47,10 @@ POSITIVE = 0.75  # share of real crops that are a labelled die (the rest: "not a
 # A "not a die" crop's centre lies outside every labelled die's box grown by this much (times that
 # die's longer side) on each side.
 CLEAR = 0.1
+# `--lowres-share`: the side (px) a rendered positive crop is shrunk to before being scaled back to
+# CROP, drawn uniformly from this range (inclusive): the die it shows then has the detail of a die of
+# side / MARGIN px at video scale, 24.6 - 35.4 px (the sizes the classifier reads worst).
+LOWRES_SIDES = (16, 23)
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,25 @@ def real_sample(
     raise ValueError("photos: no photo has room for a 'not a die' crop clear of its labelled dice")
 
 
+def lower_resolution(crop: np.ndarray, side: int) -> np.ndarray:
+    """`crop` (CROP x CROP x 3, uint8) shrunk to `side` x `side` (INTER_AREA) and scaled back to its
+    size (INTER_LINEAR): the detail a die of side / MARGIN px shows at video scale."""
+    h, w = crop.shape[:2]
+    if not 1 <= side <= min(h, w):
+        raise ValueError(f"side: expected 1 - {min(h, w)} px (the crop's side or less), got {side}")
+    small = cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
+    out: np.ndarray = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def maybe_lower_resolution(crop: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """With odds `share`, `lower_resolution` to a side uniform in LOWRES_SIDES; `share` 0 draws
+    nothing from `rng` (so a recipe without it samples exactly as before)."""
+    if share <= 0.0 or rng.random() >= share:
+        return crop
+    return lower_resolution(crop, int(rng.integers(LOWRES_SIDES[0], LOWRES_SIDES[1] + 1)))
+
+
 # ---------------------------------------------------------------- training (torch)
 
 
@@ -188,10 +211,12 @@ def train_classifier_real(
     share: float,
     jitter: float = 0.08,
     on_top: bool = False,
+    lowres: float = 0.0,
 ) -> Any:
     """train.train_classifier with a `share` of each batch's crops real (real_sample); the same
     net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
-    rendered crops and the real ones (share x batch) are added to them."""
+    rendered crops and the real ones (share x batch) are added to them.  `lowres`: the share of
+    rendered positive crops given a lower resolution (maybe_lower_resolution)."""
     from vision.numbered.det_samples import photometric
     from vision.numbered.train import train_classifier
 
@@ -202,7 +227,7 @@ def train_classifier_real(
         return photometric(crop, rng), label
 
     n_synth = batch if on_top else batch - n_real
-    return train_classifier(wins, rng, steps, n_synth, singles, jitter, real, n_real)
+    return train_classifier(wins, rng, steps, n_synth, singles, jitter, real, n_real, lowres)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,6 +247,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="real crops added to --batch rendered ones (not a share of them)",
     )
+    ap.add_argument(
+        "--lowres-share",
+        type=float,
+        default=0.0,
+        help="share of rendered positive crops shrunk to 16-23 px and scaled back (a die of 25-35 px "
+        "at video scale); 0: off",
+    )
     ap.add_argument("--part", choices=["train", "fit"], default="train", help="real photos: see load_real")
     ap.add_argument("--real-root", type=Path, default=REAL_ROOT, help="the shared real photos")
     ap.add_argument("--windows", type=int, default=1600)
@@ -237,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in args.real_share:
         if not 0.0 <= s < 1.0:
             ap.error(f"--real-share: expected shares in [0, 1), got {s}")
+    if not 0.0 <= args.lowres_share <= 1.0:
+        ap.error(f"--lowres-share: expected a share in [0, 1], got {args.lowres_share}")
     if not args.real_root.is_dir():
         ap.error(f"--real-root: {args.real_root} is not a folder (expected the shared real photos)")
     torch.set_num_threads(args.threads)
@@ -255,7 +289,15 @@ def main(argv: list[str] | None = None) -> int:
         torch.manual_seed(0)
         rng = np.random.default_rng(0)
         net = train_classifier_real(
-            wins, rng, args.steps, args.batch, singles + hires, photos, s, on_top=args.on_top
+            wins,
+            rng,
+            args.steps,
+            args.batch,
+            singles + hires,
+            photos,
+            s,
+            on_top=args.on_top,
+            lowres=args.lowres_share,
         )
         export(net, (8, 3, CROP, CROP), out / "numbered_classifier.onnx")
     return 0
