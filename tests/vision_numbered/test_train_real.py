@@ -11,14 +11,12 @@ import pytest
 
 from vision.dataset import LabelledDie, LabelledImage, is_held_out
 from vision.numbered.crop import CROP, MARGIN
+from vision.numbered.det_samples import LOWRES_SIDES, lower_resolution, maybe_lower_resolution
 from vision.numbered.labels import INDEX
 from vision.numbered.train_real import (
-    LOWRES_SIDES,
     RealPhoto,
     clear_of_dice,
     load_real,
-    lower_resolution,
-    maybe_lower_resolution,
     negative_centre,
     real_sample,
     to_real,

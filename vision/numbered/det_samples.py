@@ -38,6 +38,31 @@ def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x, 0, 255).astype(np.uint8)
 
 
+# `train_real --lowres-share`: the side (px) a rendered positive crop is shrunk to before being scaled back to
+# CROP, drawn uniformly from this range (inclusive): the die it shows then has the detail of a die of
+# side / MARGIN px at video scale, 24.6 - 35.4 px (the sizes the classifier reads worst).
+LOWRES_SIDES = (16, 23)
+
+
+def lower_resolution(crop: np.ndarray, side: int) -> np.ndarray:
+    """`crop` (CROP x CROP x 3, uint8) shrunk to `side` x `side` (INTER_AREA) and scaled back to its
+    size (INTER_LINEAR): the detail a die of side / MARGIN px shows at video scale."""
+    h, w = crop.shape[:2]
+    if not 1 <= side <= min(h, w):
+        raise ValueError(f"side: expected 1 - {min(h, w)} px (the crop's side or less), got {side}")
+    small = cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
+    out: np.ndarray = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
+def maybe_lower_resolution(crop: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
+    """With odds `share`, `lower_resolution` to a side uniform in LOWRES_SIDES; `share` 0 draws
+    nothing from `rng` (so a recipe without it samples exactly as before)."""
+    if share <= 0.0 or rng.random() >= share:
+        return crop
+    return lower_resolution(crop, int(rng.integers(LOWRES_SIDES[0], LOWRES_SIDES[1] + 1)))
+
+
 def _box(d: dict[str, Any]) -> tuple[float, float, float, float]:
     x0, y0, x1, y1 = d["box_px"]
     return (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0

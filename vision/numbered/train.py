@@ -27,10 +27,18 @@ import torch.nn.functional as F
 from torch import nn
 
 from vision.numbered.crop import CROP, MARGIN, crop_die
-from vision.numbered.det_samples import STRIDE, WINDOW, Window, _box, _top, det_targets, photometric
+from vision.numbered.det_samples import (
+    STRIDE,
+    WINDOW,
+    Window,
+    _box,
+    _top,
+    det_targets,
+    maybe_lower_resolution,
+    photometric,
+)
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
-from vision.numbered.train_real import maybe_lower_resolution
 from vision.training.nets import Detector, cbr
 from vision.training.train_d6 import box_loss, det_step, focal, optimise, to_tensor
 
@@ -230,7 +238,7 @@ def cls_sample(
     lowres: float = 0.0,
 ) -> tuple[np.ndarray, int]:
     """One training crop, centred (give or take the detector's error) on a top face, or on no die.
-    `lowres`: the share of crops of a die given a lower resolution (train_real.maybe_lower_resolution)."""
+    `lowres`: the share of crops of a die given a lower resolution (det_samples.maybe_lower_resolution)."""
     ang = float(rng.uniform(0, 360))
     r = rng.random()
     if singles and r < 0.82:  # a die-centred window: its first die, or beside it

@@ -47,10 +47,6 @@ POSITIVE = 0.75  # share of real crops that are a labelled die (the rest: "not a
 # A "not a die" crop's centre lies outside every labelled die's box grown by this much (times that
 # die's longer side) on each side.
 CLEAR = 0.1
-# `--lowres-share`: the side (px) a rendered positive crop is shrunk to before being scaled back to
-# CROP, drawn uniformly from this range (inclusive): the die it shows then has the detail of a die of
-# side / MARGIN px at video scale, 24.6 - 35.4 px (the sizes the classifier reads worst).
-LOWRES_SIDES = (16, 23)
 
 
 @dataclass(frozen=True)
@@ -179,25 +175,6 @@ def real_sample(
     raise ValueError("photos: no photo has room for a 'not a die' crop clear of its labelled dice")
 
 
-def lower_resolution(crop: np.ndarray, side: int) -> np.ndarray:
-    """`crop` (CROP x CROP x 3, uint8) shrunk to `side` x `side` (INTER_AREA) and scaled back to its
-    size (INTER_LINEAR): the detail a die of side / MARGIN px shows at video scale."""
-    h, w = crop.shape[:2]
-    if not 1 <= side <= min(h, w):
-        raise ValueError(f"side: expected 1 - {min(h, w)} px (the crop's side or less), got {side}")
-    small = cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
-    out: np.ndarray = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    return out
-
-
-def maybe_lower_resolution(crop: np.ndarray, rng: np.random.Generator, share: float) -> np.ndarray:
-    """With odds `share`, `lower_resolution` to a side uniform in LOWRES_SIDES; `share` 0 draws
-    nothing from `rng` (so a recipe without it samples exactly as before)."""
-    if share <= 0.0 or rng.random() >= share:
-        return crop
-    return lower_resolution(crop, int(rng.integers(LOWRES_SIDES[0], LOWRES_SIDES[1] + 1)))
-
-
 # ---------------------------------------------------------------- training (torch)
 
 
@@ -216,7 +193,7 @@ def train_classifier_real(
     """train.train_classifier with a `share` of each batch's crops real (real_sample); the same
     net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
     rendered crops and the real ones (share x batch) are added to them.  `lowres`: the share of
-    rendered positive crops given a lower resolution (maybe_lower_resolution)."""
+    rendered positive crops given a lower resolution (det_samples.maybe_lower_resolution)."""
     from vision.numbered.det_samples import photometric
     from vision.numbered.train import train_classifier
 
