@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,33 @@ def test_read_all_names_bad_input() -> None:
 
     with pytest.raises(ValueError, match="3 colour channels"):
         read_all(np.zeros((480, 640), np.uint8))
+
+
+def test_top_faces_found_late_are_those_found_at_once() -> None:
+    """add_numbered reads without d6 top faces and finds them for the d6 it keeps: the same dice,
+    quads and all, as reading them at once and merging."""
+    from numbered_helpers import SCENES, load_scene
+
+    from vision.numbered.combined import add_numbered, merge
+    from vision.numbered.reader import default_reader
+
+    img, _ = load_scene("angler_ann", SCENES)
+    reader = default_reader()
+    eager = reader.read(img)
+    lazy = reader.read(img, quads=False)
+    assert [(r.kind, r.value, r.center) for r in lazy] == [(r.kind, r.value, r.center) for r in eager]
+    d6 = [r for r in eager if r.kind == "d6"]
+    assert d6 and all(a.quad != b.quad for a, b in zip(d6, [r for r in lazy if r.kind == "d6"], strict=True))
+    # no pip reader: every d6 is the numbered reader's, and each gets its top face back
+    assert add_numbered(img, [], reader=reader) == merge([], eager)
+    # a pip reading kept as it is, not given a face it did not find
+    pip = [replace(d6[0], value=d6[0].value % 6 + 1, confidence=0.99)]
+    got = add_numbered(img, pip, reader=reader)
+    assert pip[0] in got and got == merge(pip, eager)
+
+
+def test_with_face_quad_leaves_numbered_dice_alone() -> None:
+    from vision.numbered.reader import with_face_quad
+
+    r = die("d20", 17, 100, 100)
+    assert with_face_quad(np.zeros((200, 200, 3), np.uint8), r) is r

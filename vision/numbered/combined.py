@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from vision.palette import Palette
 from vision.reading import DieReading
+
+if TYPE_CHECKING:
+    from vision.numbered.reader import NumberedReader
 
 
 def _size(r: DieReading) -> float:
@@ -81,16 +85,37 @@ def read_all(
     (`NumberedReader.read`).
     """
     from vision.image_check import check_bgr
-    from vision.numbered.reader import default_reader as numbered_reader
-    from vision.reader import default_reader as d6_reader
 
     image_bgr = check_bgr(image_bgr)
+    return add_numbered(image_bgr, read_pips(image_bgr, palette), palette, nadir)
+
+
+def read_pips(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
+    """The pip-d6 reader's dice in a checked BGR frame; a still larger than a video frame is read
+    shrunk to the video frame's size, its dice scaled back to the still's pixels."""
+    from vision.reader import default_reader as d6_reader
+
     h, w = image_bgr.shape[:2]
     s = math.sqrt(VIDEO_AREA / (w * h))
     if s < 0.75:
         small = cv2.resize(image_bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
         k = w / small.shape[1]
-        d6 = [_scaled(r, k) for r in d6_reader().read(small, palette)]
-    else:
-        d6 = d6_reader().read(image_bgr, palette)
-    return merge(d6, numbered_reader().read(image_bgr, palette, nadir))
+        return [_scaled(r, k) for r in d6_reader().read(small, palette)]
+    return d6_reader().read(image_bgr, palette)
+
+
+def add_numbered(
+    image_bgr: np.ndarray,
+    d6: list[DieReading],
+    palette: Palette | None = None,
+    nadir: tuple[float, float] | None = None,
+    reader: NumberedReader | None = None,
+) -> list[DieReading]:
+    """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
+    (`reader`, the default one if None).  A d6 of the numbered reader is kept only where the pip
+    reader found none, so its top face is looked for then, not for every d6 it reads."""
+    from vision.numbered.reader import default_reader, with_face_quad
+
+    numbered = (reader or default_reader()).read(image_bgr, palette, nadir, quads=False)
+    pip = {id(r) for r in d6}
+    return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merge(d6, numbered)]

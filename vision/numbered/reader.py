@@ -34,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.face import body_lab, face_quad
+from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
@@ -51,16 +51,18 @@ from vision.numbered.topface import (
 from vision.palette import Palette
 from vision.reader import suppress
 from vision.reading import DieReading
-from vision.runtime import Model, softmax_turned
+from vision.runtime import Model, blob, softmax_turned
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 # The top-face net (vision/numbered/topface.py).  Used when its file is in the models folder: a
 # folder of older models without it reads with the detector's own top-face estimate.
 TOP_FACE_FILE = "numbered_topface.onnx"
 STRIDE = 4
-# Pixels the detector sees, whatever the frame's size: 512x384 of a 4:3 frame (session 4's detector,
-# trained at that scale; session 2's was 640x480: pass det_area=640 * 480 to read with it).
-DET_AREA = 512 * 384
+# Pixels the detector sees, whatever the frame's size: 480x360 of a 4:3 frame (480x352 after rounding
+# to the detector's 16 px).  Session 4's detector was trained at 512x384; reading at 480x360 costs
+# 0.8 ms less a video frame and reads the validation windows as well (MODELS.md, session 6).  Session
+# 2's detector was trained at 640x480: pass det_area=640 * 480 to read with it.
+DET_AREA = 480 * 360
 REFINE = 64  # side of the patch round each die for the detector's second, finer look
 # Mean absolute difference (grey levels) between the frame's pixels under a crop and their
 # sigma-1 blur, at the frame's own resolution.  Rendered TRAIN dice stay under 25 (video
@@ -81,8 +83,9 @@ DET_THRESHOLD = 0.1
 SURE_PEAK = 0.3
 WEAK_FLOOR = 0.7
 # A crop read upright less surely than this (its top class's probability) is read again turned the
-# other quarter turns (`classify`): chosen on the validation windows (MODELS.md, session 5).
-SURE = 0.9
+# other quarter turns (`classify`).  Session 5 chose 0.9; at 0.7 the validation windows read the same
+# dice right with a quarter fewer classifier passes (MODELS.md, session 6).
+SURE = 0.7
 
 
 @dataclass(frozen=True)
@@ -209,8 +212,7 @@ class NumberedReader:
             if self.shrink == "halve"
             else cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
         )
-        blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
-        out = self._det(blob)[0]
+        out = self._det(blob(small[None]))[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
         found = [
@@ -396,12 +398,17 @@ class NumberedReader:
         return [_cut(image, f.center, max(f.w, f.h) * MARGIN) for f in found]
 
     def read(
-        self, image: np.ndarray, palette: Palette | None = None, nadir: tuple[float, float] | None = None
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        nadir: tuple[float, float] | None = None,
+        quads: bool = True,
     ) -> list[DieReading]:
         """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
 
         `nadir`: the point below the camera, frame pixels, when the camera's pose is known
-        (topface.nadir_from_pose); see `locate`."""
+        (topface.nadir_from_pose); see `locate`.  `quads`: False gives every die its outline box as
+        its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept)."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 16:
             return []
@@ -410,26 +417,33 @@ class NumberedReader:
         palette = palette or Palette.default()
         found = self.locate(image, self.detect(image), nadir=nadir)
         crops = self.crops(image, found)
-        return self.readings(image, found, crops, self.classify(crops), palette)
+        return self.readings(image, found, self.classify(crops), palette, quads)
 
     def readings(
         self,
         image: np.ndarray,
         found: list[Found],
-        crops: list[np.ndarray],
         probs: np.ndarray,
         palette: Palette | None = None,
+        quads: bool = True,
     ) -> list[DieReading]:
-        """The dice among the detector's peaks, given their crops and the classifier's softmax."""
+        """The dice among the detector's peaks, given the classifier's softmax for each (`quads`: as
+        `read`)."""
         palette = palette or Palette.default()
-        out = []
-        for f, p, crop in zip(found, probs, crops, strict=True):
+        kept = []
+        for f, p in zip(found, probs, strict=True):
             v = verdict(p, self.reject_threshold)
             if v.kind == "none" or (f.score < self.sure_peak and v.confidence < self.weak_floor):
                 continue
             if _noise(image, f.center, max(f.w, f.h) * MARGIN) > NOISE_LEVEL:
                 continue
-            out.append(_reading(image, f, v, crop, palette))
+            kept.append((f, v))
+        # The body colours of all the dice kept, in one batch.
+        bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _ in kept]
+        out = [
+            _reading(image, f, v, lab, palette, quads)
+            for (f, v), lab in zip(kept, body_labs(bodies), strict=True)
+        ]
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
 
@@ -485,17 +499,28 @@ def _cut(image: np.ndarray, center: tuple[float, float], side: float, out: int =
 COLOUR_MARGIN = 0.8
 
 
-def _reading(image: np.ndarray, f: Found, v: Verdict, crop: np.ndarray, palette: Palette) -> DieReading:
-    body = _cut(image, f.box_center, max(f.w, f.h) * COLOUR_MARGIN)
-    lab = body_lab(body[CROP // 6 : CROP - CROP // 6, CROP // 6 : CROP - CROP // 6])
+def _body(image: np.ndarray, box_center: tuple[float, float], side: float) -> np.ndarray:
+    """The middle of a die's outline box, for its body's colour (`body_labs` reads the middle of it)."""
+    m = CROP // 6
+    return _cut(image, box_center, side * COLOUR_MARGIN)[m:-m, m:-m]
+
+
+def _box_quad(center: tuple[float, float], w: float, h: float) -> tuple[tuple[float, float], ...]:
+    x, y, hw, hh = center[0], center[1], w / 2, h / 2
+    return ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
+
+
+def _reading(
+    image: np.ndarray, f: Found, v: Verdict, lab: np.ndarray, palette: Palette, quads: bool = True
+) -> DieReading:
+    """The reading of one die kept, given its body's Lab colour: a d6's quad is its top face (with
+    `quads`), else the die's outline box."""
     quad: tuple[tuple[float, float], ...]
-    shape = face_quad(image, f.box_center, f.w, f.h, lab) if v.kind == "d6" else None
+    shape = face_quad(image, f.box_center, f.w, f.h, lab) if quads and v.kind == "d6" else None
     if shape is not None:
         quad = tuple((float(x), float(y)) for x, y in shape[0])
     else:
-        # The die's outline box.
-        x, y, hw, hh = f.box_center[0], f.box_center[1], f.w / 2, f.h / 2
-        quad = ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
+        quad = _box_quad(f.box_center, f.w, f.h)
     # The classifier's probability alone: scaling it down by a weak detector peak (score / 0.5, up to
     # session 4) asked about more right readings and caught no more wrong ones, on the validation
     # windows and the real train photos (MODELS.md, session 5); session 4's detector peaks lower.
@@ -508,6 +533,22 @@ def _reading(image: np.ndarray, f: Found, v: Verdict, crop: np.ndarray, palette:
         confidence=conf,
         colour=palette.nearest_lab(lab)[0],
     )
+
+
+def with_face_quad(image: np.ndarray, r: DieReading) -> DieReading:
+    """A d6 reading read with `quads` False, its quad (the outline box) replaced by its top face
+    when that can be found; other readings unchanged."""
+    if r.kind != "d6":
+        return r
+    q = np.asarray(r.quad, np.float64)
+    center = (float(q[:, 0].mean()), float(q[:, 1].mean()))
+    w, h = float(np.ptp(q[:, 0])), float(np.ptp(q[:, 1]))
+    lab = body_labs([_body(image, center, max(w, h))])[0]
+    shape = face_quad(image, center, w, h, lab)
+    if shape is None:
+        return r
+    quad = tuple((float(x), float(y)) for x, y in shape[0])
+    return replace(r, quad=quad)  # type: ignore[arg-type]
 
 
 def _noise(image: np.ndarray, center: tuple[float, float], side: float) -> float:

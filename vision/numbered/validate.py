@@ -44,7 +44,7 @@ import numpy as np
 
 from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
-from vision.numbered.reader import MAX_SPREAD, SURE, NumberedReader
+from vision.numbered.reader import DET_AREA, MAX_SPREAD, SURE, NumberedReader
 from vision.numbered.topface import F_SIDE, TOP_NADIR_FILE
 
 Window = tuple[np.ndarray, list[dict[str, Any]]]
@@ -191,7 +191,7 @@ def _read(
                 f = found[min(near)[1]]
                 found[min(near)[1]] = replace(f, center=(float(d["center_px"][0]), float(d["center_px"][1])))
     crops = reader.crops(img, found)
-    return reader.readings(img, found, crops, reader.classify(crops)), found, used
+    return reader.readings(img, found, reader.classify(crops)), found, used
 
 
 def validate(
@@ -281,6 +281,13 @@ def main(argv: list[str] | None = None) -> int:
         help="crops read less surely than this upright are read at the other turns; none: every crop",
     )
     ap.add_argument(
+        "--det-area",
+        type=int,
+        nargs="+",
+        default=[DET_AREA],
+        help="pixels the detector sees of a 1280x960 frame (a window gets its share)",
+    )
+    ap.add_argument(
         "--cache-dir", type=Path, default=Path("/tmp"), help="where the rendered windows are kept"
     )
     ap.add_argument("--sets", nargs="+", choices=ALL_SETS, default=list(SETS))
@@ -302,10 +309,13 @@ def main(argv: list[str] | None = None) -> int:
         help="estimated nadirs less sure than this (over f) leave the die to the older net",
     )
     args = ap.parse_args(argv)
+    for area in args.det_area:
+        if area < 256:
+            ap.error(f"--det-area {area}: expected at least 256 pixels for the detector")
     cv2.setNumThreads(1)
     sets = load_sets(args.cache_dir, args.sets)
     for folder in args.models:
-        for turns, sure in [(t, u) for t in args.turns for u in args.sure]:
+        for turns, sure, area in [(t, u, a) for t in args.turns for u in args.sure for a in args.det_area]:
             for mode in args.nadir if (folder / TOP_NADIR_FILE).is_file() else ["old"]:
                 for spread in args.max_spread if mode == "estimate" else [None]:
                     reader = NumberedReader(
@@ -314,13 +324,14 @@ def main(argv: list[str] | None = None) -> int:
                         nadir_passes=args.nadir_passes,
                         max_spread=spread,
                         sure=sure,
+                        det_area=area,
                     )
                     print(
                         f"== {folder} (top-face net: {reader.has_top_face}, nadir-aware: "
                         f"{reader.has_nadir_net}, nadir {mode}"
                         + (f" {args.nadir_noise}" if mode == "noisy" else "")
                         + (f" {args.nadir_passes} passes, max spread {spread}" if mode == "estimate" else "")
-                        + f"), turns {turns}, sure {sure}",
+                        + f"), turns {turns}, sure {sure}, detector {area} px",
                         flush=True,
                     )
                     print(validate(reader, sets, args.oracle, mode, args.nadir_noise), flush=True)
