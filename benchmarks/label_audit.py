@@ -29,6 +29,8 @@ def main() -> None:
     ap.add_argument("--split", choices=["heldout", "train"], default="heldout")
     ap.add_argument("--out", type=Path, default=Path("/tmp/dicetable-label-audit.png"))
     args = ap.parse_args()
+    if args.out.suffix.lower() not in (".png", ".jpg", ".jpeg"):
+        ap.error(f"--out {args.out}: expected an image file name ending .png or .jpg (the contact sheet)")
     if not (args.real / "byler_d6").is_dir():
         raise SystemExit(f"{args.real}/byler_d6: not found (pass --real DIR)")
     reader = default_reader()
