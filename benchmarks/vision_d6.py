@@ -85,6 +85,9 @@ class Tally:
         def pct(a: int, b: int) -> str:
             return f"{100 * a / b:.1f} %" if b else "-"
 
+        def count(a: int, b: int) -> str:  # to two places, with the counts: 99.46 % is not 99.5 %
+            return f"{100 * a / b:.2f} % ({a}/{b})" if b else "-"
+
         def p95(v: list[float]) -> str:
             v = sorted(v)
             return f"{v[min(len(v) - 1, int(0.95 * len(v)))]:.1f}" if v else "-"
@@ -95,9 +98,9 @@ class Tally:
         return [
             str(self.images),
             str(self.labelled),
-            "-" if crops else pct(self.matched, self.labelled),
-            "-" if crops else pct(self.matched, self.detections),
-            pct(self.right, self.labelled),
+            "-" if crops else count(self.matched, self.labelled),
+            "-" if crops else count(self.matched, self.detections),
+            count(self.right, self.labelled),
             pct(self.images_right, self.images),
             med(self.ms),
             p95(self.ms),

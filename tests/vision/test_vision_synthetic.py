@@ -73,3 +73,24 @@ def test_many_dice_on_a_large_frame() -> None:
     img, drawn = random_scene(rng, 960, 1280, n=12, size_range=(60, 90))
     got = read_dice(img)
     assert sorted(r.value for r in got) == sorted(d.value for d in drawn)
+
+
+@pytest.mark.parametrize(
+    ("coarse", "fine", "wins"),
+    [
+        (0.8, [0.0, 0.0, 0.0], True),  # pips of one big die, read as "not a die"
+        (0.9, [0.8], True),  # one fine box, read less surely than the coarse one
+        (0.8, [0.95], False),  # ... the fine one is surer
+        (0.98, [0.98, 0.96, 0.97], False),  # dice side by side, each read as a die
+        (0.9, [0.88, 0.46], False),
+        (0.9, [0.9, 0.0], True),  # one die and a part of it
+        (0.0, [0.0, 0.0], False),  # the coarse box is no die either
+    ],
+)
+def test_a_coarse_box_replaces_fine_ones_only_when_they_are_not_dice_themselves(
+    coarse: float, fine: list[float], wins: bool
+) -> None:
+    from vision.reader import APART_SURE, coarse_wins
+
+    assert APART_SURE == 0.3
+    assert coarse_wins(coarse, np.array(fine)) is wins
