@@ -111,7 +111,7 @@ class DiceReader:
         lo, hi = self.det_long_side
         return min(1.0, min(max(max(h, w) / 2, lo), hi) / max(h, w))
 
-    def find(self, image: np.ndarray) -> list[Candidate]:
+    def find(self, image: np.ndarray, pyr: Pyramid | None = None) -> list[Candidate]:
         """Detect at the working scale, then at a half and a quarter of it for dice too big for it.
 
         A big die seen at too fine a scale can look like several small ones (its pips); a coarser
@@ -119,13 +119,12 @@ class DiceReader:
         coarse box as a die more surely than it reads the fine ones and no two of those read as
         dice (`coarse_wins`: two dice side by side, or dice on busy board art, are never merged
         that way). Coarse detections count only when the die is big at that scale, so small
-        touching dice are never merged.
+        touching dice are never merged.  `pyr`: the image's Pyramid, when the caller has one.
         """
         h, w = image.shape[:2]
         s = self.scale_for(h, w)
         shrunk: dict[tuple[int, int], np.ndarray] = {}
         found = self.detect(image, s, shrunk)
-        pyr: Pyramid | None = None
 
         def verify(groups: list[tuple[Candidate, list[Candidate]]]) -> list[bool]:
             """For each (coarse box, fine boxes inside it): is the coarse box the surer die?"""
@@ -165,8 +164,8 @@ class DiceReader:
         if min(image.shape[:2]) < 8:
             return []
         palette = palette or Palette.default()
-        cands = self.find(image)
-        pyr = Pyramid(image)
+        pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
+        cands = self.find(image, pyr)
         crops = [crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in cands]
         probs = self.classify(crops)
         kept = []
