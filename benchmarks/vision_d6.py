@@ -7,7 +7,8 @@ recall and precision (a detection matches a labelled die when its centre lies in
 that die's box), per-die read accuracy (right value among all labelled dice), images
 entirely right, and median / p95 milliseconds per image on one core (decoding excluded).
 ``--models DIR[,key=value...]`` (repeatable) adds a reader with the d6 models of DIR beside the
-committed ones, in the same run (keys: det, reject, suppress, rotations, long; see ``reader_from_spec``).
+committed ones, in the same run (keys: det, reject, suppress, sure, apart, rotations, long; see
+``reader_from_spec``).
 """
 
 from __future__ import annotations
@@ -109,12 +110,20 @@ class Tally:
         ]
 
 
-SPEC_KEYS = {"det": "det_threshold", "reject": "reject_threshold", "suppress": "suppress_radius"}
+SPEC_KEYS = {
+    "det": "det_threshold",
+    "reject": "reject_threshold",
+    "suppress": "suppress_radius",
+    "sure": "sure",
+    "apart": "apart_sure",
+}
 
 
 def reader_from_spec(spec: str) -> DiceReader:
     """A d6 reader from ``DIR[,key=value...]``: the models in DIR (d6_detector.onnx and
-    d6_classifier.onnx) and optional settings det, reject, suppress (floats), rotations (int) and
+    d6_classifier.onnx) and optional settings det, reject, suppress, sure (crops read less surely
+    upright are read at the other turns), apart (`vision.reader.coarse_wins`; 2 never keeps fine
+    dice apart, as before session 6) (floats), rotations (int) and
     long (int: the detector sees the frame with its long side this many pixels, neither halved nor
     shrunk further; the reader's default halves it and keeps it within 352-640)."""
     folder, *pairs = spec.split(",")
@@ -130,7 +139,8 @@ def reader_from_spec(spec: str) -> DiceReader:
                 kw[SPEC_KEYS.get(key, key)] = int(value) if key == "rotations" else float(value)
         except ValueError:
             raise SystemExit(
-                f"--models {spec!r}: expected DIR[,key=value...] with keys det, reject, suppress (numbers) "
+                f"--models {spec!r}: expected DIR[,key=value...] with keys det, reject, suppress, sure, "
+                "apart (numbers) "
                 f"or rotations, long (whole numbers), got {pair!r}"
             ) from None
     d = Path(folder)
@@ -208,7 +218,8 @@ def main() -> None:
         action="append",
         default=[],
         metavar="DIR[,key=value...]",
-        help="also read with the d6 models in DIR (repeatable; keys det, reject, suppress, rotations, long)",
+        help="also read with the d6 models in DIR (repeatable; keys det, reject, suppress, sure, apart, "
+        "rotations, long)",
     )
     ap.add_argument(
         "--corrections",

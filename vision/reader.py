@@ -57,8 +57,8 @@ class DiceReader:
         det_long_side: tuple[int, int] = (352, 640),
         det_threshold: float = 0.30,
         reject_threshold: float = 0.20,
-        rotations: int = 2,
-        sure: float = 0.97,
+        rotations: int = 4,
+        sure: float = 0.9,
         suppress_radius: float = 0.45,
         apart_sure: float = APART_SURE,
     ) -> None:
@@ -67,8 +67,12 @@ class DiceReader:
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
-        self.rotations = rotations  # classify each crop turned 0/90/180/270 degrees and average
-        self.sure = sure  # ... only those read less surely than this upright (above 1: every crop)
+        # Each crop is read upright; one read less surely than `sure` is read again at the other
+        # quarter turns (up to `rotations` views) and the views averaged (above 1: every crop).
+        # Session 6: 4 views under 0.9 (was 2 under 0.97) reads 1115 of 1117 byler TRAIN dice right
+        # instead of 1111, re-reading fewer crops (12.3 against 14.6 ms a photo, same run).
+        self.rotations = rotations
+        self.sure = sure
         # peaks closer than this many box sides to a stronger one are dropped (a die partly hidden
         # under another lies about half a side from it)
         self.suppress_radius = suppress_radius

@@ -254,17 +254,10 @@ def read_counts(folder: Path, name: str) -> tuple[Counter[tuple[int, str]], list
     return Counter((r.value, r.colour) for r in readings), unsure
 
 
-READER_PENDING = pytest.mark.xfail(
-    strict=True,
-    reason="the committed d6 models read every die of nozoku-dice right but one green 1 at confidence "
-    "0.76, under the 0.8 threshold (00028.jpg, 00034.jpg): the table asks; remove this mark when it passes",
-)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "folder",
-    [ANGLER, pytest.param(NOZOKU, marks=READER_PENDING), NOZOKU_MULTI],
+    [ANGLER, NOZOKU, NOZOKU_MULTI],
     ids=["die-angler", "nozoku-dice", "nozoku-dice-multi"],
 )
 def test_every_settled_frame_reads_right(folder: Path) -> None:
