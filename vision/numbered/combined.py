@@ -31,12 +31,14 @@ if TYPE_CHECKING:
 
 
 def _size(r: DieReading) -> float:
-    q = np.asarray(r.quad, np.float64)
-    return float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]), 1.0))
+    xs, ys = [p[0] for p in r.quad], [p[1] for p in r.quad]
+    return max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
 
 
-def _near(a: DieReading, b: DieReading) -> bool:
-    return math.dist(a.center, b.center) < 0.5 * max(_size(a), _size(b))
+def _near(a: DieReading, b: DieReading, sizes: dict[int, float]) -> bool:
+    """Whether two readings are of one die: centres closer than half the larger one's size
+    (`sizes`: each reading's size by id, made once per merge)."""
+    return math.dist(a.center, b.center) < 0.5 * max(sizes[id(a)], sizes[id(b)])
 
 
 # A numbered reading (d10, d10p, d20) less sure than WEAK_NUMBERED does not displace a d6 reading at
@@ -50,15 +52,18 @@ SURE_D6 = 0.9
 def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
     """d6 readings, plus numbered ones; a d6 reading on a numbered die gives way, unless the d6
     reading is sure (SURE_D6) and the numbered one weak (WEAK_NUMBERED)."""
+    sizes = {id(r): _size(r) for r in (*d6, *numbered)}
     others = [
         o
         for o in numbered
         if o.kind != "d6"
-        and not (o.confidence < WEAK_NUMBERED and any(r.confidence >= SURE_D6 and _near(r, o) for r in d6))
+        and not (
+            o.confidence < WEAK_NUMBERED and any(r.confidence >= SURE_D6 and _near(r, o, sizes) for r in d6)
+        )
     ]
-    out = [r for r in d6 if not any(_near(r, o) for o in others)]
+    out = [r for r in d6 if not any(_near(r, o, sizes) for o in others)]
     out += others
-    out += [r for r in numbered if r.kind == "d6" and not any(_near(r, o) for o in out)]
+    out += [r for r in numbered if r.kind == "d6" and not any(_near(r, o, sizes) for o in out)]
     out.sort(key=lambda r: (r.center[1], r.center[0]))
     return out
 
