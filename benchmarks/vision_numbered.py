@@ -145,7 +145,7 @@ def report(
     for k in KINDS:
         lines.append(
             f"| {k} | {score.dice[k]} | {score.found[k]} | {score.kind_right[k]} | {score.value_right[k]} "
-            f"| {100 * score.value_accuracy(k):.1f} % |"
+            f"| {100 * score.value_accuracy(k):.2f} % |"
         )
     lines += [
         "",
@@ -192,7 +192,7 @@ def report(
             f"{statistics.median(added):.1f} ms per frame, {statistics.median(added) / n_numbered:.1f} ms "
             f"per numbered die at this set's {n_numbered:.1f} numbered dice per frame.  Merged: kind "
             f"accuracy {100 * merged.kind_accuracy():.2f} %, values "
-            + ", ".join(f"{k} {100 * merged.value_accuracy(k):.1f} %" for k in KINDS)
+            + ", ".join(f"{k} {100 * merged.value_accuracy(k):.2f} %" for k in KINDS)
             + f", false readings {merged.false_readings}.",
             "",
         ]
