@@ -20,7 +20,7 @@ from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.palette import Palette
-from vision.reading import DieReading
+from vision.reading import DieReading, box_quad
 from vision.runtime import Model, softmax_turned
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -304,8 +304,7 @@ def _finish(
             if math.hypot(m[0] - c.center[0], m[1] - c.center[1]) < 0.35 * min(c.w, c.h):
                 center = (float(m[0]), float(m[1]))
         else:
-            x, y, hw, hh = c.center[0], c.center[1], c.w / 2, c.h / 2
-            quad = ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
+            quad = box_quad(c.center, c.w, c.h)
             cocked = False
         out.append(
             DieReading(

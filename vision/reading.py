@@ -6,6 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 Point = tuple[float, float]
+Quad = tuple[Point, Point, Point, Point]
+
+
+def box_quad(center: Point, w: float, h: float) -> Quad:
+    """The corners of the axis-aligned w x h box round `center`, clockwise from the top-left."""
+    x, y, hw, hh = center[0], center[1], w / 2, h / 2
+    return ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -15,7 +22,7 @@ class DieReading:
     kind: str = "d6"
     value: int
     center: Point
-    quad: tuple[Point, Point, Point, Point]
+    quad: Quad
     confidence: float
     colour: str
     cocked: bool = False

@@ -50,7 +50,7 @@ from vision.numbered.topface import (
 )
 from vision.palette import Palette
 from vision.reader import suppress
-from vision.reading import DieReading
+from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -505,11 +505,6 @@ def _body(image: np.ndarray, box_center: tuple[float, float], side: float) -> np
     return _cut(image, box_center, side * COLOUR_MARGIN)[m:-m, m:-m]
 
 
-def _box_quad(center: tuple[float, float], w: float, h: float) -> tuple[tuple[float, float], ...]:
-    x, y, hw, hh = center[0], center[1], w / 2, h / 2
-    return ((x - hw, y - hh), (x + hw, y - hh), (x + hw, y + hh), (x - hw, y + hh))
-
-
 def _reading(
     image: np.ndarray, f: Found, v: Verdict, lab: np.ndarray, palette: Palette, quads: bool = True
 ) -> DieReading:
@@ -520,7 +515,7 @@ def _reading(
     if shape is not None:
         quad = tuple((float(x), float(y)) for x, y in shape[0])
     else:
-        quad = _box_quad(f.box_center, f.w, f.h)
+        quad = box_quad(f.box_center, f.w, f.h)
     # The classifier's probability alone: scaling it down by a weak detector peak (score / 0.5, up to
     # session 4) asked about more right readings and caught no more wrong ones, on the validation
     # windows and the real train photos (MODELS.md, session 5); session 4's detector peaks lower.
