@@ -8,8 +8,8 @@ folder (``NumberedReader(models=DIR)``) and per split (train / held-out, vision.
 * the numbered reader alone: labelled dice it calls d6, calls d10 / d10p / d20, reads as d6 with the
   right value, does not find; readings on no labelled die;
 * merged as ``dicetable read --numbered`` runs (vision.numbered.combined.read_all: the pip-d6 reader
-  and the numbered reader, ``merge``): dice read with the right value, against the pip-d6 reader
-  alone; readings on no labelled die;
+  and the numbered reader, ``add_numbered``: ``merge`` after ``second_look``): dice read with the
+  right value, against the pip-d6 reader alone; readings on no labelled die;
 * the classifier's cost: ms per die (the reader's crops of the held-out photos, read as the reader
   reads them, one batch per photo, one thread), median over photos.
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.dataset import LabelledDie, is_held_out, load_byler  # noqa: E402
-from vision.numbered.combined import merge  # noqa: E402
+from vision.numbered.combined import add_numbered  # noqa: E402
 from vision.numbered.reader import NumberedReader  # noqa: E402
 from vision.reader import default_reader as d6_reader  # noqa: E402
 from vision.reading import DieReading  # noqa: E402
@@ -147,7 +147,7 @@ def run(folders: list[Path], real: Path) -> str:
         d6 = d6_reader().read(img)
         for f, reader in readers.items():
             numbered = reader.read(img)
-            tallies[(f, split)].add(item.dice, numbered, merge(d6, numbered), d6)
+            tallies[(f, split)].add(item.dice, numbered, add_numbered(img, d6, reader=reader), d6)
         if n % 40 == 0:
             print(f"{n}/{len(items)} photos", flush=True)
     ms = {f: classifier_ms(r, held_images) for f, r in readers.items()}
@@ -160,8 +160,8 @@ def run(folders: list[Path], real: Path) -> str:
         "",
         "Every die in these photos is a pip d6. Split by vision.dataset.is_held_out (held-out photos never",
         "trained or tuned on). A reading matches a labelled die when its centre lies inside the die's box.",
-        "Numbered alone: the numbered reader's call on each labelled die. Merged: `merge` of the pip-d6",
-        "reader's and the numbered reader's readings, as `dicetable read --numbered` runs (read_all);",
+        "Numbered alone: the numbered reader's call on each labelled die. Merged: `add_numbered` of the",
+        "pip-d6 reader's and the numbered reader's readings, as `dicetable read --numbered` runs (read_all);",
         "extra = readings on no labelled die (labels miss a few real dice).",
         "",
         "| models | split | dice | called d6 | called d10/d10p/d20 | d6, value right | not found | extra"

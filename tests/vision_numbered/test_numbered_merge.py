@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 
 from vision.numbered import merge
 from vision.reading import DieReading
+
+if TYPE_CHECKING:
+    from vision.numbered.reader import NumberedReader
 
 
 def die(kind: str, value: int, x: float, y: float, size: float = 40.0, confidence: float = 0.9) -> DieReading:
@@ -104,3 +108,80 @@ def test_with_face_quad_leaves_numbered_dice_alone() -> None:
 
     r = die("d20", 17, 100, 100)
     assert with_face_quad(np.zeros((200, 200, 3), np.uint8), r) is r
+
+
+def _blind_reader() -> NumberedReader:
+    """The default models with a detector that finds nothing: every die is one only the pip reader found."""
+    from vision.numbered.reader import Found, NumberedReader
+
+    class Blind(NumberedReader):
+        def detect(
+            self, image: np.ndarray, det_area: float | None = None, shrunk: np.ndarray | None = None
+        ) -> list[Found]:
+            return []
+
+    return Blind()
+
+
+def _pip_reading_on(d: dict[str, Any], value: int = 3, confidence: float = 0.96) -> DieReading:
+    """What the pip reader makes of a die it found: a d6, here surely read."""
+    x0, y0, x1, y1 = d["box_px"]
+    return die("d6", value, (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0), confidence)
+
+
+def test_a_numbered_die_only_the_pip_reader_found_is_read_again() -> None:
+    """A die the numbered detector missed but the pip reader found (as a sure d6) is read by the
+    numbered reader from the pip reader's box, and its numbered reading replaces the d6 one."""
+    from numbered_helpers import SCENES, load_scene
+
+    from vision.numbered.combined import add_numbered, second_look
+    from vision.numbered.reader import default_reader
+
+    img, truth = load_scene("angler_ann", SCENES)
+    numbered = [d for d in truth["dice"] if d["kind"] != "d6"]
+    pip = [_pip_reading_on(d) for d in numbered]
+    got = second_look(img, pip, [], default_reader())
+    assert sorted((r.kind, r.value) for r in got) == sorted((d["kind"], d["value"]) for d in numbered)
+    # a die the numbered reader found already is not looked at again
+    assert second_look(img, pip, got, default_reader()) == []
+    # through add_numbered, with a detector that finds nothing: the pip reader's d6 readings give way
+    blind = _blind_reader()
+    assert blind.read(img) == []
+    merged = add_numbered(img, pip, reader=blind)
+    assert sorted((r.kind, r.value) for r in merged) == sorted((d["kind"], d["value"]) for d in numbered)
+
+
+def test_a_second_look_at_a_d6_keeps_the_pip_readers_reading() -> None:
+    from numbered_helpers import SCENES, load_scene
+
+    from vision.numbered.combined import add_numbered, second_look
+    from vision.numbered.reader import default_reader
+
+    img, truth = load_scene("angler_ann", SCENES)
+    pip = [_pip_reading_on(d, d["value"]) for d in truth["dice"] if d["kind"] == "d6"]
+    assert len(pip) == 2
+    assert second_look(img, pip, [], default_reader()) == []
+    assert add_numbered(img, pip, reader=_blind_reader()) == pip
+
+
+def test_a_still_is_detected_from_its_video_size_copy() -> None:
+    """The numbered detector starting from the pip reader's shrunk copy of a still finds the dice it
+    finds starting from the still itself, within a few still pixels."""
+    import math
+
+    from numbered_helpers import STILLS, load_scene
+
+    from vision.numbered.combined import video_copy
+    from vision.numbered.reader import default_reader
+
+    img, truth = load_scene("angler_ann", STILLS)
+    small = video_copy(img)
+    assert small is not None and small.shape[1] == 1280
+    assert video_copy(small) is None  # a video frame is not shrunk
+    reader = default_reader()
+    full = [f for f in reader.detect(img) if f.score >= 0.3]
+    shared = [f for f in reader.detect(img, shrunk=small) if f.score >= 0.3]
+    assert len(full) == len(shared) == len(truth["dice"])
+    for f in full:
+        assert min(math.dist(f.center, g.center) for g in shared) < 0.1 * max(f.w, f.h)
+    assert reader.detect(img, shrunk=np.zeros_like(small)) == []  # the copy is what it looked at

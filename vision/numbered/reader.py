@@ -198,19 +198,26 @@ class NumberedReader:
         self.turns = turns
         self.refine_dice = refine
 
-    def detect(self, image: np.ndarray, det_area: float | None = None) -> list[Found]:
+    def detect(
+        self, image: np.ndarray, det_area: float | None = None, shrunk: np.ndarray | None = None
+    ) -> list[Found]:
         """Every die's top-face centre and outline box (frame pixels), strongest first after NMS.
 
         `det_area`: the pixels the detector sees of this image (default: `self.det_area`); a
-        window cut from a larger frame gets its share of the frame's."""
+        window cut from a larger frame gets its share of the frame's.  `shrunk`: a smaller copy of
+        `image` (say a still's video-size copy the pip reader read), shrunk from instead of it when
+        still at least as big as the detector's input: the same input for a fraction of the work."""
         h, w = image.shape[:2]
         s = math.sqrt((det_area or self.det_area) / (w * h))
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
+        src = image
+        if shrunk is not None and shrunk.ndim == 3 and shrunk.shape[1] >= dw and shrunk.shape[0] >= dh:
+            src = shrunk
         small = (
-            _shrink(image, dw, dh)
+            _shrink(src, dw, dh)
             if self.shrink == "halve"
-            else cv2.resize(image, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
+            else cv2.resize(src, (dw, dh), interpolation=cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR)
         )
         out = self._det(blob(small[None]))[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
@@ -403,21 +410,34 @@ class NumberedReader:
         palette: Palette | None = None,
         nadir: tuple[float, float] | None = None,
         quads: bool = True,
+        shrunk: np.ndarray | None = None,
     ) -> list[DieReading]:
         """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
 
         `nadir`: the point below the camera, frame pixels, when the camera's pose is known
         (topface.nadir_from_pose); see `locate`.  `quads`: False gives every die its outline box as
-        its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept)."""
+        its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept).
+        `shrunk`: a smaller copy of the frame (`detect`)."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 16:
             return []
         if nadir is not None:
             nadir = _check_nadir(nadir)
-        palette = palette or Palette.default()
-        found = self.locate(image, self.detect(image), nadir=nadir)
+        return self.read_at(image, self.detect(image, shrunk=shrunk), palette, nadir, quads)
+
+    def read_at(
+        self,
+        image: np.ndarray,
+        found: list[Found],
+        palette: Palette | None = None,
+        nadir: tuple[float, float] | None = None,
+        quads: bool = True,
+    ) -> list[DieReading]:
+        """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
+        found): each top face located, its crop classified, the dice kept (`readings`)."""
+        found = self.locate(image, found, nadir=nadir)
         crops = self.crops(image, found)
-        return self.readings(image, found, self.classify(crops), palette, quads)
+        return self.readings(image, found, self.classify(crops), palette or Palette.default(), quads)
 
     def readings(
         self,
