@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.numbered.evaluate import Score, load_truth  # noqa: E402
 from vision.numbered.labels import KINDS  # noqa: E402
-from vision.numbered.reader import MODELS, SHRINKS, NumberedReader  # noqa: E402
+from vision.numbered.reader import MODELS, SHRINKS, NumberedReader, video_copy  # noqa: E402
 from vision.palette import Palette  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "vision_numbered.md"
@@ -44,7 +44,7 @@ def combined_cost(
 ) -> tuple[list[float], list[float], Score]:
     """Per frame: ms of the d6 reader alone and ms added by the numbered reader (as read_all runs
     them), and the score of read_all's merged readings."""
-    from vision.numbered.combined import add_numbered, read_pips, video_copy
+    from vision.numbered.combined import add_numbered, read_pips
 
     base: list[float] = []
     added: list[float] = []
@@ -107,7 +107,7 @@ def run(
         nadir = frame_nadir(img, truth, nadir_mode)  # not timed: the table solves the pose anyway
         reader.read(img, nadir=nadir)  # warm caches for this frame size
         t0 = time.process_time()
-        found = reader.detect(img)
+        found = reader.detect(img, shrunk=video_copy(img))  # as reader.read
         t1 = time.process_time()
         found = reader.locate(img, found, nadir=nadir)
         crops = reader.crops(img, found)

@@ -171,8 +171,7 @@ def test_a_still_is_detected_from_its_video_size_copy() -> None:
 
     from numbered_helpers import STILLS, load_scene
 
-    from vision.numbered.combined import video_copy
-    from vision.numbered.reader import default_reader
+    from vision.numbered.reader import default_reader, video_copy
 
     img, truth = load_scene("angler_ann", STILLS)
     small = video_copy(img)

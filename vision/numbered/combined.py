@@ -20,7 +20,6 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import cv2
 import numpy as np
 
 from vision.palette import Palette
@@ -68,9 +67,6 @@ def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
     return out
 
 
-VIDEO_AREA = 1280 * 960  # the pip-d6 reader's frames (it was trained on that scale)
-
-
 def _scaled(r: DieReading, k: float) -> DieReading:
     return replace(
         r,
@@ -91,20 +87,11 @@ def read_all(
     (`NumberedReader.read`).
     """
     from vision.image_check import check_bgr
+    from vision.numbered.reader import video_copy
 
     image_bgr = check_bgr(image_bgr)
     small = video_copy(image_bgr)
     return add_numbered(image_bgr, read_pips(image_bgr, palette, small), palette, nadir, shrunk=small)
-
-
-def video_copy(image_bgr: np.ndarray) -> np.ndarray | None:
-    """A frame larger than a video frame shrunk to the video frame's size (INTER_AREA); None for a
-    frame that is not (under 4/3 of its sides)."""
-    h, w = image_bgr.shape[:2]
-    s = math.sqrt(VIDEO_AREA / (w * h))
-    if s >= 0.75:
-        return None
-    return cv2.resize(image_bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
 
 
 def read_pips(
@@ -113,6 +100,7 @@ def read_pips(
     """The pip-d6 reader's dice in a checked BGR frame; a still larger than a video frame is read
     shrunk to the video frame's size (`small`, its `video_copy` when already made), its dice scaled
     back to the still's pixels."""
+    from vision.numbered.reader import video_copy
     from vision.reader import default_reader as d6_reader
 
     small = video_copy(image_bgr) if small is None else small

@@ -417,12 +417,15 @@ class NumberedReader:
         `nadir`: the point below the camera, frame pixels, when the camera's pose is known
         (topface.nadir_from_pose); see `locate`.  `quads`: False gives every die its outline box as
         its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept).
-        `shrunk`: a smaller copy of the frame (`detect`)."""
+        `shrunk`: a smaller copy of the frame for the detector (`detect`); a still larger than a
+        video frame is shrunk to one (`video_copy`) when none is given."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 16:
             return []
         if nadir is not None:
             nadir = _check_nadir(nadir)
+        if shrunk is None:
+            shrunk = video_copy(image)
         return self.read_at(image, self.detect(image, shrunk=shrunk), palette, nadir, quads)
 
     def read_at(
@@ -466,6 +469,19 @@ class NumberedReader:
         ]
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
+
+
+VIDEO_AREA = 1280 * 960  # a video frame's pixels (the pip-d6 reader was trained on that scale)
+
+
+def video_copy(image_bgr: np.ndarray) -> np.ndarray | None:
+    """A frame larger than a video frame shrunk to the video frame's size (INTER_AREA); None for a
+    frame that is not (under 4/3 of its sides)."""
+    h, w = image_bgr.shape[:2]
+    s = math.sqrt(VIDEO_AREA / (w * h))
+    if s >= 0.75:
+        return None
+    return cv2.resize(image_bgr, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
 
 
 def _shrink(image: np.ndarray, dw: int, dh: int) -> np.ndarray:
