@@ -18,7 +18,7 @@ import pickle
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -280,12 +280,15 @@ def train_classifier(
     extra: Callable[[], tuple[np.ndarray, int]] | None = None,
     n_extra: int = 0,
     lowres: float = 0.0,
+    net: Classifier | None = None,
+    lr: float = 3e-3,
 ) -> Classifier:
     """`batch` rendered crops a step (`cls_sample`, `lowres` passed on), then `n_extra` more from
-    `extra` (e.g. crops of real photos: vision/numbered/train_real.py), logged apart."""
-    net = Classifier()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.1)
+    `extra` (e.g. crops of real photos: vision/numbered/train_real.py), logged apart.  `net`: a net
+    to go on training (`classifier_from_onnx`) instead of a new one; `lr`: the one-cycle peak."""
+    net = net or Classifier()
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=0.1)
     levels: dict[int, list[np.ndarray]] = {}
     t0 = time.time()
     for step in range(steps):
@@ -304,6 +307,57 @@ def train_classifier(
                 f"{time.time() - t0:.0f}s",
                 flush=True,
             )
+    return net
+
+
+def classifier_from_onnx(path: Path) -> Classifier:
+    """A Classifier holding an exported classifier's weights, to train further.
+
+    The export folded each batch norm into its convolution, so each norm is set to pass the folded
+    bias on unchanged and frozen (eval mode: no batch statistics, its scale and shift still
+    trained): the net computes what the file computes (checked here on random crops)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    net = Classifier()
+    pairs: list[tuple[nn.Conv2d, nn.BatchNorm2d]] = [
+        (cast(nn.Conv2d, m[0]), cast(nn.BatchNorm2d, m[1])) for m in net.body if isinstance(m, nn.Sequential)
+    ]
+    if len(convs) != len(pairs):
+        raise ValueError(f"{path}: expected {len(pairs)} convolutions, found {len(convs)}")
+    with torch.no_grad():
+        for node, (conv, bn) in zip(convs, pairs, strict=True):
+            w, b = init[node.input[1]], init[node.input[2]]
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                want_shape = tuple(conv.weight.shape)
+                raise ValueError(f"{path}: convolution {node.name}: shape {w.shape}, expected {want_shape}")
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(np.array(b)))
+            assert bn.running_mean is not None and bn.running_var is not None
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.eval()
+        lin = cast(nn.Linear, net.body[-1])
+        lin.weight.copy_(torch.from_numpy(np.array(init["body.12.weight"])))
+        lin.bias.copy_(torch.from_numpy(np.array(init["body.12.bias"])))
+    import onnxruntime as ort
+
+    x = np.random.default_rng(0).random((4, 3, CROP, CROP), dtype=np.float32)
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    want = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    was = net.training
+    net.eval()
+    got = net(torch.from_numpy(x)).detach().numpy()
+    net.train(was)
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    if not np.allclose(got, want, atol=1e-3):
+        raise ValueError(f"{path}: the loaded net differs from the file (max {np.abs(got - want).max():.4f})")
     return net
 
 

@@ -189,6 +189,8 @@ def train_classifier_real(
     jitter: float = 0.08,
     on_top: bool = False,
     lowres: float = 0.0,
+    net: Any = None,
+    lr: float = 3e-3,
 ) -> Any:
     """train.train_classifier with a `share` of each batch's crops real (real_sample); the same
     net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
@@ -204,7 +206,7 @@ def train_classifier_real(
         return photometric(crop, rng), label
 
     n_synth = batch if on_top else batch - n_real
-    return train_classifier(wins, rng, steps, n_synth, singles, jitter, real, n_real, lowres)
+    return train_classifier(wins, rng, steps, n_synth, singles, jitter, real, n_real, lowres, net, lr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -242,7 +244,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", type=Path, default=MODELS, help="models folder the other nets are copied from")
     ap.add_argument("--out", type=Path, required=True, help="models folder to write (one per share: OUT_s)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--init",
+        type=Path,
+        help="a numbered_classifier.onnx to go on training (its batch norms frozen) instead of a new net",
+    )
+    ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
+    ap.add_argument("--seed", type=int, default=0, help="numpy and torch seed (0: the committed runs)")
     args = ap.parse_args(argv)
+    if args.init is not None and not args.init.is_file():
+        ap.error(f"--init: {args.init} is not a file (expected a numbered_classifier.onnx)")
+    if not 0.0 < args.lr < 1.0:
+        ap.error(f"--lr: expected a learning rate in (0, 1), got {args.lr}")
     for s in args.real_share:
         if not 0.0 <= s < 1.0:
             ap.error(f"--real-share: expected shares in [0, 1), got {s}")
@@ -263,8 +276,13 @@ def main(argv: list[str] | None = None) -> int:
         for f in sorted(args.base.glob("numbered_*.onnx")):
             if f.name != "numbered_classifier.onnx":
                 shutil.copy2(f, out / f.name)
-        torch.manual_seed(0)
-        rng = np.random.default_rng(0)
+        torch.manual_seed(args.seed)
+        rng = np.random.default_rng(args.seed)
+        init = None
+        if args.init is not None:
+            from vision.numbered.train import classifier_from_onnx
+
+            init = classifier_from_onnx(args.init)
         net = train_classifier_real(
             wins,
             rng,
@@ -275,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
             s,
             on_top=args.on_top,
             lowres=args.lowres_share,
+            net=init,
+            lr=args.lr,
         )
         export(net, (8, 3, CROP, CROP), out / "numbered_classifier.onnx")
     return 0
