@@ -55,8 +55,8 @@ def combined_cost(
         nadir = frame_nadir(img, truth, nadir_mode)
         add_numbered(img, read_pips(img), nadir=nadir, reader=reader)  # warm caches
         t0 = time.process_time()
-        small = video_copy(img)  # a still's video-size copy: the d6 reader's, shared (read_all)
-        d6 = read_pips(img, small=small)
+        small = video_copy(img) if reader.copy_stills else _area_copy(img)
+        d6 = read_pips(img, small=small)  # a still's video-size copy, shared (read_all)
         t1 = time.process_time()
         merged = add_numbered(img, d6, nadir=nadir, reader=reader, shrunk=small)
         t2 = time.process_time()
@@ -107,7 +107,7 @@ def run(
         nadir = frame_nadir(img, truth, nadir_mode)  # not timed: the table solves the pose anyway
         reader.read(img, nadir=nadir)  # warm caches for this frame size
         t0 = time.process_time()
-        found = reader.detect(img, shrunk=video_copy(img))  # as reader.read
+        found = reader.detect(img, shrunk=video_copy(img) if reader.copy_stills else None)  # as reader.read
         t1 = time.process_time()
         found = reader.locate(img, found, nadir=nadir)
         crops = reader.crops(img, found)
@@ -211,6 +211,13 @@ def report(
     return "\n".join(lines) + "\n"
 
 
+def _area_copy(img: np.ndarray) -> np.ndarray | None:
+    """Session 6's copy of a still for the pip-d6 reader: one INTER_AREA resize (`copy=off`)."""
+    h, w = img.shape[:2]
+    s = (1280 * 960 / (w * h)) ** 0.5
+    return None if s >= 0.75 else cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+
+
 def _numbered_per_frame(score: Score, frames: int) -> float:
     return sum(v for k, v in score.dice.items() if k != "d6") / max(1, frames)
 
@@ -257,11 +264,13 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["det_threshold" if key == "det" else key] = _probability(value)
         elif key == "sure" and value == "none":
             opts[key] = None
+        elif key in ("second", "copy") and value in ("on", "off"):
+            opts["second_look" if key == "second" else "copy_stills"] = value == "on"
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
-                f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P "
-                "or sure=P|none (P a probability)"
+                f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
+                "sure=P|none (P a probability), second=on|off or copy=on|off"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -288,7 +297,9 @@ def main(argv: list[str] | None = None) -> int:
         " from the board's markers, as the table does, the default; estimate: fitted to the dice; none:"
         " the older top-face net), shrink (halve: the default; area: one INTER_AREA resize), turns"
         " (quarter turns, 1, 2 or 4), det (the detector's peak threshold), sure (crops read less surely"
-        " upright are read at the other turns; none: every crop at `turns` turns)",
+        " upright are read at the other turns; none: every crop at `turns` turns), second (on: read again"
+        " the dice only the d6 reader found, combined.second_look; off: as session 6), copy (on: a still's"
+        " detector input shrunk from its video-size copy, reader.video_copy; off: as session 6)",
     )
     ap.add_argument(
         "--turns",

@@ -149,6 +149,8 @@ def test_a_numbered_die_only_the_pip_reader_found_is_read_again() -> None:
     assert blind.read(img) == []
     merged = add_numbered(img, pip, reader=blind)
     assert sorted((r.kind, r.value) for r in merged) == sorted((d["kind"], d["value"]) for d in numbered)
+    blind.second_look = False  # as session 6 read: the pip reader's readings stand
+    assert add_numbered(img, pip, reader=blind) == pip
 
 
 def test_a_second_look_at_a_d6_keeps_the_pip_readers_reading() -> None:

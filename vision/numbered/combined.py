@@ -127,8 +127,11 @@ def add_numbered(
     from vision.numbered.reader import default_reader, with_face_quad
 
     reader = reader or default_reader()
-    numbered = reader.read(image_bgr, palette, nadir, quads=False, shrunk=shrunk)
-    numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir)
+    numbered = reader.read(
+        image_bgr, palette, nadir, quads=False, shrunk=shrunk if reader.copy_stills else None
+    )
+    if reader.second_look:
+        numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir)
     pip = {id(r) for r in d6}
     return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merge(d6, numbered)]
 

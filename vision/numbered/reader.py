@@ -151,6 +151,8 @@ class NumberedReader:
         sure: float | None = SURE,
         sure_peak: float = SURE_PEAK,
         weak_floor: float = WEAK_FLOOR,
+        second_look: bool = True,
+        copy_stills: bool = True,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -197,6 +199,10 @@ class NumberedReader:
         self.reject_threshold = reject_threshold
         self.turns = turns
         self.refine_dice = refine
+        # combined.second_look after reading (session 7; False reads as session 6 did)
+        self.second_look = second_look
+        # a still's detector input shrunk from its video_copy (session 7; False: from the still)
+        self.copy_stills = copy_stills
 
     def detect(
         self, image: np.ndarray, det_area: float | None = None, shrunk: np.ndarray | None = None
@@ -418,13 +424,13 @@ class NumberedReader:
         (topface.nadir_from_pose); see `locate`.  `quads`: False gives every die its outline box as
         its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept).
         `shrunk`: a smaller copy of the frame for the detector (`detect`); a still larger than a
-        video frame is shrunk to one (`video_copy`) when none is given."""
+        video frame is shrunk to one (`video_copy`) when none is given (and `copy_stills`)."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 16:
             return []
         if nadir is not None:
             nadir = _check_nadir(nadir)
-        if shrunk is None:
+        if shrunk is None and self.copy_stills:
             shrunk = video_copy(image)
         return self.read_at(image, self.detect(image, shrunk=shrunk), palette, nadir, quads)
 
