@@ -143,6 +143,7 @@ def second_look(
     reader: NumberedReader,
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
+    view: tuple[float, float, int, int] | None = None,
 ) -> list[DieReading]:
     """Numbered readings (d10, d10p, d20) of the dice the pip reader found and the numbered reader's
     detector did not: its top-face net and classifier read each such die from the pip reader's box,
@@ -153,7 +154,7 @@ def second_look(
 
     On the TRAIN-generator validation windows (vision/numbered/MODELS.md, session 7) the pip reader
     alone found 29 dice, and this read 2 of them right that were wrong before, and none wrong that
-    were right."""
+    were right.  `view`: as `NumberedReader.locate`'s, for a window of a larger frame."""
     from vision.numbered.reader import Found
 
     sizes = {id(r): _size(r) for r in (*d6, *numbered)}
@@ -162,4 +163,5 @@ def second_look(
         return []
     # score 0: kept only when the classifier is at least weak_floor sure (NumberedReader.readings)
     found = [Found(r.center, sizes[id(r)], sizes[id(r)], 0.0, r.center) for r in lone]
-    return [r for r in reader.read_at(image_bgr, found, palette, nadir, quads=False) if r.kind != "d6"]
+    got = reader.read_at(image_bgr, found, palette, nadir, quads=False, view=view)
+    return [r for r in got if r.kind != "d6"]

@@ -441,10 +441,12 @@ class NumberedReader:
         palette: Palette | None = None,
         nadir: tuple[float, float] | None = None,
         quads: bool = True,
+        view: tuple[float, float, int, int] | None = None,
     ) -> list[DieReading]:
         """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
-        found): each top face located, its crop classified, the dice kept (`readings`)."""
-        found = self.locate(image, found, nadir=nadir)
+        found): each top face located, its crop classified, the dice kept (`readings`).  `view`: as
+        `locate`'s, for a window of a larger frame."""
+        found = self.locate(image, found, view, nadir)
         crops = self.crops(image, found)
         return self.readings(image, found, self.classify(crops), palette or Palette.default(), quads)
 
