@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.numbered.evaluate import Score, load_truth  # noqa: E402
 from vision.numbered.labels import KINDS  # noqa: E402
-from vision.numbered.reader import MODELS, SHRINKS, NumberedReader, video_copy  # noqa: E402
+from vision.numbered.reader import MODELS, SHRINKS, Copies, NumberedReader, scaled, still_copies  # noqa: E402
 from vision.palette import Palette  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "vision_numbered.md"
@@ -55,10 +55,11 @@ def combined_cost(
         nadir = frame_nadir(img, truth, nadir_mode)
         add_numbered(img, read_pips(img), nadir=nadir, reader=reader)  # warm caches
         t0 = time.process_time()
-        small = video_copy(img) if reader.copy_stills else _area_copy(img)
-        d6 = read_pips(img, small=small)  # a still's video-size copy, shared (read_all)
+        # a still's copies (read_all): made for the pip reader, shared with the numbered reader
+        copies = still_copies(img) if reader.copy_stills else Copies(img, 1.0, _area_copy(img))
+        d6 = read_pips(img, small=copies.video)
         t1 = time.process_time()
-        merged = add_numbered(img, d6, nadir=nadir, reader=reader, shrunk=small)
+        merged = add_numbered(img, d6, nadir=nadir, reader=reader, copies=copies)
         t2 = time.process_time()
         base.append((t1 - t0) * 1000)
         added.append((t2 - t1) * 1000)
@@ -107,12 +108,15 @@ def run(
         nadir = frame_nadir(img, truth, nadir_mode)  # not timed: the table solves the pose anyway
         reader.read(img, nadir=nadir)  # warm caches for this frame size
         t0 = time.process_time()
-        found = reader.detect(img, shrunk=video_copy(img) if reader.copy_stills else None)  # as reader.read
+        # as reader.read: a still's copies, then the detector on the work image
+        copies = still_copies(img) if reader.copy_stills else Copies(img, 1.0, None)
+        work, k = copies.work, copies.k
+        found = reader.detect(work, shrunk=copies.video)
         t1 = time.process_time()
-        found = reader.locate(img, found, nadir=nadir)
-        crops = reader.crops(img, found)
+        found = reader.locate(work, found, nadir=None if nadir is None else (nadir[0] / k, nadir[1] / k))
+        crops = reader.crops(work, found)
         probs = reader.classify(crops)
-        readings = reader.readings(img, found, probs, palette)
+        readings = [scaled(r, k) for r in reader.readings(work, found, probs, palette)]
         t2 = time.process_time()
         det_ms.append((t1 - t0) * 1000)
         die_ms.append((t2 - t1) * 1000 / max(1, len(found)))
@@ -298,8 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         " the older top-face net), shrink (halve: the default; area: one INTER_AREA resize), turns"
         " (quarter turns, 1, 2 or 4), det (the detector's peak threshold), sure (crops read less surely"
         " upright are read at the other turns; none: every crop at `turns` turns), second (on: read again"
-        " the dice only the d6 reader found, combined.second_look; off: as session 6), copy (on: a still's"
-        " detector input shrunk from its video-size copy, reader.video_copy; off: as session 6)",
+        " the dice only the d6 reader found, combined.second_look; off: as session 6), copy (on: a still"
+        " read through reader.still_copies; off: read whole, as session 6)",
     )
     ap.add_argument(
         "--turns",

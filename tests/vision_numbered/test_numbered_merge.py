@@ -186,3 +186,45 @@ def test_a_still_is_detected_from_its_video_size_copy() -> None:
     for f in full:
         assert min(math.dist(f.center, g.center) for g in shared) < 0.1 * max(f.w, f.h)
     assert reader.detect(img, shrunk=np.zeros_like(small)) == []  # the copy is what it looked at
+
+
+@pytest.mark.parametrize(
+    ("size", "work", "video"),
+    [
+        ((3456, 2592), (1728, 1296), (1280, 960)),
+        ((2000, 1500), (2000, 1500), (1280, 960)),
+        ((1280, 960), (1280, 960), None),
+    ],
+)
+def test_still_copies_halve_a_still_once_for_the_numbered_reader(
+    size: tuple[int, int], work: tuple[int, int], video: tuple[int, int] | None
+) -> None:
+    from vision.numbered.reader import still_copies
+
+    img = np.zeros((size[1], size[0], 3), np.uint8)
+    img[::7, ::5] = 255
+    c = still_copies(img)
+    assert (c.work.shape[1], c.work.shape[0]) == work
+    assert c.k == size[0] / work[0]
+    assert (None if c.video is None else (c.video.shape[1], c.video.shape[0])) == video
+    if c.work is not img:  # the first halving is an area average of the still
+        assert np.allclose(c.work.mean(), img.mean(), atol=0.5)
+
+
+def test_a_still_read_at_its_first_halving_is_reported_in_still_pixels() -> None:
+    import math
+
+    from numbered_helpers import STILLS, load_scene
+
+    from vision.numbered.reader import default_reader
+
+    img, truth = load_scene("angler_ann", STILLS)
+    got = default_reader().read(img)
+    assert len(got) == len(truth["dice"])
+    for d in truth["dice"]:
+        r = min(got, key=lambda r: math.dist(r.center, d["center_px"]))
+        x0, y0, x1, y1 = d["box_px"]
+        assert math.dist(r.center, d["center_px"]) < 0.2 * max(x1 - x0, y1 - y0)
+        assert (r.kind, r.value) == (d["kind"], d["value"])
+        xs = [p[0] for p in r.quad]
+        assert 0.7 < (max(xs) - min(xs)) / (x1 - x0) < 1.4  # the outline in still pixels too

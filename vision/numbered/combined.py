@@ -17,7 +17,6 @@ it calls 6 of the 370 numbered and `read_all` reads 359 right
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,7 +25,7 @@ from vision.palette import Palette
 from vision.reading import DieReading
 
 if TYPE_CHECKING:
-    from vision.numbered.reader import NumberedReader
+    from vision.numbered.reader import Copies, NumberedReader
 
 
 def _size(r: DieReading) -> float:
@@ -67,31 +66,23 @@ def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
     return out
 
 
-def _scaled(r: DieReading, k: float) -> DieReading:
-    return replace(
-        r,
-        center=(r.center[0] * k, r.center[1] * k),
-        quad=tuple((x * k, y * k) for x, y in r.quad),  # type: ignore[arg-type]
-    )
-
-
 def read_all(
     image_bgr: np.ndarray, palette: Palette | None = None, nadir: tuple[float, float] | None = None
 ) -> list[DieReading]:
     """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20).
 
-    A high-resolution still (say 3456x2592) is read whole by the numbered reader; the
-    pip-d6 reader reads it shrunk to the video frame's size, its dice scaled back, and the
-    numbered reader's detector starts from that shrunk copy too.
-    `nadir`: the point below the camera (frame pixels) when the board's pose is known
-    (`NumberedReader.read`).
+    A high-resolution still (say 3456x2592) is halved by area down to the video frame's size once
+    (`reader.still_copies`): the pip-d6 reader reads the video-size copy, its dice scaled back, the
+    numbered reader's detector starts from it, and the numbered reader cuts its crops from the
+    first halving.  `nadir`: the point below the camera (frame pixels) when the board's pose is
+    known (`NumberedReader.read`).
     """
     from vision.image_check import check_bgr
-    from vision.numbered.reader import video_copy
+    from vision.numbered.reader import still_copies
 
     image_bgr = check_bgr(image_bgr)
-    small = video_copy(image_bgr)
-    return add_numbered(image_bgr, read_pips(image_bgr, palette, small), palette, nadir, shrunk=small)
+    copies = still_copies(image_bgr)
+    return add_numbered(image_bgr, read_pips(image_bgr, palette, copies.video), palette, nadir, copies=copies)
 
 
 def read_pips(
@@ -100,14 +91,14 @@ def read_pips(
     """The pip-d6 reader's dice in a checked BGR frame; a still larger than a video frame is read
     shrunk to the video frame's size (`small`, its `video_copy` when already made), its dice scaled
     back to the still's pixels."""
-    from vision.numbered.reader import video_copy
+    from vision.numbered.reader import scaled, video_copy
     from vision.reader import default_reader as d6_reader
 
     small = video_copy(image_bgr) if small is None else small
     if small is None:
         return d6_reader().read(image_bgr, palette)
     k = image_bgr.shape[1] / small.shape[1]
-    return [_scaled(r, k) for r in d6_reader().read(small, palette)]
+    return [scaled(r, k) for r in d6_reader().read(small, palette)]
 
 
 def add_numbered(
@@ -116,10 +107,10 @@ def add_numbered(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     reader: NumberedReader | None = None,
-    shrunk: np.ndarray | None = None,
+    copies: Copies | None = None,
 ) -> list[DieReading]:
     """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
-    (`reader`, the default one if None; `shrunk`: the frame's `video_copy`, for its detector).
+    (`reader`, the default one if None; `copies`: the frame's `still_copies` when already made).
 
     A die only the pip reader found is looked at once more by the numbered reader (`second_look`).
     A d6 of the numbered reader is kept only where the pip reader found none, so its top face is
@@ -127,8 +118,9 @@ def add_numbered(
     from vision.numbered.reader import default_reader, with_face_quad
 
     reader = reader or default_reader()
+    copies = copies if reader.copy_stills else None
     numbered = reader.read(
-        image_bgr, palette, nadir, quads=False, shrunk=shrunk if reader.copy_stills else None
+        image_bgr, palette, nadir, quads=False, copies=copies if reader.copy_stills else None
     )
     if reader.second_look:
         numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir)

@@ -201,7 +201,7 @@ class NumberedReader:
         self.refine_dice = refine
         # combined.second_look after reading (session 7; False reads as session 6 did)
         self.second_look = second_look
-        # a still's detector input shrunk from its video_copy (session 7; False: from the still)
+        # a still read through its still_copies (session 7; False: the still read whole)
         self.copy_stills = copy_stills
 
     def detect(
@@ -416,23 +416,28 @@ class NumberedReader:
         palette: Palette | None = None,
         nadir: tuple[float, float] | None = None,
         quads: bool = True,
-        shrunk: np.ndarray | None = None,
+        copies: Copies | None = None,
     ) -> list[DieReading]:
         """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
 
         `nadir`: the point below the camera, frame pixels, when the camera's pose is known
         (topface.nadir_from_pose); see `locate`.  `quads`: False gives every die its outline box as
         its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept).
-        `shrunk`: a smaller copy of the frame for the detector (`detect`); a still larger than a
-        video frame is shrunk to one (`video_copy`) when none is given (and `copy_stills`)."""
+        `copies`: the frame's `still_copies`, made here when not given (with `copy_stills`; without,
+        a still is read whole as in session 6)."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 16:
             return []
         if nadir is not None:
             nadir = _check_nadir(nadir)
-        if shrunk is None and self.copy_stills:
-            shrunk = video_copy(image)
-        return self.read_at(image, self.detect(image, shrunk=shrunk), palette, nadir, quads)
+        if copies is None:
+            copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
+        k = copies.k
+        if nadir is not None and k != 1.0:
+            nadir = (nadir[0] / k, nadir[1] / k)
+        work = copies.work
+        got = self.read_at(work, self.detect(work, shrunk=copies.video), palette, nadir, quads)
+        return got if k == 1.0 else [scaled(r, k) for r in got]
 
     def read_at(
         self,
@@ -497,14 +502,56 @@ def video_copy(image_bgr: np.ndarray) -> np.ndarray | None:
     return _shrink(image_bgr, round(w * s), round(h * s))
 
 
-def _shrink(image: np.ndarray, dw: int, dh: int) -> np.ndarray:
+@dataclass(frozen=True)
+class Copies:
+    """A frame as the readers read it.  `work`: what the numbered reader reads (a still's first
+    halving by area when the still is at least twice a video frame's width, else the frame itself);
+    `k`: the frame's width over `work`'s (readings are scaled back by it); `video`: the frame at a
+    video frame's size, for the pip-d6 reader and the numbered detector (None for a frame that is
+    not larger than one: `video_copy`)."""
+
+    work: np.ndarray
+    k: float
+    video: np.ndarray | None
+
+
+def still_copies(image_bgr: np.ndarray) -> Copies:
+    """`Copies` of a frame, made in one pass: the halvings that make the video-size copy
+    (`video_copy`) give the numbered reader its `work` image.
+
+    A 3456x2592 still is read at 1728x1296: its dice are still at least as big as at the video
+    frame's size, and cutting their crops costs less (MODELS.md, session 7: on the validation stills
+    the same dice are read right as at full size)."""
+    h, w = image_bgr.shape[:2]
+    s = math.sqrt(VIDEO_AREA / (w * h))
+    if s >= 0.75:
+        return Copies(image_bgr, 1.0, None)
+    halves: list[np.ndarray] = []
+    video = _shrink(image_bgr, round(w * s), round(h * s), halves)
+    work = halves[0] if halves else image_bgr
+    return Copies(work, w / work.shape[1], video)
+
+
+def scaled(r: DieReading, k: float) -> DieReading:
+    """A reading of a copy of a frame `k` times smaller, in the frame's pixels."""
+    return replace(
+        r,
+        center=(r.center[0] * k, r.center[1] * k),
+        quad=tuple((x * k, y * k) for x, y in r.quad),  # type: ignore[arg-type]
+    )
+
+
+def _shrink(image: np.ndarray, dw: int, dh: int, halves: list[np.ndarray] | None = None) -> np.ndarray:
     """`image` resized to dw x dh for the detector: halved by area while it is twice as big or more,
     then the rest linearly (reads the same dice as one INTER_AREA resize on the validation windows,
-    which takes 3.1 ms for 1280x960 -> 512x384 on one core, against 0.7 ms this way)."""
+    which takes 3.1 ms for 1280x960 -> 512x384 on one core, against 0.7 ms this way).  Each halving
+    is appended to `halves` when given."""
     h, w = image.shape[:2]
     while w >= 2 * dw and h >= 2 * dh:
         h, w = h // 2, w // 2
         image = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
+        if halves is not None:
+            halves.append(image)
     return image if (w, h) == (dw, dh) else cv2.resize(image, (dw, dh), interpolation=cv2.INTER_LINEAR)
 
 

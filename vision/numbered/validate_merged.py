@@ -14,7 +14,9 @@ Variants:
 
 * ``session 6``: the numbered detector shrinks the window itself (halving, then linearly), the pip
   reader reads one INTER_AREA copy, and `merge` joins their readings;
-* ``copy``: both start from one copy made as `reader.video_copy` makes it (halving, then linearly);
+* ``copy``: both start from one copy made as `reader.still_copies` makes it (halving, then
+  linearly), and the numbered reader reads the window's first halving (a still's `work` image: every
+  still window here is 2.2-3 times the video frame's scale, so it has one);
 * ``second look``: `combined.second_look` reads again the dice only the pip reader found;
 * ``session 7``: both (what `read_all` does now).
 
@@ -31,20 +33,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.numbered.combined import _scaled, merge, second_look
+from vision.numbered.combined import merge, second_look
 from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
-from vision.numbered.reader import NumberedReader, _shrink
+from vision.numbered.reader import NumberedReader, _shrink, scaled
 from vision.numbered.validate import ALL_SETS, SETS, load_sets
 
 VARIANTS = ("session 6", "copy", "second look", "session 7")
 
 
-def _copy(img: np.ndarray, scale: float, area: bool) -> np.ndarray:
+def _copy(img: np.ndarray, scale: float, area: bool, halves: list[np.ndarray]) -> np.ndarray:
     """A window of a still shrunk by 1/scale: one INTER_AREA resize (session 6's pip copy), or halved
-    and then resized linearly (`video_copy`)."""
+    and then resized linearly, each halving appended to `halves` (`still_copies`)."""
     w, h = round(img.shape[1] / scale), round(img.shape[0] / scale)
-    return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA) if area else _shrink(img, w, h)
+    return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA) if area else _shrink(img, w, h, halves)
 
 
 def run(reader: NumberedReader, cache_dir: Path, names: list[str]) -> str:
@@ -66,13 +68,21 @@ def run(reader: NumberedReader, cache_dir: Path, names: list[str]) -> str:
             det_area = max(256.0, img.shape[1] * share * img.shape[0] * share)
             true_d6 = [d for d in dice if d["kind"] == "d6"]
             for copy in (False, True):
-                small = None if scale == 1 else _copy(img, scale, area=not copy)
-                found = reader.detect(img, det_area, shrunk=small if copy else None)
-                found = reader.locate(img, found, view, nadir)
-                numbered = reader.readings(img, found, reader.classify(reader.crops(img, found)), quads=False)
+                small, work, k = None, img, 1.0
+                if scale != 1:
+                    halves: list[np.ndarray] = []
+                    small = _copy(img, scale, not copy, halves)
+                    if copy and halves:  # as still_copies: read at the first halving
+                        work = halves[0]
+                        k = img.shape[1] / work.shape[1]
+                found = reader.detect(work, det_area, shrunk=small if copy else None)
+                wview = (view[0] / k, view[1] / k, round(view[2] / k), round(view[3] / k))
+                found = reader.locate(work, found, wview, (nadir[0] / k, nadir[1] / k))
+                got = reader.readings(work, found, reader.classify(reader.crops(work, found)), quads=False)
+                numbered = [scaled(r, k) for r in got]
                 pip = d6_reader().read(img if small is None else small)
                 if small is not None:
-                    pip = [_scaled(r, img.shape[1] / small.shape[1]) for r in pip]
+                    pip = [scaled(r, img.shape[1] / small.shape[1]) for r in pip]
                 pips["copy" if copy else "area"].add(true_d6, pip)
                 extra = second_look(img, pip, numbered, reader, nadir=nadir, view=view)
                 lone["copy" if copy else "area"] += len(extra)
