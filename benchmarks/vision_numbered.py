@@ -33,7 +33,15 @@ sys.path.insert(0, str(ROOT))
 
 from vision.numbered.evaluate import Score, load_truth  # noqa: E402
 from vision.numbered.labels import KINDS  # noqa: E402
-from vision.numbered.reader import MODELS, SHRINKS, Copies, NumberedReader, scaled, still_copies  # noqa: E402
+from vision.numbered.reader import (  # noqa: E402
+    MODELS,
+    SHRINKS,
+    VIDEO_AREA,
+    Copies,
+    NumberedReader,
+    scaled,
+    still_copies,
+)
 from vision.palette import Palette  # noqa: E402
 
 DEFAULT_OUT = ROOT / "benchmarks" / "results" / "vision_numbered.md"
@@ -218,7 +226,7 @@ def report(
 def _area_copy(img: np.ndarray) -> np.ndarray | None:
     """Session 6's copy of a still for the pip-d6 reader: one INTER_AREA resize (`copy=off`)."""
     h, w = img.shape[:2]
-    s = (1280 * 960 / (w * h)) ** 0.5
+    s = (VIDEO_AREA / (w * h)) ** 0.5
     return None if s >= 0.75 else cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
 
 

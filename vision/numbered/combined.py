@@ -119,9 +119,7 @@ def add_numbered(
 
     reader = reader or default_reader()
     copies = copies if reader.copy_stills else None
-    numbered = reader.read(
-        image_bgr, palette, nadir, quads=False, copies=copies if reader.copy_stills else None
-    )
+    numbered = reader.read(image_bgr, palette, nadir, quads=False, copies=copies)
     if reader.second_look:
         numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir)
     pip = {id(r) for r in d6}

@@ -340,7 +340,6 @@ def classifier_from_onnx(path: Path) -> Classifier:
             assert bn.running_mean is not None and bn.running_var is not None
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-            bn.eval()
         lin = cast(nn.Linear, net.body[-1])
         lin.weight.copy_(torch.from_numpy(np.array(init["body.12.weight"])))
         lin.bias.copy_(torch.from_numpy(np.array(init["body.12.bias"])))
@@ -353,7 +352,7 @@ def classifier_from_onnx(path: Path) -> Classifier:
     net.eval()
     got = net(torch.from_numpy(x)).detach().numpy()
     net.train(was)
-    for m in net.modules():
+    for m in net.modules():  # frozen: trained on, the norms keep the folded statistics
         if isinstance(m, nn.BatchNorm2d):
             m.eval()
     if not np.allclose(got, want, atol=1e-3):
