@@ -16,8 +16,8 @@ from pathlib import Path
 
 import cv2
 
+from training.dataset import load_byler, read_image, split_of
 from vision import read_dice
-from vision.dataset import load_byler, read_image, split_of
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real"
 THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95)

@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from hardware import patterns  # noqa: E402
 from hardware.frames import RecordedSource  # noqa: E402
-from hardware.leds import FrameDecoder, frame_bytes, max_frame_rate, open_matrix  # noqa: E402
+from hardware.leds import open_matrix  # noqa: E402
+from hardware.ledwire import FrameDecoder, frame_bytes, max_frame_rate  # noqa: E402
 from hardware.protocol_emu import receiver  # noqa: E402
 from vision.motion import MotionGate  # noqa: E402
 

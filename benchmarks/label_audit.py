@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dataset import is_held_out, load_byler, read_image
+from training.dataset import is_held_out, load_byler, read_image
 from vision.reader import default_reader
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,7 @@
 
     nice -n 10 .venv/bin/python benchmarks/vision_d6.py [--real DIR] [--out FILE.md] [--models SPEC ...]
 
-Per labelled set and split (train / held-out, by vision.dataset.is_held_out): detection
+Per labelled set and split (train / held-out, by training.dataset.is_held_out): detection
 recall and precision (a detection matches a labelled die when its centre lies inside
 that die's box), per-die read accuracy (right value among all labelled dice), images
 entirely right, and median / p95 milliseconds per image on one core (decoding excluded).
@@ -32,11 +32,11 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from training.baseline import read_dice_classic  # noqa: E402
+from training.dataset import LabelledImage, apply_corrections, is_held_out, load_all, load_rendered  # noqa: E402
+from training.synth import random_scene  # noqa: E402
 from vision import read_dice, read_die_crop  # noqa: E402
-from vision.baseline import read_dice_classic  # noqa: E402
-from vision.dataset import LabelledImage, apply_corrections, is_held_out, load_all, load_rendered  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
-from vision.synth import random_scene  # noqa: E402
 
 Reader = Callable[[np.ndarray], list[tuple[tuple[float, float], int]]]
 
@@ -307,11 +307,11 @@ def main() -> None:
     text = (
         "# Vision: pip d6 reading (issue 4)\n\n"
         f"Reproduce: `{cmd}` (one core: cv2.setNumThreads(1); timings exclude decoding the file).\n\n"
-        "Split: by image, held out when sha1(file name)[:8] % 5 == 0 (vision/dataset.py); models were\n"
+        "Split: by image, held out when sha1(file name)[:8] % 5 == 0 (training/dataset.py); models were\n"
         "trained and thresholds tuned on the train part only. A detection matches a labelled die when its\n"
         "centre lies inside that die's box. Read accuracy = dice read with the right value / all labelled\n"
         "dice. Crops (skovy_d6/crops) are single-die images read with `read_die_crop`; the baseline counts\n"
-        "the pips it finds in the crop. The drawn set is vision.synth scenes (seed 7).\n\n"
+        "the pips it finds in the crop. The drawn set is training.synth scenes (seed 7).\n\n"
         + "\n".join(lines)
         + "\n\n"
         + f"Machine: {os.cpu_count()} cores shared with other jobs; load average {load_before} at the start "
@@ -321,7 +321,7 @@ def main() -> None:
         "crops >= 99 %, median <= 15 ms per 640x640 photo and <= 40 ms per 1280x960 frame with 10 dice. "
         "'project rendered boards' are tests/fixtures/rendered (the calibration area's renders: tilted "
         "camera, ArUco markers, printed zones; seed 20261121): the models never saw these scenes, but were "
-        "trained on 300 others from the same generator (seed 4242, vision/training/renders.py), so this set "
+        "trained on 300 others from the same generator (seed 4242, training/d6/renders.py), so this set "
         "is not a test of generalisation to new kinds of picture; a die counts when its reading's centre "
         "falls in its top "
         "face's box grown by a quarter; dice less than half visible are left out. The classic baseline: "

@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.numbered.evaluate import Score, load_truth  # noqa: E402
+from training.numbered.evaluate import Score, load_truth  # noqa: E402
 from vision.numbered.labels import KINDS  # noqa: E402
 from vision.numbered.reader import (  # noqa: E402
     MODELS,

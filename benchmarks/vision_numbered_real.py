@@ -3,7 +3,7 @@
     nice -n 10 .venv/bin/python benchmarks/vision_numbered_real.py --models vision/models [DIR ...]
 
 Every die in these photos is a pip d6, so a numbered reader should call each one d6.  Per models
-folder (``NumberedReader(models=DIR)``) and per split (train / held-out, vision.dataset.is_held_out):
+folder (``NumberedReader(models=DIR)``) and per split (train / held-out, training.dataset.is_held_out):
 
 * the numbered reader alone: labelled dice it calls d6, calls d10 / d10p / d20, reads as d6 with the
   right value, does not find; readings on no labelled die;
@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.dataset import LabelledDie, is_held_out, load_byler  # noqa: E402
+from training.dataset import LabelledDie, is_held_out, load_byler  # noqa: E402
 from vision.numbered.combined import add_numbered  # noqa: E402
 from vision.numbered.reader import NumberedReader  # noqa: E402
 from vision.reader import default_reader as d6_reader  # noqa: E402
@@ -158,7 +158,7 @@ def run(folders: list[Path], real: Path) -> str:
         + " ".join(str(f) for f in folders)
         + "`",
         "",
-        "Every die in these photos is a pip d6. Split by vision.dataset.is_held_out (held-out photos never",
+        "Every die in these photos is a pip d6. Split by training.dataset.is_held_out (held-out photos never",
         "trained or tuned on). A reading matches a labelled die when its centre lies inside the die's box.",
         "Numbered alone: the numbered reader's call on each labelled die. Merged: `add_numbered` of the",
         "pip-d6 reader's and the numbered reader's readings, as `dicetable read --numbered` runs (read_all);",

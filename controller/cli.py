@@ -156,14 +156,15 @@ def run(
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
     from controller.config import ConfigError, load_config
-    from controller.table import TableError, run_table
+    from controller.live import run_live
+    from controller.table import TableError
 
     try:
         cfg = load_config(config)
     except ConfigError as e:
         raise fail(str(e)) from None
     try:
-        run_table(cfg, camera=camera)
+        run_live(cfg, camera=camera)
     except TableError as e:
         raise fail(str(e)) from None
 

@@ -87,7 +87,7 @@ def hw_check_cmd(
     ),
 ) -> None:
     """Walk through the wiring: press each button, watch a test pattern, see a camera snapshot."""
-    from hardware import hwcheck
+    from controller import hwcheck
     from hardware.leds import LedError, open_matrix
 
     cfg = _load_config(config)
@@ -141,8 +141,8 @@ def _fake_pins() -> dict[str, int | None]:
 def _panels(
     cfg: Any, pins: dict[str, dict[str, int | None]], fake: bool, clock: Any
 ) -> tuple[dict[str, Any], Any]:
+    from controller.hwcheck import ScriptedPresser
     from hardware.buttons import BUTTONS, FakeButtonPanel, GpioButtonPanel
-    from hardware.hwcheck import ScriptedPresser
 
     if fake:
         fakes = {p.name: FakeButtonPanel(p.name, clock=clock) for p in cfg.players}

@@ -1015,10 +1015,3 @@ class Table:
             raise ValueError("secret selections come from the players' button panels, not the admin page")
         self.apply(inp, "admin", self._t_correction)
         return f"{inp.kind.value} applied"
-
-
-def run_table(cfg: TableConfig, camera: str | None = None) -> None:
-    """``dicetable run``: play a table from its configuration (see controller.live)."""
-    from controller.live import run_live
-
-    run_live(cfg, camera=camera)

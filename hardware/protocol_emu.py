@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
-from hardware.leds import BITS_PER_BYTE, FrameDecoder, Wiring
+from hardware.ledwire import BITS_PER_BYTE, FrameDecoder, Wiring
 
 _RECEIVERS: dict[str, EmulatedReceiver] = {}
 _LOCK = threading.Lock()

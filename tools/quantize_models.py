@@ -7,7 +7,7 @@ DIR gets every model of --models under its own name: the quantized ones (all, or
 the rest copied as they are, so the benchmarks read it like any models folder
 (`benchmarks/vision_d6.py --models DIR`, `benchmarks/vision_numbered.py --models vision/models DIR`).
 The activations' ranges are calibrated on what each net sees while the readers read TRAIN data
-only: the byler_d6 train photos (`vision/dataset.py`'s split) for the d6 nets, and
+only: the byler_d6 train photos (`training/dataset.py`'s split) for the d6 nets, and
 TRAIN-generator windows of `tools/render_numbered/scenes.py` (seeds [7, i], the numbered
 detector's own training windows; rendered unless --cache names their pickle) pasted into
 1280x960 frames for the numbered nets.  Nothing held out is used.
@@ -72,7 +72,7 @@ def record(
 
 
 def byler_train(n: int) -> Iterator[np.ndarray]:
-    from vision.dataset import load_byler, split_of
+    from training.dataset import load_byler, split_of
 
     root = ROOT.parent / "shared" / "fixtures" / "real"
     photos = [p for p in load_byler(root) if split_of(p.path) == "train"]

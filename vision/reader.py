@@ -1,7 +1,7 @@
 """Pixels to dice: a small learned detector finds dice, a small classifier reads each top face.
 
 Both networks run on the CPU through OpenCV's dnn module from ONNX files shipped
-in vision/models/ (trained by vision/training/train_d6.py; see vision/models/README.md).
+in vision/models/ (trained by training/d6/train.py; see vision/models/README.md).
 """
 
 from __future__ import annotations

@@ -86,8 +86,8 @@ def test_hw_check_names_a_swapped_wire_on_real_gpiozero_buttons() -> None:
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
+    from controller.hwcheck import CheckReport, check_buttons
     from hardware.buttons import GpioButtonPanel
-    from hardware.hwcheck import CheckReport, check_buttons
 
     old, Device.pin_factory = Device.pin_factory, MockFactory()
     try:

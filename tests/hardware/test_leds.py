@@ -11,16 +11,8 @@ import numpy as np
 import pytest
 
 from hardware import patterns
-from hardware.leds import (
-    FrameDecoder,
-    LedError,
-    LedMatrix,
-    Wiring,
-    encode_adalight,
-    encode_tpm2,
-    max_frame_rate,
-    open_matrix,
-)
+from hardware.leds import LedMatrix, open_matrix
+from hardware.ledwire import FrameDecoder, LedError, Wiring, encode_adalight, encode_tpm2, max_frame_rate
 from hardware.protocol_emu import receiver
 
 IMG_2x2 = np.array([[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]], np.uint8)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from training.d6 import renders
+from training.d6.samples import UNKNOWN, cls_sample, soft_target_matrix
 from vision.crops import CROP, Pyramid
-from vision.training import renders
-from vision.training.samples import UNKNOWN, cls_sample, soft_target_matrix
 
 
 def test_a_die_of_unknown_value_is_taught_as_a_die_with_every_value_equally_likely() -> None:
@@ -52,7 +52,7 @@ def test_board_scenes_keep_partly_hidden_dice_down_to_min_visible_with_their_who
 
 
 def test_detector_patches_can_be_centred_on_the_partly_hidden_dice() -> None:
-    from vision.training.samples import PATCH, STRIDE, det_sample
+    from training.d6.samples import PATCH, STRIDE, det_sample
 
     img = np.full((400, 400, 3), 120, np.uint8)
     upper, lower = (200.0, 200.0, 240.0, 240.0), (212.0, 214.0, 252.0, 254.0)  # half a face apart

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.dataset import LabelledDie, LabelledImage, apply_corrections, is_held_out, load_byler
+from training.dataset import LabelledDie, LabelledImage, apply_corrections, is_held_out, load_byler
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT.parent / "shared" / "fixtures" / "real"

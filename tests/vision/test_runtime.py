@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from vision_helpers import draw_row
 
+from training.synth import felt
 from vision.reader import MODELS, DiceReader
 from vision.runtime import Model
-from vision.synth import felt
 
 
 def test_both_backends_give_the_same_readings(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import cv2
 import pytest
 
+from training.dataset import is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
 from vision import read_dice, read_die_crop
-from vision.dataset import is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
 
 
 def score(found: list, dice: tuple) -> tuple[int, int]:

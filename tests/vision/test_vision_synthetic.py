@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from vision_helpers import draw_row
 
+from training.synth import draw_die, felt
 from vision import DieReading, Palette, read_dice
-from vision.synth import draw_die, felt
 
 
 def by_x(readings: list[DieReading]) -> list[DieReading]:
@@ -68,7 +68,7 @@ def test_empty_table_reads_no_dice(table: np.ndarray) -> None:
 
 def test_many_dice_on_a_large_frame() -> None:
     rng = np.random.default_rng(5)
-    from vision.synth import random_scene
+    from training.synth import random_scene
 
     img, drawn = random_scene(rng, 960, 1280, n=12, size_range=(60, 90))
     got = read_dice(img)

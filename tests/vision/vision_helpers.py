@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.synth import DrawnDie, draw_die
+from training.synth import DrawnDie, draw_die
 
 
 def draw_row(

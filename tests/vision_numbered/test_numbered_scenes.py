@@ -9,7 +9,7 @@ import cv2
 import pytest
 from numbered_helpers import SCENES, STILLS, load_scene
 
-from vision.numbered.evaluate import Score
+from training.numbered.evaluate import Score
 from vision.numbered.reader import NumberedReader
 
 # Floors a little under what benchmarks/results/vision_numbered_compare.md measured on these scenes

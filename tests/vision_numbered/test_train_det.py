@@ -1,4 +1,4 @@
-"""The session-4 numbered detector's training examples (vision/numbered/det_samples.py, torch-free),
+"""The session-4 numbered detector's training examples (training/numbered/det_samples.py, torch-free),
 its arguments, and the committed net it made."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.numbered.det_samples import det_sample, draw_scale, parse_args
+from training.numbered.det_samples import det_sample, draw_scale, parse_args
 from vision.numbered.reader import MODELS
 from vision.runtime import Model
 

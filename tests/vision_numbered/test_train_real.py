@@ -1,4 +1,4 @@
-"""The real-d6 crop sampler of vision/numbered/train_real.py, on small synthetic photos (no torch)."""
+"""The real-d6 crop sampler of training/numbered/train_real.py, on small synthetic photos (no torch)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.dataset import LabelledDie, LabelledImage, is_held_out
-from vision.numbered.crop import CROP, MARGIN
-from vision.numbered.det_samples import LOWRES_SIDES, lower_resolution, maybe_lower_resolution
-from vision.numbered.labels import INDEX
-from vision.numbered.train_real import (
+from training.dataset import LabelledDie, LabelledImage, is_held_out
+from training.numbered.det_samples import LOWRES_SIDES, lower_resolution, maybe_lower_resolution
+from training.numbered.train_real import (
     RealPhoto,
     clear_of_dice,
     load_real,
@@ -22,6 +20,8 @@ from vision.numbered.train_real import (
     to_real,
     tune_part,
 )
+from vision.numbered.crop import CROP, MARGIN
+from vision.numbered.labels import INDEX
 
 BACK = (40, 90, 140)  # background colour (BGR) of the synthetic photos
 DIE = (230, 230, 230)

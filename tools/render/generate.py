@@ -35,7 +35,7 @@ from calibration.board import BoardLayout, load_board  # noqa: E402
 from calibration.camera import pi_camera3_calibration  # noqa: E402
 from calibration.geometry import boundary_clearance, classify, is_borderline  # noqa: E402
 from calibration.printing import render_board_image  # noqa: E402
-from calibration.synthetic import (  # noqa: E402
+from training.synthetic import (  # noqa: E402
     Cube,
     Light,
     finish,

@@ -53,12 +53,12 @@ from calibration.board import load_board  # noqa: E402
 from calibration.camera import pi_camera3_calibration, save_calibration  # noqa: E402
 from calibration.geometry import classify, is_borderline  # noqa: E402
 from calibration.printing import render_board_image  # noqa: E402
-from calibration.synthetic import look_at, project  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input, InputKind  # noqa: E402
 from hardware.secret import menu_for  # noqa: E402
 from tools.render_numbered.draw import Light, Look, board_background, render_dice  # noqa: E402
 from tools.render_numbered.solids import Die  # noqa: E402
+from training.synthetic import look_at, project  # noqa: E402
 
 PX_PER_MM = 3.0
 DIE_MM = 20.0  # percentile d10: diameter of the ring of its ten faces

@@ -4,7 +4,7 @@
 
 A complete game (two halves) for ann (red) and bob (blue), five d6 each, seen
 by a fixed Pi Camera 3 over the example board (``boards/dicetar-wars.example.toml``),
-rendered by the calibration renderer (``calibration.synthetic``): exact ground
+rendered by the calibration renderer (``training.synthetic``): exact ground
 truth, markers on the board for the pose.  The first half has a die stacked
 on another, dice straddling zone borders, a die off the board and the rethrow
 that lands it on the board; the second half another stack, a straddler and a
@@ -52,9 +52,9 @@ from calibration.board import BoardLayout, load_board  # noqa: E402
 from calibration.camera import CameraCalibration, pi_camera3_calibration, save_calibration  # noqa: E402
 from calibration.geometry import classify, is_borderline  # noqa: E402
 from calibration.printing import render_board_image  # noqa: E402
-from calibration.synthetic import Cube, Light, look_at, project, render_scene, rotation_for_top  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input  # noqa: E402
+from training.synthetic import Cube, Light, look_at, project, render_scene, rotation_for_top  # noqa: E402
 
 W, H = 1280, 960
 STEP = 0.1  # seconds between frames (10 fps)

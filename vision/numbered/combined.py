@@ -42,7 +42,7 @@ def _near(a: DieReading, b: DieReading, sizes: dict[int, float]) -> bool:
 # A numbered reading (d10, d10p, d20) less sure than WEAK_NUMBERED does not displace a d6 reading at
 # least SURE_D6 sure on the same spot; it is dropped instead.  Chosen on the byler_d6 TRAIN photos
 # (merged d6 read right 1084 -> 1094 of 1117) and the TRAIN-generator validation windows (numbered
-# dice read right unchanged, 408 of 427 and 167 of 170): vision/numbered/MODELS.md, session 5.
+# dice read right unchanged, 408 of 427 and 167 of 170): training/numbered/MODELS.md, session 5.
 WEAK_NUMBERED = 0.3
 SURE_D6 = 0.9
 
@@ -142,7 +142,7 @@ def second_look(
     finds as a d6, sometimes surely (on the validation windows a d20 as a 3 at 0.96): `merge` then
     drops that d6 reading for the numbered one.
 
-    On the TRAIN-generator validation windows (vision/numbered/MODELS.md, session 7) the pip reader
+    On the TRAIN-generator validation windows (training/numbered/MODELS.md, session 7) the pip reader
     alone found 29 dice, and this read 2 of them right that were wrong before, and none wrong that
     were right.  `view`: as `NumberedReader.locate`'s, for a window of a larger frame."""
     from vision.numbered.reader import Found

@@ -3,8 +3,8 @@ pointing up, a classifier names kind and value.
 
 The networks run on the CPU (vision.runtime: onnxruntime, or OpenCV's dnn module)
 from ONNX files in vision/models/ (numbered_detector.onnx, numbered_topface.onnx,
-numbered_classifier.onnx; trained by vision/numbered/train.py on rendered dice, see
-vision/numbered/MODELS.md).
+numbered_classifier.onnx; trained by training/numbered/train.py on rendered dice, see
+training/numbered/MODELS.md).
 
 Any frame size: the detector always sees the frame resized to about 512x384 (the
 table at the scale it was trained on) and finds each die's outline box (and a first

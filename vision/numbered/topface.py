@@ -1,8 +1,8 @@
 """Where the top face is within a die: the numbered reader's second look, at full resolution.
 
 The detector sees the frame at about 512x384, so on a d10 or d20 seen from the side its
-top-face estimate can land on a neighbouring face (vision/numbered/MODELS.md).  The top-face
-net (`vision/numbered/train.py: TopFace`, `vision/models/numbered_topface.onnx`) sees each
+top-face estimate can land on a neighbouring face (training/numbered/MODELS.md).  The top-face
+net (`training/numbered/train.py: TopFace`, `vision/models/numbered_topface.onnx`) sees each
 die's outline box again, cut from the frame at its own resolution into a TOP x TOP crop,
 and answers a GRID x GRID map of logits: which cell holds the top face's centre.  The
 classifier's crop is then centred there.

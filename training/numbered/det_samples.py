@@ -1,7 +1,7 @@
 """The numbered detectors' training examples, without torch (so their tests run where torch is not
 installed): photometric changes, the detector's targets (`det_targets`) and session 4's patches
 drawn at the reader's scale (`det_sample`, `draw_scale`), and the detector training's arguments.
-`vision/numbered/train.py` and `train_det.py` train with them."""
+`training/numbered/train.py` and `train_det.py` train with them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.training.samples import splat
+from training.d6.samples import splat
 
 STRIDE = 4
 WINDOW = 384
@@ -113,7 +113,7 @@ def det_sample(
 ) -> tuple[np.ndarray, np.ndarray]:
     """One training patch (`patch` px) of a window at a scale drawn round `factor`, and its target
     (8 x patch/4 x patch/4: heat, log w, log h, top dx, dy, box dx, dy, loss mask), as in
-    `vision.numbered.train.det_sample`."""
+    `training.numbered.train.det_sample`."""
     img, dice = wins[int(rng.integers(len(wins)))]
     h, w = img.shape[:2]
     # Never past the window's edge (a reflected border would show dice with no target).
@@ -139,12 +139,12 @@ def det_sample(
 
 
 def parse_args(argv: list[str] | None, description: str | None = None) -> argparse.Namespace:
-    """`vision.numbered.train_det`'s arguments (checked here, before torch is loaded)."""
+    """`training.numbered.train_det`'s arguments (checked here, before torch is loaded)."""
     ap = argparse.ArgumentParser(
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument(
-        "--cache", type=Path, help="pickle of the first TRAIN windows (vision.numbered.train --cache)"
+        "--cache", type=Path, help="pickle of the first TRAIN windows (training.numbered.train --cache)"
     )
     ap.add_argument(
         "--extra-cache", type=Path, help="pickle of the windows after those (rendered if missing)"

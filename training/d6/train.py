@@ -3,9 +3,9 @@
 The commands that made the committed models, and what they were trained on, are in
 vision/models/README.md.
 
-Data: only the TRAIN part (vision.dataset.is_held_out is False) of the shared real
-photos (byler_d6, skovy_d6 scenes and crops), dice drawn by vision.synth, and the project's
-own renders (vision.training.renders; --min-visible and --hidden-unknown decide how the
+Data: only the TRAIN part (training.dataset.is_held_out is False) of the shared real
+photos (byler_d6, skovy_d6 scenes and crops), dice drawn by training.synth, and the project's
+own renders (training.d6.renders; --min-visible and --hidden-unknown decide how the
 partly hidden dice of stacks are taught). Seeded; needs torch (training only, never at run
 time) and onnx for the export.
 """
@@ -24,10 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vision.crops import CROP, Pyramid
-from vision.dataset import LabelledImage, is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
-from vision.training.nets import Classifier, Detector
-from vision.training.samples import (  # noqa: F401  (names the training CLI has always had)
+from training.d6.samples import (  # noqa: F401  (names the training CLI has always had)
     HIDDEN_SHARE,
     PATCH,
     RENDERED_SHARE,
@@ -39,6 +36,9 @@ from vision.training.samples import (  # noqa: F401  (names the training CLI has
     photometric,
     soft_target_matrix,
 )
+from training.dataset import LabelledImage, is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
+from training.nets import Classifier, Detector
+from vision.crops import CROP, Pyramid
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -234,8 +234,8 @@ def main() -> None:
     ap.add_argument("--det-batch", type=int, default=16)
     ap.add_argument("--cls-batch", type=int, default=64)
     ap.add_argument("--only", choices=["det", "cls", "both"], default="both")
-    ap.add_argument("--renders", type=int, default=0, help="board scenes from vision.training.renders")
-    ap.add_argument("--drawn", type=int, default=0, help="drawn-dice scenes from vision.training.renders")
+    ap.add_argument("--renders", type=int, default=0, help="board scenes from training.d6.renders")
+    ap.add_argument("--drawn", type=int, default=0, help="drawn-dice scenes from training.d6.renders")
     ap.add_argument(
         "--render-cache", type=Path, help="keep the rendered scenes in this pickle (outside the repo)"
     )
@@ -289,7 +289,7 @@ def main() -> None:
     print(f"train: {len(byler)} byler, {len(scenes)} scenes, {len(skc)} crops", flush=True)
     made: list[Any] = []
     if args.renders or args.drawn:
-        from vision.training.renders import render_all
+        from training.d6.renders import render_all
 
         cache = args.render_cache
         if cache and cache.is_file():

@@ -1,7 +1,7 @@
 """Train the numbered-dice detector and classifier on rendered TRAIN windows; export to ONNX.
 
 Reproduce (about 20 minutes on 2 cores; torch and onnx are for training only):
-    nice -n 10 .venv/bin/python -m vision.numbered.train
+    nice -n 10 .venv/bin/python -m training.numbered.train
 
 Data: windows rendered on the fly by tools/render_numbered/scenes.py:window (the
 TRAIN generator: its own seeds and parameters; nothing from the committed test
@@ -26,8 +26,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from vision.numbered.crop import CROP, MARGIN, crop_die
-from vision.numbered.det_samples import (
+from training.d6.train import box_loss, det_step, focal, optimise, to_tensor
+from training.nets import Detector, cbr
+from training.numbered.det_samples import (
     STRIDE,
     WINDOW,
     Window,
@@ -37,10 +38,9 @@ from vision.numbered.det_samples import (
     maybe_lower_resolution,
     photometric,
 )
+from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
-from vision.training.nets import Detector, cbr
-from vision.training.train_d6 import box_loss, det_step, focal, optimise, to_tensor
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 PATCH = 160
@@ -284,7 +284,7 @@ def train_classifier(
     lr: float = 3e-3,
 ) -> Classifier:
     """`batch` rendered crops a step (`cls_sample`, `lowres` passed on), then `n_extra` more from
-    `extra` (e.g. crops of real photos: vision/numbered/train_real.py), logged apart.  `net`: a net
+    `extra` (e.g. crops of real photos: training/numbered/train_real.py), logged apart.  `net`: a net
     to go on training (`classifier_from_onnx`) instead of a new one; `lr`: the one-cycle peak."""
     net = net or Classifier()
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=5e-4)

@@ -1,9 +1,9 @@
 """Train the numbered-dice detector for a smaller, cheaper input (session 4; see MODELS.md).
 
-    nice -n 10 .venv/bin/python -m vision.numbered.train_det --cache /tmp/numbered_windows.pkl \
+    nice -n 10 .venv/bin/python -m training.numbered.train_det --cache /tmp/numbered_windows.pkl \
         --windows 4800 --steps 10000 --out /tmp/det_cand
 
-Same task, targets and TRAIN windows as `vision.numbered.train` (its `det` part: 384-px windows of
+Same task, targets and TRAIN windows as `training.numbered.train` (its `det` part: 384-px windows of
 1280x960 frames, seeds ``[7, i]``; nothing from the held-out test scenes), but:
 
 * the net (`FastDetector`) adds its three scales' 1x1 projections (FPN-style: project, then
@@ -28,18 +28,18 @@ import numpy as np
 import torch
 from torch import nn
 
-from vision.numbered.det_samples import WINDOW, Window, det_sample, parse_args
-from vision.numbered.train import BOX_WEIGHT, _render, cbrd, export
-from vision.training.nets import cbr
-from vision.training.train_d6 import box_loss, det_step, focal, to_tensor
+from training.d6.train import box_loss, det_step, focal, to_tensor
+from training.nets import cbr
+from training.numbered.det_samples import WINDOW, Window, det_sample, parse_args
+from training.numbered.train import BOX_WEIGHT, _render, cbrd, export
 
-OUTPUTS = 7  # heat, log w, log h, top dx, dy, box dx, dy (vision/numbered/MODELS.md)
+OUTPUTS = 7  # heat, log w, log h, top dx, dy, box dx, dy (training/numbered/MODELS.md)
 
 
 class FastDetector(nn.Module):
     """CenterNet-style die finder with the numbered detector's 7 outputs per stride-4 cell.
 
-    Stages at strides 4, 8 and 16 as in `vision.training.nets.Detector`; their features are
+    Stages at strides 4, 8 and 16 as in `training.nets.Detector`; their features are
     projected to `width` channels by 1x1 convolutions and added after nearest upsampling (the
     same function as a 1x1 convolution of the upsampled, concatenated features, without
     upsampling 80 channels to stride 4).  `dilated`: the last two stride-16 convolutions are

@@ -1,6 +1,6 @@
 """Check numbered-reader models on TRAIN-generator validation windows (never the held-out test scenes).
 
-    nice -n 10 .venv/bin/python -m vision.numbered.validate --models vision/models [/tmp/new ...]
+    nice -n 10 .venv/bin/python -m training.numbered.validate --models vision/models [/tmp/new ...]
 
 The windows (seeded, rendered once and kept in --cache-dir, outside the repo):
 
@@ -42,7 +42,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.numbered.evaluate import Score
+from training.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
 from vision.numbered.reader import DET_AREA, MAX_SPREAD, SURE, NumberedReader
 from vision.numbered.topface import F_SIDE, TOP_NADIR_FILE

@@ -1,7 +1,7 @@
 """The numbered reader merged with the pip-d6 reader on the TRAIN-generator validation windows, as
 `read_all` reads a frame, with session 7's two changes each on and off (never the test scenes).
 
-    PYTHONPATH=. nice -n 5 .venv/bin/python -m vision.numbered.validate_merged --models vision/models \
+    PYTHONPATH=. nice -n 5 .venv/bin/python -m training.numbered.validate_merged --models vision/models \
         --sets video still large frames
 
 The windows are `validate.py`'s (rendered once into --cache-dir), read with the generator's true
@@ -33,11 +33,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from training.numbered.evaluate import Score
+from training.numbered.validate import ALL_SETS, SETS, load_sets
 from vision.numbered.combined import merge, second_look
-from vision.numbered.evaluate import Score
 from vision.numbered.labels import KINDS
 from vision.numbered.reader import NumberedReader, _shrink, scaled
-from vision.numbered.validate import ALL_SETS, SETS, load_sets
 
 VARIANTS = ("session 6", "copy", "second look", "session 7")
 

@@ -1,15 +1,15 @@
 """Retrain the numbered classifier with real pip d6 from the TRAIN split of the shared photos.
 
-    nice -n 10 .venv/bin/python -m vision.numbered.train_real --cache /tmp/numbered_windows.pkl \\
+    nice -n 10 .venv/bin/python -m training.numbered.train_real --cache /tmp/numbered_windows.pkl \\
         --singles-cache /tmp/numbered_diewin.pkl --hires-cache /tmp/numbered_hires.pkl \\
         --real-share 0.15 --on-top --steps 4500 --out /tmp/real_cand
 
-The session-2 recipe (vision/numbered/train.py: `cls_sample`, the same caches, 4500 steps of 96
+The session-2 recipe (training/numbered/train.py: `cls_sample`, the same caches, 4500 steps of 96
 crops, AdamW one-cycle, torch and numpy seed 0), except that a share of each batch
 (`--real-share`) is a crop of a REAL photo: a labelled d6 of byler_d6 or skovy_d6 (scenes and
-crops) of the train split of `vision.dataset` (never a held-out photo), as class d6:value, or a
+crops) of the train split of `training.dataset` (never a held-out photo), as class d6:value, or a
 "not a die" crop of those photos away from every labelled die.  The nets trained on rendered dice
-alone called most real pip d6 d10, d10p or d20 (vision/numbered/MODELS.md, session 4).
+alone called most real pip d6 d10, d10p or d20 (training/numbered/MODELS.md, session 4).
 
 Writes `numbered_classifier.onnx` into --out, beside copies of the other numbered_*.onnx of
 --base (vision/models by default), so --out is a whole models folder for `NumberedReader(models=...)`.
@@ -30,7 +30,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.dataset import LabelledImage, is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
+from training.dataset import LabelledImage, is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
 from vision.numbered.crop import MARGIN, crop_die
 from vision.numbered.labels import INDEX
 
@@ -196,8 +196,8 @@ def train_classifier_real(
     net, optimiser, schedule, loss and photometric changes.  `on_top`: the batch keeps its `batch`
     rendered crops and the real ones (share x batch) are added to them.  `lowres`: the share of
     rendered positive crops given a lower resolution (det_samples.maybe_lower_resolution)."""
-    from vision.numbered.det_samples import photometric
-    from vision.numbered.train import train_classifier
+    from training.numbered.det_samples import photometric
+    from training.numbered.train import train_classifier
 
     n_real = round(share * batch)
 
@@ -214,8 +214,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    from training.numbered.train import _cached, export, render_singles
     from vision.numbered.crop import CROP
-    from vision.numbered.train import _cached, export, render_singles
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--real-share", type=float, nargs="+", default=[0.2], help="share(s) of real crops")
@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         rng = np.random.default_rng(args.seed)
         init = None
         if args.init is not None:
-            from vision.numbered.train import classifier_from_onnx
+            from training.numbered.train import classifier_from_onnx
 
             init = classifier_from_onnx(args.init)
         net = train_classifier_real(

@@ -1,6 +1,6 @@
 """Pick the reader's two thresholds on the TRAIN photos only.
 
-    nice -n 10 .venv/bin/python -m vision.training.tune [--real DIR] [--models DIR]
+    nice -n 10 .venv/bin/python -m training.d6.tune [--real DIR] [--models DIR]
 
 Every detector peak above a low floor is classified once; then each pair
 (det_threshold, reject_threshold) is scored as dice read right minus false
@@ -16,8 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from training.dataset import is_held_out, load_byler, load_skovy_scenes, read_image
 from vision.crops import MARGIN, Pyramid, crop_die
-from vision.dataset import is_held_out, load_byler, load_skovy_scenes, read_image
 from vision.reader import DiceReader
 
 

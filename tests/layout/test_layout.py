@@ -1,0 +1,130 @@
+"""The package map of docs/architecture.md, checked on the source (every import, lazy ones too).
+
+- nothing installed imports ``training`` or ``tools`` (they are not installed);
+- the arrows between installed packages point the documented way only;
+- no import cycle among the installed modules (a lazy import inside a function counts:
+  a cycle is broken by moving the shared type down, not by hiding an import).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALLED = ("engine", "vision", "calibration", "hardware", "display", "controller")
+#: package -> the project packages it may import (besides itself)
+ALLOWED = {
+    "engine": set(),
+    "calibration": set(),
+    "vision": {"calibration"},
+    "hardware": {"engine"},
+    "display": {"engine"},
+    "controller": {"engine", "vision", "calibration", "hardware", "display"},
+}
+PROJECT = (*INSTALLED, "training", "tools", "tests", "benchmarks", "boards", "decks")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every project module ``path`` imports, at any depth of the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # ``from pkg import sub`` needs the module pkg.sub; ``from pkg import Name`` needs pkg
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                found.add(sub if _is_module(sub) else node.module)
+    return {m for m in found if m.split(".")[0] in PROJECT}
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {_module_name(p): p for pkg in INSTALLED for p in (ROOT / pkg).rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        graph[name] = {m for m in _imports(path) if m in files and m != name} | {
+            m for m in _imports(path) if m.split(".")[0] in ("training", "tools")
+        }
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in graph:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_nothing_installed_imports_training_or_tools() -> None:
+    outside = ("training", "tools")
+    bad = {f"{m} -> {d}" for m, deps in _graph().items() for d in deps if d.split(".")[0] in outside}
+    assert sorted(bad) == []
+
+
+@pytest.mark.parametrize("package", INSTALLED)
+def test_arrows_point_the_documented_way(package: str) -> None:
+    wrong = {
+        f"{m} -> {d}"
+        for m, deps in _graph().items()
+        if m.split(".")[0] == package
+        for d in deps
+        if d.split(".")[0] != package and d.split(".")[0] not in ALLOWED[package]
+    }
+    assert sorted(wrong) == []
+
+
+def test_no_import_cycle_among_installed_modules() -> None:
+    assert _cycles(_graph()) == []
+
+
+def test_the_checker_sees_a_cycle_and_a_lazy_import(tmp_path: Path) -> None:
+    # the checks above must be able to fail: a lazy import inside a function is an edge
+    (tmp_path / "a.py").write_text("def f():\n    from tools.x import y\n", encoding="utf-8")
+    assert _imports(tmp_path / "a.py") == {"tools.x"}
+    assert _cycles({"p.a": {"p.b"}, "p.b": {"p.a"}, "p.c": {"p.a"}}) == [["p.a", "p.b"]]

@@ -1,0 +1,1 @@
+"""Training of the pip-d6 nets (detector and classifier)."""

@@ -1,0 +1,1 @@
+"""Training and validation of the numbered-dice nets (detector, top face, classifier)."""

@@ -1,1 +1,0 @@
-"""Training code for the vision models (needs torch; never imported at run time)."""
