@@ -1,10 +1,12 @@
-"""Push latency of the table display: from the event-log append to receipt in the page.
+"""Push latency of the table display: from a referee's correction to receipt in the page.
 
-One process serves a fake table (uvicorn, loopback) and appends events to its
-log; every append calls ``hub.notify``, which pushes the snapshot over
-WebSocket.  A second process holds N WebSocket clients (the ``websockets``
-package) and stamps each message as it arrives.  Both use CLOCK_MONOTONIC,
-which is shared by all processes on Linux, so latency = receipt - append.
+One process serves a real ``controller.table.Table`` (SQLite event log in a
+temporary folder, uvicorn on loopback) and makes corrections on it (pause,
+start, ...); each is committed to the log, then the table's snapshot goes to
+``hub.notify``, which pushes it over WebSocket.  Other processes hold N
+WebSocket clients (the ``websockets`` package) and stamp each message as it
+arrives.  Both use CLOCK_MONOTONIC, which is shared by all processes on
+Linux, so latency = receipt - the correction's call.
 
     nice -n 10 .venv/bin/python benchmarks/display.py --clients 100 --events 200 \
         --out benchmarks/results/display.md
@@ -20,8 +22,10 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,7 +49,8 @@ async def _clients(url: str, n: int, expect: int, timeout: float) -> None:
             except TimeoutError:
                 return
             t = time.monotonic_ns()
-            seq = int(text[text.rindex('"seq":') + 6 :].rstrip("}"))  # cheaper than parsing it all
+            at = text.rindex('"seq":') + 6  # the snapshot's own seq is its last one: cheaper than parsing
+            seq = int(text[at : at + 12].split(",", 1)[0].rstrip("}"))
             got.append((i, seq, t))
             if seq >= expect:
                 return
@@ -57,45 +62,20 @@ async def _clients(url: str, n: int, expect: int, timeout: float) -> None:
 
 
 def _serve_and_measure(n_clients: int, n_events: int, gap: float, procs: int) -> dict[str, object]:
-    from display.app import create_app
-    from display.backend import FakeTable
-    from display.hub import Hub
-    from display.server import ServerThread
+    from controller.config import TableConfig
+    from controller.eventlog import EventLog
+    from controller.table import Table
 
-    table = FakeTable("bench", "demo-sum", [("ann", "red"), ("bob", "blue")])
-    hub = Hub()
-    table.add_listener(hub.notify)
-    server = ServerThread(create_app(table, hub)).start()
-    url = f"ws://127.0.0.1:{server.port}/ws"
-    shares = [n_clients // procs + (1 if i < n_clients % procs else 0) for i in range(procs)]
-    children = [
-        subprocess.Popen(
-            [sys.executable, __file__, "--client-mode", url, str(k), str(n_events)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for k in shares
-        if k
-    ]
-    for proc in children:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().strip()
-        if line != "READY":
-            raise SystemExit(f"client process failed to connect: {line!r}")
-    appended: dict[int, int] = {}
-    time.sleep(0.5)
-    for i in range(n_events):
-        t0 = time.monotonic_ns()
-        table.log_event("bench", "note", None, {"i": i})  # append -> listener -> hub.notify
-        appended[i + 1] = t0
-        time.sleep(gap)
-    got = []
-    for proc in children:
-        out, _ = proc.communicate(timeout=120)
-        got += json.loads(out.strip().splitlines()[-1])
-    server.stop()
-    lat_ms = [(t - appended[seq]) / 1e6 for _, seq, t in got if seq in appended]
-    lat_ms.sort()
+    with (
+        tempfile.TemporaryDirectory(prefix="dicetable-bench-") as folder,
+        EventLog(Path(folder) / "bench.sqlite3") as events,
+    ):
+        table = Table(TableConfig(), events, reader=lambda image: [], resume=False)
+        try:
+            got, appended = _measure(table, n_clients, n_events, gap, procs)
+        finally:
+            table.panels.close()
+    lat_ms = sorted((t - appended[seq]) / 1e6 for _, seq, t in got if seq in appended)
     q = statistics.quantiles(lat_ms, n=100, method="inclusive")
     return {
         "clients": n_clients,
@@ -112,10 +92,54 @@ def _serve_and_measure(n_clients: int, n_events: int, gap: float, procs: int) ->
     }
 
 
+def _measure(
+    table: Any, n_clients: int, n_events: int, gap: float, procs: int
+) -> tuple[list[tuple[int, int, int]], dict[int, int]]:
+    """Serve the table to the client processes, correct it n_events times; (receipts, seq -> call time)."""
+    from display.app import create_app
+    from display.hub import Hub
+    from display.server import ServerThread
+
+    hub = Hub()
+    table.listeners.append(hub.notify)
+    server = ServerThread(create_app(table, hub)).start()
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    last = table.snapshot()["seq"] + n_events
+    shares = [n_clients // procs + (1 if i < n_clients % procs else 0) for i in range(procs)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--client-mode", url, str(k), str(last)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for k in shares
+        if k
+    ]
+    for proc in children:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        if line != "READY":
+            raise SystemExit(f"client process failed to connect: {line!r}")
+    appended: dict[int, int] = {}
+    time.sleep(0.5)
+    for i in range(n_events):
+        t0 = time.monotonic_ns()
+        reply = table.correct({"action": "pause" if i % 2 == 0 else "start"}, "bench")  # commit -> notify
+        appended[reply["seq"]] = t0
+        time.sleep(gap)
+    got = []
+    for proc in children:
+        out, _ = proc.communicate(timeout=120)
+        got += json.loads(out.strip().splitlines()[-1])
+    server.stop()
+    return got, appended
+
+
 HEADER = """# Display push latency
 
-From the event-log append (`FakeTable.log_event` -> `hub.notify`) in the server
-process to receipt by each WebSocket client, over loopback.  The clients live in
+From a correction on a real table (`Table.correct`: the event committed to its
+SQLite log, then its snapshot -> `hub.notify`) in the server process to receipt
+by each WebSocket client, over loopback.  The clients live in
 separate processes (`websockets` asyncio client); both sides read CLOCK_MONOTONIC.
 A client that falls behind is sent only the newest snapshot (a page needs only
 the latest state), so deliveries below the expected count mean coalescing, not loss.

@@ -32,9 +32,9 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from hardware.drawn import random_scene  # noqa: E402
 from training.baseline import read_dice_classic  # noqa: E402
 from training.dataset import LabelledImage, apply_corrections, is_held_out, load_all, load_rendered  # noqa: E402
-from training.synth import random_scene  # noqa: E402
 from vision import read_dice, read_die_crop  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 
@@ -311,7 +311,7 @@ def main() -> None:
         "trained and thresholds tuned on the train part only. A detection matches a labelled die when its\n"
         "centre lies inside that die's box. Read accuracy = dice read with the right value / all labelled\n"
         "dice. Crops (skovy_d6/crops) are single-die images read with `read_die_crop`; the baseline counts\n"
-        "the pips it finds in the crop. The drawn set is training.synth scenes (seed 7).\n\n"
+        "the pips it finds in the crop. The drawn set is hardware.drawn scenes (seed 7).\n\n"
         + "\n".join(lines)
         + "\n\n"
         + f"Machine: {os.cpu_count()} cores shared with other jobs; load average {load_before} at the start "

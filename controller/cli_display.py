@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from controller.config import TableConfig
 
 
 def _fail(message: str) -> typer.Exit:
@@ -42,62 +46,95 @@ def hall(
         the_hall.stop()
 
 
+def fake_config(game: str, players: str, options: list[str], table_id: str) -> TableConfig:
+    """The TableConfig of a serve-fake table (raises ValueError naming the bad flag)."""
+    from controller.config import parse_config
+    from display.mqtt import check_table_id
+    from display.server import parse_players
+
+    opts: dict[str, object] = {}
+    for item in options:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--option {item!r}: expected KEY=VALUE")
+        opts[key] = int(value) if value.isdigit() else value
+    check_table_id(table_id)
+    raw = {
+        "table": {"id": table_id, "game": game, "options": opts},
+        "players": [{"name": n, "colour": c} for n, c in parse_players(players)],
+    }
+    return parse_config(raw, "serve-fake")  # a ConfigError is a ValueError
+
+
 def serve_fake(
-    game: str = typer.Option("demo-sum", help="Game to play on the fake table (demo-sum or an engine game)."),
-    players: str = typer.Option("ann:red,bob:blue", help="Players as NAME:COLOUR,NAME:COLOUR."),
+    game: str = typer.Option("dice-hunter", help="Game to play on the table (one of the engine's games)."),
+    players: str = typer.Option("ann:red,bob:blue,cid:green", help="Players as NAME:COLOUR,NAME:COLOUR."),
     table_id: str = typer.Option("table-1", "--table", help="The table's id."),
     option: list[str] = typer.Option([], help="Game option KEY=VALUE (repeatable), e.g. deck=virtual."),
     host: str = typer.Option("127.0.0.1", help="Address to serve on."),
     port: int = typer.Option(8000, help="Port to serve on."),
     admin_token: str | None = typer.Option(None, help="Admin token; without one admin is loopback-only."),
     broker: str | None = typer.Option(None, help="Also publish to this MQTT broker (HOST:PORT)."),
-    every: float = typer.Option(4.0, help="Seconds between the fake camera's rolls (0: no autoplay)."),
+    every: float = typer.Option(4.0, help="Seconds between the drawn camera's throws (0: no autoplay)."),
 ) -> None:
-    """Serve the table display over a fake table (for trying the pages without a camera)."""
+    """Serve the table display over a real table whose camera is simulated (for trying the pages).
+
+    The table, its event log (in a temporary folder, deleted on exit), its questions and corrections
+    are the real ones; the camera draws random throws (controller.drawn_camera).
+    """
+    import tempfile
+    from pathlib import Path
+
     import uvicorn
 
+    from controller.drawn_camera import DrawnCamera, autoplay
+    from controller.eventlog import EventLog
+    from controller.table import Table
     from display.app import create_app
-    from display.backend import FakeTable
     from display.hub import Hub
-    from display.mqtt import TablePublisher, check_table_id, parse_broker
-    from display.server import WS_IMPL, autoplay, parse_players
+    from display.mqtt import TablePublisher, parse_broker
+    from display.server import WS_IMPL
 
-    options: dict[str, object] = {}
-    for item in option:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise _fail(f"--option {item!r}: expected KEY=VALUE")
-        options[key] = int(value) if value.isdigit() else value
     try:
-        check_table_id(table_id)
-        table = FakeTable(table_id, game, parse_players(players), options)
+        cfg = fake_config(game, players, option, table_id)
         b = parse_broker(broker) if broker else None
     except ValueError as e:
         raise _fail(str(e)) from None
-    hub = Hub()
-    table.add_listener(hub.notify)
-    publisher = None
-    if b is not None:
-        publisher = TablePublisher(table_id, *b)
-        hub.add_listener(publisher.publish)
-        publisher.start()
-        publisher.publish(table.snapshot())
-    stop = threading.Event()
-    if every > 0:
-        threading.Thread(target=autoplay, args=(table, stop, every), daemon=True).start()
-    print(f"fake table {table_id} ({game}) on http://{host}:{port}/  admin: http://{host}:{port}/admin")
-    try:
-        uvicorn.run(
-            create_app(table, hub, admin_token, loopback_only_admin=False),
-            host=host,
-            port=port,
-            log_level="warning",
-            ws=WS_IMPL,
+    camera = DrawnCamera()
+    with tempfile.TemporaryDirectory(prefix="dicetable-serve-fake-") as folder:
+        events = EventLog(Path(folder) / "events.sqlite3")
+        table = Table(cfg, events, reader=camera.read, resume=False)
+        hub = Hub()
+        table.listeners.append(hub.notify)
+        publisher = None
+        if b is not None:
+            publisher = TablePublisher(table_id, *b)
+            hub.add_listener(publisher.publish)
+            publisher.start()
+            publisher.publish(table.snapshot())
+        stop = threading.Event()
+        player = threading.Thread(target=autoplay, args=(table, camera, stop, every), daemon=True)
+        if every > 0:
+            player.start()
+        print(
+            f"table {table_id} ({game}, drawn camera) on http://{host}:{port}/  admin: http://{host}:{port}/admin"
         )
-    finally:
-        stop.set()
-        if publisher is not None:
-            publisher.stop()
+        try:
+            uvicorn.run(
+                create_app(table, hub, admin_token, loopback_only_admin=False),
+                host=host,
+                port=port,
+                log_level="warning",
+                ws=WS_IMPL,
+            )
+        finally:
+            stop.set()
+            if player.is_alive():
+                player.join(timeout=10)  # a throw in progress finishes before the log closes
+            if publisher is not None:
+                publisher.stop()
+            table.panels.close()
+            events.close()
 
 
 def register(app: typer.Typer) -> None:

@@ -1,12 +1,10 @@
-"""Running the display: uvicorn in a thread (tests, benchmark) and the CLI entry points."""
+"""Running the display: uvicorn in a thread (tests, benchmark) and the CLI's player list."""
 
 from __future__ import annotations
 
-import random
 import socket
 import threading
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import uvicorn
@@ -70,32 +68,3 @@ def parse_players(text: str) -> list[tuple[str, str]]:
             raise ValueError(f"players {text!r}: expected NAME:COLOUR,NAME:COLOUR (e.g. ann:red,bob:blue)")
         out.append((name, colour or "white"))
     return out
-
-
-def autoplay(
-    table: Any, stop: threading.Event, every: float, seed: int = 1, colours: Sequence[str] = ()
-) -> None:
-    """Play the camera for the fake table: a settled roll every ``every`` seconds (1 in 5 unsure)."""
-    rng = random.Random(seed)
-    while not stop.wait(every):
-        snap = table.snapshot()
-        if snap["status"] != "playing" or snap["question"] is not None:
-            continue
-        exp = snap["state"].get("expects") or {}
-        if exp.get("kind") not in ("roll", "throw"):
-            continue
-        player = (exp.get("players") or [None])[0]
-        colour = next((p["colour"] for p in snap["players"] if p["name"] == player), "white")
-        dice = [
-            {
-                "kind": "d6",
-                "value": rng.randint(1, 6),
-                "colour": colour,
-                "confidence": 0.55 if rng.random() < 0.2 else round(rng.uniform(0.9, 1.0), 2),
-            }
-            for _ in range(5)
-        ]
-        try:
-            table.settle(dice, player)
-        except ValueError:
-            continue

@@ -5,7 +5,7 @@
 
 const GAME_TITLES = {
   "die-angler": "Die-angler", "dice-hunter": "Dice Hunter", "nozoku-dice": "Nozoku Dice",
-  "dicetar-wars": "DICETAR WARS", "dice-fighter": "Dice Fighter", "demo-sum": "Demo: sum of faces",
+  "dicetar-wars": "DICETAR WARS", "dice-fighter": "Dice Fighter",
 };
 const NEEDS_READINGS = new Set(["dicetar-wars"]);
 const NEEDS_BOARD = new Set(["dicetar-wars"]);
@@ -112,7 +112,7 @@ function renderDiceHunter(snap) {
 
 // -- DICETAR WARS: the board with every die in place (board millimetres) --------------
 // The board (outline, zones) comes from /api/board; each die's place from the camera's
-// readings (centre_mm), matched to the engine's scored dice by their index in the throw.
+// readings (board_center_mm, where the table placed it), matched to the engine's scored dice by their index in the throw.
 function renderDicetar(snap, readings, board) {
   const st = snap.state || {};
   const outline = (board && board.outline) || [[0, 0], [420, 0], [420, 297], [0, 297]];
@@ -133,7 +133,7 @@ function renderDicetar(snap, readings, board) {
   const scored = Array.isArray(st.table) ? st.table : [];
   const colours = st.colours || {};
   (readings || []).forEach((r, i) => {
-    const c = first(r, "centre_mm", "center_mm");
+    const c = r.board_center_mm;
     if (!c) return;
     const sd = scored.find((x) => x.index === i) || {};
     const owner = sd.owner;

@@ -43,7 +43,7 @@ function renderSecret(snap) {
     h("h2", {}, "Secret selection"),
     h("div", {},
       ...(sec.confirmed || []).map((n) => h("span", { class: "who done", "data-confirmed": n }, `✔ ${n}`)),
-      ...(sec.pending || []).map((n) => h("span", { class: "who", "data-pending": n }, `… ${n}`))),
+      ...(sec.waiting || []).map((n) => h("span", { class: "who", "data-pending": n }, `… ${n}`))),
     h("p", { class: "muted" }, "Choices stay hidden until everyone has confirmed."));
 }
 
@@ -52,9 +52,9 @@ function renderQuestion(snap) {
   const q = snap.question;
   if (!q) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
-  box.replaceChildren(h("h2", {}, "Unsure reading"),
-    h("p", {}, q.text || `Reading ${q.reading}: is it a ${q.value}?`),
-    h("p", { class: "muted" }, `confidence ${Math.round((q.confidence || 0) * 100)}% · a referee confirms it on the admin page`));
+  box.dataset.kind = q.kind || "";
+  box.replaceChildren(h("h2", {}, "A question for the referee"), h("p", {}, q.text),
+    h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · answered on the admin page`));
 }
 
 async function renderEvents(seq) {

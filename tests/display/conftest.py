@@ -1,4 +1,4 @@
-"""Fixtures of the display tests: a fake table, a live server, a real Mosquitto broker."""
+"""Fixtures of the display tests: a real table (table_rig), a live server, a real Mosquitto broker."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from table_rig import Rig
 
-from display.backend import FakeTable
+from controller.table import Table
 from display.hub import Hub
 from display.server import free_port
 
@@ -19,14 +21,34 @@ MOSQUITTO = Path("/usr/sbin/mosquitto")
 
 
 @pytest.fixture
-def table() -> FakeTable:
-    return FakeTable("t1", "demo-sum", [("ann", "red"), ("bob", "blue")], {"rounds": 2})
+def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
+    """Open real tables (``Rig(tmp_path, ...)``); each is closed when the test ends."""
+    rigs: list[Rig] = []
+
+    def make(**kw: Any) -> Rig:
+        rigs.append(Rig(tmp_path, **kw))
+        return rigs[-1]
+
+    yield make
+    for rig in rigs:
+        rig.close()
 
 
 @pytest.fixture
-def hub(table: FakeTable) -> Hub:
+def rig(make_rig: Callable[..., Rig]) -> Rig:
+    """Dice Hunter for ann, bob and cid, its tiles from the virtual deck."""
+    return make_rig(options={"deck": "virtual"})
+
+
+@pytest.fixture
+def table(rig: Rig) -> Table:
+    return rig.table
+
+
+@pytest.fixture
+def hub(table: Table) -> Hub:
     hub = Hub()
-    table.add_listener(hub.notify)
+    table.listeners.append(hub.notify)
     return hub
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from table_rig import ANGLERS, Rig, d6
 
 from display.app import create_app
-from display.backend import FakeTable
 from display.hub import Hub
 from display.server import ServerThread
 
@@ -41,102 +41,107 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def hunter_table() -> tuple[FakeTable, Hub]:
-    table = FakeTable(
-        "table-3", "dice-hunter", [("ann", "red"), ("bob", "blue"), ("cid", "green")], {"deck": "virtual"}
-    )
+def served(rig: Rig, **admin: Any) -> ServerThread:
     hub = Hub()
-    table.add_listener(hub.notify)
-    return table, hub
+    rig.table.listeners.append(hub.notify)
+    return ServerThread(create_app(rig.table, hub, **admin))
 
 
-def test_live_page_admin_corrections_and_secret(browser: Any) -> None:
+def test_live_page_admin_corrections_and_camera(browser: Any, rig: Rig) -> None:
     from playwright.sync_api import expect
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    table, hub = hunter_table()
     # no token: admin only from loopback, which is where this browser is
-    app = create_app(table, hub, admin_token=None, loopback_only_admin=True)
-    with ServerThread(app) as server:
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
         ctx = browser.new_context(viewport={"width": 1280, "height": 860})
         page = ctx.new_page()
         page.goto(server.url + "/")
         expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=10_000)
-        expect(page.locator("#waiting")).to_have_text("the referee to start the game")
+        expect(page.locator("#waiting")).to_have_text("roll from ann")
 
         # the page follows the event log without a reload
-        table.correct({"action": "start"}, "ref")
-        table.settle([{"kind": "d6", "value": v, "colour": "red"} for v in (3, 3, 3, 5, 6)], "ann")
-        expect(page.locator("#waiting")).to_have_text("a choice from ann")
+        rig.settle([d6(v) for v in (3, 3, 3, 5, 6)])
+        expect(page.locator("#waiting")).to_have_text("choice from ann")
         expect(page.locator('.die[data-value="3"]')).to_have_count(3)
 
-        # the referee corrects a die through the admin page: 5 -> 3 makes a quartet
+        # the referee corrects a die through the admin page: the scored roll is undone, 5 -> 3 is a quartet
         admin = ctx.new_page()
         admin.goto(server.url + "/admin")
         admin.fill("#who", "referee Kim")
         admin.dispatch_event("#who", "change")
-        admin.fill('input[data-value-for="r4"]', "3")
-        admin.click('button[data-set="r4"]')
-        expect(admin.locator("#msg")).to_have_text("reading r4 set from 5 to 3")
+        admin.click('button[data-action="undo"]')
+        expect(admin.locator("#msg")).to_have_text("undid roll from ann")
+        expect(page.locator("#waiting")).to_have_text("roll from ann")
+        admin.fill('input[data-value-for="r1.4"]', "3")
+        admin.click('button[data-set="r1.4"]')
+        expect(admin.locator("#msg")).to_have_text("reading r1.4 set from 5 to 3")
+        expect(page.locator('.die[data-value="3"]')).to_have_count(4)
         admin.fill("#input-json", '{"type": "choice", "player": "ann", "take": "quartet"}')
         admin.click("#send-input")
         expect(page.locator('[data-score="ann"]')).to_have_text("300")
         expect(page.locator('.tile[data-owner="ann"]')).to_have_count(1)
 
-        # an unsure reading is shown as unsure and confirmed from the admin page
-        table.settle(
-            [{"kind": "d6", "value": 1, "colour": "blue", "confidence": 0.5}]
-            + [{"kind": "d6", "value": v, "colour": "blue"} for v in (1, 2, 4, 6)],
-            "bob",
-        )
+        # an unsure reading is asked about and confirmed from the admin page
+        rig.settle([d6(1, "blue", confidence=0.5)] + [d6(v, "blue") for v in (1, 2, 4, 6)])
         expect(page.locator("#question")).to_be_visible()
-        expect(page.locator("#waiting")).to_have_text("a referee to confirm reading r6")
-        admin.click('button[data-confirm="r6"]')
-        expect(page.locator("#waiting")).to_have_text("a choice from bob")
+        expect(page.locator("#waiting")).to_have_text(
+            "a person: Is die r2.1 (blue d6) a 1? Confirm or correct it."
+        )
+        admin.click('button[data-confirm="r2.1"]')
+        expect(page.locator("#waiting")).to_have_text("choice from bob")
+        expect(page.locator("#question")).to_be_hidden()
         admin.fill("#input-json", '{"type": "choice", "player": "bob", "chips": true}')
         admin.click("#send-input")
         expect(page.locator('[data-score="bob"]')).to_have_text("100")
         admin.click('button[data-action="undo"]')
         expect(page.locator('[data-score="bob"]')).to_have_text("0")
         expect(admin.locator("#msg")).to_have_text("undid choice from bob")
-        admin.fill("#input-json", '{"type": "choice", "player": "bob", "chips": true}')
         admin.click("#send-input")
         expect(page.locator('[data-score="bob"]')).to_have_text("100")
-
-        # a secret selection in progress: who has confirmed, never what
-        table.begin_secret(["ann", "bob", "cid"])
-        table.secret_select("ann", {"dice": 4, "mode": "zebra-lure"})
-        expect(page.locator('[data-confirmed="ann"]')).to_be_visible()
-        expect(page.locator('[data-pending="cid"]')).to_be_visible()
-        expect(page.locator("#waiting")).to_have_text("secret selections from bob, cid")
-        for p in (page, admin):
-            assert "zebra" not in p.content()
         page.screenshot(path=str(ARTIFACTS / "table-dice-hunter.png"), full_page=True)
         admin.screenshot(path=str(ARTIFACTS / "admin.png"), full_page=True)
 
         cam = ctx.new_page()
-        table.settle(
-            [
-                {"kind": "d6", "value": 2, "colour": "green"},
-                {"kind": "d6", "value": 5, "colour": "green", "confidence": 0.6},
-            ],
-            "cid",
-        )
+        rig.settle([d6(2, "green"), d6(5, "green", confidence=0.6)])
         cam.goto(server.url + "/camera")
         expect(cam.locator("g.reading")).to_have_count(2)
         expect(cam.locator("g.reading.unsure")).to_have_count(1)
-        expect(cam.locator('g.reading.unsure[data-reading="r12"] text')).to_contain_text("? 5 · 60%")
+        expect(cam.locator('g.reading.unsure[data-reading="r3.2"] text')).to_contain_text("? 5 · 60%")
         cam.screenshot(path=str(ARTIFACTS / "camera.png"), full_page=True)
         ctx.close()
 
 
-def test_page_reconnects_after_the_server_drops(browser: Any) -> None:
+def test_secret_in_progress_shows_who_but_never_what(browser: Any, make_rig: Callable[..., Rig]) -> None:
     from playwright.sync_api import expect
 
-    table = FakeTable("t9", "demo-sum", [("ann", "red"), ("bob", "blue")])
+    rig = make_rig(game="die-angler", players=ANGLERS, options={"deck": "virtual"}, table_id="t5")
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = browser.new_page()
+        admin = browser.new_page()
+        page.goto(server.url + "/")
+        admin.goto(server.url + "/admin")
+        expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=10_000)
+        rig.press("ann", "up", "up", "up", "select", "up", "up", "confirm")  # 3 d6, the d10 to re-approach
+        expect(page.locator('[data-confirmed="ann"]')).to_be_visible()
+        expect(page.locator('[data-pending="bob"]')).to_be_visible()
+        expect(page.locator("#waiting")).to_have_text("secret from ann, bob")
+        expect(admin.locator("#waiting")).to_have_text("secret from ann, bob")
+        for p in (page, admin):
+            assert "reapproach" not in p.content()
+        page.screenshot(path=str(ARTIFACTS / "table-secret.png"), full_page=True)
+        rig.press("bob", "up", "confirm")
+        expect(page.locator("#secret")).to_be_hidden()
+        expect(page.locator("#waiting")).to_have_text("roll from bob")  # one d6 each: bob has fewer dice
+        page.close()
+        admin.close()
+
+
+def test_page_reconnects_after_the_server_drops(browser: Any, rig: Rig) -> None:
+    from playwright.sync_api import expect
+
     hub = Hub()
-    table.add_listener(hub.notify)
-    app = create_app(table, hub)
+    rig.table.listeners.append(hub.notify)
+    app = create_app(rig.table, hub)
     server = ServerThread(app).start()
     page = browser.new_page()
     try:
@@ -144,13 +149,13 @@ def test_page_reconnects_after_the_server_drops(browser: Any) -> None:
         expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=10_000)
         server.stop()
         expect(page.locator("body")).to_have_attribute("data-connected", "no", timeout=10_000)
-        table.correct({"action": "start"}, "ref")
-        table.settle(
-            [{"kind": "d6", "value": 6}, {"kind": "d6", "value": 6}]
-        )  # logged while the page is cut off
+        rig.settle([d6(v) for v in (6, 6, 6, 2, 3)])  # read and scored while the page is cut off
+        rig.table.correct(
+            {"action": "input", "input": {"type": "choice", "player": "ann", "take": "trio"}}, "ref"
+        )
         server = ServerThread(app, port=server.port).start()
         expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=20_000)
-        expect(page.locator('[data-score="ann"]')).to_have_text("12")  # re-fetched on reconnect
+        expect(page.locator('[data-score="ann"]')).to_have_text("200")  # re-fetched on reconnect
     finally:
         page.close()
         server.stop()

@@ -1,21 +1,28 @@
-"""Each game's picture in real Chromium, from real engine states (the recorded scenarios)."""
+"""Each game's picture in real Chromium, from real tables: a recorded session's frames and the
+recorded scenarios' inputs."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
+from table_rig import Rig
 
+from controller.session import session_config
+from controller.table import Table
 from display.app import create_app
-from display.backend import PX_PER_MM, FakeTable
 from display.hub import Hub
 from display.server import ServerThread
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+DICETAR = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "dicetar-wars-demo"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
 ARGS = [
     "--headless",
@@ -44,9 +51,9 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def served(table: FakeTable) -> ServerThread:
+def served(table: Table) -> ServerThread:
     hub = Hub()
-    table.add_listener(hub.notify)
+    table.listeners.append(hub.notify)
     return ServerThread(create_app(table, hub))
 
 
@@ -62,48 +69,41 @@ def open_page(browser: Any, url: str) -> tuple[Any, list[str]]:
     return page, errors
 
 
-def cell(col: int, row: int, value: int, colour: str, zone: str | None) -> dict[str, Any]:
-    """A die lying in the middle of a 50 mm board cell (board origin 60, 50 mm)."""
-    cx, cy = (60 + 25 + col * 50) * PX_PER_MM, (50 + 25 + row * 50) * PX_PER_MM
-    h = 8 * PX_PER_MM
+def as_read(die: dict[str, Any]) -> dict[str, Any]:
+    """A die of the session's truth as a reader reports it: its top face's corners in the frame."""
+    quad = die["top_quad_px"]
     return {
-        "kind": "d6",
-        "value": value,
-        "colour": colour,
-        "field_status": "field" if zone else "off",
-        "zones": [zone] if zone else [],
-        "quad": [[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]],
+        "kind": die["kind"],
+        "value": die["value"],
+        "colour": die["colour"],
+        "quad": quad,
+        "center": np.mean(quad, axis=0).tolist(),
     }
 
 
-def test_dicetar_board_draws_each_die_in_place_with_its_points(browser: Any) -> None:
+def test_dicetar_board_draws_each_die_in_place_with_its_points(
+    browser: Any, make_rig: Callable[..., Rig]
+) -> None:
     from playwright.sync_api import expect
 
-    table = FakeTable("table-7", "dicetar-wars", [("ann", "red"), ("bob", "blue")])
-    table.correct({"action": "start"}, "ref")
-    ann = [
-        cell(0, 0, 3, "red", "r0c0"),
-        cell(2, 1, 6, "red", "r1c2"),
-        cell(4, 2, 5, "red", "r2c4"),
-        cell(1, 3, 2, "red", "r3c1"),
-        cell(5, 4, 4, "red", None),
-    ]
-    table.settle(ann, "ann")
-    bob = [
-        cell(1, 1, 4, "blue", "r1c1"),
-        cell(3, 2, 6, "blue", "r2c3"),
-        cell(5, 0, 1, "blue", "r0c5"),
-        cell(2, 3, 3, "blue", "r3c2"),
-        cell(0, 2, 5, "blue", "r2c0"),
-    ]
-    table.settle(ann + bob, "bob")
-    with served(table) as server:
+    cfg = session_config(DICETAR)  # its board layout and camera calibration: the table places the dice
+    rig = make_rig(cfg=cfg.model_copy(update={"board": cfg.board.model_copy(update={"fit": "none"})}))
+    truth = json.loads((DICETAR / "truth.json").read_text(encoding="utf-8"))
+    for throw in truth["throws"][:2]:  # ann's first throw, then bob's onto the same board
+        rig.settle([as_read(d) for d in throw["dice"]], cv2.imread(str(DICETAR / throw["frame"])))
+    state = rig.table.game.state
+    assert rig.table.question is None and len(state["table"]) == 10
+    with served(rig.table) as server:
         page, errors = open_page(browser, server.url + "/")
         expect(page.locator('#board .die[data-owner="ann"]')).to_have_count(5)
         expect(page.locator('#board .die[data-owner="bob"]')).to_have_count(5)
-        expect(page.locator('#board .die[data-points="48"]')).to_have_count(2)  # 6 on x8, for each player
+        for points, n in Counter(
+            d["points"] for d in state["table"]
+        ).items():  # e.g. bob's 5 stacked on x6: 120
+            expect(page.locator(f'#board .die[data-points="{points}"]')).to_have_count(n)
         expect(page.locator('[data-score="ann"]')).to_have_text("0")  # totals count after the half
-        assert "this half: ann 93, bob 103" in page.locator("#board").inner_text()
+        half = state["provisional"]
+        assert f"this half: ann {half['ann']}, bob {half['bob']}" in page.locator("#board").inner_text()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "table-dicetar-wars.png"), full_page=True)
         assert errors == []
@@ -121,21 +121,23 @@ def scenario_without_data(game: str) -> tuple[dict[str, Any], list[dict[str, Any
     pytest.skip(f"no scenario of {game} without custom data files")
 
 
-# DICETAR WARS has its own test above (its scenarios all use a custom board file)
+# DICETAR WARS has its own test above: its dice drawn where the table placed them on its board
 @pytest.mark.parametrize("game", ["die-angler", "dice-fighter", "nozoku-dice", "dice-hunter"])
-def test_every_game_renders_a_real_engine_state(browser: Any, game: str) -> None:
+def test_every_game_renders_a_real_engine_state(
+    browser: Any, game: str, make_rig: Callable[..., Rig]
+) -> None:
     from playwright.sync_api import expect
 
     if not SCENARIOS.joinpath(game).is_dir():
         pytest.skip(f"no scenarios for {game}")
     setup, inputs = scenario_without_data(game)
     players = [(p, COLOURS[i]) for i, p in enumerate(setup["players"])]
-    table = FakeTable("t", game, players, setup.get("options"), setup.get("seed", 0))
-    table.correct({"action": "start"}, "ref")
+    rig = make_rig(game=game, players=players, options=setup.get("options"), seed=setup.get("seed", 0))
+    table = rig.table
     fed = 0
     for raw in inputs[: max(4, len(inputs) * 2 // 3)]:
         try:
-            table.feed(raw)
+            rig.play(raw)
         except ValueError:
             break
         fed += 1

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
 from fastapi.testclient import TestClient
+from table_rig import ANGLERS, Rig, d6
 
-from display.backend import FakeTable
 from display.hall_app import create_hall_app
 from display.hub import Hub
 from display.mqtt import Hall, TablePublisher, parse_broker, summarise
@@ -39,34 +39,39 @@ def hall_scores(hall: Hall, table_id: str) -> dict[str, int] | None:
     return None if t is None or t["summary"] is None else t["summary"]["scores"]
 
 
+def roll_and_take(rig: Rig, player: str, dice: list[int], choice: dict[str, Any]) -> None:
+    """A Dice Hunter turn: the camera reads the roll, the player's choice comes from the admin page."""
+    rig.settle([d6(v) for v in dice])
+    rig.table.correct({"action": "input", "input": {"type": "choice", "player": player, **choice}}, "ref")
+
+
 @pytest.fixture
-def wired(broker: Any) -> Any:
-    table = FakeTable("t1", "demo-sum", [("ann", "red"), ("bob", "blue")], {"rounds": 2})
-    table.correct({"action": "start"}, "ref")
+def wired(broker: Any, rig: Rig) -> Iterator[tuple[Rig, TablePublisher, Hall]]:
     pub = TablePublisher("t1", "127.0.0.1", broker.port, keepalive=2)
-    table.add_listener(pub.publish)
+    rig.table.listeners.append(pub.publish)
     pub.start()
-    pub.publish(table.snapshot())
+    pub.publish(rig.table.snapshot())
     hall = Hall("127.0.0.1", broker.port, keepalive=2)
     hall.start()
-    yield table, pub, hall
+    yield rig, pub, hall
     hall.stop()
     pub.stop()
 
 
 def test_hall_sees_scores_and_recovers_after_broker_restart(broker: Any, wired: Any) -> None:
-    table, _pub, hall = wired
-    wait_until(lambda: hall_scores(hall, "t1") == {"ann": 0, "bob": 0}, what="first summary")
+    rig, _pub, hall = wired
+    wait_until(lambda: hall_scores(hall, "t1") == {"ann": 0, "bob": 0, "cid": 0}, what="first summary")
     assert hall_table(hall, "t1")["online"] is True
-    table.settle([{"kind": "d6", "value": 6}, {"kind": "d6", "value": 5}])
-    wait_until(lambda: hall_scores(hall, "t1") == {"ann": 11, "bob": 0}, what="score after a roll")
+    roll_and_take(rig, "ann", [3, 3, 3, 5, 6], {"take": "trio"})
+    wait_until(lambda: hall_scores(hall, "t1") == {"ann": 200, "bob": 0, "cid": 0}, what="score after a turn")
 
     broker.stop()
     wait_until(lambda: not hall.connected, what="hall to notice the broker is gone")
-    table.settle([{"kind": "d6", "value": 2}])  # bob scores while the broker is down
+    roll_and_take(rig, "bob", [1, 1, 2, 4, 6], {"chips": True})  # bob scores while the broker is down
     broker.start()  # no persistence: every retained message is gone and must be re-sent
     wait_until(lambda: hall.connected, what="hall to reconnect", timeout=40)
-    wait_until(lambda: hall_scores(hall, "t1") == {"ann": 11, "bob": 2}, what="restored score", timeout=40)
+    restored = {"ann": 200, "bob": 100, "cid": 0}
+    wait_until(lambda: hall_scores(hall, "t1") == restored, what="restored score", timeout=40)
     assert hall_table(hall, "t1")["online"] is True
 
 
@@ -80,22 +85,31 @@ def test_table_that_drops_off_shows_offline_by_last_will(broker: Any, wired: Any
     wait_until(lambda: hall_table(hall, "t1")["online"] is False, what="offline via last will")
 
 
-def test_secret_selection_never_goes_to_mqtt(broker: Any) -> None:
+def test_secret_selection_never_goes_to_mqtt(broker: Any, make_rig: Callable[..., Rig]) -> None:
     seen: list[str] = []
     spy = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     spy.on_message = lambda c, u, m: seen.append(m.topic + " " + m.payload.decode())
     spy.on_connect = lambda c, u, f, rc, p: c.subscribe("#")
     spy.connect("127.0.0.1", broker.port)
     spy.loop_start()
-    table = FakeTable("t2", "demo-sum", [("ann", "red"), ("bob", "blue")])
+    rig = make_rig(game="die-angler", players=ANGLERS, table_id="t2")
+    table = rig.table
     pub = TablePublisher("t2", "127.0.0.1", broker.port)
-    table.add_listener(pub.publish)
+    table.listeners.append(pub.publish)
     pub.start()
     try:
-        table.begin_secret(["ann", "bob"])
-        table.secret_select("ann", {"dice": 4, "mode": "lure-zebra"})
-        wait_until(lambda: any("/t2/state" in s and '"seq": 2' in s for s in seen), what="summary after ann")
-        assert not any("zebra" in s for s in seen), seen
+        wait_until(lambda: pub.client.is_connected(), what="table connected")
+        table.correct({"action": "input", "input": {"type": "reveal", "card": "maguro"}}, "ref")
+        rig.press("ann", "up", "up", "up", "select", "up", "up", "confirm")  # 3 d6, the d10 to re-approach
+        assert table.snapshot()["secret"]["confirmed"] == ["ann"]
+        table.correct({"action": "pause"}, "ref")  # published after ann's confirmation: a mark to wait for
+        wait_until(lambda: any("/t2/state" in s and '"status": "paused"' in s for s in seen), what="mark")
+        table.correct({"action": "start"}, "ref")
+        rig.press("bob", "up", "confirm")  # the reveal: now the table's state and log hold the choices
+        assert "reapproach" in json.dumps(table.events(0, 500))
+        seq = table.snapshot()["seq"]
+        wait_until(lambda: any("/t2/state" in s and f'"seq": {seq}' in s for s in seen), what="after reveal")
+        assert not any("reapproach" in s or '"d6"' in s for s in seen), seen
     finally:
         pub.stop()
         spy.loop_stop()
@@ -126,8 +140,7 @@ def test_hall_ignores_garbage_and_serves_the_page(broker: Any) -> None:
         hall.stop()
 
 
-def test_summary_holds_only_public_fields() -> None:
-    table = FakeTable("t3", "demo-sum", [("ann", "red")])
+def test_summary_holds_only_public_fields(table: Any) -> None:
     summary = summarise(table.snapshot())
     assert set(summary) == {
         "table",
@@ -156,10 +169,9 @@ def test_bad_broker_address_is_refused_clearly(text: str, why: str) -> None:
     assert parse_broker("broker.local") == ("broker.local", 1883)
 
 
-def test_concurrent_publishes_are_safe(broker: Any) -> None:
+def test_concurrent_publishes_are_safe(broker: Any, table: Any) -> None:
     pub = TablePublisher("t4", "127.0.0.1", broker.port)
     pub.start()
-    table = FakeTable("t4", "demo-sum", [("ann", "red")])
     threads = [
         threading.Thread(target=lambda: [pub.publish(table.snapshot()) for _ in range(20)]) for _ in range(4)
     ]
@@ -182,7 +194,7 @@ def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) 
 
     from display.server import ServerThread
 
-    table, _pub, _ = wired
+    rig, _pub, _ = wired
     hub = Hub()
     hall = Hall("127.0.0.1", broker.port, on_change=hub.notify, keepalive=2)
     hall.start()
@@ -202,14 +214,14 @@ def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) 
             page = browser.new_page(viewport={"width": 1100, "height": 520})
             page.goto(server.url + "/")
             expect(page.locator('[data-table="t1"]')).to_be_visible(timeout=20_000)
-            table.settle([{"kind": "d6", "value": 4}])
-            expect(page.locator('[data-score="t1/ann"]')).to_have_text("4", timeout=20_000)
+            roll_and_take(rig, "ann", [3, 3, 3, 5, 6], {"take": "trio"})
+            expect(page.locator('[data-score="t1/ann"]')).to_have_text("200", timeout=20_000)
             broker.stop()
             expect(page.locator("body")).to_have_attribute("data-broker", "down", timeout=20_000)
-            table.settle([{"kind": "d6", "value": 5}])
+            roll_and_take(rig, "bob", [1, 1, 2, 4, 6], {"chips": True})
             broker.start()
             expect(page.locator("body")).to_have_attribute("data-broker", "up", timeout=40_000)
-            expect(page.locator('[data-score="t1/bob"]')).to_have_text("5", timeout=40_000)
+            expect(page.locator('[data-score="t1/bob"]')).to_have_text("100", timeout=40_000)
             artifacts = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
             artifacts.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(artifacts / "hall.png"), full_page=True)

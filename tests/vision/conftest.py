@@ -18,7 +18,7 @@ if getattr(sys.modules.get("vision"), "__file__", "") is None:
         del sys.modules[name]
 sys.path.insert(0, str(Path(__file__).parent))  # vision_helpers
 
-from training.synth import felt  # noqa: E402
+from hardware.drawn import felt  # noqa: E402
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from vision_helpers import draw_row
 
-from training.synth import felt
+from hardware.drawn import felt
 from vision.reader import MODELS, DiceReader
 from vision.runtime import Model
 

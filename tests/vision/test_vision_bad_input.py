@@ -50,7 +50,7 @@ def test_non_contiguous_view_is_accepted() -> None:
 
 @pytest.mark.slow
 def test_huge_frame_is_read() -> None:
-    from training.synth import draw_die
+    from hardware.drawn import draw_die
 
     img = np.full((8000, 8000, 3), 90, np.uint8)
     draw_die(img, (4000, 4000), 600, 4, body_bgr=(235, 235, 235), pip_bgr=(20, 20, 20))

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from vision_helpers import draw_row
 
 from controller.cli_vision import register
-from training.synth import felt
+from hardware.drawn import felt
 
 
 def app() -> typer.Typer:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from vision_helpers import draw_row
 
+from hardware.drawn import felt
 from training.baseline import cluster, read_dice_classic
 from training.dataset import is_held_out
-from training.synth import felt
 
 
 def test_split_is_a_fixed_function_of_the_name() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from vision_helpers import draw_row
 
-from training.synth import draw_die, felt
+from hardware.drawn import draw_die, felt
 from vision import DieReading, Palette, read_dice
 
 
@@ -68,7 +68,7 @@ def test_empty_table_reads_no_dice(table: np.ndarray) -> None:
 
 def test_many_dice_on_a_large_frame() -> None:
     rng = np.random.default_rng(5)
-    from training.synth import random_scene
+    from hardware.drawn import random_scene
 
     img, drawn = random_scene(rng, 960, 1280, n=12, size_range=(60, 90))
     got = read_dice(img)

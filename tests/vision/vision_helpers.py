@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from training.synth import DrawnDie, draw_die
+from hardware.drawn import DrawnDie, draw_die
 
 
 def draw_row(

@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from training import synth
+from hardware import drawn as synth
 from vision.crops import MARGIN, Pyramid, crop_die
 
 PATCH = 160

@@ -4,7 +4,7 @@ The commands that made the committed models, and what they were trained on, are 
 vision/models/README.md.
 
 Data: only the TRAIN part (training.dataset.is_held_out is False) of the shared real
-photos (byler_d6, skovy_d6 scenes and crops), dice drawn by training.synth, and the project's
+photos (byler_d6, skovy_d6 scenes and crops), dice drawn by hardware.drawn, and the project's
 own renders (training.d6.renders; --min-visible and --hidden-unknown decide how the
 partly hidden dice of stacks are taught). Seeded; needs torch (training only, never at run
 time) and onnx for the export.

@@ -1,7 +1,8 @@
-"""Draw pip d6 dice seen from above: exact fixtures for tests, and extra training scenes.
+"""A drawn table: pip d6 seen from above on felt, what the fake camera of ``serve-fake`` shows.
 
 Every drawn die is returned with its true value, centre and top-face corners, so
-tests can assert exact readings and the trainer can mix drawn scenes with photos.
+the fake camera knows what it drew, tests can assert exact readings, and the
+trainer (``training/``) can mix drawn scenes with photos.
 """
 
 from __future__ import annotations
