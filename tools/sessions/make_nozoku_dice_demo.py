@@ -35,9 +35,7 @@ the start player rerolls, and the card choices are secret: raw button presses
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import random
 import sys
 from collections import Counter
@@ -49,12 +47,25 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from draw import DrawnDie, grouped_by_face, spread
-from make_die_angler_demo import HEIGHT, STEP, WIDTH, Recorder, Stage, clean, secret_round, write_readme
+from draw import DrawnDie, grouped_by_face, mat, spread
+from presses import secret_round
+from recorder import (
+    Recorder,
+    arguments,
+    choice_line,
+    clean,
+    report,
+    result_truth,
+    session_meta,
+    write_readme,
+    write_session,
+)
+from stage import Stage
 
 from controller.scenario import Setup, new_game
 from engine import Game, Input, InputKind, RuleError
 
+WIDTH, HEIGHT = 800, 600
 PALETTE = ("red", "blue", "green", "yellow")
 SIZE = 46.0
 #: the sorted centre fills the upper part of the view, clear of its edges; throws land anywhere free
@@ -164,8 +175,8 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
         options["extra_colours"] = list(PALETTE[len(players) : 3])
     setup = Setup.from_json({"game": "nozoku-dice", "players": players, "options": options, "seed": seed})
     game = new_game(setup)
-    rec = Recorder(out)
-    stage = Stage(rec, rng, SIZE)
+    rec = Recorder(out, dedup=True)
+    stage = Stage(rec, rng, mat(WIDTH, HEIGHT, rng), SIZE)
     stage.waiting_for = lambda: game.expects().kind
     centre = Centre(stage)
     script: list[dict[str, Any]] = []
@@ -222,7 +233,7 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
             payload = best_choice(game, player, dice_rng)
             inp = Input(InputKind.CHOICE, player, payload)
             apply(inp)
-            script.append({"t": round(t, 3), "source": "button", "input": inp.to_json()})
+            script.append(choice_line(t, inp))
             stage.rest(t - rec.t + 0.7, check=False)
             centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
         elif exp.kind is InputKind.ROLL and exp.detail.get("roll") == "reroll":
@@ -237,32 +248,19 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
             raise SystemExit(f"the demo does not script {exp.describe()}; try another seed")
     stage.rest(1.0, check=False)
     rec.close()
-    result = game.result()
-    truth = {
-        "seed": seed,
-        "final_scores": game.scores(),
-        "winners": list(result.winners) if result else [],
-        "held": game.state["held"],
-        "rolls": rolls,
-        "settled": stage.settled,
-        "inputs": inputs,
-        "frames": len(rec.rows),
-    }
+    truth = result_truth(
+        seed,
+        game,
+        len(rec.rows),
+        held=game.state["held"],
+        rolls=rolls,
+        settled=stage.settled,
+        inputs=inputs,
+    )
     if len(players) == 1:
         truth.update({k: game.state[k] for k in ("rating", "hidden_wizard", "removed")})
-    script.sort(key=lambda s: s["t"])
-    (out / "script.jsonl").write_text("".join(json.dumps(s) + "\n" for s in script))
-    meta = {
-        "setup": setup.to_json(),
-        "colours": colours,
-        "width": WIDTH,
-        "height": HEIGHT,
-        "fps": 1 / STEP,
-        "generator": "tools/sessions/make_nozoku_dice_demo.py",
-        "seed": seed,
-    }
-    (out / "session.json").write_text(json.dumps(meta, indent=2) + "\n")
-    (out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+    meta = session_meta(setup.to_json(), (WIDTH, HEIGHT), Path(__file__).name, seed, colours=colours)
+    write_session(out, script, meta, truth)
     solo = len(players) == 1
     write_readme(
         out,
@@ -276,15 +274,12 @@ def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("--seed", type=int, default=5)
+    ap = arguments(__doc__, 5, None, "default: the demo folder, or its multi/")
     ap.add_argument("--players", default="ann", help="comma-separated, 1-4 (default: the solo game)")
-    ap.add_argument("--out", type=Path, default=None, help="default: the demo folder, or its multi/")
     args = ap.parse_args()
     players = args.players.split(",")
     out = args.out or (DEFAULT_OUT if len(players) == 1 else DEFAULT_OUT / "multi")
-    truth = make(args.seed, out, players)
-    print(json.dumps({k: truth[k] for k in ("final_scores", "winners", "frames")}))
+    report(make(args.seed, out, players), out)
 
 
 if __name__ == "__main__":
