@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from draw import DrawnDie, felt, scatter
-from recorder import STEP, Recorder, arguments, choice_line, clean, report, session_meta, write_session
+from recorder import STEP, Recorder, choice_line, clean, run, session_meta, write_session
 from stage import Stage
 
 from engine import Input, InputKind, RuleError, find_game
@@ -150,10 +150,5 @@ def make(seed: int, out: Path) -> dict[str, Any]:
     return truth
 
 
-def main() -> None:
-    args = arguments(__doc__, 7, DEFAULT_OUT).parse_args()
-    report(make(args.seed, args.out), args.out)
-
-
 if __name__ == "__main__":
-    main()
+    run(make, __doc__, 7, DEFAULT_OUT)

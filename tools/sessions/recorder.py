@@ -11,6 +11,7 @@ import argparse
 import csv
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,14 @@ def arguments(
     return ap
 
 
-def report(truth: dict[str, Any], out: Path, keys: tuple[str, ...] = ("final_scores", "winners")) -> None:
+def report(truth: dict[str, Any], out: Path) -> None:
+    """The result, the frame count and the folder's size, on one line."""
+    keys = [k for k in ("final_scores", "winners", "reason", "frames") if k in truth]
     size = sum(f.stat().st_size for f in out.iterdir() if f.is_file())
-    print(json.dumps({k: truth[k] for k in (*keys, "frames")}), f"{size / 1e6:.1f} MB")
+    print(json.dumps({k: truth[k] for k in keys}), f"{size / 1e6:.1f} MB")
+
+
+def run(make: Callable[[int, Path], dict[str, Any]], doc: str | None, seed: int, out: Path) -> None:
+    """Make the session the command line names (``--seed``, ``--out``) and report its result."""
+    args = arguments(doc, seed, out).parse_args()
+    report(make(args.seed, args.out), args.out)
