@@ -26,29 +26,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from draw import mat
+from mat_session import MatSession
 from presses import secret_round
-from recorder import (
-    Recorder,
-    arguments,
-    clean,
-    report,
-    result_truth,
-    session_meta,
-    write_readme,
-    write_session,
-)
-from stage import Stage
+from recorder import run
 
-from controller.scenario import Setup, new_game
+from controller.scenario import Setup
 from engine import Input, InputKind
 
-WIDTH, HEIGHT = 800, 600
 PLAYERS = ["ann", "bob", "cid"]
 COLOURS = {"ann": "red", "bob": "blue", "cid": "green"}
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sessions" / "die-angler-demo"
@@ -62,89 +49,48 @@ def d6_choice(target: int, rng: random.Random) -> int:
     return min(5, need + rng.choice((0, 0, 1, 1, 2)))
 
 
+def throw(s: MatSession, group: list[str]) -> None:
+    """The players called together throw their selected d6 at once, each in their colour."""
+    selections = s.game.state["selections"]
+    values = {p: [s.dice_rng.randint(1, 6) for _ in range(selections[p]["d6"])] for p in group}
+    styles = [COLOURS[p] for p in group for _ in values[p]]
+    t_rest = s.stage.throw([v for p in group for v in values[p]], styles)
+    for p in group:
+        s.apply(Input(InputKind.ROLL, p, {"dice": sorted(values[p])}))
+        roll = {"t": round(t_rest, 3), "file": s.stage.settled[-1]["file"], "player": p, "colour": COLOURS[p]}
+        s.rolls.append({**roll, "dice": sorted(values[p])})
+    s.stage.clear()
+
+
 def make(seed: int, out: Path) -> dict[str, Any]:
-    clean(out)
-    rng = np.random.default_rng(seed)
-    dice_rng = random.Random(seed)
-    setup = Setup.from_json(
-        {
-            "game": "die-angler",
-            "players": PLAYERS,
-            "options": {"deck": "virtual", "colours": COLOURS},
-            "seed": seed,
-        }
-    )
-    game = new_game(setup)
-    rec = Recorder(out, dedup=True)
-    # a beige canvas mat rather than green felt: green dice on green cloth hide from any eye
-    stage = Stage(rec, rng, mat(WIDTH, HEIGHT, rng))
-    stage.waiting_for = lambda: game.expects().kind
-    script: list[dict[str, Any]] = []
-    inputs: list[dict[str, Any]] = []
-    rolls: list[dict[str, Any]] = []
-
-    def apply(inp: Input) -> None:
-        game.apply(inp)
-        inputs.append(inp.to_json())
-
+    options = {"deck": "virtual", "colours": COLOURS}
+    setup = Setup.from_json({"game": "die-angler", "players": PLAYERS, "options": options, "seed": seed})
+    s = MatSession(out, setup)
+    game, stage = s.game, s.stage
     stage.rest(1.0)
     while game.expects().kind is not None:
         exp = game.expects()
         if exp.kind is InputKind.SECRET:
             target = int(game.state["card"]["target"])
-            choices = {p: {"d6": d6_choice(target, dice_rng), "specials": {}} for p in exp.players}
-            t0 = rec.t
-            t_done = secret_round(game, choices, t0, script)
+            choices = {p: {"d6": d6_choice(target, s.dice_rng), "specials": {}} for p in exp.players}
+            t0 = s.rec.t
+            t_done = secret_round(game, choices, t0, s.script)
             stage.rest(t_done - t0 + 0.6)
             for p in exp.players:
-                apply(Input(InputKind.SECRET, p, choices[p]))
+                s.apply(Input(InputKind.SECRET, p, choices[p]))
         elif exp.kind is InputKind.ROLL:
-            group = list(exp.players)
-            values = {
-                p: [dice_rng.randint(1, 6) for _ in range(game.state["selections"][p]["d6"])] for p in group
-            }
-            styles = [COLOURS[p] for p in group for _ in values[p]]
-            t_rest = stage.throw([v for p in group for v in values[p]], styles)
-            for p in group:
-                apply(Input(InputKind.ROLL, p, {"dice": sorted(values[p])}))
-                rolls.append(
-                    {
-                        "t": round(t_rest, 3),
-                        "file": stage.settled[-1]["file"],
-                        "player": p,
-                        "colour": COLOURS[p],
-                        "dice": sorted(values[p]),
-                    }
-                )
-            stage.clear()
+            throw(s, list(exp.players))
         else:
             raise SystemExit(f"the demo does not script {exp.describe()}; try another seed")
     stage.rest(1.0)
-    rec.close()
-    truth = result_truth(
-        seed,
-        game,
-        len(rec.rows),
-        held=game.state["held"],
-        rolls=rolls,
-        settled=stage.settled,
-        inputs=inputs,
-    )
-    meta = session_meta(setup.to_json(), (WIDTH, HEIGHT), Path(__file__).name, seed, colours=COLOURS)
-    write_session(out, script, meta, truth)
-    write_readme(
-        out,
-        f"python tools/sessions/make_die_angler_demo.py --seed {seed}",
+    truth = s.truth()
+    what = (
         "A complete three-player Die-angler game, virtual deck, d6 only; secret selections are\n"
-        "raw button presses.",
+        "raw button presses."
     )
+    s.write(truth, COLOURS, Path(__file__).name, what)
     return truth
 
 
-def main() -> None:
-    args = arguments(__doc__, 11, DEFAULT_OUT).parse_args()
-    report(make(args.seed, args.out), args.out)
-
-
 if __name__ == "__main__":
-    main()
+    run(make, __doc__, 11, DEFAULT_OUT)
