@@ -1,8 +1,9 @@
 """Write a recorded session folder, the format ``dicetable demo`` plays (tests/fixtures/sessions/README.md).
 
 :class:`Recorder` writes the frames and the ``frames.csv`` timeline; the
-functions write the other files (``script.jsonl``, ``session.json``,
-``truth.json``, a README) and give every generator the same command line.
+functions empty the folder, write the other files (``script.jsonl``,
+``session.json``, ``truth.json``, a README) and give every generator the same
+command line.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ class Recorder:
     """Writes JPEG frames and the frames.csv timeline; a still is one file listed many times.
 
     ``dedup``: a picture identical to one already written is listed again rather
-    than written again (a drawn table comes back to the very same picture; a
-    rendered one never does, its sensor noise differs).
+    than written again; off, every picture gets its own file, as the Dice Hunter
+    and the rendered sessions were recorded (a rendered picture never repeats: its
+    sensor noise differs).
     """
 
     def __init__(self, out: Path, quality: int = 82, dedup: bool = False) -> None:
