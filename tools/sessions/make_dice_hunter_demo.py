@@ -24,6 +24,7 @@ import copy
 import random
 import sys
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -85,68 +86,76 @@ def settled_entry(stage: Stage, t_rest: float) -> dict[str, Any]:
     }
 
 
-def make(seed: int, out: Path) -> dict[str, Any]:
-    clean(out)
-    rng = np.random.default_rng(seed)
-    dice_rng = random.Random(seed)
-    setup = {"game": "dice-hunter", "players": PLAYERS, "options": {"deck": "virtual"}, "seed": seed}
-    game = find_game("dice-hunter")(PLAYERS, setup["options"], random.Random(seed), {})
-    rec = Recorder(out)
-    stage = Stage(rec, rng, felt(WIDTH, HEIGHT, rng))
-    script: list[dict[str, Any]] = []
-    rolls: list[list[int]] = []
-    settled: list[dict[str, Any]] = []  # each roll's still: true dice and where they lie
-    stage.rest(1.0)
+@dataclass
+class Hunt:
+    """The game being recorded, and what the script and the truth keep of it."""
 
-    def choose(player: str, payload: dict[str, Any], t: float) -> None:
+    game: Any
+    stage: Stage
+    dice_rng: random.Random
+    script: list[dict[str, Any]] = field(default_factory=list)
+    rolls: list[list[int]] = field(default_factory=list)
+    settled: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # each roll's still: true dice, where they lie
+
+    def choose(self, player: str, payload: dict[str, Any], t: float) -> None:
         inp = Input(InputKind.CHOICE, player, payload)
-        game.apply(inp)
-        script.append(choice_line(t, inp))
+        self.game.apply(inp)
+        self.script.append(choice_line(t, inp))
 
-    while game.expects().kind is not None:
-        exp = game.expects()
-        if exp.kind is InputKind.REVEAL:
-            raise SystemExit("the demo uses the virtual deck: no reveal inputs expected")
-        player = exp.players[0]
-        late = game.state.get("phase") == "late"
+    def turn(self, player: str) -> None:
+        """Up to three rolls: take a tile, keep the most common face and roll the rest, or take chips."""
+        late = self.game.state.get("phase") == "late"
         kept: list[DrawnDie] = []
         for roll_no in range(3):
             n = 5 - len(kept)
-            if late:  # the demo ends with the reversal tile: five 1s in the late game
-                values = [1] * n
-            else:
-                values = [dice_rng.randint(1, 6) for _ in range(n)]
-            t_rest = throw(stage, values, kept)
-            shown = sorted(d.value for d in stage.dice)
-            rolls.append(shown)
-            settled.append(settled_entry(stage, t_rest))
-            game.apply(Input(InputKind.ROLL, player, {"dice": shown}))
+            # the demo ends with the reversal tile: five 1s in the late game
+            values = [1] * n if late else [self.dice_rng.randint(1, 6) for _ in range(n)]
+            t_rest = throw(self.stage, values, kept)
+            shown = sorted(d.value for d in self.stage.dice)
+            self.rolls.append(shown)
+            self.settled.append(settled_entry(self.stage, t_rest))
+            self.game.apply(Input(InputKind.ROLL, player, {"dice": shown}))
             t_choice = t_rest + 1.2
-            tile = best_take(game, player)
-            if tile == "reversal" or (tile is not None and (roll_no == 2 or dice_rng.random() < 0.7)):
-                choose(player, {"take": tile}, t_choice)
+            tile = best_take(self.game, player)
+            if tile == "reversal" or (tile is not None and (roll_no == 2 or self.dice_rng.random() < 0.7)):
+                self.choose(player, {"take": tile}, t_choice)
                 break
             if roll_no == 2:
-                choose(player, {"chips": True}, t_choice)
+                self.choose(player, {"chips": True}, t_choice)
                 break
             face, _ = Counter(shown).most_common(1)[0]
-            keep = [d for d in stage.dice if d.value == face]
-            choose(player, {"keep": [d.value for d in keep]}, t_choice)
-            kept = keep
-        stage.clear(reaches=(0.5, 0.7))
-    stage.rest(0.5)
+            kept = [d for d in self.stage.dice if d.value == face]
+            self.choose(player, {"keep": [d.value for d in kept]}, t_choice)
+        self.stage.clear(reaches=(0.5, 0.7))
+
+
+def make(seed: int, out: Path) -> dict[str, Any]:
+    clean(out)
+    rng = np.random.default_rng(seed)
+    setup = {"game": "dice-hunter", "players": PLAYERS, "options": {"deck": "virtual"}, "seed": seed}
+    game = find_game("dice-hunter")(PLAYERS, setup["options"], random.Random(seed), {})
+    rec = Recorder(out)
+    hunt = Hunt(game, Stage(rec, rng, felt(WIDTH, HEIGHT, rng)), random.Random(seed))
+    hunt.stage.rest(1.0)
+    while (exp := game.expects()).kind is not None:
+        if exp.kind is InputKind.REVEAL:
+            raise SystemExit("the demo uses the virtual deck: no reveal inputs expected")
+        hunt.turn(exp.players[0])
+    hunt.stage.rest(0.5)
     rec.close()
     result = game.result()
     truth = {
         "seed": seed,
-        "rolls": rolls,
+        "rolls": hunt.rolls,
         "final_scores": game.scores(),
         "winners": list(result.winners) if result else [],
         "frames": len(rec.rows),
-        "settled": settled,
+        "settled": hunt.settled,
     }
     meta = session_meta(setup, (WIDTH, HEIGHT), Path(__file__).name, seed)
-    write_session(out, script, meta, truth, truth_indent=2)
+    write_session(out, hunt.script, meta, truth, truth_indent=2)
     return truth
 
 
