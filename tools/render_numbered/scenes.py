@@ -16,9 +16,10 @@ Scene ``i`` of a split depends only on ``(seed, i)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -83,47 +84,50 @@ def _contrast_ink(body: tuple[int, int, int], rng: np.random.Generator) -> tuple
     return (25, 25, 25) if lum > 128 else (240, 240, 240)
 
 
+#: each split's ranges of marble frequency, stroke weight and numeral size
+LOOK_RANGES = {
+    "train": ((1.5, 5.0), (0.06, 0.14), (0.8, 1.0)),
+    "test": ((2.0, 4.0), (0.07, 0.12), (0.8, 0.95)),
+}
+D6_COLOURS = ("red", "blue", "green", "white", "black", "yellow", "purple")
+Colours = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int] | None]
+
+
+def _train_colours(rng: np.random.Generator) -> Colours:
+    """Any body hue, a contrasting ink, sometimes a vein of the body's colour shifted at random."""
+    hsv = np.array([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]], np.uint8)
+    b = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    body = (int(b[0]), int(b[1]), int(b[2]))
+    ink = _contrast_ink(body, rng)
+    vein = None
+    if rng.random() < 0.3:
+        v0, v1, v2 = (int(np.clip(v + rng.normal(0, 60), 0, 255)) for v in body)
+        vein = (v0, v1, v2)
+    return body, ink, vein
+
+
+def _test_colours(rng: np.random.Generator, name: str) -> Colours:
+    """A real set's body (a little jitter) and ink, sometimes marbled."""
+    body, ink = TEST_BODIES[name]
+    b0, b1, b2 = (int(np.clip(v + rng.normal(0, 8), 0, 255)) for v in body)
+    vein = TEST_MARBLES.get(name) if rng.random() < 0.25 else None
+    return (b0, b1, b2), ink, vein
+
+
 def random_look(rng: np.random.Generator, split: str, colour: str | None = None) -> tuple[str, Look]:
     """A die's colour name and look for the split's generator."""
     font = FONTS[int(rng.integers(len(FONTS)))]
     mark = "underline" if rng.random() < 0.6 else "dot"
     seed = int(rng.integers(1 << 30))
     if split == "train":
-        hsv = np.array([[[rng.integers(0, 180), rng.integers(0, 256), rng.integers(20, 256)]]], np.uint8)
-        b = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
-        body = (int(b[0]), int(b[1]), int(b[2]))
-        ink = _contrast_ink(body, rng)
-        vein = None
-        if rng.random() < 0.3:
-            v0, v1, v2 = (int(np.clip(v + rng.normal(0, 60), 0, 255)) for v in body)
-            vein = (v0, v1, v2)
-        return "any", Look(
-            body,
-            ink,
-            vein,
-            float(rng.uniform(1.5, 5.0)),
-            font,
-            float(rng.uniform(0.06, 0.14)),
-            float(rng.uniform(0.8, 1.0)),
-            mark,
-            seed,
-        )
-    name = colour or list(TEST_BODIES)[int(rng.integers(len(TEST_BODIES)))]
-    body, ink = TEST_BODIES[name]
-    b0, b1, b2 = (int(np.clip(v + rng.normal(0, 8), 0, 255)) for v in body)
-    body = (b0, b1, b2)
-    vein = TEST_MARBLES.get(name) if rng.random() < 0.25 else None
-    return name, Look(
-        body,
-        ink,
-        vein,
-        float(rng.uniform(2.0, 4.0)),
-        font,
-        float(rng.uniform(0.07, 0.12)),
-        float(rng.uniform(0.8, 0.95)),
-        mark,
-        seed,
+        name, (body, ink, vein) = "any", _train_colours(rng)
+    else:
+        name = colour or list(TEST_BODIES)[int(rng.integers(len(TEST_BODIES)))]
+        body, ink, vein = _test_colours(rng, name)
+    freq, weight, size = (
+        float(rng.uniform(lo, hi)) for lo, hi in LOOK_RANGES["train" if split == "train" else "test"]
     )
+    return name, Look(body, ink, vein, freq, font, weight, size, mark, seed)
 
 
 def make_die(
@@ -138,11 +142,7 @@ def make_die(
     size = float(rng.uniform(*SIZES[kind]))
     name, look = random_look(rng, split, colour)
     if kind == "d6":
-        name = (
-            colour
-            if colour in ("red", "blue", "green", "white", "black", "yellow", "purple")
-            else (["red", "blue", "green", "white", "black", "yellow", "purple"][int(rng.integers(7))])
-        )
+        name = colour if colour in D6_COLOURS else D6_COLOURS[int(rng.integers(len(D6_COLOURS)))]
     return Die.placed(kind, v, name, size, xy, float(rng.uniform(0, 360)), {"look": look})
 
 
@@ -172,6 +172,17 @@ def ground_point(px: tuple[float, float], r: F64, t: F64, k: F64) -> F64:
     return np.asarray((c - c[2] / ray[2] * ray)[:2], np.float64)
 
 
+def _seen_box(r: F64, t: F64, k: F64, pixels: Sequence[tuple[float, float]]) -> tuple[F64, F64]:
+    """The (x, y) mm box on the table that holds the ground under ``pixels``."""
+    corners = [ground_point(p, r, t, k) for p in pixels]
+    return np.min(corners, axis=0), np.max(corners, axis=0)
+
+
+def _radius(d: Die) -> float:
+    """Half the widest extent of the die's footprint, mm."""
+    return 0.5 * float(np.ptp(d.footprint(), axis=0).max())
+
+
 def scatter(
     rng: np.random.Generator,
     kinds: list[str],
@@ -189,12 +200,9 @@ def scatter(
         for _ in range(200):
             xy = (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1)))
             d = make_die(rng, kind, split, xy, colours[j] if colours else None, values[j] if values else None)
-            rad = 0.5 * max(float(np.ptp(d.footprint(), axis=0).max()), 1.0)
+            rad = max(_radius(d), 0.5)
             gap = 0.2 if rng.random() < touching else rng.uniform(2.0, 25.0)
-            ok = all(
-                math.dist(xy, o.centre[:2]) > rad + 0.5 * float(np.ptp(o.footprint(), axis=0).max()) + gap
-                for o in dice
-            )
+            ok = all(math.dist(xy, o.centre[:2]) > rad + _radius(o) + gap for o in dice)
             if ok and (inside is None or inside(d)):
                 dice.append(d)
                 break
@@ -206,9 +214,22 @@ def _layout(name: str) -> BoardLayout:
     return load_board(ROOT / BOARDS[name])
 
 
-def _train_camera(rng: np.random.Generator) -> tuple[str, F64, F64]:
-    """A TRAIN window's board (or "" for none) and camera pose: the first draws of `window` and
-    `die_window`."""
+class TrainView(NamedTuple):
+    """The frame a TRAIN window is cut from: its board ("" for none), size and camera."""
+
+    board: str
+    w: int
+    h: int
+    k: F64  # a copy: a window shifts its principal point
+    r: F64
+    t: F64
+
+
+def _train_view(rng: np.random.Generator, scale: float) -> TrainView:
+    """A TRAIN frame `scale` times 1280x960 with its board and camera pose: the first draws of every
+    TRAIN generator, so that `window_view` and the others find the frame `window` renders."""
+    w, h = frame_size(scale)
+    k = pi_camera3_calibration(w, h).camera_matrix.copy()
     name = ["dicetar-wars", "dice-fighter", ""][int(rng.integers(3))]
     if name:
         bx0, by0, bx1, by1 = _layout(name).bounds()
@@ -216,7 +237,30 @@ def _train_camera(rng: np.random.Generator) -> tuple[str, F64, F64]:
     else:
         target = np.array([0.0, 0.0])
     r, t = _camera(rng, target, "train")
-    return name, r, t
+    return TrainView(name, w, h, k, r, t)
+
+
+def _lit(
+    rng: np.random.Generator, split: str, frame: np.ndarray, dice: list[Die], r: F64, t: F64, k: F64
+) -> np.ndarray:
+    """``dice`` rendered onto the table ``frame`` under a light of the split's range, as 8-bit BGR."""
+    light = _light(rng, split)
+    render_dice(frame, dice, r, t, k, light)
+    frame *= light.gain
+    return np.clip(frame, 0, 255).astype(np.uint8)
+
+
+def _train_window(
+    rng: np.random.Generator, size: int, scale: float, view: TrainView, dice: list[Die]
+) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """The window `view.k` sees: a table of random colour, the board, ``dice``, noise, JPEG; its truth."""
+    ppm = PX_PER_MM * max(1.0, scale)
+    tex = board(view.board, ppm)[1] if view.board else None
+    table = tuple(int(v) for v in rng.integers(20, 235, 3))
+    frame = board_background(size, size, view.r, view.t, view.k, tex, ppm, table, rng)  # type: ignore[arg-type]
+    img = _lit(rng, "train", frame, dice, view.r, view.t, view.k)
+    img, _ = finish(img, rng, float(rng.uniform(0.8, 3.0)), int(rng.integers(70, 95)))
+    return img, [truth_of(d, view.r, view.t, view.k) for d in dice]
 
 
 def _window_origin(rng: np.random.Generator, size: int, w: int, h: int) -> tuple[float, float]:
@@ -233,10 +277,8 @@ def nadir_px(r: F64, k: F64) -> tuple[float, float]:
 def window_nadir(rng: np.random.Generator, scale: float = 1.0) -> tuple[float, float]:
     """The nadir (`nadir_px`, frame pixels) of the frame `window(rng, ..., scale)` or
     `die_window(rng, ..., scale)` (same generator state) is cut from.  Renders nothing."""
-    w, h = frame_size(scale)
-    k = pi_camera3_calibration(w, h).camera_matrix
-    _, r, _ = _train_camera(rng)
-    return nadir_px(r, k)
+    view = _train_view(rng, scale)
+    return nadir_px(view.r, view.k)
 
 
 def window_view(
@@ -244,37 +286,23 @@ def window_view(
 ) -> tuple[float, float, int, int]:
     """Where `window(rng, size, scale)` (same generator state) lies in its frame: the window's
     top-left corner and the frame's width and height, in pixels.  Renders nothing."""
-    w, h = frame_size(scale)
-    _train_camera(rng)
-    return (*_window_origin(rng, size, w, h), w, h)
+    view = _train_view(rng, scale)
+    return (*_window_origin(rng, size, view.w, view.h), view.w, view.h)
 
 
 def window(
     rng: np.random.Generator, size: int = 320, scale: float = 1.0
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
     """A training window: `size` x `size` pixels of a frame `scale` times 1280x960, 0-9 dice of every kind."""
-    W, H = frame_size(scale)
-    k = pi_camera3_calibration(W, H).camera_matrix.copy()
-    name, r, t = _train_camera(rng)
-    ppm = PX_PER_MM * max(1.0, scale)
-    tex = board(name, ppm)[1] if name else None
-    ox, oy = _window_origin(rng, size, W, H)
-    k[0, 2] -= ox
-    k[1, 2] -= oy
-    corners = [ground_point(p, r, t, k) for p in ((0, 0), (size, 0), (size, size), (0, size))]
-    lo, hi = np.min(corners, axis=0), np.max(corners, axis=0)
+    view = _train_view(rng, scale)
+    ox, oy = _window_origin(rng, size, view.w, view.h)
+    view.k[0, 2] -= ox
+    view.k[1, 2] -= oy
+    lo, hi = _seen_box(view.r, view.t, view.k, ((0, 0), (size, 0), (size, size), (0, size)))
     n = int(rng.integers(0, 10))
     kinds = [KINDS[int(i)] for i in rng.choice(4, n, p=[0.22, 0.26, 0.26, 0.26])]
     dice = scatter(rng, kinds, (lo - 5, hi + 5), "train", touching=0.35)
-    table = tuple(int(v) for v in rng.integers(20, 235, 3))
-    frame = board_background(size, size, r, t, k, tex, ppm, table, rng)  # type: ignore[arg-type]
-    light = _light(rng, "train")
-    render_dice(frame, dice, r, t, k, light)
-    frame *= light.gain
-    img, _ = finish(
-        np.clip(frame, 0, 255).astype(np.uint8), rng, float(rng.uniform(0.8, 3.0)), int(rng.integers(70, 95))
-    )
-    return img, [truth_of(d, r, t, k) for d in dice]
+    return _train_window(rng, size, scale, view, dice)
 
 
 def scene(
@@ -295,8 +323,7 @@ def scene(
     W, H = frame_size(scale)
     ppm = PX_PER_MM * max(1.0, scale)
     layout, tex = board(board_name, ppm) if board_name else (None, None)
-    cal = pi_camera3_calibration(W, H)
-    k = cal.camera_matrix
+    k = pi_camera3_calibration(W, H).camera_matrix
     bx0, by0, bx1, by1 = layout.bounds() if layout is not None else (0.0, 0.0, 320.0, 240.0)
     centre = np.array([(bx0 + bx1) / 2 + rng.normal(0, 15), (by0 + by1) / 2 + rng.normal(0, 15)])
     r, t = _camera(rng, centre, "test")
@@ -304,9 +331,9 @@ def scene(
         n = int(rng.integers(6, 13))
         kinds = [KINDS[int(i)] for i in rng.choice(4, n, p=[0.25, 0.25, 0.25, 0.25])]
     m = 60 * scale
-    corners = [ground_point(p, r, t, k) for p in ((m, m), (W - m, m), (W - m, H - m), (m, H - m))]
-    lo = np.maximum(np.min(corners, axis=0), [bx0 + 10, by0 + 10])
-    hi = np.minimum(np.max(corners, axis=0), [bx1 - 10, by1 - 10])
+    lo, hi = _seen_box(r, t, k, ((m, m), (W - m, m), (W - m, H - m), (m, H - m)))
+    lo = np.maximum(lo, [bx0 + 10, by0 + 10])
+    hi = np.minimum(hi, [bx1 - 10, by1 - 10])
 
     def in_view(d: Die) -> bool:
         px = project(d.vertices(), r, t, k)
@@ -316,17 +343,7 @@ def scene(
     dice = scatter(rng, kinds, (lo, hi), "test", colours, touching=0.25, inside=in_view, values=values)
     table = (70, 95, 120) if layout is not None else (60, 110, 40)
     frame = board_background(H, W, r, t, k, tex, ppm, table, rng)
-    light = _light(rng, "test")
-    render_dice(frame, dice, r, t, k, light)
-    frame *= light.gain
-    img, jpeg = finish(np.clip(frame, 0, 255).astype(np.uint8), rng, float(rng.uniform(1.0, 2.5)), 85)
-    truths = []
-    for d in dice:
-        tr = truth_of(d, r, t, k)
-        if layout is not None:
-            p = classify(d.footprint(), layout)
-            tr.update(side=p.side, field_status=p.field_status, card_slot=p.card_slot, zones=list(p.zones))
-        truths.append(tr)
+    img, jpeg = finish(_lit(rng, "test", frame, dice, r, t, k), rng, float(rng.uniform(1.0, 2.5)), 85)
     rvec, _ = cv2.Rodrigues(r)
     truth = {
         "seed": seed,
@@ -336,9 +353,18 @@ def scene(
         "board_file": BOARDS.get(board_name),
         "image_size": [W, H],
         "camera": {"camera_matrix": k.tolist(), "rvec": rvec.ravel().tolist(), "tvec": t.tolist()},
-        "dice": truths,
+        "dice": [_test_truth(d, layout, r, t, k) for d in dice],
     }
     return img, jpeg, truth
+
+
+def _test_truth(d: Die, layout: BoardLayout | None, r: F64, t: F64, k: F64) -> dict[str, Any]:
+    """What a reader should report for die ``d`` of a TEST scene, with its place on the board."""
+    truth = truth_of(d, r, t, k)
+    if layout is not None:
+        p = classify(d.footprint(), layout)
+        truth.update(side=p.side, field_status=p.field_status, card_slot=p.card_slot, zones=list(p.zones))
+    return truth
 
 
 def _die_window_spot(
@@ -356,11 +382,9 @@ def die_window_view(
 ) -> tuple[float, float, int, int]:
     """Where `die_window(rng, size, scale)` (same generator state) lies in its frame: the window's
     top-left corner and the frame's width and height, in pixels.  Renders nothing."""
-    w, h = frame_size(scale)
-    k = pi_camera3_calibration(w, h).camera_matrix.copy()
-    _, r, t = _train_camera(rng)
-    _, px = _die_window_spot(rng, r, t, k, w, h, scale)
-    return float(px[0] - size / 2), float(px[1] - size / 2), w, h
+    view = _train_view(rng, scale)
+    _, px = _die_window_spot(rng, view.r, view.t, view.k, view.w, view.h, scale)
+    return float(px[0] - size / 2), float(px[1] - size / 2), view.w, view.h
 
 
 def die_window(
@@ -371,33 +395,15 @@ def die_window(
     Cheaper per die than `window`, for the classifier; the first truth is the centred die.
     `scale`: the frame the window is cut from is `scale` times 1280x960 (see `scene`).
     """
-    W, H = frame_size(scale)
-    k = pi_camera3_calibration(W, H).camera_matrix.copy()
-    name, r, t = _train_camera(rng)
-    ppm = PX_PER_MM * max(1.0, scale)
-    tex = board(name, ppm)[1] if name else None
-    at, px = _die_window_spot(rng, r, t, k, W, H, scale)
-    k[0, 2] -= px[0] - size / 2
-    k[1, 2] -= px[1] - size / 2
+    view = _train_view(rng, scale)
+    at, px = _die_window_spot(rng, view.r, view.t, view.k, view.w, view.h, scale)
+    view.k[0, 2] -= px[0] - size / 2
+    view.k[1, 2] -= px[1] - size / 2
     kind = KINDS[int(rng.choice(4, p=[0.16, 0.24, 0.24, 0.36]))]
     first = make_die(rng, kind, "train", (float(at[0]), float(at[1])))
     n = int(rng.integers(0, 4))
     near = (at - 30, at + 30)
     others = scatter(rng, [KINDS[int(i)] for i in rng.integers(0, 4, n)], near, "train", touching=0.6)
-    rad = 0.5 * float(np.ptp(first.footprint(), axis=0).max())
-    others = [
-        o
-        for o in others
-        if math.dist(o.centre[:2], first.centre[:2])
-        > rad + 0.5 * float(np.ptp(o.footprint(), axis=0).max()) + 0.2
-    ]
-    dice = [first, *others]
-    table = tuple(int(v) for v in rng.integers(20, 235, 3))
-    frame = board_background(size, size, r, t, k, tex, ppm, table, rng)  # type: ignore[arg-type]
-    light = _light(rng, "train")
-    render_dice(frame, dice, r, t, k, light)
-    frame *= light.gain
-    img, _ = finish(
-        np.clip(frame, 0, 255).astype(np.uint8), rng, float(rng.uniform(0.8, 3.0)), int(rng.integers(70, 95))
-    )
-    return img, [truth_of(d, r, t, k) for d in dice]
+    rad = _radius(first)
+    others = [o for o in others if math.dist(o.centre[:2], first.centre[:2]) > rad + _radius(o) + 0.2]
+    return _train_window(rng, size, scale, view, [first, *others])

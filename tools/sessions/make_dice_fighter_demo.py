@@ -30,12 +30,9 @@ and the damage-card choices, and ``truth.json`` every throw's true dice.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
-import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,21 +43,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from draw import draw_hand  # noqa: E402
-from make_dicetar_wars_demo import STEP, H, Recorder, W  # noqa: E402
+from recorder import Recorder, choice_line, clean, press_line, result_truth, run, session_meta, write_session  # noqa: E402
+from studio import Filming, H, NumberedStudio, W, board_mm  # noqa: E402
 
-from calibration.board import load_board  # noqa: E402
-from calibration.camera import pi_camera3_calibration, save_calibration  # noqa: E402
 from calibration.geometry import classify, is_borderline  # noqa: E402
-from calibration.printing import render_board_image  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input, InputKind  # noqa: E402
 from hardware.secret import menu_for  # noqa: E402
-from tools.render_numbered.draw import Light, Look, board_background, render_dice  # noqa: E402
+from tools.render_numbered.draw import Light, Look  # noqa: E402
 from tools.render_numbered.solids import Die  # noqa: E402
-from training.synthetic import look_at, project  # noqa: E402
 
-PX_PER_MM = 3.0
 DIE_MM = 20.0  # percentile d10: diameter of the ring of its ten faces
 REST_S = 2.0
 PLAYERS = ["ann", "bob"]
@@ -69,6 +61,7 @@ BOARD_FILE = "dice-fighter.example.toml"
 CARDS_FILE = "demo-cards.toml"
 POWER_SLOTS = {"ann": ["power-first-1", "power-first-2"], "bob": ["power-second-1", "power-second-2"]}
 BODIES = {"red": (40, 40, 200), "blue": (170, 80, 25), "green": (60, 150, 40)}
+LIGHT_TOWARDS = np.array([-0.3, 0.35, -0.89])
 DEFAULT_OUT = ROOT / "tests" / "fixtures" / "sessions" / "dice-fighter-demo"
 
 #: Fighter picks, in the order the engine asks for them.
@@ -138,54 +131,6 @@ def _cards_toml() -> str:
     return out
 
 
-class Studio:
-    """A fixed camera and light over the mat; renders numbered dice on it."""
-
-    def __init__(self, seed: int) -> None:
-        self.board = load_board(ROOT / "boards" / BOARD_FILE)
-        self.cal = pi_camera3_calibration(W, H)
-        self.k = self.cal.camera_matrix
-        self.r, self.t = look_at((284.0, 198.0, -575.0), (280.0, 191.0, 0.0), -1.0)
-        self.texture = render_board_image(self.board, PX_PER_MM)
-        d = np.array([-0.3, 0.35, -0.89])
-        self.light = Light(d / np.linalg.norm(d), 0.5, 0.6, 1.0)
-        self.seed = seed
-        self.noise = np.random.default_rng([seed, 1])
-
-    def px(self, points: np.ndarray) -> np.ndarray:
-        return project(np.asarray(points, np.float64), self.r, self.t, self.k)
-
-    def render(self, dice: Sequence[Die]) -> np.ndarray:
-        grain = np.random.default_rng([self.seed, 0])  # the same table in every frame
-        frame = board_background(H, W, self.r, self.t, self.k, self.texture, PX_PER_MM, (70, 95, 120), grain)
-        render_dice(frame, list(dice), self.r, self.t, self.k, self.light)
-        return frame * self.light.gain
-
-    def finish(self, frame: np.ndarray) -> np.ndarray:
-        noisy = frame + self.noise.normal(0, 1.2, frame.shape).astype(np.float32)
-        return np.clip(noisy, 0, 255).astype(np.uint8)
-
-    def still(self, dice: Sequence[Die]) -> np.ndarray:
-        return self.finish(self.render(dice))
-
-    def motion(self, flying: Sequence[Die], blur_px: int) -> np.ndarray:
-        """Dice in flight over the empty mat, smeared along their flight (up the frame)."""
-        empty = self.render([])
-        full = self.render(flying)
-        moving = (np.abs(full - empty).max(axis=2) > 8).astype(np.float32)
-        k = max(3, blur_px | 1)
-        kernel = np.zeros((k, k), np.float32)
-        kernel[:, k // 2] = 1.0 / k
-        smear = cv2.filter2D(full, -1, kernel)
-        alpha = np.clip(cv2.filter2D(moving, -1, kernel) * 1.5, 0, 1)[..., None]
-        return self.finish(empty * (1 - alpha) + smear * alpha)
-
-    def ground(self, u: float, v: float) -> np.ndarray:
-        ray = np.linalg.solve(self.k, np.array([u, v, 1.0])) @ self.r
-        c = -self.r.T @ self.t
-        return np.asarray((c - c[2] / ray[2] * ray)[:2], np.float64)
-
-
 def look(colour: str, seed: int) -> Look:
     return Look(
         BODIES[colour], (245, 245, 245), None, 3.0, cv2.FONT_HERSHEY_SIMPLEX, 0.12, 0.95, "underline", seed
@@ -195,9 +140,13 @@ def look(colour: str, seed: int) -> Look:
 class Session:
     def __init__(self, seed: int, out: Path) -> None:
         self.seed, self.out = seed, out
-        self.studio = Studio(seed)
-        self.rec = Recorder(out)
+        light = Light(LIGHT_TOWARDS / np.linalg.norm(LIGHT_TOWARDS), 0.5, 0.6, 1.0)
+        self.studio = NumberedStudio(
+            BOARD_FILE, (284.0, 198.0, -575.0), (280.0, 191.0), -1.0, seed, light=light
+        )
+        self.rec = Recorder(out, quality=80)
         self.rng = np.random.default_rng(seed)
+        self.film = Filming(self.studio, self.rec, self.rng)
         (out / CARDS_FILE).write_text(_cards_toml())
         self.setup = {
             "game": "dice-fighter",
@@ -218,7 +167,7 @@ class Session:
     # --- inputs ----------------------------------------------------------------------
     def pick(self, players: Sequence[str]) -> None:
         """Secret fighter picks on the panels: ``up`` clicks to the card, then ``confirm`` held."""
-        t0 = self.rec.show(self.last, 0.5) + 0.5
+        t0 = round(self.rec.show(self.last, 0.5), 3) + 0.5
         inputs = []
         end = t0
         for n, player in enumerate(players):
@@ -228,13 +177,9 @@ class Session:
             options = [v for _, v in menu_for(self.game, player).fields[0].options]
             t = t0 + 0.3 * n
             for _ in range(options.index(fighter)):
-                self.script.append(
-                    {"t": round(t, 3), "source": "button", "player": player, "press": "up", "hold": 0.0}
-                )
+                self.script.append(press_line(t, player, "up", 0.0))
                 t += 0.4
-            self.script.append(
-                {"t": round(t, 3), "source": "button", "player": player, "press": "confirm", "hold": 1.5}
-            )
+            self.script.append(press_line(t, player, "confirm", 1.5))
             end = max(end, t + 1.5)
             inputs.append(Input(InputKind.SECRET, player, {"fighter": fighter}))
         for inp in inputs:
@@ -245,94 +190,50 @@ class Session:
         payload: dict[str, Any] = {"power": cards[0]} if cards else {"pass": True}
         inp = Input(InputKind.CHOICE, player, payload)
         self.game.apply(inp)
-        self.script.append({"t": round(t, 3), "source": "button", "input": inp.to_json()})
+        self.script.append(choice_line(t, inp))
 
     # --- frames ------------------------------------------------------------------------
-    def _hand(self, reaches: Sequence[float], dice: Sequence[Die]) -> None:
-        x = float(self.rng.uniform(W * 0.3, W * 0.7))
-        for reach in reaches:
-            img = self.studio.still(dice)
-            draw_hand(img, reach, x, self.rng)
-            self.rec.show(self.rec.write(img), STEP)
-
     def _die(self, colour: str, value: int, xy: tuple[float, float]) -> Die:
         for _ in range(200):
             d = Die.placed(
                 "d10p", value, colour, DIE_MM, xy, float(self.rng.uniform(0, 360)),
                 {"look": look(colour, int(self.rng.integers(1 << 30)))},
             )  # fmt: skip
-            px = self.studio.px(d.vertices())
-            if not (np.all(px > 20) and np.all(px[:, 0] < W - 20) and np.all(px[:, 1] < H - 20)):
+            if not self.studio.in_view(d.vertices()):
                 raise SystemExit(f"die at {xy} is out of the camera's view")
             if not is_borderline(d.footprint(), self.studio.board, 2.0):
                 return d
         raise SystemExit(f"no clear yaw for the die at {xy}")
 
+    def _tumbling(self, dice: list[Die]) -> Callable[[int, float, np.ndarray], Die]:
+        """Die j of ``dice`` in the air over a board point, showing a random face."""
+
+        def tumbling(j: int, f: float, ground: np.ndarray) -> Die:
+            d, xy = dice[j], (float(ground[0]), float(ground[1]))
+            value = int(self.rng.integers(10)) * 10
+            yaw = float(self.rng.uniform(0, 360))
+            return Die.placed(
+                "d10p", value, d.colour, DIE_MM, xy, yaw, d.look, base_z=-(30.0 * (1 - f) + 8.0)
+            )
+
+        return tumbling
+
     def throw(self) -> None:
         plan = self.plans.pop(0)
         if self.dice:  # both players pick up their dice
             self.rec.show(self.last, 0.3)
-            self._hand([0.5, 0.75], self.dice)
+            self.film.hand(self.dice, [0.5, 0.75])
             self.dice = []
             self.rec.show(self.empty, 0.5)
         dice = [self._die(c, v, xy) for c, v, xy, _ in plan]
-        self._hand([0.2, 0.4], [])
-        for k, f in enumerate((0.35, 0.65, 0.9)):
-            flying = []
-            for d in dice:
-                start = np.array([W * 0.5, H * 1.1])
-                tgt = self.studio.px(d.centre[None, :])[0]
-                g = self.studio.ground(*(start + (tgt - start) * f))
-                flying.append(
-                    Die.placed(
-                        "d10p", int(self.rng.integers(10)) * 10, d.colour, DIE_MM, (float(g[0]), float(g[1])),
-                        float(self.rng.uniform(0, 360)), d.look, base_z=-(30.0 * (1 - f) + 8.0),
-                    )
-                )  # fmt: skip
-            self.rec.show(self.rec.write(self.studio.motion(flying, 25 - 7 * k)), STEP)
+        self.film.hand([], [0.2, 0.4])
+        self.film.fly([], [d.centre for d in dice], (0.35, 0.65, 0.9), (25, 7), self._tumbling(dice))
         self.dice = dice
-        self.last = self.rec.write(self.studio.still(dice))
-        t_rest = self.rec.show(self.last, REST_S)
-        truth = []
-        for (colour, value, _, thrower), d in zip(plan, dice, strict=True):
-            p = classify(d.footprint(), self.studio.board)
-            entry: dict[str, Any] = {
-                "kind": "d10p",
-                "value": value,
-                "colour": colour,
-                "side": p.side,
-                "field_status": p.field_status,
-                "zones": [],
-            }
-            if p.card_slot is not None:
-                entry["card_slot"] = p.card_slot
-            if p.field_status == "off":
-                if thrower is None:
-                    raise SystemExit(f"the {colour} {value:02d} rings out: the plan must say who threw it")
-                entry["thrower"] = thrower
-                self.script.append(
-                    {
-                        "t": round(t_rest + 0.6, 3),
-                        "source": "admin",
-                        "correction": {
-                            "action": "set_thrower",
-                            "die": {
-                                "colour": colour,
-                                "center_mm": [round(float(c), 1) for c in d.centre[:2]],
-                            },
-                            "thrower": thrower,
-                        },
-                        "who": "ref",
-                    }
-                )
-            elif thrower is not None:
-                raise SystemExit(f"the {colour} {value:02d} was planned to ring out but lies on {p}")
-            entry["center_mm"] = [round(float(c), 2) for c in d.centre[:2]]
-            top = d.top_face()
-            entry["top_quad_px"] = [
-                [round(float(x), 2), round(float(y), 2)] for x, y in self.studio.px(d.face_points(top))
-            ]
-            truth.append(entry)
+        self.last, t = self.rec.still(self.studio.still(dice), REST_S)
+        t_rest = round(t, 3)
+        truth = [
+            self._truth(d, c, v, thrower, t_rest) for (c, v, _, thrower), d in zip(plan, dice, strict=True)
+        ]
         engine_dice = [
             {k: v for k, v in e.items() if k not in ("center_mm", "top_quad_px", "zones")} for e in truth
         ]
@@ -340,7 +241,42 @@ class Session:
         self.throws.append(
             {"frame": self.last, "t_rest": t_rest, "round": len(self.throws) + 1, "dice": truth}
         )
-        t = t_rest + 1.5
+        self._damage_cards(t_rest + 1.5)
+
+    def _truth(self, d: Die, colour: str, value: int, thrower: str | None, t_rest: float) -> dict[str, Any]:
+        """What the table must say of die ``d``; who threw a ring-out, the referee says on the admin page."""
+        p = classify(d.footprint(), self.studio.board)
+        entry: dict[str, Any] = {
+            "kind": "d10p",
+            "value": value,
+            "colour": colour,
+            "side": p.side,
+            "field_status": p.field_status,
+            "zones": [],
+        }
+        if p.card_slot is not None:
+            entry["card_slot"] = p.card_slot
+        if p.field_status == "off":
+            if thrower is None:
+                raise SystemExit(f"the {colour} {value:02d} rings out: the plan must say who threw it")
+            entry["thrower"] = thrower
+            die = {"colour": colour, "center_mm": [round(float(c), 1) for c in d.centre[:2]]}
+            self.script.append(
+                {
+                    "t": round(t_rest + 0.6, 3),
+                    "source": "admin",
+                    "correction": {"action": "set_thrower", "die": die, "thrower": thrower},
+                    "who": "ref",
+                }
+            )
+        elif thrower is not None:
+            raise SystemExit(f"the {colour} {value:02d} was planned to ring out but lies on {p}")
+        entry["center_mm"] = board_mm(d.centre)
+        entry["top_quad_px"] = self.studio.quad_px(d.face_points(d.top_face()))
+        return entry
+
+    def _damage_cards(self, t: float) -> None:
+        """The players' power-card choices after a throw, from ``t`` on, 1.5 s apart."""
         while (
             self.game.expects().kind is InputKind.CHOICE and self.game.state_json()["phase"] == "damage_cards"
         ):
@@ -363,62 +299,34 @@ class Session:
                 raise SystemExit(f"the demo plan does not cover {exp} in phase {phase}")
 
     def finish(self) -> dict[str, Any]:
-        self.rec.show(self.last, 1.0)
-        self.rec.close()
-        result = self.game.result()
-        if result is None:
-            raise SystemExit("the demo game did not finish")
-        save_calibration(self.studio.cal, self.out / "camera.json")
+        self.film.wrap_up(self.last, self.game)
         state = self.game.state_json()
-        truth = {
-            "seed": self.seed,
-            "final_scores": self.game.scores(),
-            "winners": list(result.winners),
-            "reason": result.reason,
-            "kod_fighters": {p: state["players"][p]["kod_fighters"] for p in PLAYERS},
-            "throws": self.throws,
-            "frames": len(self.rec.rows),
-        }
-        self.script.sort(key=lambda s: s["t"])
-        (self.out / "script.jsonl").write_text("".join(json.dumps(s) + "\n" for s in self.script))
-        session = {
-            "setup": self.setup,
+        truth = result_truth(
+            self.seed,
+            self.game,
+            len(self.rec.rows),
+            reason=self.game.result().reason,  # type: ignore[union-attr]
+            kod_fighters={p: state["players"][p]["kod_fighters"] for p in PLAYERS},
+            throws=self.throws,
+        )
+        extra = {
             "colours": {},  # Dice Fighter: every player throws red, blue and green; ownership is by side
             "dice_colours": ["red", "blue", "green"],
             "board": BOARD_FILE,
             "calibration": "camera.json",
-            "width": W,
-            "height": H,
-            "fps": 1 / STEP,
-            "generator": "tools/sessions/make_dice_fighter_demo.py",
-            "seed": self.seed,
         }
-        (self.out / "session.json").write_text(json.dumps(session, indent=2) + "\n")
-        (self.out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+        meta = session_meta(self.setup, (W, H), Path(__file__).name, self.seed, **extra)
+        write_session(self.out, self.script, meta, truth)
         return truth
 
 
 def make(seed: int, out: Path) -> dict[str, Any]:
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.iterdir():  # a fresh session; the folder's README (written by hand) stays
-        if old.name != "README.md":
-            shutil.rmtree(old) if old.is_dir() else old.unlink()
+    clean(out)
     random.seed(seed)
     s = Session(seed, out)
     s.run()
     return s.finish()
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = ap.parse_args()
-    truth = make(args.seed, args.out)
-    size = sum(f.stat().st_size for f in args.out.iterdir())
-    keys = ("final_scores", "winners", "reason", "frames")
-    print(json.dumps({k: truth[k] for k in keys}), f"{size / 1e6:.1f} MB")
-
-
 if __name__ == "__main__":
-    main()
+    run(make, __doc__, 5, DEFAULT_OUT)

@@ -28,158 +28,36 @@ from the seed.  Every die is checked clear of its deciding lines by 1 mm
 
 from __future__ import annotations
 
-import argparse
-import csv
-import json
 import random
-import shutil
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from draw import draw_hand  # noqa: E402
+from recorder import Recorder, clean, result_truth, run, session_meta, write_session  # noqa: E402
+from studio import CubeStudio, Filming, H, Studio, W, board_mm  # noqa: E402
 
-from calibration.board import BoardLayout, load_board  # noqa: E402
-from calibration.camera import CameraCalibration, pi_camera3_calibration, save_calibration  # noqa: E402
+from calibration.board import BoardLayout  # noqa: E402
 from calibration.geometry import classify, is_borderline  # noqa: E402
-from calibration.printing import render_board_image  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input  # noqa: E402
-from training.synthetic import Cube, Light, look_at, project, render_scene, rotation_for_top  # noqa: E402
+from training.synthetic import Cube, Light, rotation_for_top  # noqa: E402
 
-W, H = 1280, 960
-STEP = 0.1  # seconds between frames (10 fps)
 JPEG_QUALITY = 80
-TEXTURE_PX_PER_MM = 3.0
 DIE_MM = 16.0
 REST_S = 2.0
 PLAYERS = ["ann", "bob"]
 COLOURS = {"ann": "red", "bob": "blue"}
 BOARD_FILE = "dicetar-wars.example.toml"
 DEFAULT_OUT = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
-
-
-# --- recording ------------------------------------------------------------------------
-
-
-class Recorder:
-    """Writes JPEG frames and the frames.csv timeline; a still is one file listed many times."""
-
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.rows: list[tuple[str, float]] = []
-        self.t = 0.0
-        self.count = 0
-        self.bytes = 0
-
-    def write(self, image: np.ndarray) -> str:
-        self.count += 1
-        name = f"{self.count:05d}.jpg"
-        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-        if not ok:
-            raise RuntimeError("JPEG encoding failed")
-        (self.out / name).write_bytes(buf.tobytes())
-        self.bytes += len(buf)
-        return name
-
-    def show(self, name: str, seconds: float) -> float:
-        """List file ``name`` for ``seconds``; returns the time of its first frame."""
-        first = self.t
-        for _ in range(max(1, round(seconds / STEP))):
-            self.rows.append((name, round(self.t, 3)))
-            self.t += STEP
-        return round(first, 3)
-
-    def still(self, image: np.ndarray, seconds: float) -> tuple[str, float]:
-        name = self.write(image)
-        return name, self.show(name, seconds)
-
-    def close(self) -> None:
-        with (self.out / "frames.csv").open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["file", "t"])
-            w.writerows(self.rows)
-
-
-# --- the rendering studio -------------------------------------------------------------
-
-
-@dataclass
-class Studio:
-    """A fixed camera and light over one board; renders what lies on it."""
-
-    board: BoardLayout
-    camera_mm: tuple[float, float, float]
-    target_mm: tuple[float, float]
-    roll_deg: float
-    seed: int
-    light: Light = field(
-        default_factory=lambda: Light(np.array([0.35, 0.25, -0.9]) / np.linalg.norm([0.35, 0.25, -0.9]))
-    )
-
-    def __post_init__(self) -> None:
-        self.cal: CameraCalibration = pi_camera3_calibration(W, H)
-        self.k = self.cal.camera_matrix
-        self.r, self.t = look_at(self.camera_mm, (*self.target_mm, 0.0), self.roll_deg)
-        self.texture = render_board_image(self.board, TEXTURE_PX_PER_MM)
-        self.noise = np.random.default_rng([self.seed, 1])
-
-    def px(self, points_mm: np.ndarray) -> np.ndarray:
-        return project(np.asarray(points_mm, np.float64), self.r, self.t, self.k)
-
-    def in_view(self, vertices_mm: np.ndarray, margin: float = 20.0) -> bool:
-        p = self.px(vertices_mm)
-        return bool(np.all(p > margin) and np.all(p[:, 0] < W - margin) and np.all(p[:, 1] < H - margin))
-
-    def render(self, cubes: Sequence[Cube]) -> tuple[np.ndarray, np.ndarray]:
-        """Frame (float, before noise) and label map; the table's grain is the same in every frame."""
-        frame, labels = render_scene(
-            self.texture,
-            TEXTURE_PX_PER_MM,
-            list(cubes),
-            self.r,
-            self.t,
-            self.cal,
-            self.light,
-            np.random.default_rng([self.seed, 0]),
-        )
-        return frame, labels
-
-    def finish(self, frame: np.ndarray, sigma: float = 1.2) -> np.ndarray:
-        noisy = frame.astype(np.float32) + self.noise.normal(0, sigma, frame.shape).astype(np.float32)
-        return np.clip(noisy, 0, 255).astype(np.uint8)
-
-    def still(self, cubes: Sequence[Cube]) -> np.ndarray:
-        return self.finish(self.render(cubes)[0])
-
-    def motion(self, resting: Sequence[Cube], flying: Sequence[Cube], blur_px: int) -> np.ndarray:
-        """Dice in flight over the resting ones, smeared along their motion (upwards in the frame)."""
-        frame, labels = self.render([*resting, *flying])
-        moving = np.zeros(labels.shape, np.uint8)
-        for i in range(len(resting), len(resting) + len(flying)):
-            moving[(labels >= 100 * i) & (labels < 100 * (i + 1))] = 255
-        k = max(3, blur_px | 1)
-        kernel = np.zeros((k, k), np.float32)
-        kernel[:, k // 2] = 1.0 / k  # vertical smear: the dice fly up from the thrower's edge
-        smear = cv2.filter2D(frame, -1, kernel)
-        alpha = cv2.filter2D(moving.astype(np.float32) / 255.0, -1, kernel)
-        alpha = np.clip(cv2.dilate(alpha, np.ones((3, 3), np.uint8)) * 1.2, 0, 1)[..., None]
-        still = self.render(resting)[0]
-        return self.finish(still * (1 - alpha) + smear * alpha)
-
-    def hand(self, cubes: Sequence[Cube], reach: float, x: float, rng: np.random.Generator) -> np.ndarray:
-        img = self.still(cubes)
-        draw_hand(img, reach, x, rng)
-        return img
+LIGHT_TOWARDS = np.array([0.35, 0.25, -0.9])
 
 
 # --- dice -------------------------------------------------------------------------------
@@ -220,10 +98,8 @@ def truth_dice(table: Sequence[Placed], board: BoardLayout, studio: Studio) -> l
         }
         if p.rests_on is not None:
             d["rests_on"] = p.rests_on
-        d["center_mm"] = [round(float(v), 2) for v in c.centre[:2]]
-        d["top_quad_px"] = [
-            [round(float(x), 2), round(float(y), 2)] for x, y in studio.px(c.face_corners(top))
-        ]
+        d["center_mm"] = board_mm(c.centre)
+        d["top_quad_px"] = studio.quad_px(c.face_corners(top))
         out.append(d)
     return out
 
@@ -266,10 +142,12 @@ class Session:
     def __init__(self, seed: int, out: Path) -> None:
         self.seed = seed
         self.out = out
-        self.board = load_board(ROOT / "boards" / BOARD_FILE)
-        self.studio = Studio(self.board, (222.0, 168.0, -560.0), (210.0, 150.0), 1.5, seed)
-        self.rec = Recorder(out)
+        light = Light(LIGHT_TOWARDS / np.linalg.norm(LIGHT_TOWARDS))
+        self.studio = CubeStudio(BOARD_FILE, (222.0, 168.0, -560.0), (210.0, 150.0), 1.5, seed, light=light)
+        self.board = self.studio.board
+        self.rec = Recorder(out, quality=JPEG_QUALITY)
         self.rng = np.random.default_rng(seed)
+        self.film = Filming(self.studio, self.rec, self.rng)
         self.values = random.Random(seed)
         self.table: list[Placed] = []
         self.throws: list[dict[str, Any]] = []
@@ -282,8 +160,7 @@ class Session:
             "data": {"board": BOARD_FILE},
         }
         self.game = new_game(Setup.from_json(self.setup), base=out)
-        self.last_still = self.rec.write(self.studio.still([]))
-        self.rec.show(self.last_still, 1.0)
+        self.last_still, _ = self.rec.still(self.studio.still([]), 1.0)
 
     def cubes(self) -> list[Cube]:
         return [p.cube for p in self.table]
@@ -314,44 +191,33 @@ class Session:
             return Placed(cube, rests_on)
         raise SystemExit(f"no clear yaw for the die at {spot}")
 
-    def _hand(self, reaches: Sequence[float], x: float) -> None:
-        for reach in reaches:
-            self.rec.show(self.rec.write(self.studio.hand(self.cubes(), reach, x, self.rng)), STEP)
+    def _fly(
+        self,
+        new: list[Placed],
+        fractions: tuple[float, ...],
+        blur: tuple[int, int],
+        height: Callable[[float, int], float],
+    ) -> None:
+        """``new`` in the air, tumbling, ``height(f, j)`` the z of die j's centre (up is -z)."""
+
+        def tumbling(j: int, f: float, ground: np.ndarray) -> Cube:
+            c = new[j].cube
+            tumble = rotation_for_top(int(self.rng.integers(1, 7)), float(self.rng.uniform(0, 360)))
+            return Cube(c.value, c.colour, DIE_MM, tumble, np.array([*ground, height(f, j)]), {"level": 0})
+
+        self.film.fly(self.cubes(), [p.cube.centre for p in new], fractions, blur, tumbling)
 
     def throw(self, player: str, spots: Sequence[Any]) -> None:
-        colour = COLOURS[player]
-        new = [self._die(colour, s) for s in spots]
-        x = float(self.rng.uniform(W * 0.3, W * 0.7))
+        new = [self._die(COLOURS[player], s) for s in spots]
         self.rec.show(self.last_still, 0.5)  # the board before
-        self._hand([0.2, 0.4], x)
-        for k, f in enumerate((0.35, 0.65, 0.9)):  # in flight: rising, tumbling, from the bottom edge
-            flying = []
-            for j, p in enumerate(new):
-                c = p.cube
-                start = np.array([W * 0.5, H * 1.1])
-                tgt = self.studio.px(c.centre[None, :])[0]
-                sx, sy = start + (tgt - start) * f
-                ground = _ground(self.studio, sx, sy)
-                tumble = rotation_for_top(int(self.rng.integers(1, 7)), float(self.rng.uniform(0, 360)))
-                lift = 30.0 * (1 - f) + 10.0
-                flying.append(
-                    Cube(
-                        c.value,
-                        c.colour,
-                        DIE_MM,
-                        tumble,
-                        np.array([*ground, -lift - DIE_MM / 2 - j]),
-                        {"level": 0},
-                    )
-                )
-            self.rec.show(self.rec.write(self.studio.motion(self.cubes(), flying, 25 - 7 * k)), STEP)
+        self.film.hand(self.cubes(), [0.2, 0.4])
+        # in flight: rising from the bottom edge, tumbling, coming down
+        self._fly(new, (0.35, 0.65, 0.9), (25, 7), lambda f, j: -(30.0 * (1 - f) + 10.0) - DIE_MM / 2 - j)
         self.table += new
         self._settle(player)
 
     def _settle(self, player: str) -> None:
-        image = self.studio.still(self.cubes())
-        self.last_still = self.rec.write(image)
-        t = self.rec.show(self.last_still, REST_S)
+        self.last_still, t = self.rec.still(self.studio.still(self.cubes()), REST_S)
         dice = truth_dice(self.table, self.board, self.studio)
         exp = self.game.expects()
         inp = Input.from_json({"type": "throw", "player": player, "dice": [engine_die(d) for d in dice]})
@@ -362,35 +228,21 @@ class Session:
                 "step": exp.detail["step"],
                 "half": exp.detail["half"],
                 "frame": self.last_still,
-                "t_rest": t,
+                "t_rest": round(t, 3),
                 "dice": dice,
             }
         )
 
     def _rethrow(self, player: str, dice: Sequence[tuple[str, Any]]) -> None:
         new = [self._die(colour, spot) for colour, spot in dice]
-        for k, f in enumerate((0.4, 0.8)):
-            flying = []
-            for p in new:
-                c = p.cube
-                start = np.array([W * 0.5, H * 1.1])
-                tgt = self.studio.px(c.centre[None, :])[0]
-                sx, sy = start + (tgt - start) * f
-                ground = _ground(self.studio, sx, sy)
-                tumble = rotation_for_top(int(self.rng.integers(1, 7)), float(self.rng.uniform(0, 360)))
-                flying.append(
-                    Cube(c.value, c.colour, DIE_MM, tumble, np.array([*ground, -30.0]), {"level": 0})
-                )
-            self.rec.show(self.rec.write(self.studio.motion(self.cubes(), flying, 21 - 8 * k)), STEP)
+        self._fly(new, (0.4, 0.8), (21, 8), lambda f, j: -30.0)
         self.table += new
         self._settle(player)
 
     def clear(self) -> None:
-        x = float(self.rng.uniform(W * 0.3, W * 0.7))
-        self._hand([0.45, 0.75, 0.5], x)
+        self.film.hand(self.cubes(), [0.45, 0.75, 0.5])
         self.table = []
-        self.last_still = self.rec.write(self.studio.still([]))
-        self.rec.show(self.last_still, 1.0)
+        self.last_still, _ = self.rec.still(self.studio.still([]), 1.0)
 
     def half(self, first: str, second: str, plan: dict[str, list[Any]]) -> None:
         self.throw(first, plan["first"])
@@ -401,59 +253,26 @@ class Session:
         off = [i for i, d in enumerate(self.throws[-1]["dice"]) if d["field_status"] == "off"]
         if len(off) != len(plan["rethrow"]):
             raise SystemExit(f"plan rethrows {len(plan['rethrow'])} dice but {len(off)} are off the board")
-        x = float(self.rng.uniform(W * 0.3, W * 0.7))
-        self._hand([0.5, 0.8], x)  # the first player gathers the dice off the board ...
+        x = self.film.hand(self.cubes(), [0.5, 0.8])  # the first player gathers the dice off the board ...
         gone = [self.table[i].cube.colour for i in off]
         if any(p.rests_on is not None and p.rests_on > min(off) for p in self.table):
             raise SystemExit("gathering would renumber a stack's base: lay off-board dice after stack bases")
         self.table = [p for i, p in enumerate(self.table) if i not in off]
-        self._hand([0.6, 0.4], x)  # ... and throws them at once: the hand never leaves the view
+        self.film.hand(self.cubes(), [0.6, 0.4], x)  # ... and throws them at once: the hand never leaves
         self._rethrow(first, list(zip(gone, plan["rethrow"], strict=True)))
 
     def finish(self) -> dict[str, Any]:
-        self.rec.show(self.last_still, 1.0)
-        self.rec.close()
-        result = self.game.result()
-        if result is None:
-            raise SystemExit("the demo game did not finish")
-        save_calibration(self.studio.cal, self.out / "camera.json")
-        truth = {
-            "seed": self.seed,
-            "final_scores": self.game.scores(),
-            "winners": list(result.winners),
-            "halves": self.game.state_json()["halves"],
-            "throws": self.throws,
-            "frames": len(self.rec.rows),
-        }
-        (self.out / "script.jsonl").write_text("")
-        session = {
-            "setup": self.setup,
-            "colours": COLOURS,
-            "board": BOARD_FILE,
-            "calibration": "camera.json",
-            "width": W,
-            "height": H,
-            "fps": 1 / STEP,
-            "generator": "tools/sessions/make_dicetar_wars_demo.py",
-            "seed": self.seed,
-        }
-        (self.out / "session.json").write_text(json.dumps(session, indent=2) + "\n")
-        (self.out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+        self.film.wrap_up(self.last_still, self.game)
+        halves = self.game.state_json()["halves"]
+        truth = result_truth(self.seed, self.game, len(self.rec.rows), halves=halves, throws=self.throws)
+        extra = {"colours": COLOURS, "board": BOARD_FILE, "calibration": "camera.json"}
+        meta = session_meta(self.setup, (W, H), Path(__file__).name, self.seed, **extra)
+        write_session(self.out, [], meta, truth)
         return truth
 
 
-def _ground(studio: Studio, u: float, v: float) -> np.ndarray:
-    """The board point (x, y) mm under pixel (u, v)."""
-    ray = np.linalg.solve(studio.k, np.array([u, v, 1.0])) @ studio.r
-    c = -studio.r.T @ studio.t
-    return np.asarray((c - c[2] / ray[2] * ray)[:2], np.float64)
-
-
 def make(seed: int, out: Path) -> dict[str, Any]:
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.iterdir():  # a fresh session; the folder's README (written by hand) stays
-        if old.name != "README.md":
-            shutil.rmtree(old) if old.is_dir() else old.unlink()
+    clean(out)
     s = Session(seed, out)
     s.half("ann", "bob", HALF_1)
     s.clear()
@@ -461,15 +280,5 @@ def make(seed: int, out: Path) -> dict[str, Any]:
     return s.finish()
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = ap.parse_args()
-    truth = make(args.seed, args.out)
-    size = sum(f.stat().st_size for f in args.out.iterdir())
-    print(json.dumps({k: truth[k] for k in ("final_scores", "winners", "frames")}), f"{size / 1e6:.1f} MB")
-
-
 if __name__ == "__main__":
-    main()
+    run(make, __doc__, 11, DEFAULT_OUT)

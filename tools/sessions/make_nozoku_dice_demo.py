@@ -35,24 +35,23 @@ the start player rerolls, and the card choices are secret: raw button presses
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import random
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from draw import DrawnDie, grouped_by_face, spread
-from make_die_angler_demo import HEIGHT, STEP, WIDTH, Recorder, Stage, clean, secret_round, write_readme
+from mat_session import HEIGHT, WIDTH, MatSession
+from presses import secret_round
+from recorder import arguments, report
+from stage import Stage
 
-from controller.scenario import Setup, new_game
+from controller.scenario import Setup
 from engine import Game, Input, InputKind, RuleError
 
 PALETTE = ("red", "blue", "green", "yellow")
@@ -154,137 +153,99 @@ class Centre:
         self.sort()
 
 
+def throw_and_read(s: MatSession, player: str, values: list[int], styles: list[str]) -> float:
+    """Throw; the engine gets the camera's view: every die on the table (the whole centre)."""
+    kind = s.game.expects().detail["roll"]
+    t_rest = s.stage.throw(values, styles)
+    reading = [{"value": d.value, "colour": d.style} for d in s.stage.dice]
+    s.apply(Input(InputKind.ROLL, player, {"dice": reading}))
+    seen = s.stage.settled[-1]
+    thrown = sorted([v, c] for v, c in zip(values, styles, strict=True))
+    roll = {"t": round(t_rest, 3), "file": seen["file"], "roll": kind, "player": player}
+    s.rolls.append({**roll, "thrown": thrown, "dice": seen["dice"]})
+    return t_rest
+
+
+def deal(s: MatSession, players: list[str], colours: dict[str, str], centre: Centre) -> float:
+    """Each player's two own dice to their area, the rest into the centre; returns when they rest."""
+    for p in players:
+        throw_and_read(s, p, [s.dice_rng.randint(1, 6) for _ in range(2)], [colours[p]] * 2)
+        s.stage.clear()
+    in_centre = s.game.expects().detail["colours"]
+    styles = [c for c in sorted(in_centre) for _ in range(in_centre[c])]
+    t_last = throw_and_read(s, players[0], [s.dice_rng.randint(1, 6) for _ in styles], styles)
+    if s.game.expects().kind is not InputKind.ROLL:  # multiplayer: the reroll follows at once
+        centre.sort()
+    return t_last
+
+
+def secret_cards(s: MatSession, players: list[str], t_last: float) -> None:
+    """Each player picks a card from their hand at random, by raw presses."""
+    hands = {p: s.game.private_json(p)["hand"] for p in players}  # type: ignore[attr-defined]
+    choices = {p: {"card": s.dice_rng.choice(hands[p])} for p in players}
+    t0 = max(s.rec.t, t_last + 1.2)
+    s.stage.rest(t0 - s.rec.t + 0.05, check=False)
+    t_done = secret_round(s.game, choices, t0, s.script)
+    s.stage.rest(t_done - s.rec.t + 0.6, check=False)
+    for p in players:
+        s.apply(Input(InputKind.SECRET, p, choices[p]))
+
+
+def open_choice(s: MatSession, player: str, t_last: float) -> None:
+    t = max(s.rec.t + 0.3, t_last + 1.2)
+    s.choose(Input(InputKind.CHOICE, player, best_choice(s.game, player, s.dice_rng)), t)
+    s.stage.rest(t - s.rec.t + 0.7, check=False)
+
+
+def reroll(s: MatSession, player: str, faces: set[int]) -> float:
+    """The start player picks up every centre die showing ``faces`` and throws them back."""
+    picked = [d for d in s.stage.dice if d.value in faces]
+    s.stage.dice = [d for d in s.stage.dice if d.value not in faces]
+    values = [s.dice_rng.randint(1, 6) for _ in picked]
+    return throw_and_read(s, player, values, [d.style for d in picked])
+
+
 def make(seed: int, out: Path, players: list[str]) -> dict[str, Any]:
-    clean(out)
-    rng = np.random.default_rng(seed)
-    dice_rng = random.Random(seed)
     colours = dict(zip(players, PALETTE, strict=False))
     options: dict[str, Any] = {"colours": colours}
     if len(players) <= 2:  # solo: two kept colours; two players: the third colour
         options["extra_colours"] = list(PALETTE[len(players) : 3])
     setup = Setup.from_json({"game": "nozoku-dice", "players": players, "options": options, "seed": seed})
-    game = new_game(setup)
-    rec = Recorder(out)
-    stage = Stage(rec, rng, SIZE)
-    stage.waiting_for = lambda: game.expects().kind
-    centre = Centre(stage)
-    script: list[dict[str, Any]] = []
-    inputs: list[dict[str, Any]] = []
-    rolls: list[dict[str, Any]] = []
-
-    def apply(inp: Input) -> None:
-        game.apply(inp)
-        inputs.append(inp.to_json())
-
-    def throw_and_read(player: str, values: list[int], styles: list[str]) -> float:
-        """Throw; the engine gets the camera's view: every die on the table (the whole centre)."""
-        kind = game.expects().detail["roll"]
-        t_rest = stage.throw(values, styles)
-        reading = [{"value": d.value, "colour": d.style} for d in stage.dice]
-        apply(Input(InputKind.ROLL, player, {"dice": reading}))
-        rolls.append(
-            {
-                "t": round(t_rest, 3),
-                "file": stage.settled[-1]["file"],
-                "roll": kind,
-                "player": player,
-                "thrown": sorted([v, c] for v, c in zip(values, styles, strict=True)),
-                "dice": stage.settled[-1]["dice"],
-            }
-        )
-        return t_rest
-
-    stage.rest(1.0)
-    # setup: each player's two own dice to their area, the rest into the centre
-    for p in players:
-        throw_and_read(p, [dice_rng.randint(1, 6) for _ in range(2)], [colours[p]] * 2)
-        stage.clear()
-    in_centre = game.expects().detail["colours"]
-    styles = [c for c in sorted(in_centre) for _ in range(in_centre[c])]
-    t_last = throw_and_read(players[0], [dice_rng.randint(1, 6) for _ in styles], styles)
-    if game.expects().kind is not InputKind.ROLL:  # multiplayer: the reroll follows at once
-        centre.sort()
-    while game.expects().kind is not None:
-        exp = game.expects()
+    s = MatSession(out, setup, SIZE)
+    centre = Centre(s.stage)
+    s.stage.rest(1.0)
+    t_last = deal(s, players, colours, centre)
+    while (exp := s.game.expects()).kind is not None:
         if exp.kind is InputKind.SECRET:
-            hands = {p: game.private_json(p)["hand"] for p in exp.players}  # type: ignore[attr-defined]
-            choices = {p: {"card": dice_rng.choice(hands[p])} for p in exp.players}
-            t0 = max(rec.t, t_last + 1.2)
-            stage.rest(t0 - rec.t + 0.05, check=False)
-            t_done = secret_round(game, choices, t0, script)
-            stage.rest(t_done - rec.t + 0.6, check=False)
-            for p in exp.players:
-                apply(Input(InputKind.SECRET, p, choices[p]))
-            centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
+            secret_cards(s, list(exp.players), t_last)
         elif exp.kind is InputKind.CHOICE:
-            player = exp.players[0]
-            t = max(rec.t + 0.3, t_last + 1.2)
-            payload = best_choice(game, player, dice_rng)
-            inp = Input(InputKind.CHOICE, player, payload)
-            apply(inp)
-            script.append({"t": round(t, 3), "source": "button", "input": inp.to_json()})
-            stage.rest(t - rec.t + 0.7, check=False)
-            centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
+            open_choice(s, exp.players[0], t_last)
         elif exp.kind is InputKind.ROLL and exp.detail.get("roll") == "reroll":
-            faces = set(exp.detail["faces"])
-            picked = [d for d in stage.dice if d.value in faces]
-            stage.dice = [d for d in stage.dice if d.value not in faces]
-            t_last = throw_and_read(
-                exp.players[0], [dice_rng.randint(1, 6) for _ in picked], [d.style for d in picked]
-            )
-            centre.match(centre_of(game), settle=game.expects().kind is not InputKind.ROLL)
+            t_last = reroll(s, exp.players[0], set(exp.detail["faces"]))
         else:
             raise SystemExit(f"the demo does not script {exp.describe()}; try another seed")
-    stage.rest(1.0, check=False)
-    rec.close()
-    result = game.result()
-    truth = {
-        "seed": seed,
-        "final_scores": game.scores(),
-        "winners": list(result.winners) if result else [],
-        "held": game.state["held"],
-        "rolls": rolls,
-        "settled": stage.settled,
-        "inputs": inputs,
-        "frames": len(rec.rows),
-    }
-    if len(players) == 1:
-        truth.update({k: game.state[k] for k in ("rating", "hidden_wizard", "removed")})
-    script.sort(key=lambda s: s["t"])
-    (out / "script.jsonl").write_text("".join(json.dumps(s) + "\n" for s in script))
-    meta = {
-        "setup": setup.to_json(),
-        "colours": colours,
-        "width": WIDTH,
-        "height": HEIGHT,
-        "fps": 1 / STEP,
-        "generator": "tools/sessions/make_nozoku_dice_demo.py",
-        "seed": seed,
-    }
-    (out / "session.json").write_text(json.dumps(meta, indent=2) + "\n")
-    (out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n")
+        centre.match(centre_of(s.game), settle=s.game.expects().kind is not InputKind.ROLL)
+    s.stage.rest(1.0, check=False)
+    truth = s.truth()
     solo = len(players) == 1
-    write_readme(
-        out,
-        f"python tools/sessions/make_nozoku_dice_demo.py --seed {seed}"
-        + ("" if solo else f" --players {','.join(players)}"),
+    if solo:
+        truth.update({k: s.game.state[k] for k in ("rating", "hidden_wizard", "removed")})
+    what = (
         "A complete solo Nozoku Dice game (red against the hidden wizard, 20 dice of 3 colours)."
         if solo
-        else f"A complete {len(players)}-player Nozoku Dice game; secret card choices are raw presses.",
+        else f"A complete {len(players)}-player Nozoku Dice game; secret card choices are raw presses."
     )
+    s.write(truth, colours, Path(__file__).name, what, "" if solo else f" --players {','.join(players)}")
     return truth
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    ap.add_argument("--seed", type=int, default=5)
+    ap = arguments(__doc__, 5, None, "default: the demo folder, or its multi/")
     ap.add_argument("--players", default="ann", help="comma-separated, 1-4 (default: the solo game)")
-    ap.add_argument("--out", type=Path, default=None, help="default: the demo folder, or its multi/")
     args = ap.parse_args()
     players = args.players.split(",")
     out = args.out or (DEFAULT_OUT if len(players) == 1 else DEFAULT_OUT / "multi")
-    truth = make(args.seed, out, players)
-    print(json.dumps({k: truth[k] for k in ("final_scores", "winners", "frames")}))
+    report(make(args.seed, out, players), out)
 
 
 if __name__ == "__main__":
