@@ -67,7 +67,7 @@ def vision_readings(image: np.ndarray) -> list[Any] | None:
 def reference_pose(truth: dict[str, Any], cal: Any, board: Any) -> Any:
     """What `dicetable calibrate pose` would save: the pose solved from a frame of the empty board."""
     from calibration.printing import render_board_image
-    from training.synthetic import Light, render_scene
+    from training.render.synthetic import Light, render_scene
 
     r, _ = cv2.Rodrigues(np.asarray(truth["camera"]["rvec"], np.float64))
     t = np.asarray(truth["camera"]["tvec"], np.float64)

@@ -11,7 +11,7 @@ import pytest
 from calibration.board import BoardLayout, load_board
 from calibration.camera import CameraCalibration, pi_camera3_calibration
 from calibration.printing import render_board_image
-from training.synthetic import Cube, Light, look_at, project, render_scene, rotation_for_top
+from training.render.synthetic import Cube, Light, look_at, project, render_scene, rotation_for_top
 
 PX_PER_MM = 3.0
 

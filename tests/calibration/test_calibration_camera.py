@@ -17,7 +17,7 @@ from calibration.camera import (
     pi_camera3_calibration,
     save_calibration,
 )
-from training.synthetic import look_at, render_plane
+from training.render.synthetic import look_at, render_plane
 
 
 def test_pi_camera_module_3_intrinsics_at_1280x960() -> None:

@@ -119,6 +119,17 @@ def test_arrows_point_the_documented_way(package: str) -> None:
     assert sorted(wrong) == []
 
 
+def test_training_never_imports_tools() -> None:
+    # tools/ holds fixture generators; the renderers both they and the trainers use live in training/
+    bad = {
+        f"{_module_name(p)} -> {m}"
+        for p in (ROOT / "training").rglob("*.py")
+        for m in _imports(p)
+        if m.split(".")[0] == "tools"
+    }
+    assert sorted(bad) == []
+
+
 def test_no_import_cycle_among_installed_modules() -> None:
     assert _cycles(_graph()) == []
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from calibration.camera import pi_camera3_calibration
-from tools.render_numbered.scenes import nadir_px, window_nadir
-from training.synthetic import look_at, project
+from training.render.numbered.scenes import nadir_px, window_nadir
+from training.render.synthetic import look_at, project
 from vision.numbered.reader import MODELS, NumberedReader
 from vision.numbered.topface import (
     F_SIDE,
@@ -194,7 +194,7 @@ def test_a_calibrated_board_pose_gives_the_nadir_to_a_pixel(board_name: str, til
     from calibration.board import load_board
     from calibration.pose import estimate_board_pose
     from calibration.printing import render_board_image
-    from training.synthetic import Light, render_scene
+    from training.render.synthetic import Light, render_scene
 
     board = load_board(board_name)
     x0, y0, x1, y1 = board.bounds()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numbered_helpers import SCENES, STILLS
 
-from tools.render_numbered.solids import SHAPES, VALUES, Die
+from training.render.numbered.solids import SHAPES, VALUES, Die
 
 
 @pytest.mark.parametrize(
@@ -48,7 +48,7 @@ def test_placed_die_shows_the_value_up_and_rests_on_the_table() -> None:
 
 def test_a_test_scene_regenerates_byte_for_byte() -> None:
     from tools.render_numbered.generate import SEED
-    from tools.render_numbered.scenes import scene
+    from training.render.numbered.scenes import scene
 
     _, jpeg, truth = scene(SEED, 5, "dice-fighter")
     assert jpeg == (SCENES / "scene_0005.jpg").read_bytes()
@@ -57,7 +57,7 @@ def test_a_test_scene_regenerates_byte_for_byte() -> None:
 
 def test_a_still_scene_regenerates_byte_for_byte() -> None:
     from tools.render_numbered.generate import STILL_SCALE, STILL_SEED
-    from tools.render_numbered.scenes import scene
+    from training.render.numbered.scenes import scene
 
     img, jpeg, truth = scene(STILL_SEED, 3, "dice-fighter", scale=STILL_SCALE)
     assert img.shape == (2592, 3456, 3) and truth["image_size"] == [3456, 2592]

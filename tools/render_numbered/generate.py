@@ -17,7 +17,7 @@ view (seed 20261123, 40 scenes: fewer, to keep the repository small).
   in their colour) on a plain table.
 
 Scene ``i`` depends only on ``(seed, i)``.  The TEST generator's parameters
-differ from the training generator's (see tools/render_numbered/scenes.py and
+differ from the training generator's (see training/render/numbered/scenes.py and
 tests/fixtures/README.numbered.md).
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tools.render_numbered.scenes import scene  # noqa: E402
+from training.render.numbered.scenes import scene  # noqa: E402
 
 SEED = 20261122
 STILL_SEED = 20261123

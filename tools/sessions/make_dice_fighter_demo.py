@@ -50,8 +50,8 @@ from calibration.geometry import classify, is_borderline  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input, InputKind  # noqa: E402
 from hardware.secret import menu_for  # noqa: E402
-from tools.render_numbered.draw import Light, Look  # noqa: E402
-from tools.render_numbered.solids import Die  # noqa: E402
+from training.render.numbered.draw import Light, Look  # noqa: E402
+from training.render.numbered.solids import Die  # noqa: E402
 
 DIE_MM = 20.0  # percentile d10: diameter of the ring of its ten faces
 REST_S = 2.0

@@ -33,11 +33,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from draw import DrawnDie, felt, scatter
 from recorder import STEP, Recorder, choice_line, clean, run, session_meta, write_session
 from stage import Stage
 
 from engine import Input, InputKind, RuleError, find_game
+from training.render.tabletop import DrawnDie, felt, scatter
 
 WIDTH, HEIGHT = 800, 600
 PLAYERS = ["ann", "bob", "cid"]

@@ -4,7 +4,7 @@
 
 A complete game (two halves) for ann (red) and bob (blue), five d6 each, seen
 by a fixed Pi Camera 3 over the example board (``boards/dicetar-wars.example.toml``),
-rendered by the calibration renderer (``training.synthetic``): exact ground
+rendered by the calibration renderer (``training.render.synthetic``): exact ground
 truth, markers on the board for the pose.  The first half has a die stacked
 on another, dice straddling zone borders, a die off the board and the rethrow
 that lands it on the board; the second half another stack, a straddler and a
@@ -48,7 +48,7 @@ from calibration.board import BoardLayout  # noqa: E402
 from calibration.geometry import classify, is_borderline  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input  # noqa: E402
-from training.synthetic import Cube, Light, rotation_for_top  # noqa: E402
+from training.render.synthetic import Cube, Light, rotation_for_top  # noqa: E402
 
 JPEG_QUALITY = 80
 DIE_MM = 16.0

@@ -45,7 +45,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from draw import DrawnDie, grouped_by_face, spread
 from mat_session import HEIGHT, WIDTH, MatSession
 from presses import secret_round
 from recorder import arguments, report
@@ -53,6 +52,7 @@ from stage import Stage
 
 from controller.scenario import Setup
 from engine import Game, Input, InputKind, RuleError
+from training.render.tabletop import DrawnDie, grouped_by_face, spread
 
 PALETTE = ("red", "blue", "green", "yellow")
 SIZE = 46.0

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from draw import mat
 from recorder import Recorder, choice_line, clean, result_truth, session_meta, write_readme, write_session
 from stage import Stage
 
 from controller.scenario import Setup, new_game
 from engine import Input
+from training.render.tabletop import mat
 
 WIDTH, HEIGHT = 800, 600
 

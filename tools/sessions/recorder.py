@@ -140,7 +140,7 @@ def write_readme(out: Path, command: str, what: str) -> None:
         f"# {out.name}: a recorded demo session (generated, not photographed)\n\n"
         f"Made by `{command}` (tools/sessions/; seeded, deterministic).\n"
         f"{what}\n\n"
-        "Frames are drawn top-down d6 dice on a play mat (tools/sessions/draw.py), 800x600 JPEG,\n"
+        "Frames are drawn top-down d6 dice on a play mat (training/render/tabletop.py), 800x600 JPEG,\n"
         "10 fps in `frames.csv`; identical pictures are stored once. `script.jsonl` holds the button\n"
         "presses and choices with their times, `session.json` the game setup and colours,\n"
         "`truth.json` the true dice of every settled frame, the engine inputs, scores and winners.\n"

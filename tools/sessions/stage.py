@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from draw import DrawnDie, draw_die, draw_hand, spread
 from recorder import STEP, Recorder
+
+from training.render.tabletop import DrawnDie, draw_die, draw_hand, spread
 
 
 class Stage:

@@ -3,7 +3,7 @@
 :class:`Studio` is what the DICETAR WARS and Dice Fighter sessions share: the
 camera over the board, the sensor noise, dice smeared in flight.  What lies on
 the board is drawn by :class:`CubeStudio` (d6, the calibration renderer
-``training.synthetic``) or :class:`NumberedStudio` (numbered dice,
+``training.render.synthetic``) or :class:`NumberedStudio` (numbered dice,
 ``tools/render_numbered``).  :class:`Filming` records a throw: hands, dice in
 flight, stills.
 """
@@ -16,17 +16,17 @@ from typing import Any
 
 import cv2
 import numpy as np
-from draw import draw_hand
 from recorder import Recorder
 
 from calibration.board import load_board
 from calibration.camera import pi_camera3_calibration, save_calibration
 from calibration.printing import render_board_image
 from engine import Game
-from tools.render_numbered import draw as numbered
-from tools.render_numbered.solids import Die
-from training import synthetic
-from training.synthetic import Cube, look_at, project
+from training.render import synthetic
+from training.render.numbered import draw as numbered
+from training.render.numbered.solids import Die
+from training.render.synthetic import Cube, look_at, project
+from training.render.tabletop import draw_hand
 
 ROOT = Path(__file__).resolve().parents[2]
 W, H = 1280, 960

@@ -2,10 +2,10 @@
 
 Two generators, both committed in the repository:
 
-* ``board_scenes``: ``tools/render/generate.py:make_scene`` (printed DICETAR WARS and Dice
+* ``board_scenes``: ``training/render/board_scenes.py:make_scene`` (printed DICETAR WARS and Dice
   Fighter boards, tilted Pi Camera 3, shaded cubes, stacks, cocked dice, hands) with seed
   ``BOARD_SEED``. The committed test scenes use seed 20261121, the demo sessions 11 and 5.
-* ``drawn_scenes``: the flat drawn dice of ``tools/sessions/draw.py`` (felt or plain mats,
+* ``drawn_scenes``: the flat drawn dice of ``training/render/tabletop.py`` (felt or plain mats,
   dice in loose throws or sorted into columns by face, 30-60 px) with seed ``DRAWN_SEED``.
   The demo sessions use seeds 3, 5, 7 and 11.
 
@@ -19,12 +19,13 @@ and the fraction of the top face in view (1.0 for the drawn dice). Board dice sh
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
+
+from training.render import board_scenes, tabletop
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARD_SEED = 4242
@@ -35,17 +36,8 @@ Die = tuple[Box, int, bool, float]
 Scene = tuple[np.ndarray, list[Die]]
 
 
-def _tools(folder: str) -> None:
-    p = str(ROOT / "tools" / folder)
-    if p not in sys.path:
-        sys.path.insert(0, p)
-
-
 def board_scene(i: int, seed: int = BOARD_SEED, min_visible: float = 0.5) -> Scene:
-    _tools("render")
-    import generate  # tools/render/generate.py
-
-    image, _, truth = generate.make_scene(i, seed)
+    image, _, truth = board_scenes.make_scene(i, seed)
     dice: list[Die] = []
     for d in truth["dice"]:
         if d.get("kind", "d6") != "d6" or d["top_visible_fraction"] < min_visible:
@@ -58,16 +50,13 @@ def board_scene(i: int, seed: int = BOARD_SEED, min_visible: float = 0.5) -> Sce
 
 
 def drawn_scene(i: int, seed: int = DRAWN_SEED) -> Scene:
-    _tools("sessions")
-    import draw  # tools/sessions/draw.py
-
     rng = np.random.default_rng([seed, i])
     w, h = 1280, 960
     if rng.random() < 0.5:
-        img = draw.felt(w, h, rng)
+        img = tabletop.felt(w, h, rng)
     else:
-        img = draw.mat(w, h, rng, tuple(int(v) for v in rng.integers(60, 230, 3)))
-    styles = sorted(draw.STYLES)
+        img = tabletop.mat(w, h, rng, tuple(int(v) for v in rng.integers(60, 230, 3)))
+    styles = sorted(tabletop.STYLES)
     size = float(rng.uniform(30, 60))
     n = int(rng.integers(3, 25))
     picked = [styles[int(rng.integers(len(styles)))] for _ in range(n)]
@@ -76,13 +65,13 @@ def drawn_scene(i: int, seed: int = DRAWN_SEED) -> Scene:
     dice: list[Any] = []
     try:
         if rng.random() < 0.4:
-            dice = draw.grouped_by_face(list(zip(values, picked, strict=True)), rng, area, size)
+            dice = tabletop.grouped_by_face(list(zip(values, picked, strict=True)), rng, area, size)
         else:
-            dice = draw.spread(values, picked, rng, area, size)
+            dice = tabletop.spread(values, picked, rng, area, size)
     except ValueError:
-        dice = draw.spread(values[:6], picked[:6], rng, area, min(size, 46.0))
+        dice = tabletop.spread(values[:6], picked[:6], rng, area, min(size, 46.0))
     for d in dice:
-        draw.draw_die(img, d)
+        tabletop.draw_die(img, d)
     noise = rng.normal(0, rng.uniform(0.5, 2.5), img.shape)
     img = np.clip(img + noise, 0, 255).astype(np.uint8)
     _ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 95))])

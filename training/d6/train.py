@@ -40,7 +40,7 @@ from training.dataset import LabelledImage, is_held_out, load_byler, load_skovy_
 from training.nets import Classifier, Detector
 from vision.crops import CROP, Pyramid
 
-MODELS = Path(__file__).resolve().parent.parent / "models"
+MODELS = Path(__file__).resolve().parents[2] / "vision" / "models"
 
 
 def imread(path: Path) -> np.ndarray:

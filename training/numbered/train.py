@@ -3,7 +3,7 @@
 Reproduce (about 20 minutes on 2 cores; torch and onnx are for training only):
     nice -n 10 .venv/bin/python -m training.numbered.train
 
-Data: windows rendered on the fly by tools/render_numbered/scenes.py:window (the
+Data: windows rendered on the fly by training/render/numbered/scenes.py:window (the
 TRAIN generator: its own seeds and parameters; nothing from the committed test
 scenes in tests/fixtures/numbered/ is used for training or tuning).
 Seeded (numpy and torch seed 0, windows seeded by index).
@@ -42,7 +42,7 @@ from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import CLASSES, INDEX
 from vision.numbered.topface import F_SIDE, GRID, TOP, TOP_MARGIN, TOP_NADIR_FILE, nadir_ray, ray, view_planes
 
-MODELS = Path(__file__).resolve().parent.parent / "models"
+MODELS = Path(__file__).resolve().parents[2] / "vision" / "models"
 PATCH = 160
 DET_SCALE = (0.42, 1.1)  # the reader runs it at 0.5 of the video frame, then 1.0 round each die (refine)
 JITTER = 0.08  # crop centre error, sigma per axis, as a fraction of the die's box
@@ -124,14 +124,14 @@ class TopFace(nn.Module):
 
 
 def _render(i: int) -> Window:
-    from tools.render_numbered.scenes import window
+    from training.render.numbered.scenes import window
 
     cv2.setNumThreads(1)
     return window(np.random.default_rng([7, i]), WINDOW)
 
 
 def _render_single(i: int) -> Window:
-    from tools.render_numbered.scenes import die_window
+    from training.render.numbered.scenes import die_window
 
     cv2.setNumThreads(1)
     return die_window(np.random.default_rng([11, i]), 128)
@@ -142,7 +142,7 @@ HIRES_SCALE = (1.5, 3.0)  # still frames: 1920x1440 .. 3840x2880 (the test still
 
 def _render_hires(i: int) -> Window:
     """A die-centred window cut from a high-resolution still (TRAIN generator, seeds [13, i])."""
-    from tools.render_numbered.scenes import die_window
+    from training.render.numbered.scenes import die_window
 
     cv2.setNumThreads(1)
     rng = np.random.default_rng([13, i])
@@ -376,13 +376,13 @@ View = tuple[float, float, int, int]  # a window's top-left corner in its frame,
 
 
 def _single_view(i: int) -> View:
-    from tools.render_numbered.scenes import die_window_view
+    from training.render.numbered.scenes import die_window_view
 
     return die_window_view(np.random.default_rng([11, i]), 128)
 
 
 def _hires_view(i: int) -> View:
-    from tools.render_numbered.scenes import die_window_view
+    from training.render.numbered.scenes import die_window_view
 
     rng = np.random.default_rng([13, i])
     scale = float(rng.uniform(*HIRES_SCALE))
@@ -390,7 +390,7 @@ def _hires_view(i: int) -> View:
 
 
 def _window_view(i: int) -> View:
-    from tools.render_numbered.scenes import window_view
+    from training.render.numbered.scenes import window_view
 
     return window_view(np.random.default_rng([7, i]), WINDOW)
 
@@ -399,20 +399,20 @@ Nadir = tuple[float, float]  # the point below the camera, frame pixels (scenes.
 
 
 def _single_nadir(i: int) -> Nadir:
-    from tools.render_numbered.scenes import window_nadir
+    from training.render.numbered.scenes import window_nadir
 
     return window_nadir(np.random.default_rng([11, i]))
 
 
 def _hires_nadir(i: int) -> Nadir:
-    from tools.render_numbered.scenes import window_nadir
+    from training.render.numbered.scenes import window_nadir
 
     rng = np.random.default_rng([13, i])
     return window_nadir(rng, float(rng.uniform(*HIRES_SCALE)))
 
 
 def _window_nadir(i: int) -> Nadir:
-    from tools.render_numbered.scenes import window_nadir
+    from training.render.numbered.scenes import window_nadir
 
     return window_nadir(np.random.default_rng([7, i]))
 

@@ -34,7 +34,7 @@ from training.dataset import LabelledImage, is_held_out, load_byler, load_skovy_
 from vision.numbered.crop import MARGIN, crop_die
 from vision.numbered.labels import INDEX
 
-MODELS = Path(__file__).resolve().parent.parent / "models"
+MODELS = Path(__file__).resolve().parents[2] / "vision" / "models"
 REAL_ROOT = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real"
 # Crop-centre error, sigma per axis as a fraction of the die's box, times 0.5 / 1 / 1.5 (a quarter,
 # half, quarter): as train.cls_sample.  The reader's top-face centre on real train d6 is off by

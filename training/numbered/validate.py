@@ -60,7 +60,7 @@ FRAMES = 300  # windows of the "frames" set
 
 def _nadirs() -> dict[str, list[tuple[float, float]]]:
     """The camera's nadir of each validation window's frame (replayed draws, nothing rendered)."""
-    from tools.render_numbered.scenes import window_nadir
+    from training.render.numbered.scenes import window_nadir
 
     still = []
     for i in range(500):
@@ -77,7 +77,7 @@ def _nadirs() -> dict[str, list[tuple[float, float]]]:
 
 def _views() -> dict[str, list[View]]:
     """Where each validation window lies in its frame (replayed draws, nothing rendered)."""
-    from tools.render_numbered.scenes import die_window_view, window_view
+    from training.render.numbered.scenes import die_window_view, window_view
 
     still = []
     for i in range(500):
@@ -94,13 +94,13 @@ def _views() -> dict[str, list[View]]:
 
 
 def _video(i: int) -> Window:
-    from tools.render_numbered.scenes import window
+    from training.render.numbered.scenes import window
 
     return window(np.random.default_rng([9, i]), 384)
 
 
 def _still(i: int) -> Window:
-    from tools.render_numbered.scenes import die_window
+    from training.render.numbered.scenes import die_window
 
     rng = np.random.default_rng([15, i])
     s = float(rng.uniform(2.2, 3.0))
@@ -108,7 +108,7 @@ def _still(i: int) -> Window:
 
 
 def _large(i: int) -> tuple[float, Window]:
-    from tools.render_numbered.scenes import window
+    from training.render.numbered.scenes import window
 
     if i < 24:
         return 1.0, window(np.random.default_rng([17, i]), 960, 1.0)
@@ -116,7 +116,7 @@ def _large(i: int) -> tuple[float, Window]:
 
 
 def _frame(i: int) -> Window:
-    from tools.render_numbered.scenes import window
+    from training.render.numbered.scenes import window
 
     return window(np.random.default_rng([31, i]), 960, 1.0)
 

@@ -28,11 +28,11 @@ from calibration.board import BoardLayout, load_board
 from calibration.camera import pi_camera3_calibration
 from calibration.geometry import classify
 from calibration.printing import render_board_image
-from tools.render_numbered.draw import FONTS, Light, Look, board_background, render_dice, truth_of
-from tools.render_numbered.solids import F64, KINDS, VALUES, Die
-from training.synthetic import finish, look_at, project
+from training.render.numbered.draw import FONTS, Light, Look, board_background, render_dice, truth_of
+from training.render.numbered.solids import F64, KINDS, VALUES, Die
+from training.render.synthetic import finish, look_at, project
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 W, H = 1280, 960
 PX_PER_MM = 3.0
 BOARDS = {

@@ -1,6 +1,6 @@
 """Make an int8 models folder (onnxruntime static quantization, QDQ, per channel), to compare.
 
-    nice -n 10 .venv/bin/python tools/quantize_models.py --out DIR [--models vision/models]
+    nice -n 10 .venv/bin/python training/quantize.py --out DIR [--models vision/models]
         [--only NAME.onnx ...] [--photos 40] [--windows 120] [--cache PKL] [--hires-cache PKL]
 
 DIR gets every model of --models under its own name: the quantized ones (all, or --only) as int8,
@@ -8,7 +8,7 @@ the rest copied as they are, so the benchmarks read it like any models folder
 (`benchmarks/vision_d6.py --models DIR`, `benchmarks/vision_numbered.py --models vision/models DIR`).
 The activations' ranges are calibrated on what each net sees while the readers read TRAIN data
 only: the byler_d6 train photos (`training/dataset.py`'s split) for the d6 nets, and
-TRAIN-generator windows of `tools/render_numbered/scenes.py` (seeds [7, i], the numbered
+TRAIN-generator windows of `training/render/numbered/scenes.py` (seeds [7, i], the numbered
 detector's own training windows; rendered unless --cache names their pickle) pasted into
 1280x960 frames for the numbered nets.  Nothing held out is used.
 
@@ -95,13 +95,13 @@ def _windows(n: int, cache: Path | None, render: Callable[[int], np.ndarray], wh
 
 
 def _video_window(i: int) -> np.ndarray:
-    from tools.render_numbered.scenes import window
+    from training.render.numbered.scenes import window
 
     return window(np.random.default_rng([7, i]), 384)[0]  # the numbered detector's training windows
 
 
 def _still_window(i: int) -> np.ndarray:
-    from tools.render_numbered.scenes import die_window
+    from training.render.numbered.scenes import die_window
 
     rng = np.random.default_rng([13, i])  # the classifier's high-resolution training windows
     scale = float(rng.uniform(1.5, 3.0))

@@ -1,7 +1,7 @@
 """Draw d6, d10, percentile d10 and d20 dice into a camera frame, with exact truth.
 
 The camera model, board texture, d6 faces and finishing (noise, JPEG) are the
-calibration renderer's (`training.synthetic`); this module adds the other
+calibration renderer's (`training.render.synthetic`); this module adds the other
 solids.  Each visible face is painted in its own plane: a small texture holding
 the face polygon, its body (solid or marbled), a rounded-edge rim and the
 numeral in a Hershey font (6 and 9 carry an underline or a dot), warped into the
@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from tools.render_numbered.solids import F64, Die
-from training.synthetic import DIE_COLOURS, face_texture, plane_homography, project
+from training.render.numbered.solids import F64, Die
+from training.render.synthetic import DIE_COLOURS, face_texture, plane_homography, project
 
 U8 = NDArray[np.uint8]
 

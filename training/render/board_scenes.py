@@ -1,0 +1,402 @@
+"""Rendered dice scenes on the example boards, with exact ground truth (seeded, reproducible).
+
+``make_scene(i, seed)`` gives scene ``i`` of a seed: a 1280x960 JPEG of a DICETAR
+WARS or Dice Fighter example board seen by a Raspberry Pi Camera Module 3 (ideal
+pinhole, see ``calibration.camera.pi_camera3_calibration``), and a truth dict
+with the camera, the light and every die.  Scene ``i`` depends only on
+``(seed, i)``.  The d6 trainer renders its board scenes here (seed 4242,
+``training/d6/renders.py``); ``tools/render/generate.py`` writes the test
+fixtures ``tests/fixtures/rendered`` (seed 20261121).
+
+What varies: camera height 450-800 mm (Dice Fighter from 560 mm so the mat
+fits), tilt 0-30 degrees in any direction, roll +-8 degrees, light direction,
+exposure and noise, die size 12-19 mm, die colours; throws include dice
+straddling zone borders and the centre line, dice off the board or field,
+dice on power-card slots, stacks of 2 and 3 and cocked dice (tipped 10-35
+degrees on an edge), and sometimes a hand over some of the board's markers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration import polygons as pg
+from calibration.board import BoardLayout, load_board
+from calibration.camera import pi_camera3_calibration
+from calibration.geometry import boundary_clearance, classify, is_borderline
+from calibration.printing import render_board_image
+from training.render.synthetic import (
+    Cube,
+    Light,
+    finish,
+    look_at,
+    project,
+    render_scene,
+    rotation_for_top,
+    tilt_about_edge,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+W, H = 1280, 960
+TEXTURE_PX_PER_MM = 3.0
+JPEG_QUALITY = 85
+TEST_SCENES = 150  # scenes 0..149 are "test", the rest "tune"
+BOARDS = {
+    "dicetar-wars": "boards/dicetar-wars.example.toml",
+    "dice-fighter": "boards/dice-fighter.example.toml",
+}
+PAIRS = [("red", "blue"), ("white", "black"), ("green", "yellow"), ("purple", "white"), ("blue", "yellow")]
+
+
+class Rejected(Exception):
+    """A sampled die that does not fit; sample again."""
+
+
+def _camera(rng: np.random.Generator, board: BoardLayout) -> dict[str, Any]:
+    xmin, ymin, xmax, ymax = board.bounds()
+    lo = 450.0 if board.name == "dicetar-wars" else 560.0
+    height = float(rng.uniform(lo, 800.0))
+    tilt = float(rng.uniform(0.0, 30.0))
+    az = float(rng.uniform(0.0, 2 * np.pi))
+    target = np.array([(xmin + xmax) / 2 + rng.normal(0, 15), (ymin + ymax) / 2 + rng.normal(0, 15), 0.0])
+    off = height * np.tan(np.radians(tilt))
+    cam = target + np.array([off * np.cos(az), off * np.sin(az), -height])
+    roll = float(rng.uniform(-8, 8))
+    r, t = look_at(cam, target, roll)
+    return {"r": r, "t": t, "height_mm": height, "tilt_deg": tilt, "roll_deg": roll}
+
+
+def _in_view(points_px: np.ndarray, margin: float = 12.0) -> bool:
+    return bool(
+        np.all(points_px[:, 0] > margin)
+        and np.all(points_px[:, 0] < W - margin)
+        and np.all(points_px[:, 1] > margin)
+        and np.all(points_px[:, 1] < H - margin)
+    )
+
+
+class Throw:
+    """Dice being laid out on the board, with the checks that keep them physical."""
+
+    def __init__(
+        self, rng: np.random.Generator, board: BoardLayout, cam: dict[str, Any], size: float
+    ) -> None:
+        self.rng, self.board, self.cam, self.s = rng, board, cam, size
+        self.k = pi_camera3_calibration(W, H).camera_matrix
+        self.cubes: list[Cube] = []
+
+    def visible(self, cube: Cube) -> bool:
+        return _in_view(project(cube.vertices(), self.cam["r"], self.cam["t"], self.k))
+
+    def clashes(self, cube: Cube, level: int) -> bool:
+        fp = cube.footprint()
+        for other in self.cubes:
+            if other.extra["level"] != level:
+                continue
+            grown = pg.as_poly(other.footprint())
+            c = grown.mean(axis=0)
+            grown = c + (grown - c) * (1 + 0.6 / self.s)  # keep ~0.3 mm apart
+            if pg.overlap_area(fp, grown) > 0:
+                return True
+        return False
+
+    def flat(self, value: int, colour: str, xy: np.ndarray, yaw: float, level: int = 0) -> Cube:
+        centre = np.array([xy[0], xy[1], -(level + 0.5) * self.s])
+        return Cube(
+            value, colour, self.s, rotation_for_top(value, yaw), centre, {"level": level, "cocked": False}
+        )
+
+    def add(self, cube: Cube) -> None:
+        if not self.visible(cube) or self.clashes(cube, int(cube.extra["level"])):  # type: ignore[call-overload]
+            raise Rejected
+        self.cubes.append(cube)
+
+    # --- where a die lands ------------------------------------------------------------
+    def random_point(self) -> np.ndarray:
+        f = self.board.fields[int(self.rng.integers(len(self.board.fields)))].polygon
+        lo, hi = f.min(axis=0), f.max(axis=0)
+        return np.asarray(self.rng.uniform(lo, hi), np.float64)
+
+    def border_point(self) -> np.ndarray:
+        lines = [b for b in self.board.boundaries()]
+        if self.board.centre_line is not None and self.rng.random() < 0.5:
+            cl = self.board.centre_line
+            a, b = np.asarray(cl.a), np.asarray(cl.b)
+            p = a + self.rng.uniform(0.05, 0.95) * (b - a)
+            d = (b - a) / np.linalg.norm(b - a)
+            n = np.array([d[1], -d[0]])
+        else:
+            poly, closed = lines[int(self.rng.integers(len(lines)))]
+            i = int(self.rng.integers(len(poly) if closed else len(poly) - 1))
+            a, b = poly[i], poly[(i + 1) % len(poly)]
+            if np.linalg.norm(b - a) > 2000:  # the extended centre line
+                a, b = a + 0.45 * (b - a), a + 0.55 * (b - a)
+            p = a + self.rng.uniform(0, 1) * (b - a)
+            d = (b - a) / np.linalg.norm(b - a)
+            n = np.array([d[1], -d[0]])
+        return np.asarray(p + n * self.rng.uniform(-0.7, 0.7) * self.s, np.float64)
+
+    def off_point(self) -> np.ndarray:
+        px = np.array([self.rng.uniform(40, W - 40), self.rng.uniform(40, H - 40)])
+        r, t = self.cam["r"], self.cam["t"]
+        ray = np.linalg.solve(self.k, np.array([px[0], px[1], 1.0])) @ r
+        c = -r.T @ t
+        lam = -c[2] / ray[2]
+        return np.asarray((c + lam * ray)[:2], np.float64)
+
+    def slot_point(self) -> np.ndarray:
+        slot = self.board.card_slots[int(self.rng.integers(len(self.board.card_slots)))].polygon
+        lo, hi = slot.min(axis=0) + self.s / 2, slot.max(axis=0) - self.s / 2
+        return np.asarray(self.rng.uniform(lo, hi), np.float64)
+
+
+def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
+    rng = throw.rng
+    for _ in range(400):
+        try:
+            yaw = float(rng.uniform(0, 90))
+            if how == "stack":
+                bases = [
+                    c
+                    for c in throw.cubes
+                    if not c.extra["cocked"] and c.extra["level"] < 2 and c.extra.get("covered") is None
+                ]
+                if not bases:
+                    how = "field"
+                    continue
+                base = bases[int(rng.integers(len(bases)))]
+                ang = rng.uniform(0, 2 * np.pi)
+                dist = rng.uniform(0.15, 0.38) * throw.s
+                xy = base.centre[:2] + dist * np.array([np.cos(ang), np.sin(ang)])
+                level = int(base.extra["level"]) + 1  # type: ignore[call-overload]
+                cube = throw.flat(value, colour, xy, yaw, level)
+                throw.add(cube)
+                base.extra["covered"] = len(throw.cubes) - 1
+                cube.extra["rests_on"] = next(i for i, c in enumerate(throw.cubes) if c is base)
+                return
+            xy = {
+                "field": throw.random_point,
+                "border": throw.border_point,
+                "off": throw.off_point,
+                "slot": throw.slot_point,
+                "cocked": throw.random_point,
+            }[how]()
+            cube = throw.flat(value, colour, xy, yaw)
+            if how == "off":
+                fp = cube.footprint()
+                if classify(fp, throw.board).field_status != "off":
+                    raise Rejected
+            if how == "cocked":
+                angle = float(rng.uniform(10, 35))
+                edge = yaw + 90 * int(rng.integers(4))
+                rot, centre = tilt_about_edge(cube.rot, cube.centre, throw.s, angle, edge)
+                if np.max(Cube(value, colour, throw.s, rot, centre).vertices()[:, 2]) > 1e-6:
+                    rot, centre = tilt_about_edge(cube.rot, cube.centre, throw.s, angle, edge + 180)
+                cube = Cube(
+                    value, colour, throw.s, rot, centre, {"level": 0, "cocked": True, "tilt_deg": angle}
+                )
+            throw.add(cube)
+            return
+        except Rejected:
+            continue
+    raise Rejected
+
+
+def make_scene(index: int, seed: int) -> tuple[np.ndarray, bytes, dict[str, Any]]:
+    rng = np.random.default_rng([seed, index])
+    board_name = "dicetar-wars" if index % 5 < 3 else "dice-fighter"
+    board = load_board(ROOT / BOARDS[board_name])
+    cal = pi_camera3_calibration(W, H)
+    while True:
+        cam = _camera(rng, board)
+        size = float(rng.uniform(12.0, 19.0))
+        throw = Throw(rng, board, cam, size)
+        if board_name == "dicetar-wars":
+            pair = PAIRS[int(rng.integers(len(PAIRS)))]
+            colours = [pair[0]] * 5 + [pair[1]] * 5
+        else:
+            colours = ["red", "blue", "green"] * 2
+        n = len(colours)
+        plan = ["field"] * n
+        order = list(rng.permutation(n))
+        slots = iter(order)
+        if rng.random() < 0.55:
+            plan[next(slots)] = "stack"
+            if rng.random() < 0.45:
+                plan[next(slots)] = "stack"
+        if rng.random() < 0.35:
+            plan[next(slots)] = "cocked"
+        if rng.random() < 0.4:
+            plan[next(slots)] = "off"
+        if board.card_slots and rng.random() < 0.5:
+            plan[next(slots)] = "slot"
+        for j in range(n):
+            if plan[j] == "field" and rng.random() < 0.4:
+                plan[j] = "border"
+        # Stacks go last so they have bases to sit on.
+        sequence = sorted(range(n), key=lambda j: plan[j] == "stack")
+        try:
+            for j in sequence:
+                _place_die(throw, int(rng.integers(1, 7)), colours[j], plan[j])
+        except Rejected:
+            continue
+        # At least two markers in view, or sample another camera.
+        mk = [
+            m
+            for m in board.markers
+            if _in_view(project(_marker3d(m), cam["r"], cam["t"], cal.camera_matrix), 4)
+        ]
+        if len(mk) >= 2:
+            break
+
+    ld = rng.normal(0, 1, 3)
+    el = np.radians(rng.uniform(35, 85))
+    azl = rng.uniform(0, 2 * np.pi)
+    ld = np.array([np.cos(el) * np.cos(azl), np.cos(el) * np.sin(azl), -np.sin(el)])
+    light = Light(
+        ld, float(rng.uniform(0.35, 0.55)), float(rng.uniform(0.5, 0.7)), float(rng.uniform(0.85, 1.12))
+    )
+    texture = render_board_image(board, TEXTURE_PX_PER_MM)
+    frame, labels = render_scene(texture, TEXTURE_PX_PER_MM, throw.cubes, cam["r"], cam["t"], cal, light, rng)
+    hidden = _hand(frame, labels, rng, board, cam, cal.camera_matrix, mk) if rng.random() < 0.12 else []
+    image, jpeg = finish(frame, rng, float(rng.uniform(1.0, 2.5)), JPEG_QUALITY)
+    truth = _truth(
+        index, seed, board, cam, cal, light, throw, labels, [m.id for m in mk if m.id not in hidden]
+    )
+    return image, jpeg, truth
+
+
+def _marker3d(m: Any) -> np.ndarray:
+    return np.column_stack([m.corners(), np.zeros(4)])
+
+
+def _uncovered(m: Any, labels: np.ndarray, cam: dict[str, Any], k: np.ndarray) -> bool:
+    """No die drawn over any part of the marker."""
+    px = project(_marker3d(m), cam["r"], cam["t"], k)
+    mask = np.zeros(labels.shape, np.uint8)
+    cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 1)
+    return not np.any(labels[mask > 0] >= 0)
+
+
+def _hand(
+    frame: np.ndarray,
+    labels: np.ndarray,
+    rng: np.random.Generator,
+    board: BoardLayout,
+    cam: dict[str, Any],
+    k: np.ndarray,
+    in_view: list[Any],
+) -> list[int]:
+    """Paint a hand-coloured blob over some markers, leaving at least two uncovered and no die."""
+    if len(in_view) < 3:
+        return []
+    covered = [m for m in in_view if rng.random() < 0.5][: len(in_view) - 2]
+    hidden = []
+    for m in covered:
+        px = project(_marker3d(m), cam["r"], cam["t"], k)
+        c = px.mean(axis=0)
+        radius = int(np.max(np.linalg.norm(px - c, axis=1)) * 1.4)
+        y0, y1 = max(0, int(c[1]) - radius), min(H, int(c[1]) + radius)
+        x0, x1 = max(0, int(c[0]) - radius), min(W, int(c[0]) + radius)
+        if np.any(labels[y0:y1, x0:x1] >= 0):
+            continue  # never hide a die: the truth would be wrong
+        cv2.ellipse(
+            frame,
+            (int(c[0]), int(c[1])),
+            (radius, int(radius * 0.8)),
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            (120, 150, 205),
+            -1,
+            cv2.LINE_AA,
+        )
+        hidden.append(m.id)
+    return hidden
+
+
+def _truth(
+    index: int,
+    seed: int,
+    board: BoardLayout,
+    cam: dict[str, Any],
+    cal: Any,
+    light: Light,
+    throw: Throw,
+    labels: np.ndarray,
+    markers: list[int],
+) -> dict[str, Any]:
+    k = cal.camera_matrix
+    dice: list[dict[str, Any]] = []
+    placements = [classify(c.footprint(), board) for c in throw.cubes]
+    for i, cube in enumerate(throw.cubes):
+        top = cube.top_value()
+        quad = project(cube.face_corners(top), cam["r"], cam["t"], k)
+        centre_px = project(cube.face_corners(top).mean(axis=0, keepdims=True), cam["r"], cam["t"], k)[0]
+        fp = cube.footprint()
+        p = placements[i]
+        rests_on = cube.extra.get("rests_on")
+        status, slot = p.field_status, p.card_slot
+        root = rests_on
+        while root is not None:
+            status, slot = placements[int(root)].field_status, placements[int(root)].card_slot  # type: ignore[call-overload]
+            root = throw.cubes[int(root)].extra.get("rests_on")  # type: ignore[call-overload]
+        visible = float(np.count_nonzero(labels == 100 * i + top)) / max(pg.area(quad), 1.0)
+        dice.append(
+            {
+                "kind": "d6",
+                "value": top,
+                "colour": cube.colour,
+                "size_mm": round(cube.size, 3),
+                "center_px": [round(float(v), 3) for v in centre_px],
+                "center_mm": [round(float(v), 3) for v in cube.centre[:2]],
+                "height_mm": round(float(-cube.centre[2] + cube.size / 2), 3),
+                "footprint_mm": [[round(float(x), 3), round(float(y), 3)] for x, y in fp],
+                "top_quad_px": [[round(float(x), 3), round(float(y), 3)] for x, y in quad],
+                "top_visible_fraction": round(min(visible, 1.0), 3),
+                "stack_level": int(cube.extra["level"]),  # type: ignore[call-overload]
+                "rests_on": rests_on,
+                "cocked": bool(cube.extra["cocked"]),
+                "tilt_deg": round(float(cube.extra.get("tilt_deg", 0.0)), 2),  # type: ignore[arg-type]
+                "zones": list(p.zones),
+                "min_multiplier": p.min_multiplier,
+                "side": p.side,
+                "field_status": status,
+                "card_slot": slot,
+                "clearance_mm": round(boundary_clearance(fp, board), 3),
+                "borderline": is_borderline(fp, board),
+            }
+        )
+    rvec, _ = cv2.Rodrigues(cam["r"])
+    return {
+        "scene": index,
+        "split": "test" if index < TEST_SCENES else "tune",
+        "seed": seed,
+        "board": board.name,
+        "board_file": BOARDS[board.name],
+        "image": f"scene_{index:04d}.jpg",
+        "image_size": [W, H],
+        "camera": {
+            "model": "Raspberry Pi Camera Module 3, 4:3 crop scaled to 1280x960, ideal pinhole",
+            "camera_matrix": k.tolist(),
+            "dist_coeffs": [0.0] * 5,
+            "rvec": rvec.ravel().tolist(),
+            "tvec": cam["t"].tolist(),
+            "height_mm": round(cam["height_mm"], 2),
+            "tilt_deg": round(cam["tilt_deg"], 2),
+            "roll_deg": round(cam["roll_deg"], 2),
+        },
+        "light": {
+            "direction": light.direction.tolist(),
+            "ambient": light.ambient,
+            "diffuse": light.diffuse,
+            "gain": light.gain,
+        },
+        "die_size_mm": round(throw.s, 3),
+        "markers_visible": markers,
+        "dice": dice,
+    }
