@@ -46,6 +46,7 @@ from training.dataset import (  # noqa: E402
 )
 from training.synth import random_scene  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
+from vision.where import DieSize, EmptyTable, PlayArea, board_outline_px  # noqa: E402
 
 #: the confidence at which the table scores a reading without asking a person (table.toml's
 #: table.confidence_threshold, default)
@@ -139,9 +140,13 @@ def reader_from_spec(spec: str) -> DiceReader:
     upright are read at the other turns), apart (`vision.reader.coarse_wins`; 2 never keeps fine
     dice apart, as before session 6) (floats), rotations (int) and
     long (int: the detector sees the frame with its long side this many pixels, neither halved nor
-    shrunk further; the reader's default halves it and keeps it within 352-640)."""
+    shrunk further; the reader's default halves it and keeps it within 352-640); verify=off reads
+    without the not-a-die verifier (vision.verifier), as before issue 19."""
     folder, *pairs = spec.split(",")
     kw: dict[str, Any] = {}
+    if "verify=off" in pairs:  # the reader as it was before issue 19: no not-a-die verifier
+        pairs.remove("verify=off")
+        kw["verifier"] = None
     for pair in pairs:
         key, sep, value = pair.partition("=")
         try:
@@ -173,6 +178,53 @@ def readers_of(reader: DiceReader) -> tuple[Reader, Reader]:
         return [(r.center, r.value, r.confidence)]
 
     return scene, crop
+
+
+STEP_SETS = {
+    "+ where: all three": ("empty table", "die size", "play area"),
+    "+ where: empty table": ("empty table",),
+    "+ where: die size": ("die size",),
+    "+ where: play area": ("play area",),
+}
+
+
+def where_context(
+    st: Set, item: LabelledImage, img: np.ndarray, median_side: dict[str, float]
+) -> dict[str, Any]:
+    """The vision.where steps this photo's table would have (see WHERE in the notes)."""
+    h, w = img.shape[:2]
+    steps: dict[str, Any] = {}
+    mask = np.zeros((h, w), np.uint8)
+    for d in item.dice:
+        x0, y0, x1, y1 = d.box
+        gx, gy = 0.2 * (x1 - x0), 0.2 * (y1 - y0)
+        cv2.rectangle(mask, (int(x0 - gx), int(y0 - gy)), (int(x1 + gx), int(y1 + gy)), 255, -1)
+    if st.name.startswith("d20"):  # the d20: the most saturated blob
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        sat = ((hsv[..., 1] > 60) & (hsv[..., 2] > 40)).astype(np.uint8) * 255
+        mask |= cv2.dilate(sat, np.ones((25, 25), np.uint8))
+    empty = cv2.inpaint(img, mask, 5, cv2.INPAINT_TELEA) if mask.any() else img.copy()
+    rng = np.random.default_rng(abs(hash(item.path.name)) % 2**32)
+    empty = np.clip(empty * 0.95 + 3 + rng.normal(0, 2, empty.shape), 0, 255).astype(np.uint8)
+    steps["empty table"] = EmptyTable(empty)
+    if st.name in median_side:
+        steps["die size"] = DieSize.learnt([median_side[st.name]] * 3)
+    elif st.kind == "none":
+        steps["die size"] = DieSize.fixed(0.03 * max(h, w), 0.12 * max(h, w))
+    meta = item.path.with_suffix(".json")
+    if st.name.startswith("project") and meta.is_file():
+        import json
+
+        from calibration.board import load_board
+
+        data = json.loads(meta.read_text())
+        cam = data["camera"]
+        k, dist = np.array(cam["camera_matrix"]), np.array(cam["dist_coeffs"])
+        rvec, tvec = np.array(cam["rvec"]), np.array(cam["tvec"])
+        steps["die size"] = DieSize.from_board(float(data["die_size_mm"]), k, dist, rvec, tvec)
+        board = load_board(ROOT / data["board_file"])
+        steps["play area"] = PlayArea(board_outline_px(board.outline, k, dist, rvec, tvec))
+    return steps
 
 
 def classic(img: np.ndarray) -> Found:
@@ -281,6 +333,9 @@ def main() -> None:
     ap.add_argument("--rendered", type=Path, default=ROOT / "tests" / "fixtures" / "rendered")
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--held-out-only", action="store_true", help="skip the train photos (quicker)")
+    ap.add_argument(
+        "--where", action="store_true", help="also read with the vision.where steps, each on and off"
+    )
     ap.add_argument("--synthetic", type=int, default=30, help="drawn 1280x960 10-dice frames to add")
     ap.add_argument(
         "--models",
@@ -307,7 +362,25 @@ def main() -> None:
         fixed, n_fixed = apply_corrections(byler[0].items, args.corrections)
         corrected = {i.path: i for i in fixed if is_held_out(i.path.name)}
         corrected_split = f"held-out, {n_fixed} labels corrected"
-    readers: dict[str, tuple[Reader, Reader]] = {"dicetable": readers_of(DiceReader())}
+    product = DiceReader()
+    readers: dict[str, tuple[Reader, Reader]] = {"dicetable": readers_of(product)}
+    for name in STEP_SETS if args.where else ():
+        readers[f"dicetable {name}"] = readers_of(product)  # steps set per photo below
+    # the die size "learnt from the first throws": the median labelled box side of the set's TRAIN photos
+    median_side = {
+        st.name: float(
+            np.median(
+                [
+                    max(d.box[2] - d.box[0], d.box[3] - d.box[1])
+                    for i in st.items
+                    if not is_held_out(i.path.name)
+                    for d in i.dice
+                ]
+            )
+        )
+        for st in sets
+        if st.kind == "scene" and not st.name.startswith("project")
+    }
     for spec in args.models:
         readers[f"models {spec}"] = readers_of(reader_from_spec(spec))
     if not args.no_baseline:
@@ -329,8 +402,14 @@ def main() -> None:
                 if args.held_out_only and split == "train":
                     continue
                 truth = truth_of(item, img)
+                ctx = where_context(st, item, img, median_side) if args.where and st.kind != "crops" else {}
                 for rname, (r_scene, r_crop) in readers.items():
+                    named = [n for k, v in STEP_SETS.items() if rname.endswith(k) for n in v]
+                    if named and (st.kind == "crops" or not any(n in ctx for n in named)):
+                        continue  # no such step for this set (a crop, or no play area known)
+                    product.where = tuple(ctx[n] for n in named if n in ctx)
                     found, ms, cpu = timed(r_crop if st.kind == "crops" else r_scene, img)
+                    product.where = ()
                     tallies.setdefault((st.name, split, rname), Tally()).add(truth, found, ms, cpu)
                     if item.path in corrected:
                         tallies.setdefault((st.name, corrected_split, rname), Tally()).add(
@@ -339,6 +418,8 @@ def main() -> None:
         kinds["drawn 1280x960, 10 dice"] = "scene"
         for img, truth in synthetic(args.synthetic):
             for rname, (r_scene, _) in readers.items():
+                if " + where: " in rname:
+                    continue  # no empty table, size or play area is known for the drawn frames
                 found, ms, cpu = timed(r_scene, img)
                 tallies.setdefault(("drawn 1280x960, 10 dice", "-", rname), Tally()).add(
                     truth, found, ms, cpu
@@ -385,6 +466,7 @@ def main() -> None:
     cmd = "nice -n 10 .venv/bin/python benchmarks/vision_d6.py"
     cmd += "".join(f" --models {m}" for m in args.models)
     cmd += " --held-out-only" if args.held_out_only else ""
+    cmd += " --where" if args.where else ""
     text = (
         "# Vision: pip d6 reading (issues 4 and 19)\n\n"
         f"Reproduce: `{cmd}` (one core: cv2.setNumThreads(1); timings exclude decoding the file).\n\n"
@@ -418,7 +500,16 @@ train parts only):
 
 """
 
-NOTES = """Definitions: a reading is *sure* at confidence >= {ask} (the table's asking threshold,
+NOTES = """Where steps (`--where`, vision.where; each row names the steps on, the plain reader has
+them off): *empty table*: the photo with its labelled dice (or the d20) inpainted away, 5 % darker,
++3 and sensor noise (sigma 2), stands for the empty table a fixed camera saw before the throw (no
+real empty-table photos exist for these sets); *die size*: byler_d6 and skovy scenes learnt (the
+median labelled side of the set's TRAIN photos, 0.6-1.6x), negatives and d20 desk configured (3-12
+% of the photo's long side), rendered boards from the board and the scene's calibration (0.5-2.2x
+the top face there); *play area*: the rendered boards' outline projected (no polygon is known for
+the real photos, so those rows are left out).
+
+Definitions: a reading is *sure* at confidence >= {ask} (the table's asking threshold,
 `table.confidence_threshold`: the table scores it without asking a person). Silent errors: sure
 readings that are a wrong value on a labelled die, or on no labelled die (a phantom, or a die the
 labels miss), per 1,000 readings. Phantoms per photo: readings on the photos with no d6, all of
