@@ -7,14 +7,22 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import typer
 
 
 def _read_one(
-    path: Path, geometry: Any, numbered: bool = False, before: dict[str, Any] | None = None
+    path: Path,
+    geometry: Any,
+    numbered: bool = False,
+    before: dict[str, Any] | None = None,
+    where: list[Any] | None = None,
 ) -> dict[str, Any]:
     """One image's result line; with ``before`` (the previous frame's result line, board geometry on),
-    a die seen there and now covered by another is carried into this frame (``calibration.memory``)."""
+    a die seen there and now covered by another is carried into this frame (``calibration.memory``).
+    With ``where`` (a list of vision.where steps, maybe empty; d6 only) the line also lists every
+    candidate rejected ("rejected": centre, size, step, why)."""
     import cv2
     import numpy as np
 
@@ -36,8 +44,15 @@ def _read_one(
 
         nadir = frame_nadir(img, geometry[1], geometry[2])
     t = time.perf_counter()
+    rejected = None
     try:
-        dice = read_all(img, nadir=nadir) if numbered else read_dice(img)
+        if where is not None and not numbered:
+            from vision.reader import default_reader
+
+            seen = default_reader().examine(img, where=where)
+            dice, rejected = list(seen.readings), [r.to_json() for r in seen.rejected]
+        else:
+            dice = read_all(img, nadir=nadir) if numbered else read_dice(img)
     except ValueError as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000
@@ -63,7 +78,63 @@ def _read_one(
         out += [{**d, "seen_in": d.get("seen_in", (before or {}).get("image"))} for d, _ in carried]
         for entry, g in zip(out, placed, strict=True):
             entry.update(g.to_json())
-    return {"image": str(path), "dice": out, "ms": round(ms, 1)}
+    result = {"image": str(path), "dice": out, "ms": round(ms, 1)}
+    if rejected is not None:
+        result["rejected"] = rejected
+    return result
+
+
+def _where_steps(empty: Path | None, die_size: str | None, play_area: str | None) -> list[Any]:
+    """The vision.where steps the options ask for, or a BadParameter naming the option."""
+    from vision.where import DieSize, EmptyTable, PlayArea
+
+    steps: list[Any] = []
+    if play_area is not None:
+        try:
+            pts = [[float(v) for v in p.split(",")] for p in play_area.split()]
+            steps.append(PlayArea(np.array(pts)))
+        except ValueError as e:
+            raise typer.BadParameter(
+                f"--play-area {play_area!r}: expected 'x,y x,y x,y ...' pixels ({e})"
+            ) from None
+    if die_size is not None:
+        try:
+            lo, hi = (float(v) for v in die_size.split(","))
+            steps.append(DieSize.fixed(lo, hi))
+        except ValueError as e:
+            raise typer.BadParameter(f"--die-size {die_size!r}: expected LOW,HIGH pixels ({e})") from None
+    if empty is not None:
+        ref = cv2.imread(str(empty), cv2.IMREAD_COLOR) if empty.is_file() else None
+        if ref is None:
+            raise typer.BadParameter(f"--empty {str(empty)!r}: expected a photo of the empty table")
+        steps.append(EmptyTable(ref))
+    return steps
+
+
+#: drawing colours (BGR): a die read, and a candidate rejected
+KEPT, REJECTED = (60, 200, 60), (40, 40, 230)
+
+
+def _draw_explained(path: Path, result: dict[str, Any], out: Path) -> None:
+    """The image with each die read (green, its value) and each rejected candidate (red, the step)."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise typer.BadParameter(f"{path}: not a readable image")
+    thick = max(1, round(max(img.shape[:2]) / 640))
+    for d in result.get("dice", []):
+        q = np.array(d["quad"], np.int32)
+        cv2.polylines(img, [q], True, KEPT, thick)
+        x, y = q.min(0)
+        cv2.putText(
+            img, f"{d['value']} {d['confidence']:.2f}", (int(x), int(y) - 3), 0, 0.5 * thick, KEPT, thick
+        )
+    for r in result.get("rejected", []):
+        (cx, cy), (w, h) = r["center"], r["size"]
+        p0, p1 = (round(cx - w / 2), round(cy - h / 2)), (round(cx + w / 2), round(cy + h / 2))
+        cv2.rectangle(img, p0, p1, REJECTED, thick)
+        cv2.putText(img, r["step"], (p0[0], p1[1] + 12 * thick), 0, 0.45 * thick, REJECTED, thick)
+    if not cv2.imwrite(str(out), img):
+        raise typer.BadParameter(f"--explain-out {str(out)!r}: could not write the picture there")
 
 
 def _geometry(board: Path | None, calibration: Path | None) -> Any:
@@ -96,6 +167,28 @@ def read(
         help="also read d10, percentile d10 (d10p) and d20 dice; every die gets its kind. For tables "
         "that use numbered dice: on real pip-d6-only photos it reads about 1 % fewer d6 right than without",
     ),
+    explain: bool = typer.Option(
+        False,
+        "--explain",
+        help="also list every candidate the d6 reader rejected and the step that rejected it (empty table, "
+        "die size, play area, classifier, verifier)",
+    ),
+    explain_out: Path | None = typer.Option(
+        None,
+        "--explain-out",
+        help="with one image: draw the dice read and the candidates rejected to this PNG",
+    ),
+    empty: Path | None = typer.Option(
+        None,
+        "--empty",
+        help="a photo of the empty table from the same camera: dice only where the frame differs",
+    ),
+    die_size: str | None = typer.Option(
+        None, "--die-size", help="LOW,HIGH: a die's size in pixels; boxes far outside it are not dice"
+    ),
+    play_area: str | None = typer.Option(
+        None, "--play-area", help="'x,y x,y x,y ...': the polygon (pixels) dice are looked for in"
+    ),
     sequence: bool = typer.Option(
         False,
         "--sequence",
@@ -114,6 +207,13 @@ def read(
 
     cv2.setNumThreads(1)
     geometry = _geometry(board, calibration)
+    if explain_out is not None and len(images) != 1:
+        raise typer.BadParameter(f"--explain-out draws one image, got {len(images)} images")
+    where = _where_steps(empty, die_size, play_area)
+    if (where or explain or explain_out) and numbered:
+        raise typer.BadParameter(
+            "--explain, --empty, --die-size and --play-area read pip d6 only: drop --numbered"
+        )
     if sequence and geometry is None:
         raise typer.BadParameter(
             "--sequence needs --board and --calibration (dice are carried by their place)"
@@ -129,7 +229,10 @@ def read(
     failed = False
     before: dict[str, Any] | None = None
     for path in images:
-        result = _read_one(path, geometry, numbered, before if sequence else None)
+        ask = where if (where or explain or explain_out) else None
+        result = _read_one(path, geometry, numbered, before if sequence else None, ask)
+        if explain_out is not None and "dice" in result:
+            _draw_explained(path, result, explain_out)
         if "dice" in result:
             before = result
         failed |= "error" in result
@@ -152,6 +255,12 @@ def read(
                 typer.echo(
                     f"  {d['kind']:<4} {d['value']:>2} {d['colour']:<7} at ({x:.0f}, {y:.0f}) "
                     f"conf {d['confidence']:.2f}{flag}"
+                )
+            for r in result.get("rejected", []):
+                (x, y), (w, h) = r["center"], r["size"]
+                read = f", would read {r['value']} at {r['confidence']:.2f}" if "value" in r else ""
+                typer.echo(
+                    f"  rejected at ({x:.0f}, {y:.0f}) {w:.0f}x{h:.0f} px by {r['step']}: {r['why']}{read}"
                 )
     if failed:
         raise typer.Exit(1)

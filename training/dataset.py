@@ -183,3 +183,37 @@ def read_image(path: Path) -> np.ndarray:
     if img is None:
         raise ValueError(f"{path}: not a readable image")
     return np.asarray(img)
+
+
+# -- photos with no d6 in them, and their held-out split (by source, by physical die) -----------
+
+#: negatives/ is split by the repository the photo came from, never by photo: scikit-image's
+#: textures, coins and printed text and EasyOCR's street signs are held out; the rsandrini desk
+#: and the opencv_contrib scene-text photos are the train part.
+NEGATIVE_HELD_OUT_SOURCES = ("skimage_", "easyocr_")
+
+
+def load_no_d6(root: Path, folder: str) -> list[LabelledImage]:
+    """The photos of `folder` (negatives, d20_desk_scenes) as images with no d6 on them."""
+    return [LabelledImage(p, ()) for p in sorted((root / folder / "images").glob("*")) if p.is_file()]
+
+
+def negative_held_out(path: Path) -> bool:
+    """negatives/: held out by source repository (see NEGATIVE_HELD_OUT_SOURCES)."""
+    return path.name.startswith(NEGATIVE_HELD_OUT_SOURCES)
+
+
+def d20_die_is_green(image: np.ndarray) -> bool:
+    """d20_desk_scenes holds two physical d20s, a red one and a green-speckled one: whether this
+    photo shows the green one (the most saturated pixels are green rather than red)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    strong = (hsv[..., 1] > 60) & (hsv[..., 2] > 40)
+    hue = hsv[..., 0][strong]
+    green = int(np.count_nonzero((hue > 35) & (hue < 95)))
+    red = int(np.count_nonzero((hue < 12) | (hue > 165)))
+    return green > red
+
+
+def d20_desk_held_out(image: np.ndarray) -> bool:
+    """d20_desk_scenes is split by physical die: the photos of the green d20 are held out."""
+    return d20_die_is_green(image)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -22,6 +22,8 @@ from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, softmax_turned
+from vision.verifier import Verifier, features
+from vision.where import Box, WhereStep
 
 MODELS = Path(__file__).resolve().parent / "models"
 STRIDE = 4
@@ -43,6 +45,45 @@ class Candidate:
     score: float
 
 
+@dataclass(frozen=True)
+class Rejected:
+    """A candidate the reader did not read as a die: where, the step that rejected it and why, and
+    (when the classifier had read it) the value and confidence it would have had."""
+
+    center: tuple[float, float]
+    w: float
+    h: float
+    step: str
+    why: str
+    value: int | None = None
+    confidence: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "size": [round(self.w, 1), round(self.h, 1)],
+            "step": self.step,
+            "why": self.why,
+        }
+        if self.value is not None and self.confidence is not None:
+            out.update(value=self.value, confidence=round(self.confidence, 3))
+        return out
+
+
+@dataclass(frozen=True)
+class Examined:
+    """What the reader made of a frame: the dice it read and the candidates it rejected."""
+
+    readings: list[DieReading]
+    rejected: list[Rejected]
+
+
+#: the name --explain gives the classifier's own "not a die" verdict
+CLASSIFIER_STEP = "classifier"
+#: ... and the verifier's (vision.verifier)
+VERIFIER_STEP = "verifier"
+
+
 def _load(name: str, path: Path | None) -> Model:
     return Model(path or MODELS / name)
 
@@ -61,6 +102,8 @@ class DiceReader:
         sure: float = 0.9,
         suppress_radius: float = 0.45,
         apart_sure: float = APART_SURE,
+        where: Sequence[WhereStep] = (),
+        verifier: Verifier | Literal["default"] | None = "default",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -77,6 +120,11 @@ class DiceReader:
         # under another lies about half a side from it)
         self.suppress_radius = suppress_radius
         self.apart_sure = apart_sure  # see coarse_wins
+        # "a die can only be where a die can be" (vision.where): the steps this reader applies to
+        # every frame before reading it; read(..., where=...) overrides them for one frame
+        self.where: tuple[WhereStep, ...] = tuple(where)
+        # a second opinion on each reading: is it a die at all (vision.verifier; None: off)
+        self.verifier = Verifier.load() if verifier == "default" else verifier
 
     # -- stage 1: where are the dice
 
@@ -163,22 +211,60 @@ class DiceReader:
         turns = max(1, min(4, self.rotations if rotations is None else rotations))
         return softmax_turned(self._cls, np.stack(crops), turns, self.sure)
 
-    def read(self, image: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
+    def read(
+        self, image: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] | None = None
+    ) -> list[DieReading]:
+        """Every die in the frame; `where`: the vision.where steps for this frame (default: the
+        reader's own)."""
+        return self.examine(image, palette, where).readings
+
+    def examine(
+        self, image: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] | None = None
+    ) -> Examined:
+        """The dice read, and every candidate rejected with the step that rejected it: the
+        vision.where steps in order, then the classifier ("not a die")."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 8:
-            return []
+            return Examined([], [])
         palette = palette or Palette.default()
         pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
         cands = self.find(image, pyr)
+        rejected: list[Rejected] = []
+        for step in self.where if where is None else where:
+            if not cands:
+                break
+            verdicts = step.check(image, [Box(c.center, c.w, c.h) for c in cands])
+            rejected += [
+                Rejected(c.center, c.w, c.h, step.name, why)
+                for c, why in zip(cands, verdicts, strict=True)
+                if why is not None
+            ]
+            cands = [c for c, why in zip(cands, verdicts, strict=True) if why is None]
         crops = [crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in cands]
         probs = self.classify(crops)
         kept = []
         for c, p, crop in zip(cands, probs, crops, strict=True):
-            if p[0] >= self.reject_threshold:
-                continue
             value = int(np.argmax(p[1:])) + 1
-            kept.append((c, value, float(p[value]) * min(1.0, c.score / 0.5), crop))
-        return _finish(image, kept, palette)
+            conf = float(p[value]) * min(1.0, c.score / 0.5)
+            if p[0] >= self.reject_threshold:
+                why = f"read as not a die ({p[0]:.2f} >= {self.reject_threshold:g})"
+                rejected.append(Rejected(c.center, c.w, c.h, CLASSIFIER_STEP, why, value, conf))
+                continue
+            kept.append((c, value, conf, crop, p))
+        if self.verifier is not None and kept:
+            v = self.verifier
+            sure = v.score(np.stack([features(p, c.score, c.w, c.h, crop) for c, _, _, crop, p in kept]))
+            for k, s in zip(kept, sure, strict=True):
+                if s < v.threshold:
+                    why = f"does not look like a die ({s:.3f} < {v.threshold:.3f})"
+                    rejected.append(Rejected(k[0].center, k[0].w, k[0].h, VERIFIER_STEP, why, k[1], k[2]))
+            # a reading the verifier doubts is read no surer than its score: the table asks about it
+            kept = [
+                (k[0], k[1], min(k[2], float(s)) if s < v.doubt else k[2], k[3], k[4])
+                for k, s in zip(kept, sure, strict=True)
+                if s >= v.threshold
+            ]
+        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
 
     def read_crop(self, crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
         """Read an image that shows one die filling it (e.g. a crop another detector made)."""
@@ -342,4 +428,4 @@ def read_die_crop(crop_bgr: np.ndarray, palette: Palette | None = None) -> DieRe
     return default_reader().read_crop(crop_bgr, palette)
 
 
-__all__ = ["CROP", "Candidate", "DiceReader", "read_dice", "read_die_crop"]
+__all__ = ["CROP", "Candidate", "DiceReader", "Examined", "Rejected", "read_dice", "read_die_crop"]

@@ -135,3 +135,26 @@ def test_read_a_sequence_carries_a_die_covered_in_the_next_frame() -> None:
 def test_sequence_needs_the_board() -> None:
     res = CliRunner().invoke(app(), ["read", "a.png", "--sequence"])
     assert res.exit_code != 0 and "--board" in res.output
+
+
+def test_read_explain_names_the_step_that_rejected_each_candidate(tmp_path: Path) -> None:
+    empty = felt(480, 640)
+    draw_row(empty, [5], size=48, y=120)  # a die printed on the cloth: part of the empty table
+    frame = empty.copy()
+    draw_row(frame, [2], size=48, y=360)
+    e, f, out = tmp_path / "empty.png", tmp_path / "frame.png", tmp_path / "explained.png"
+    cv2.imwrite(str(e), empty)
+    cv2.imwrite(str(f), frame)
+    res = CliRunner().invoke(
+        app(), ["read", str(f), "--explain", "--empty", str(e), "--explain-out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 dice, total 2" in res.stdout
+    assert "by empty table:" in res.stdout
+    drawn = cv2.imread(str(out))
+    assert drawn.shape == frame.shape and not np.array_equal(drawn, frame)
+    res = CliRunner().invoke(app(), ["read", str(f), "--json", "--explain", "--die-size", "10,20"])
+    line = json.loads(res.stdout)
+    assert line["dice"] == [] and {r["step"] for r in line["rejected"]} == {"die size"}
+    res = CliRunner().invoke(app(), ["read", str(f), "--play-area", "1,2 3"])
+    assert res.exit_code != 0 and "--play-area '1,2 3': expected 'x,y x,y x,y ...'" in res.output

@@ -1,0 +1,257 @@
+"""A die can only be where a die can be: three named steps that drop detector candidates before
+any is read, each switchable and each measured on and off (benchmarks/vision_d6.py).
+
+- ``EmptyTable``: a fixed camera saw the play area empty; a die stands only where the settled frame
+  differs from that empty frame (after matching the overall light, so a cloud or a lamp does not
+  make the whole table "differ").
+- ``DieSize``: how big a die is in pixels: from the board and the camera's calibration (the die's
+  edge in millimetres projected at each place), from a configured range, or learnt from the first
+  throws; a box far outside it is not a die.
+- ``PlayArea``: a polygon in pixels (the board's outline, or a tray drawn in table.toml); dice are
+  looked for only inside it.
+
+Each step answers, for every candidate box, None (it may be a die) or why it is not one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.image_check import check_bgr
+
+
+@dataclass(frozen=True)
+class Box:
+    """A candidate die: its centre and box size in frame pixels."""
+
+    center: tuple[float, float]
+    w: float
+    h: float
+
+
+class WhereStep(Protocol):
+    """One "where a die can be" step: a name a user reads in --explain, and a check per box."""
+
+    @property
+    def name(self) -> str: ...
+
+    def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]: ...
+
+
+# -- the empty table ---------------------------------------------------------------------------
+
+#: working width of the comparison (the motion gate's scale is of the same order)
+EMPTY_WIDTH = 480
+
+
+def _light_matched(frame: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both images small, blurred and float; the empty one mapped per channel to the frame's light
+    by a least-squares gain and offset (dice cover a small part of the table, so the fit is the
+    table's)."""
+    h, w = frame.shape[:2]
+    s = min(1.0, EMPTY_WIDTH / w)
+    size = (max(1, round(w * s)), max(1, round(h * s)))
+    a = cv2.GaussianBlur(cv2.resize(frame, size, interpolation=cv2.INTER_AREA).astype(np.float32), (5, 5), 0)
+    b = cv2.GaussianBlur(cv2.resize(empty, size, interpolation=cv2.INTER_AREA).astype(np.float32), (5, 5), 0)
+    out = np.empty_like(b)
+    for c in range(3):
+        x, y = b[..., c].ravel(), a[..., c].ravel()
+        gain, offset = np.polyfit(x, y, 1) if float(x.std()) > 1.0 else (1.0, float(y.mean() - x.mean()))
+        out[..., c] = b[..., c] * gain + offset
+    return a, out
+
+
+@dataclass
+class EmptyTable:
+    """A reading stands only where the frame differs from the empty table.
+
+    ``level``: the per-pixel difference (0-255, any channel, after matching the light) that counts
+    as "differs"; ``share``: the share of the middle of a box that must differ for it to stand. A
+    die on a table of its own colour still differs (its pips, edges and shadow)."""
+
+    empty: np.ndarray
+    level: float = 20.0
+    share: float = 0.12
+    name: str = "empty table"
+
+    def __post_init__(self) -> None:
+        self.empty = check_bgr(self.empty, "empty-table reference")
+
+    def relearn(self, empty: np.ndarray) -> None:
+        """A new empty-table frame (the light changed, or `dicetable calibrate` captured one)."""
+        self.empty = check_bgr(empty, "empty-table reference")
+
+    def differs(self, image: np.ndarray) -> np.ndarray:
+        """Where the frame differs from the empty table: a bool mask at the comparison's scale."""
+        if image.shape[:2] != self.empty.shape[:2]:
+            raise ValueError(
+                f"empty-table reference is {self.empty.shape[1]}x{self.empty.shape[0]} px but the frame is "
+                f"{image.shape[1]}x{image.shape[0]}: capture the empty table again with this camera mode"
+            )
+        a, b = _light_matched(image, self.empty)
+        mask: np.ndarray = np.abs(a - b).max(axis=2) > self.level
+        return mask
+
+    def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]:
+        if not boxes:
+            return []
+        mask = self.differs(image)
+        s = mask.shape[1] / image.shape[1]
+        out: list[str | None] = []
+        for b in boxes:
+            # the middle 60 % of the box: a die's body, not the table round it
+            x0, x1 = (b.center[0] - 0.3 * b.w) * s, (b.center[0] + 0.3 * b.w) * s
+            y0, y1 = (b.center[1] - 0.3 * b.h) * s, (b.center[1] + 0.3 * b.h) * s
+            xa, xb = max(0, math.floor(x0)), min(mask.shape[1], math.ceil(x1) + 1)
+            ya, yb = max(0, math.floor(y0)), min(mask.shape[0], math.ceil(y1) + 1)
+            part = mask[ya:yb, xa:xb]
+            seen = float(part.mean()) if part.size else 0.0
+            out.append(None if seen >= self.share else f"{seen:.0%} of it differs from the empty table")
+        return out
+
+
+# -- the size of a die ------------------------------------------------------------------------
+
+
+@dataclass
+class DieSize:
+    """A box is a die only if its longer side lies within the die's size at that place.
+
+    ``expected(x, y)`` gives the die's edge in pixels at a place; a box whose longer side is under
+    ``low`` or over ``high`` times it is not a die (a box covers a die's sides and shadow too, so
+    ``high`` is generous). Make one with :meth:`fixed`, :meth:`learnt` or :meth:`from_board`."""
+
+    expected: Callable[[float, float], float]
+    low: float = 0.5
+    high: float = 2.2
+    source: str = "configured"
+    name: str = "die size"
+
+    @classmethod
+    def fixed(cls, low_px: float, high_px: float) -> DieSize:
+        """A configured range of die edges in pixels (table.toml's ``die_size_px = [low, high]``)."""
+        if not 0 < low_px <= high_px:
+            raise ValueError(f"die size range: expected 0 < low <= high pixels, got [{low_px}, {high_px}]")
+        mid = math.sqrt(low_px * high_px)
+        return cls(lambda x, y: mid, low_px / mid, high_px / mid, f"configured {low_px:g}-{high_px:g} px")
+
+    @classmethod
+    def learnt(cls, sides_px: Sequence[float], low: float = 0.6, high: float = 1.6) -> DieSize:
+        """From the box sides of dice read in the first throws (the median; at least 3 dice)."""
+        sides = [float(s) for s in sides_px if s > 0]
+        if len(sides) < 3:
+            raise ValueError(f"learning the die size needs at least 3 dice read, got {len(sides)}")
+        m = float(np.median(sides))
+        return cls(lambda x, y: m, low, high, f"learnt: median {m:.0f} px over {len(sides)} dice")
+
+    @classmethod
+    def from_board(
+        cls,
+        die_mm: float,
+        camera_matrix: np.ndarray,
+        dist_coeffs: np.ndarray,
+        rvec: np.ndarray,
+        tvec: np.ndarray,
+        low: float = 0.5,
+        high: float = 2.2,
+    ) -> DieSize:
+        """From the board's pose and the camera: the die's top face (``die_mm`` above the board)
+        projected where the box's centre's ray meets that plane; its longer pixel side."""
+        k = np.asarray(camera_matrix, np.float64)
+        d = np.asarray(dist_coeffs, np.float64)
+        r, _ = cv2.Rodrigues(np.asarray(rvec, np.float64))
+        t = np.asarray(tvec, np.float64).reshape(3)
+        cam = -r.T @ t  # the camera in board mm
+
+        def expected(x: float, y: float) -> float:
+            ray = cv2.undistortPoints(np.array([[[x, y]]], np.float64), k, d).reshape(2)
+            v = r.T @ np.array([ray[0], ray[1], 1.0])
+            # the board's z axis points away from the camera (the camera is at z < 0): the top face
+            # lies at z = -die_mm
+            lam = (-die_mm - cam[2]) / v[2] if abs(v[2]) > 1e-9 else float("nan")
+            if not lam > 0:
+                return float("nan")
+            p = cam + lam * v
+            h = die_mm / 2
+            sq = np.array(
+                [[p[0] + dx, p[1] + dy, -die_mm] for dx, dy in ((-h, -h), (h, -h), (h, h), (-h, h))]
+            )
+            px, _ = cv2.projectPoints(sq, np.asarray(rvec, np.float64), t, k, d)
+            q = px.reshape(4, 2)
+            return float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1])))
+
+        return cls(expected, low, high, f"board: {die_mm:g} mm dice")
+
+    def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]:
+        out: list[str | None] = []
+        for b in boxes:
+            e = self.expected(*b.center)
+            side = max(b.w, b.h)
+            if not math.isfinite(e) or e <= 0:
+                out.append(None)  # no size known there (off the board's plane): leave it to the others
+            elif side < self.low * e:
+                out.append(f"{side:.0f} px is too small for a die ({e:.0f} px there, {self.source})")
+            elif side > self.high * e:
+                out.append(f"{side:.0f} px is too big for a die ({e:.0f} px there, {self.source})")
+            else:
+                out.append(None)
+        return out
+
+
+# -- the play area ----------------------------------------------------------------------------
+
+
+@dataclass
+class PlayArea:
+    """Dice are looked for only inside a polygon in pixels (the board's outline seen by the camera,
+    or a tray drawn in table.toml); a box whose centre lies outside it is not a die in play."""
+
+    polygon: np.ndarray = field(repr=False)
+    name: str = "play area"
+
+    def __post_init__(self) -> None:
+        poly = np.asarray(self.polygon, np.float64)
+        if poly.ndim != 2 or poly.shape[1] != 2 or len(poly) < 3 or not np.isfinite(poly).all():
+            raise ValueError(
+                f"play area: expected a polygon of 3 or more [x, y] pixel points, got {self.polygon!r}"
+            )
+        if abs(cv2.contourArea(poly.astype(np.float32))) < 1.0:
+            raise ValueError("play area: the polygon encloses no area (its points lie on a line)")
+        self.polygon = poly
+
+    def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]:
+        poly = self.polygon.astype(np.float32)
+        return [
+            None
+            if cv2.pointPolygonTest(poly, (float(b.center[0]), float(b.center[1])), False) >= 0
+            else "outside the play area"
+            for b in boxes
+        ]
+
+
+def board_outline_px(
+    outline_mm: np.ndarray,
+    camera_matrix: np.ndarray,
+    dist_coeffs: np.ndarray,
+    rvec: np.ndarray,
+    tvec: np.ndarray,
+) -> np.ndarray:
+    """The board's outline (mm, on the board plane) as the camera sees it, in pixels."""
+    pts = np.column_stack([np.asarray(outline_mm, np.float64), np.zeros(len(outline_mm))])
+    px, _ = cv2.projectPoints(
+        pts,
+        np.asarray(rvec, np.float64),
+        np.asarray(tvec, np.float64),
+        np.asarray(camera_matrix, np.float64),
+        np.asarray(dist_coeffs, np.float64),
+    )
+    return np.asarray(px.reshape(-1, 2), np.float64)
+
+
+__all__ = ["Box", "DieSize", "EmptyTable", "PlayArea", "WhereStep", "board_outline_px"]
