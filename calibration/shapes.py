@@ -137,11 +137,11 @@ def arc_steps(radius: float) -> int:
 def arc(centre: NDArray[np.float64], radius: float, start: float, end: float) -> NDArray[np.float64]:
     """Points along an arc from ``start`` to ``end`` degrees, both ends included: the ends and
     every angle of the radius's grid (:func:`arc_steps`) between them."""
-    n = arc_steps(radius)
-    step = 360.0 / n
-    k0, k1 = math.floor(start / step) + 1, math.ceil(end / step) - 1
-    grid = [k * step for k in range(k0, k1 + 1) if start < k * step < end]
-    angles = np.radians(np.array([start, *grid, end]))
+    step = 360.0 / arc_steps(radius)
+    k = np.arange(math.floor(start / step) + 1, math.ceil(end / step))
+    grid = k * step
+    grid = grid[(grid > start) & (grid < end)]
+    angles = np.radians(np.concatenate([[start], grid, [end]]))
     return np.column_stack([np.cos(angles), np.sin(angles)]) * radius + centre
 
 
