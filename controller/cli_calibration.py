@@ -2,6 +2,7 @@
 
 dicetable board print LAYOUT --out FILE.pdf|png     a printable board at true scale
 dicetable board check LAYOUT                          validate a layout and summarise it
+dicetable board import FILE.svg --out LAYOUT.toml     a layout file from an SVG drawing
 dicetable calibrate charuco --out FILE.png            the ChArUco sheet to photograph
 dicetable calibrate camera IMAGE... --out CAL.json    intrinsics from ChArUco views
 dicetable calibrate pose FRAME --calibration CAL.json --board LAYOUT
@@ -55,7 +56,7 @@ def _calibration(path: Path) -> Any:
         raise _fail(str(e)) from None
 
 
-board_app = typer.Typer(help="Board layouts: print and check.", no_args_is_help=True)
+board_app = typer.Typer(help="Board layouts: print, check, import from SVG.", no_args_is_help=True)
 calibrate_app = typer.Typer(help="Camera, board pose and colour calibration.", no_args_is_help=True)
 
 
@@ -91,6 +92,40 @@ def board_check(layout: str = typer.Argument(..., help="A layout TOML file or a 
         f"{len(b.zones)} zones, {len(b.fields)} fields, {len(b.card_slots)} card slots, "
         f"{len(b.markers)} markers ({b.markers_dict}), centre line: {'yes' if b.centre_line else 'no'}, "
         f"die {b.die_size_mm:g} mm"
+    )
+
+
+@board_app.command("import")
+def board_import(
+    svg: Path = typer.Argument(
+        ..., help="An SVG drawing of the board (Inkscape, Illustrator, a print shop's file)."
+    ),
+    out: Path = typer.Option(..., "--out", help="The layout file to write (.toml)."),
+    name: str = typer.Option("", help="The board's name (default: the SVG file's name)."),
+) -> None:
+    """Write a layout file from an SVG: zones, markers, outline, fields, card slots, centre line.
+
+    Zones are shapes with data-zone="NAME" data-multiplier="N" (or id zone:NAME:xN); markers are
+    squares with data-marker="ID" (or id marker:ID); see calibration/svg_import.py for the rest.
+    """
+    from calibration.board import BoardError, parse_board
+    from calibration.svg_import import SvgImportError, layout_from_svg, to_toml
+
+    if out.suffix.lower() != ".toml":
+        raise _fail(f"--out {str(out)!r}: expected a layout file name ending in .toml")
+    try:
+        layout = layout_from_svg(svg, name or None)
+        board = parse_board(layout, str(svg))
+    except (SvgImportError, BoardError) as e:
+        raise _fail(str(e)) from None
+    try:
+        out.write_text(to_toml(layout), encoding="utf-8")
+    except OSError as e:
+        raise _fail(f"{out}: cannot write: {e.strerror or e}") from None
+    typer.echo(
+        f"{out}: board {board.name!r}, {len(board.zones)} zones, {len(board.fields)} fields, "
+        f"{len(board.card_slots)} card slots, {len(board.markers)} markers ({board.markers_dict}), "
+        f"centre line: {'yes' if board.centre_line else 'no'}"
     )
 
 
