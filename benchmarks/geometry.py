@@ -191,6 +191,13 @@ def evaluate(
                     "stack_got": g.stack_level > 0,
                     "level_ok": g.stack_level == d["stack_level"],
                     "rests_ok": (None if g.rests_on is None else back.get(g.rests_on, -1)) == d["rests_on"],
+                    "placed": {
+                        "zones": sorted(g.zones),
+                        "min_multiplier": g.min_multiplier,
+                        "side": g.side,
+                        "field": [g.field_status, g.card_slot],
+                        "stack_level": g.stack_level,
+                    },
                 }
             )
     elapsed = time.perf_counter() - t0
@@ -347,6 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of the split")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     ap.add_argument(
+        "--dump",
+        type=Path,
+        help="also write every found die's placement (zones, lowest multiplier, side, field, stack "
+        "level) as JSON lines, to compare two versions of the geometry die by die",
+    )
+    ap.add_argument(
         "--models",
         action="append",
         default=[],
@@ -387,6 +400,10 @@ def main(argv: list[str] | None = None) -> int:
 
             READER = reader_from_spec(spec)
         result = evaluate(scenes, args.quads, args.noise_px, args.pose, fit=args.fit)
+        if args.dump:
+            with args.dump.open("w") as f:
+                for r in result["rows"]:
+                    f.write(json.dumps({"scene": r["scene"], **r["placed"]}) + "\n")
         s = summarise(result)
         quads = args.quads + (f" + {args.noise_px} px noise" if args.noise_px else "")
         quads += f", top faces fitted: {args.fit}" if args.quads == "vision" else ""

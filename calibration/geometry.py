@@ -131,15 +131,18 @@ class DieGeometry:
 
 
 def classify(footprint: Poly, board: BoardLayout) -> Placement:
-    """Zones touched, centre-line side and field status of a footprint on the board."""
-    fp = pg.as_poly(footprint)
-    touched = [z for z in board.zones if pg.overlaps(fp, z.polygon)]
+    """Zones touched, centre-line side and field status of a footprint on the board.
+
+    The board's areas are prepared GEOS geometries (:mod:`calibration.regions`): a die touches
+    an area it shares any area with."""
+    fp = pg.geometry(footprint)
+    touched = [z for z in board.zones if z.region.touches(fp)]
     zones = tuple(z.name for z in touched)
     min_mult = min((z.multiplier for z in touched), default=None)
     side = board.centre_line.side_of(fp) if board.centre_line is not None else None
-    if any(pg.overlaps(fp, f.polygon) for f in board.fields):
+    if any(f.region.touches(fp) for f in board.fields):
         return Placement(zones, min_mult, side, "field", None)
-    slots = [(pg.overlap_area(fp, c.polygon), c.name) for c in board.card_slots]
+    slots = [(c.region.overlap_area(fp), c.name) for c in board.card_slots]
     slots = [s for s in slots if s[0] > pg.TOUCH_AREA_MM2]
     if slots:
         return Placement(zones, min_mult, side, "card_slot", max(slots)[1])
@@ -148,8 +151,7 @@ def classify(footprint: Poly, board: BoardLayout) -> Placement:
 
 def boundary_clearance(footprint: Poly, board: BoardLayout) -> float:
     """Distance (mm) from a footprint to the nearest line that decides its classification."""
-    fp = pg.as_poly(footprint)
-    return min(pg.boundary_distance(fp, line, closed) for line, closed in board.boundaries())
+    return float(pg.geometry(footprint).distance(board.boundary_lines))
 
 
 def is_borderline(footprint: Poly, board: BoardLayout, margin_mm: float = 1.0) -> bool:
@@ -158,8 +160,7 @@ def is_borderline(footprint: Poly, board: BoardLayout, margin_mm: float = 1.0) -
     fp = pg.as_poly(footprint)
     c = pg.centroid(fp)
     # Distance from the centroid to the nearest edge line, to scale the outline by margin_mm.
-    n = len(fp)
-    inner = min(pg.point_segment_distance(c, fp[i], fp[(i + 1) % n]) for i in range(n))
+    inner = pg.inner_distance(fp, c)
     if inner <= margin_mm:
         return True
     grown = c + (fp - c) * (inner + margin_mm) / inner
@@ -368,7 +369,7 @@ def _same_faces(quads: list[NDArray[np.float64]]) -> set[frozenset[int]]:
     """
     out: set[frozenset[int]] = set()
     for i, j in itertools.combinations(range(len(quads)), 2):
-        inter = pg.clip_convex(quads[i], quads[j])
+        inter = pg.intersection(quads[i], quads[j])
         if len(inter) >= 3:
             shared = pg.area(inter)
             if shared >= SAME_FACE_IOU * (pg.area(quads[i]) + pg.area(quads[j]) - shared):
@@ -394,7 +395,7 @@ def _seen_below(
     n = len(quads)
     pairs: dict[tuple[int, int], NDArray[np.float64]] = {}
     for i, j in itertools.combinations(range(n), 2):
-        inter = pg.clip_convex(quads[i], quads[j])
+        inter = pg.intersection(quads[i], quads[j])
         if len(inter) >= 3 and pg.area(inter) >= MIN_OVERLAP_PX2 and frozenset((i, j)) not in same:
             pairs[(i, j)] = inter
     if not pairs:

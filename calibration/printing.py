@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration import polygons as pg
-from calibration.board import BoardLayout
+from calibration.board import BoardLayout, Marker
+from calibration.regions import Region
 
 MM_PER_INCH = 25.4
 
@@ -54,18 +54,24 @@ def render_board_image(board: BoardLayout, px_per_mm: float = 10.0) -> NDArray[n
         org = (round(at[0] * px_per_mm - tw / 2), round(at[1] * px_per_mm + th / 2))
         cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (90, 90, 90), thick, cv2.LINE_AA)
 
+    def fill(region: Region, colour: tuple[int, int, int]) -> None:
+        cv2.fillPoly(img, [pts(r) for r in region.rings()], colour)
+
+    def edge(region: Region, colour: tuple[int, int, int]) -> None:
+        cv2.polylines(img, [pts(r) for r in region.rings()], True, colour, thick, cv2.LINE_AA)
+
     for f in board.fields:
-        cv2.fillPoly(img, [pts(f.polygon)], (238, 244, 246))
+        fill(f.region, (238, 244, 246))
     for z in board.zones:
-        cv2.fillPoly(img, [pts(z.polygon)], ZONE_COLOURS.get(z.multiplier, (225, 225, 225)))
+        fill(z.region, ZONE_COLOURS.get(z.multiplier, (225, 225, 225)))
     for z in board.zones:
-        cv2.polylines(img, [pts(z.polygon)], True, (60, 60, 60), thick, cv2.LINE_AA)
-        label(f"x{z.multiplier}", pg.centroid(z.polygon), 12.0)
+        edge(z.region, (60, 60, 60))
+        label(f"x{z.multiplier}", z.region.label_point(), 12.0)
     for f in board.fields:
-        cv2.polylines(img, [pts(f.polygon)], True, (40, 40, 40), thick, cv2.LINE_AA)
+        edge(f.region, (40, 40, 40))
     for c in board.card_slots:
-        cv2.fillPoly(img, [pts(c.polygon)], (235, 240, 240))
-        cv2.polylines(img, [pts(c.polygon)], True, (120, 120, 120), thick, cv2.LINE_AA)
+        fill(c.region, (235, 240, 240))
+        edge(c.region, (120, 120, 120))
         label(c.name, c.polygon.mean(axis=0), 5.0)
     if board.centre_line is not None:
         a = np.round(np.asarray(board.centre_line.a) * px_per_mm).astype(int)
@@ -73,16 +79,48 @@ def render_board_image(board: BoardLayout, px_per_mm: float = 10.0) -> NDArray[n
         cv2.line(img, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), (30, 30, 200), 2 * thick, cv2.LINE_AA)
     d = board.aruco_dictionary()
     for m in board.markers:
-        side = round(m.size * px_per_mm)
-        tag = cv2.aruco.generateImageMarker(d, m.id, side)
-        x0 = round((m.center[0] - m.size / 2) * px_per_mm)
-        y0 = round((m.center[1] - m.size / 2) * px_per_mm)
-        quiet = max(1, round(m.size * px_per_mm / 6))  # white border so the marker stands out
-        x1, y1 = x0 + side + quiet, y0 + side + quiet
-        cv2.rectangle(img, (x0 - quiet, y0 - quiet), (x1, y1), (255, 255, 255), -1)
-        img[y0 : y0 + side, x0 : x0 + side] = tag[..., None]
+        if m.rotation == 0.0:
+            _paste_upright(img, d, m, px_per_mm)
+        else:
+            _paste_turned(img, d, m, px_per_mm)
     cv2.polylines(img, [pts(board.outline)], True, (0, 0, 0), thick, cv2.LINE_AA)
     return img
+
+
+def _paste_upright(img: NDArray[np.uint8], d: cv2.aruco.Dictionary, m: Marker, px_per_mm: float) -> None:
+    side = round(m.size * px_per_mm)
+    tag = cv2.aruco.generateImageMarker(d, m.id, side)
+    x0 = round((m.center[0] - m.size / 2) * px_per_mm)
+    y0 = round((m.center[1] - m.size / 2) * px_per_mm)
+    quiet = max(1, round(m.size * px_per_mm / 6))  # white border so the marker stands out
+    x1, y1 = x0 + side + quiet, y0 + side + quiet
+    cv2.rectangle(img, (x0 - quiet, y0 - quiet), (x1, y1), (255, 255, 255), -1)
+    img[y0 : y0 + side, x0 : x0 + side] = tag[..., None]
+
+
+def _paste_turned(img: NDArray[np.uint8], d: cv2.aruco.Dictionary, m: Marker, px_per_mm: float) -> None:
+    """A marker at any angle: its image (with a white quiet zone) warped onto its corners."""
+    side = max(8, round(m.size * px_per_mm))
+    quiet = max(1, round(side / 6))
+    tag = cv2.copyMakeBorder(
+        cv2.aruco.generateImageMarker(d, m.id, side),
+        quiet,
+        quiet,
+        quiet,
+        quiet,
+        cv2.BORDER_CONSTANT,
+        value=255,
+    )
+    n = side + 2 * quiet
+    src = np.array(
+        [[quiet, quiet], [quiet + side, quiet], [quiet + side, quiet + side], [quiet, quiet + side]]
+    )
+    dst = m.corners() * px_per_mm - 0.5  # pixel centres: pixel (i, j) covers [i, i + 1) mm/px
+    h = cv2.getPerspectiveTransform((src - 0.5).astype(np.float32), dst.astype(np.float32))
+    size = (img.shape[1], img.shape[0])
+    warped = cv2.warpPerspective(tag, h, size, flags=cv2.INTER_AREA, borderValue=0)
+    mask = cv2.warpPerspective(np.full((n, n), 255, np.uint8), h, size, flags=cv2.INTER_NEAREST)
+    img[mask > 0] = warped[mask > 0][:, None]
 
 
 def png_bytes_with_dpi(img: NDArray[np.uint8], px_per_mm: float) -> bytes:

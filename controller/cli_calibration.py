@@ -2,8 +2,10 @@
 
 dicetable board print LAYOUT --out FILE.pdf|png     a printable board at true scale
 dicetable board check LAYOUT                          validate a layout and summarise it
+dicetable board import FILE.svg --out LAYOUT.toml     a layout file from an SVG drawing
 dicetable calibrate charuco --out FILE.png            the ChArUco sheet to photograph
 dicetable calibrate camera IMAGE... --out CAL.json    intrinsics from ChArUco views
+dicetable calibrate camera --nominal NAME --out CAL.json   intrinsics from a datasheet
 dicetable calibrate pose FRAME --calibration CAL.json --board LAYOUT
                                                       remember the board's pose (empty board)
 dicetable calibrate check FRAME --calibration CAL.json --board LAYOUT
@@ -55,7 +57,7 @@ def _calibration(path: Path) -> Any:
         raise _fail(str(e)) from None
 
 
-board_app = typer.Typer(help="Board layouts: print and check.", no_args_is_help=True)
+board_app = typer.Typer(help="Board layouts: print, check, import from SVG.", no_args_is_help=True)
 calibrate_app = typer.Typer(help="Camera, board pose and colour calibration.", no_args_is_help=True)
 
 
@@ -91,6 +93,40 @@ def board_check(layout: str = typer.Argument(..., help="A layout TOML file or a 
         f"{len(b.zones)} zones, {len(b.fields)} fields, {len(b.card_slots)} card slots, "
         f"{len(b.markers)} markers ({b.markers_dict}), centre line: {'yes' if b.centre_line else 'no'}, "
         f"die {b.die_size_mm:g} mm"
+    )
+
+
+@board_app.command("import")
+def board_import(
+    svg: Path = typer.Argument(
+        ..., help="An SVG drawing of the board (Inkscape, Illustrator, a print shop's file)."
+    ),
+    out: Path = typer.Option(..., "--out", help="The layout file to write (.toml)."),
+    name: str = typer.Option("", help="The board's name (default: the SVG file's name)."),
+) -> None:
+    """Write a layout file from an SVG: zones, markers, outline, fields, card slots, centre line.
+
+    Zones are shapes with data-zone="NAME" data-multiplier="N" (or id zone:NAME:xN); markers are
+    squares with data-marker="ID" (or id marker:ID); see calibration/svg_import.py for the rest.
+    """
+    from calibration.board import BoardError, parse_board
+    from calibration.svg_import import SvgImportError, layout_from_svg, to_toml
+
+    if out.suffix.lower() != ".toml":
+        raise _fail(f"--out {str(out)!r}: expected a layout file name ending in .toml")
+    try:
+        layout = layout_from_svg(svg, name or None)
+        board = parse_board(layout, str(svg))
+    except (SvgImportError, BoardError) as e:
+        raise _fail(str(e)) from None
+    try:
+        out.write_text(to_toml(layout), encoding="utf-8")
+    except OSError as e:
+        raise _fail(f"{out}: cannot write: {e.strerror or e}") from None
+    typer.echo(
+        f"{out}: board {board.name!r}, {len(board.zones)} zones, {len(board.fields)} fields, "
+        f"{len(board.card_slots)} card slots, {len(board.markers)} markers ({board.markers_dict}), "
+        f"centre line: {'yes' if board.centre_line else 'no'}"
     )
 
 
@@ -135,17 +171,34 @@ def calibrate_charuco_sheet(
 
 @calibrate_app.command("camera")
 def calibrate_camera(
-    images: list[Path] = typer.Argument(..., help="Photos of the ChArUco sheet from varied angles (10-20)."),
+    images: list[Path] = typer.Argument(
+        None, help="Photos of the ChArUco sheet from varied angles (10-20); not with --nominal."
+    ),
     out: Path = typer.Option(..., "--out", help="Calibration JSON to write."),
+    nominal: str = typer.Option(
+        "",
+        "--nominal",
+        help="Write the datasheet intrinsics of a camera instead: pi-camera-2, pi-camera-3, "
+        "pi-camera-3-wide, pi-hq-6mm/8mm/12mm/16mm/25mm, or webcam-FOV (diagonal degrees).",
+    ),
+    size: str = typer.Option("1280x960", "--size", help="With --nominal: the frames' size, WIDTHxHEIGHT."),
     squares_x: int = 7,
     squares_y: int = 5,
     square_mm: float = 30.0,
     marker_mm: float = 22.0,
     dictionary: str = "DICT_4X4_50",
 ) -> None:
-    """Camera intrinsics and lens distortion from ChArUco views; prints the reprojection error."""
+    """Camera intrinsics and lens distortion from ChArUco views (prints the reprojection error),
+    or from a datasheet with --nominal for a first game."""
     from calibration.camera import CalibrationError, calibrate_charuco, save_calibration
 
+    if nominal:
+        if images:
+            raise _fail("give either ChArUco photos or --nominal NAME, not both")
+        _calibrate_nominal(nominal, size, out)
+        return
+    if not images:
+        raise _fail("expected photos of the ChArUco sheet, or --nominal NAME for a datasheet calibration")
     spec = _spec(squares_x, squares_y, square_mm, marker_mm, dictionary)
     views = [(str(p), _read_image(p)) for p in images]
     try:
@@ -160,6 +213,30 @@ def calibrate_camera(
     )
     for name in res.views_rejected:
         typer.echo(f"  rejected (too few corners found): {name}")
+
+
+def _calibrate_nominal(name: str, size: str, out: Path) -> None:
+    import re
+
+    from calibration.camera import CalibrationError, save_calibration
+    from calibration.nominal import nominal_calibration
+
+    m = re.fullmatch(r"(\d+)x(\d+)", size.strip().lower())
+    if m is None:
+        raise _fail(f"--size {size!r}: expected WIDTHxHEIGHT in pixels, such as 1280x960")
+    try:
+        cal = nominal_calibration(name, int(m[1]), int(m[2]))
+        save_calibration(cal, out)
+    except CalibrationError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:
+        raise _fail(f"{out}: cannot write: {e.strerror or e}") from None
+    k, (w, h) = cal.camera_matrix, cal.image_size
+    typer.echo(
+        f"{out}: nominal {name} at {w}x{h}: fx {k[0, 0]:.1f} fy {k[1, 1]:.1f} "
+        f"cx {k[0, 2]:.1f} cy {k[1, 2]:.1f}, no distortion (a datasheet's figures: for precision, "
+        "calibrate from ChArUco photos)"
+    )
 
 
 @calibrate_app.command("pose")
