@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Run the d6, numbered, geometry and live benchmarks on two revisions of this repository in one run,
+# one after the other (so both see the same machine and load), for a side-by-side comparison.
+#
+#   benchmarks/compare_revisions.sh REV_A REV_B OUT_DIR
+#
+# Each revision is checked out into a temporary worktree beside this one (so ../shared resolves),
+# and run with its own benchmark scripts and this checkout's .venv. OUT_DIR gets
+# NAME_A.md / NAME_B.md per benchmark (A and B are the short hashes) and the logs.
+set -euo pipefail
+[ $# -eq 3 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+here=$(cd "$(dirname "$0")/.." && pwd)
+py="$here/.venv/bin/python"
+out=$(mkdir -p "$3" && cd "$3" && pwd)
+trees=()
+cleanup() { for t in "${trees[@]}"; do git -C "$here" worktree remove --force "$t" 2>/dev/null || true; done; }
+trap cleanup EXIT
+for rev in "$1" "$2"; do
+  short=$(git -C "$here" rev-parse --short "$rev")
+  tree="$here/../.compare-$short"
+  git -C "$here" worktree add -q --detach "$tree" "$rev"
+  trees+=("$tree")
+done
+for bench in "vision_d6.py --out" "vision_numbered.py --out" "geometry.py --split test --markdown" "live.py --out"; do
+  name=${bench%%.py*}
+  for tree in "${trees[@]}"; do
+    short=${tree##*.compare-}
+    echo "==> $name at $short" >&2
+    (cd "$tree" && PYTHONPATH="$tree" nice -n 5 "$py" benchmarks/$bench "$out/${name}_$short.md" \
+      > "$out/${name}_$short.log" 2>&1) || { echo "error: $name at $short failed, see $out/${name}_$short.log" >&2; exit 1; }
+  done
+done
+echo "wrote $out" >&2
