@@ -1,6 +1,10 @@
-"""Benchmark the numbered-dice reader on the held-out rendered test scenes.
+"""Benchmark the numbered-dice reader: REAL photos never trained on first, then the held-out renders.
 
     nice -n 10 .venv/bin/python benchmarks/vision_numbered.py [--scenes DIR ...] [--out FILE.md]
+
+Real photos (`benchmarks/vision_numbered_heldout.py`, split in `training/numbered/real.py`): the
+d20_lurig set-ups held out, the d20 desk scenes and the negatives of `../shared/fixtures/real/`,
+read as `dicetable read` reads (`read_all`), per models folder; they come first in the report.
 
 Scenes: tests/fixtures/numbered/scene_*.jpg (1280x960 video frames) and
 tests/fixtures/numbered_still/scene_*.jpg (3456x2592 stills), made by
@@ -289,8 +293,37 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
     return Path(folder), opts
 
 
+def real_runs(specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int | None) -> str:
+    """The real held-out section: each models folder read as `dicetable read` reads (`read_all`)."""
+    from benchmarks.vision_numbered_heldout import report as real_report
+    from benchmarks.vision_numbered_heldout import run as real_run
+    from vision.numbered.combined import add_numbered, read_pips
+
+    runs = []
+    for models, spec_opts in specs:
+        opts = {k: v for k, v in spec_opts.items() if k != "nadir"}
+        reader = NumberedReader(models=models, estimate_nadir=spec_opts.get("nadir") != "none", **opts)
+
+        def read(img: np.ndarray, reader: NumberedReader = reader) -> list[Any]:
+            copies = still_copies(img) if reader.copy_stills else Copies(img, 1.0, _area_copy(img))
+            return add_numbered(img, read_pips(img, small=copies.video), reader=reader, copies=copies)
+
+        runs.append((f"`{_short(models)}`", real_run(read, root, limit)))
+    return real_report(runs)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--real",
+        type=Path,
+        default=ROOT.parent / "shared" / "fixtures" / "real",
+        help="the shared real photos (d20_lurig, d20_desk_scenes, negatives)",
+    )
+    ap.add_argument("--real-only", action="store_true", help="the real photos alone, no renders")
+    ap.add_argument(
+        "--limit", type=int, help="at most this many real photos a set, evenly spaced (a quick look)"
+    )
     ap.add_argument(
         "--scenes",
         type=Path,
@@ -324,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     command = "nice -n 10 .venv/bin/python benchmarks/vision_numbered.py"
     parts = [
-        "# Numbered dice reader: held-out rendered scenes",
+        "# Numbered dice reader: real held-out photos, then the held-out rendered scenes",
         "",
         f"Reproduce: `{command}`",
         "",
@@ -342,8 +375,15 @@ def main(argv: list[str] | None = None) -> int:
         command += " --turns " + " ".join(str(t) for t in args.turns)
     if args.out != DEFAULT_OUT:
         command += f" --out {_short(args.out)}"
+    if args.real_only:
+        command += " --real-only"
+    if args.limit:
+        command += f" --limit {args.limit}"
     parts[2] = f"Reproduce: `{command}`"
-    for folder in args.scenes:
+    if not (args.real / "d20_lurig" / "labels.csv").is_file():
+        ap.error(f"--real: {args.real} has no d20_lurig/labels.csv (expected the shared real photos)")
+    parts.append(real_runs(specs, args.real, args.limit))
+    for folder in [] if args.real_only else args.scenes:
         for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
             opts = dict(spec_opts)
             nadir_mode = str(opts.pop("nadir", "pose"))
