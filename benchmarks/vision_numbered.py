@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from training.numbered.evaluate import Score, load_truth  # noqa: E402
-from vision.numbered.labels import KINDS  # noqa: E402
+from vision.numbered.labels import KINDS, parse_kinds  # noqa: E402
 from vision.numbered.reader import (  # noqa: E402
     MODELS,
     SHRINKS,
@@ -264,6 +264,13 @@ def _probability(text: str) -> float | None:
     return v if 0.0 <= v <= 1.0 else None
 
 
+def _kinds(text: str) -> tuple[str, ...] | None:
+    try:
+        return parse_kinds(text.replace("/", ","))
+    except ValueError:
+        return None
+
+
 def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
     """ "DIR[,key=value...]" -> (DIR, reader options); a bad key or value ends with a clear message."""
     folder, *pairs = text.split(",")
@@ -280,13 +287,18 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["det_threshold" if key == "det" else key] = _probability(value)
         elif key == "sure" and value == "none":
             opts[key] = None
+        elif key == "floor" and _probability(value) is not None:
+            opts["die_floor"] = _probability(value)
+        elif key == "kinds" and _kinds(value) is not None:
+            opts[key] = _kinds(value)
         elif key in ("second", "copy") and value in ("on", "off"):
             opts["second_look" if key == "second" else "copy_stills"] = value == "on"
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
-                "sure=P|none (P a probability), second=on|off or copy=on|off"
+                "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
+                "photos only), second=on|off or copy=on|off"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -301,14 +313,19 @@ def real_runs(specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int |
 
     runs = []
     for models, spec_opts in specs:
-        opts = {k: v for k, v in spec_opts.items() if k != "nadir"}
+        opts = {k: v for k, v in spec_opts.items() if k not in ("nadir", "kinds")}
+        kinds = spec_opts.get("kinds", KINDS)
         reader = NumberedReader(models=models, estimate_nadir=spec_opts.get("nadir") != "none", **opts)
 
-        def read(img: np.ndarray, reader: NumberedReader = reader) -> list[Any]:
+        def read(
+            img: np.ndarray, reader: NumberedReader = reader, kinds: tuple[str, ...] = kinds
+        ) -> list[Any]:
             copies = still_copies(img) if reader.copy_stills else Copies(img, 1.0, _area_copy(img))
-            return add_numbered(img, read_pips(img, small=copies.video), reader=reader, copies=copies)
+            pips = read_pips(img, small=copies.video) if "d6" in kinds else []
+            return add_numbered(img, pips, reader=reader, copies=copies, kinds=kinds)
 
-        runs.append((f"`{_short(models)}`", real_run(read, root, limit)))
+        name = f"`{_short(models)}`" + "".join(f", {k}={v}" for k, v in spec_opts.items() if k != "kinds")
+        runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit)))
     return real_report(runs)
 
 
@@ -385,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     parts.append(real_runs(specs, args.real, args.limit))
     for folder in [] if args.real_only else args.scenes:
         for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
-            opts = dict(spec_opts)
+            opts = {k: v for k, v in spec_opts.items() if k != "kinds"}
             nadir_mode = str(opts.pop("nadir", "pose"))
             if n_turns is not None and "turns" not in opts:
                 opts["turns"] = n_turns
