@@ -1,6 +1,10 @@
-"""Benchmark the numbered-dice reader on the held-out rendered test scenes.
+"""Benchmark the numbered-dice reader: REAL photos never trained on first, then the held-out renders.
 
     nice -n 10 .venv/bin/python benchmarks/vision_numbered.py [--scenes DIR ...] [--out FILE.md]
+
+Real photos (`benchmarks/vision_numbered_heldout.py`, split in `training/numbered/real.py`): the
+d20_lurig set-ups held out, the d20 desk scenes and the negatives of `../shared/fixtures/real/`,
+read as `dicetable read` reads (`read_all`), per models folder; they come first in the report.
 
 Scenes: tests/fixtures/numbered/scene_*.jpg (1280x960 video frames) and
 tests/fixtures/numbered_still/scene_*.jpg (3456x2592 stills), made by
@@ -32,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from training.numbered.evaluate import Score, load_truth  # noqa: E402
-from vision.numbered.labels import KINDS  # noqa: E402
+from vision.numbered.labels import KINDS, parse_kinds  # noqa: E402
 from vision.numbered.reader import (  # noqa: E402
     MODELS,
     SHRINKS,
@@ -260,6 +264,13 @@ def _probability(text: str) -> float | None:
     return v if 0.0 <= v <= 1.0 else None
 
 
+def _kinds(text: str) -> tuple[str, ...] | None:
+    try:
+        return parse_kinds(text.replace("/", ","))
+    except ValueError:
+        return None
+
+
 def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
     """ "DIR[,key=value...]" -> (DIR, reader options); a bad key or value ends with a clear message."""
     folder, *pairs = text.split(",")
@@ -276,21 +287,60 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["det_threshold" if key == "det" else key] = _probability(value)
         elif key == "sure" and value == "none":
             opts[key] = None
+        elif key == "floor" and _probability(value) is not None:
+            opts["die_floor"] = _probability(value)
+        elif key == "kinds" and _kinds(value) is not None:
+            opts[key] = _kinds(value)
         elif key in ("second", "copy") and value in ("on", "off"):
             opts["second_look" if key == "second" else "copy_stills"] = value == "on"
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
-                "sure=P|none (P a probability), second=on|off or copy=on|off"
+                "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
+                "photos only), second=on|off or copy=on|off"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
     return Path(folder), opts
 
 
+def real_runs(specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int | None) -> str:
+    """The real held-out section: each models folder read as `dicetable read` reads (`read_all`)."""
+    from benchmarks.vision_numbered_heldout import report as real_report
+    from benchmarks.vision_numbered_heldout import run as real_run
+    from vision.numbered.combined import add_numbered, read_pips
+
+    runs = []
+    for models, spec_opts in specs:
+        opts = {k: v for k, v in spec_opts.items() if k not in ("nadir", "kinds")}
+        kinds = spec_opts.get("kinds", KINDS)
+        reader = NumberedReader(models=models, estimate_nadir=spec_opts.get("nadir") != "none", **opts)
+
+        def read(
+            img: np.ndarray, reader: NumberedReader = reader, kinds: tuple[str, ...] = kinds
+        ) -> list[Any]:
+            copies = still_copies(img) if reader.copy_stills else Copies(img, 1.0, _area_copy(img))
+            pips = read_pips(img, small=copies.video) if "d6" in kinds else []
+            return add_numbered(img, pips, reader=reader, copies=copies, kinds=kinds)
+
+        name = f"`{_short(models)}`" + "".join(f", {k}={v}" for k, v in spec_opts.items() if k != "kinds")
+        runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit)))
+    return real_report(runs)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--real",
+        type=Path,
+        default=ROOT.parent / "shared" / "fixtures" / "real",
+        help="the shared real photos (d20_lurig, d20_desk_scenes, negatives)",
+    )
+    ap.add_argument("--real-only", action="store_true", help="the real photos alone, no renders")
+    ap.add_argument(
+        "--limit", type=int, help="at most this many real photos a set, evenly spaced (a quick look)"
+    )
     ap.add_argument(
         "--scenes",
         type=Path,
@@ -324,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     command = "nice -n 10 .venv/bin/python benchmarks/vision_numbered.py"
     parts = [
-        "# Numbered dice reader: held-out rendered scenes",
+        "# Numbered dice reader: real held-out photos, then the held-out rendered scenes",
         "",
         f"Reproduce: `{command}`",
         "",
@@ -342,10 +392,17 @@ def main(argv: list[str] | None = None) -> int:
         command += " --turns " + " ".join(str(t) for t in args.turns)
     if args.out != DEFAULT_OUT:
         command += f" --out {_short(args.out)}"
+    if args.real_only:
+        command += " --real-only"
+    if args.limit:
+        command += f" --limit {args.limit}"
     parts[2] = f"Reproduce: `{command}`"
-    for folder in args.scenes:
+    if not (args.real / "d20_lurig" / "labels.csv").is_file():
+        ap.error(f"--real: {args.real} has no d20_lurig/labels.csv (expected the shared real photos)")
+    parts.append(real_runs(specs, args.real, args.limit))
+    for folder in [] if args.real_only else args.scenes:
         for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
-            opts = dict(spec_opts)
+            opts = {k: v for k, v in spec_opts.items() if k != "kinds"}
             nadir_mode = str(opts.pop("nadir", "pose"))
             if n_turns is not None and "turns" not in opts:
                 opts["turns"] = n_turns

@@ -15,7 +15,7 @@ import typer
 def _read_one(
     path: Path,
     geometry: Any,
-    numbered: bool = False,
+    kinds: tuple[str, ...] = ("d6",),
     before: dict[str, Any] | None = None,
     where: list[Any] | None = None,
 ) -> dict[str, Any]:
@@ -38,6 +38,7 @@ def _read_one(
             "image": str(path),
             "error": "not a readable image (expected a JPEG, PNG or other format OpenCV decodes)",
         }
+    numbered = kinds != ("d6",)  # pip d6 alone: the pip reader alone
     nadir = None
     if numbered and geometry is not None:  # the top faces of numbered dice lean away from it
         from controller.table import frame_nadir
@@ -52,7 +53,7 @@ def _read_one(
             seen = default_reader().examine(img, where=where)
             dice, rejected = list(seen.readings), [r.to_json() for r in seen.rejected]
         else:
-            dice = read_all(img, nadir=nadir) if numbered else read_dice(img)
+            dice = read_all(img, nadir=nadir, kinds=kinds) if numbered else read_dice(img)
     except ValueError as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000
@@ -161,11 +162,19 @@ def read(
     calibration: Path | None = typer.Option(
         None, "--calibration", help="camera calibration file (with --board)"
     ),
+    kinds_text: str | None = typer.Option(
+        None,
+        "--kinds",
+        help="the kinds of dice to read, any of d6,d10,d10p,d20 separated by commas (default d6: pip "
+        "dice only); the table never looks for kinds its game does not use. With numbered kinds every "
+        "die gets its kind; on real pip-d6-only photos d6,d10,d10p,d20 reads about 1 % fewer d6 right "
+        "than d6 alone",
+    ),
     numbered: bool = typer.Option(
         False,
         "--numbered",
-        help="also read d10, percentile d10 (d10p) and d20 dice; every die gets its kind. For tables "
-        "that use numbered dice: on real pip-d6-only photos it reads about 1 % fewer d6 right than without",
+        hidden=True,
+        help="deprecated: the same as --kinds d6,d10,d10p,d20",
     ),
     explain: bool = typer.Option(
         False,
@@ -197,22 +206,31 @@ def read(
         "'seen_in'), as the table does",
     ),
 ) -> None:
-    """Read every pip d6 in each image (with --numbered every d6, d10, d10p and d20): kind, value,
-    centre, top-face quad, colour."""
+    """Read every die of the given kinds in each image (default: pip d6): kind, value, centre,
+    top-face quad, colour."""
     import cv2
     import numpy as np
 
+    from vision.numbered.labels import KINDS, parse_kinds
     from vision.numbered.reader import default_reader as numbered_reader
     from vision.reader import default_reader
 
+    if numbered and kinds_text is not None:
+        raise typer.BadParameter("--numbered is the old name of --kinds d6,d10,d10p,d20: give --kinds alone")
+    if numbered:
+        typer.echo("--numbered is deprecated: use --kinds d6,d10,d10p,d20 (read as that)", err=True)
+    try:
+        kinds = KINDS if numbered else parse_kinds(kinds_text or "d6")
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--kinds") from None
     cv2.setNumThreads(1)
     geometry = _geometry(board, calibration)
     if explain_out is not None and len(images) != 1:
         raise typer.BadParameter(f"--explain-out draws one image, got {len(images)} images")
     where = _where_steps(empty, die_size, play_area)
-    if (where or explain or explain_out) and numbered:
+    if (where or explain or explain_out) and kinds != ("d6",):
         raise typer.BadParameter(
-            "--explain, --empty, --die-size and --play-area read pip d6 only: drop --numbered"
+            f"--explain, --empty, --die-size and --play-area read pip d6 only, not --kinds {','.join(kinds)}"
         )
     if sequence and geometry is None:
         raise typer.BadParameter(
@@ -222,7 +240,7 @@ def read(
         # load the models and run them once now, so "ms" is the reading alone
         blank = np.zeros((64, 64, 3), np.uint8)
         default_reader().read(blank)
-        if numbered:
+        if kinds != ("d6",):
             numbered_reader().read(blank)
     except (OSError, cv2.error) as e:
         raise typer.BadParameter(f"the vision models could not be loaded: {e}") from None
@@ -230,7 +248,7 @@ def read(
     before: dict[str, Any] | None = None
     for path in images:
         ask = where if (where or explain or explain_out) else None
-        result = _read_one(path, geometry, numbered, before if sequence else None, ask)
+        result = _read_one(path, geometry, kinds, before if sequence else None, ask)
         if explain_out is not None and "dice" in result:
             _draw_explained(path, result, explain_out)
         if "dice" in result:

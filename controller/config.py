@@ -71,6 +71,9 @@ class TableSection(_Strict):
     data: dict[str, str] = {}  # the game's data files by key (like a scenario's setup "data")
     seed: int = 0
     confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
+    #: the kinds of dice the game uses, any of d6, d10, d10p, d20 (the camera never looks for
+    #: others); default: the game's own (controller.table.GAME_KINDS)
+    kinds: list[str] | None = None
 
     @field_validator("game")
     @classmethod
@@ -78,6 +81,15 @@ class TableSection(_Strict):
         if v not in GAMES:
             raise ValueError(f"one of {', '.join(sorted(GAMES))}, got {v!r}")
         return v
+
+    @field_validator("kinds")
+    @classmethod
+    def _kinds(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        from vision.numbered.labels import parse_kinds
+
+        return list(parse_kinds(v))
 
 
 class CameraSection(_Strict):

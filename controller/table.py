@@ -121,24 +121,35 @@ def _default_reader(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
     return vision.read_dice(image, palette)
 
 
-def _read_numbered(
-    image: np.ndarray, palette: Any = None, nadir: tuple[float, float] | None = None
-) -> Sequence[Any]:
-    from vision.numbered import read_numbered
+def _numbered_reader(kinds: tuple[str, ...]) -> Callable[..., Sequence[Any]]:
+    def read(
+        image: np.ndarray, palette: Any = None, nadir: tuple[float, float] | None = None
+    ) -> Sequence[Any]:
+        from vision.numbered import read_all, read_numbered
 
-    return read_numbered(image, palette, nadir)
+        if "d6" in kinds:  # pip d6 beside numbered dice: the pip reader stays the authority on d6
+            return read_all(image, palette, nadir, kinds=kinds)
+        return read_numbered(image, palette, nadir, kinds=kinds)
+
+    return read
 
 
-#: games whose dice are not pip d6 (see RULINGS.md): Dice Fighter throws percentile d10s
-NUMBERED_GAMES = ("dice-fighter",)
+#: the kinds of dice each game uses when its config names none (``table.kinds``); pip d6 for the
+#: others.  Dice Fighter throws percentile d10s (see RULINGS.md).
+GAME_KINDS: dict[str, tuple[str, ...]] = {"dice-fighter": ("d10p",)}
+#: games whose dice are not pip d6
+NUMBERED_GAMES = tuple(GAME_KINDS)
 
 
-def reader_for(game: str) -> Callable[..., Sequence[Any]]:
-    """The vision reader for a game's dice: the numbered-dice reader for Dice Fighter, else pip d6.
+def reader_for(game: str, kinds: Sequence[str] | None = None) -> Callable[..., Sequence[Any]]:
+    """The vision reader for a game's dice (``kinds``: the config's ``table.kinds``, else the
+    game's own, GAME_KINDS): the pip-d6 reader for pip d6 alone, else the numbered reader looking
+    for those kinds only.
 
     It takes the frame and, as ``palette``, the ``vision.Palette`` that names the body colours.
     """
-    return _read_numbered if game in NUMBERED_GAMES else _default_reader
+    want = tuple(kinds) if kinds else GAME_KINDS.get(game, ("d6",))
+    return _default_reader if want == ("d6",) else _numbered_reader(want)
 
 
 def load_palette(path: str) -> Any:
@@ -287,7 +298,7 @@ class Table:
         self.log = log_
         #: the dice colours measured at this table (None: the reader's default palette)
         self.palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
-        self.reader: Callable[..., Sequence[Any]] = reader or reader_for(cfg.table.game)
+        self.reader: Callable[..., Sequence[Any]] = reader or reader_for(cfg.table.game, cfg.table.kinds)
         # the table's own readers name colours with the game's palette (see _reading_palette)
         params = inspect.signature(self.reader).parameters
         self._reader_takes_palette = reader is None and "palette" in params

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from vision.numbered.labels import KINDS, parse_kinds
 from vision.palette import Palette
 from vision.reading import DieReading
 
@@ -67,9 +68,16 @@ def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
 
 
 def read_all(
-    image_bgr: np.ndarray, palette: Palette | None = None, nadir: tuple[float, float] | None = None
+    image_bgr: np.ndarray,
+    palette: Palette | None = None,
+    nadir: tuple[float, float] | None = None,
+    kinds: tuple[str, ...] = KINDS,
 ) -> list[DieReading]:
     """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20).
+
+    `kinds`: the kinds the game uses (`labels.parse_kinds`); the table never looks for others.
+    Without d6 the pip-d6 reader is not run; the numbered reader keeps only those kinds
+    (`reader.verdict`).
 
     A high-resolution still (say 3456x2592) is halved by area down to the video frame's size once
     (`reader.still_copies`): the pip-d6 reader reads the video-size copy, its dice scaled back, the
@@ -81,8 +89,10 @@ def read_all(
     from vision.numbered.reader import still_copies
 
     image_bgr = check_bgr(image_bgr)
+    kinds = parse_kinds(kinds)
     copies = still_copies(image_bgr)
-    return add_numbered(image_bgr, read_pips(image_bgr, palette, copies.video), palette, nadir, copies=copies)
+    pips = read_pips(image_bgr, palette, copies.video) if "d6" in kinds else []
+    return add_numbered(image_bgr, pips, palette, nadir, copies=copies, kinds=kinds)
 
 
 def read_pips(
@@ -108,20 +118,21 @@ def add_numbered(
     nadir: tuple[float, float] | None = None,
     reader: NumberedReader | None = None,
     copies: Copies | None = None,
+    kinds: tuple[str, ...] = KINDS,
 ) -> list[DieReading]:
     """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
     (`reader`, the default one if None; `copies`: the frame's `still_copies` when already made).
 
     A die only the pip reader found is looked at once more by the numbered reader (`second_look`).
     A d6 of the numbered reader is kept only where the pip reader found none, so its top face is
-    looked for then, not for every d6 it reads."""
+    looked for then, not for every d6 it reads.  `kinds`: as `read_all`'s."""
     from vision.numbered.reader import default_reader, with_face_quad
 
     reader = reader or default_reader()
     copies = copies if reader.copy_stills else None
-    numbered = reader.read(image_bgr, palette, nadir, quads=False, copies=copies)
+    numbered = reader.read(image_bgr, palette, nadir, quads=False, copies=copies, kinds=kinds)
     if reader.second_look:
-        numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir)
+        numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir, kinds=kinds)
     pip = {id(r) for r in d6}
     return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merge(d6, numbered)]
 
@@ -134,6 +145,7 @@ def second_look(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     view: tuple[float, float, int, int] | None = None,
+    kinds: tuple[str, ...] = KINDS,
 ) -> list[DieReading]:
     """Numbered readings (d10, d10p, d20) of the dice the pip reader found and the numbered reader's
     detector did not: its top-face net and classifier read each such die from the pip reader's box,
@@ -153,5 +165,5 @@ def second_look(
         return []
     # score 0: kept only when the classifier is at least weak_floor sure (NumberedReader.readings)
     found = [Found(r.center, sizes[id(r)], sizes[id(r)], 0.0, r.center) for r in lone]
-    got = reader.read_at(image_bgr, found, palette, nadir, quads=False, view=view)
+    got = reader.read_at(image_bgr, found, palette, nadir, quads=False, view=view, kinds=kinds)
     return [r for r in got if r.kind != "d6"]

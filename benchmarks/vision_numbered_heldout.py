@@ -1,0 +1,194 @@
+"""The numbered reader on REAL photos never trained on: the section `vision_numbered.py` reports first.
+
+    nice -n 10 .venv/bin/python benchmarks/vision_numbered.py            # real sets, then the renders
+    nice -n 10 .venv/bin/python benchmarks/vision_numbered.py --real-only  # the real sets alone
+
+Sets (`training/numbered/real.py`: loaders and the fixed split by set-up):
+
+* `d20_lurig`, the held-out set-ups (d20_top, d20_wood) first, then the train set-ups (d20_color,
+  d20_off-angle) for reference: one d20 a crop.  The die's reading is the one nearest the crop's
+  centre within CENTRE_SHARE of its width (the die is roughly centred); every other reading is a
+  phantom.  Kind right: that reading is a d20; value right: and shows the labelled face.
+* `d20_desk_scenes`: one d20 a photo, no box.  Found: a d20 reading anywhere; every reading but the
+  surest d20 one is a phantom (a d20 misread as another kind is counted a phantom here: without a box
+  the two cannot be told apart).
+* `negatives`: no die; every reading is a phantom.
+
+Silent errors: readings the table would score without asking (confidence >= SURE, the table's
+`confidence_threshold`) that are wrong (kind or value) or phantoms.  Readings are as `dicetable read`
+makes them (`vision.numbered.read_all`, the pip-d6 reader merged with the numbered reader), with the
+kinds the run names.  d10 and percentile d10 have no real set (INDEX.md): no real figure for them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from training.numbered.real import GROUPS, HELD_OUT_GROUPS, load_images, load_lurig
+from vision.reading import DieReading
+
+SURE = 0.8
+CENTRE_SHARE = 0.3
+
+Read = Callable[[np.ndarray], Sequence[DieReading]]
+
+
+@dataclass
+class Tally:
+    photos: int = 0
+    dice: int = 0
+    kind_right: int = 0
+    value_right: int = 0
+    found: int = 0  # desk scenes: photos with a d20 reading
+    missed: int = 0
+    asked: int = 0  # the die's reading under SURE (the table asks)
+    phantoms: int = 0
+    readings: int = 0
+    silent: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def row(self, name: str, kind: str) -> str:
+        n = max(1, self.dice)
+        die = (
+            f"{self.kind_right} ({100 * self.kind_right / n:.1f} %) | {self.value_right} "
+            f"({100 * self.value_right / n:.1f} %) | {self.missed} | {self.asked}"
+            if self.dice
+            else "- | - | - | -"
+        )
+        found = f"{self.found} of {self.photos}" if name.startswith("d20_desk") else "-"
+        per = self.phantoms / max(1, self.photos)
+        return (
+            f"| {name} | {kind} | {self.photos} | {die} | {found} | {self.phantoms} ({per:.2f} a photo) "
+            f"| {self.silent} of {self.readings} | {statistics_median(self.ms):.0f} |"
+        )
+
+
+def statistics_median(xs: list[float]) -> float:
+    return float(np.median(xs)) if xs else float("nan")
+
+
+def _imread(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise SystemExit(f"{path}: not a readable image (expected a JPEG of the shared real set)")
+    return img
+
+
+def _timed(read: Read, img: np.ndarray, t: Tally) -> list[DieReading]:
+    t0 = time.process_time()
+    got = list(read(img))
+    t.ms.append((time.process_time() - t0) * 1000)
+    t.photos += 1
+    t.readings += len(got)
+    return got
+
+
+def score_crop(t: Tally, got: list[DieReading], face: int, size: tuple[int, int]) -> None:
+    """One d20_lurig crop: the reading nearest the centre is the die's, the rest phantoms."""
+    h, w = size
+    t.dice += 1
+    near = sorted(got, key=lambda r: math.dist(r.center, (w / 2, h / 2)))
+    die = near[0] if near and math.dist(near[0].center, (w / 2, h / 2)) <= CENTRE_SHARE * w else None
+    rest = [r for r in got if r is not die]
+    if die is None:
+        t.missed += 1
+    else:
+        ok_kind = die.kind == "d20"
+        ok = ok_kind and die.value == face
+        t.kind_right += ok_kind
+        t.value_right += ok
+        if die.confidence < SURE:
+            t.asked += 1
+        elif not ok:
+            t.silent += 1
+    t.phantoms += len(rest)
+    t.silent += sum(r.confidence >= SURE for r in rest)
+
+
+def score_scene(t: Tally, got: list[DieReading], has_d20: bool) -> None:
+    """A desk scene (one d20, no box) or a negative (no die)."""
+    d20 = [r for r in got if r.kind == "d20"] if has_d20 else []
+    die = max(d20, key=lambda r: r.confidence, default=None)
+    t.found += die is not None
+    rest = [r for r in got if r is not die]
+    t.phantoms += len(rest)
+    t.silent += sum(r.confidence >= SURE for r in rest)
+
+
+def run(read: Read, root: Path, limit: int | None = None) -> dict[str, Tally]:
+    """Tallies per set (d20_lurig per set-up, d20_desk_scenes, negatives); `limit`: at most that many
+    photos a set, evenly spaced (a quick look, not the reported figure)."""
+    tallies: dict[str, Tally] = {}
+    lurig = load_lurig(root)
+    for group in GROUPS:
+        items = [x for x in lurig if x.group == group]
+        t = tallies.setdefault(f"d20_lurig/{group}", Tally())
+        for x in _spaced(items, limit):
+            img = _imread(x.path)
+            score_crop(t, _timed(read, img, t), x.face, img.shape[:2])
+    for folder, has in (("d20_desk_scenes", True), ("negatives", False)):
+        t = tallies.setdefault(folder, Tally())
+        for p in _spaced(load_images(root, folder), limit):
+            score_scene(t, _timed(read, _imread(p), t), has)
+    return tallies
+
+
+def _spaced(items: list, limit: int | None) -> list:  # type: ignore[type-arg]
+    if limit is None or len(items) <= limit:
+        return items
+    return [items[round(i * (len(items) - 1) / (limit - 1))] for i in range(limit)]
+
+
+def _add(a: Tally, b: Tally) -> Tally:
+    out = Tally()
+    for k in ("photos", "dice", "kind_right", "value_right", "found", "missed", "asked", "phantoms"):
+        setattr(out, k, getattr(a, k) + getattr(b, k))
+    out.readings, out.silent, out.ms = a.readings + b.readings, a.silent + b.silent, a.ms + b.ms
+    return out
+
+
+def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
+    """Markdown: per reader (`runs`: its name and tallies), the held-out sets first, then the train
+    set-ups of d20_lurig."""
+    held = [f"d20_lurig/{g}" for g in HELD_OUT_GROUPS]
+    train = [f"d20_lurig/{g}" for g in GROUPS if g not in HELD_OUT_GROUPS]
+    lines = [
+        "## Real photos never trained on (held out by set-up or source), first",
+        "",
+        "Sets and split: `training/numbered/real.py`; scoring: `benchmarks/vision_numbered_heldout.py`. "
+        f"Silent = wrong or phantom readings at confidence >= {SURE} (scored unasked), of all readings. "
+        "Asked: the die's reading under that (the table asks a person). No real d10 or percentile d10 "
+        "set exists (fixtures INDEX.md): their figures are the renders' below.",
+        "",
+        "| reader | set | kind | photos | kind right | value right | die missed | die asked | d20 found "
+        "| phantoms | silent | ms a photo (median, one core) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, tallies in runs:
+        rows = [(k, tallies[k]) for k in held] + [
+            ("d20_lurig held-out, both", _add(tallies[held[0]], tallies[held[1]])),
+            ("d20_desk_scenes", tallies["d20_desk_scenes"]),
+            ("negatives", tallies["negatives"]),
+        ]
+        for k, t in rows:
+            kind = "none" if k == "negatives" else "d20"
+            lines.append(f"| {name} " + t.row(f"**{k}**" if "both" in k else k, kind))
+    lines += [
+        "",
+        "d20_lurig train set-ups (not held out: for reference, and what a classifier may be trained on):",
+        "",
+        "| reader | set | kind | photos | kind right | value right | die missed | die asked | d20 found "
+        "| phantoms | silent | ms a photo |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, tallies in runs:
+        for k in train:
+            lines.append(f"| {name} " + tallies[k].row(k, "d20"))
+    return "\n".join(lines) + "\n"
