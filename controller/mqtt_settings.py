@@ -101,3 +101,29 @@ def start_publisher(section: MqttSection, table: Any) -> Any:
     publisher.start()
     publisher.publish(table.snapshot())
     return publisher
+
+
+def load_mqtt_file(path: Path) -> MqttSection:
+    """The ``[mqtt]`` section of a TOML file (the hall's own file); ValueError naming file and key."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file (expected a TOML file with an [mqtt] section)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: cannot read it as TOML ({e})") from None
+    section = raw.get("mqtt")
+    if not isinstance(section, dict):
+        raise ValueError(f"{path}: expected an [mqtt] section (host, username, password_file, ...)")
+    try:
+        return MqttSection.model_validate(section)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"mqtt.{'.'.join(str(x) for x in err['loc']) or '(section)'}: "
+            + err["msg"].removeprefix("Value error, ")
+            for err in e.errors()
+        )
+        raise ValueError(f"{path}: {problems}") from None
