@@ -1,4 +1,4 @@
-"""The hall over the shipped Mosquitto configuration (passwords, ACL, TLS) and two tables via `dicetable run`."""
+"""The hall over the shipped Mosquitto config (passwords, ACL, TLS) and two tables via `dicetable run`."""
 
 from __future__ import annotations
 
