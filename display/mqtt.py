@@ -235,6 +235,9 @@ class Hall:
         self.expire_s, self.max_tables, self.clock = expire_s, max_tables, clock
         self._tables: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._dirty = threading.Event()
+        self._stopping = False
+        self._notifier: threading.Thread | None = None
         self.connected = False
         self.refused = 0  # messages refused by the checks (each one logged with its reason)
         self.client = new_client(self.link, f"dicetable-hall-{id(self):x}")
@@ -243,12 +246,37 @@ class Hall:
         self.client.on_message = self._on_message
 
     def start(self) -> None:
+        if self.on_change is not None:
+            self._notifier = threading.Thread(target=self._notify_loop, name="hall-notify", daemon=True)
+            self._notifier.start()
         self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
         self.client.loop_start()
 
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+        self._stopping = True
+        self._dirty.set()
+        if self._notifier is not None:
+            self._notifier.join(timeout=5)
+
+    def _notify_loop(self) -> None:
+        """Hand ``on_change`` the newest snapshot whenever something changed.
+
+        One snapshot per wake-up, not one per message: with 100 tables a second the
+        messages that arrive while a snapshot is built and pushed are all in the next one,
+        so the MQTT thread never waits for the page and latency stays one snapshot deep.
+        """
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            if self._stopping:
+                return
+            if self.on_change is not None:
+                try:
+                    self.on_change(self.snapshot())
+                except Exception:  # a broken listener must not stop the hall
+                    log.exception("hall listener failed")
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
@@ -262,8 +290,7 @@ class Hall:
         }
 
     def _changed(self) -> None:
-        if self.on_change is not None:
-            self.on_change(self.snapshot())
+        self._dirty.set()  # the notifier thread builds and hands out the snapshot
 
     def _expire(self) -> None:
         """Forget tables offline for longer than ``expire_s`` (call with the lock held)."""
