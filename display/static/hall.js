@@ -23,7 +23,7 @@ function tableCard(t) {
 // A card is rebuilt only when its table's entry changed; the rest are kept as they are.
 const cardCache = new Map();
 function cardFor(t) {
-  const key = JSON.stringify(t);
+  const key = `${t.seen}|${t.online}`;  // the hall stamps every change it keeps
   const hit = cardCache.get(t.table);
   if (hit && hit.key === key) return hit.el;
   const el = tableCard(t);
