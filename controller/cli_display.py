@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:
     from controller.config import TableConfig
+    from display.broker import BrokerLink
 
 
 def _fail(message: str) -> typer.Exit:
@@ -18,7 +20,10 @@ def _fail(message: str) -> typer.Exit:
 
 
 def hall(
-    broker: str = typer.Option(..., help="The MQTT broker as HOST:PORT, e.g. 127.0.0.1:1883."),
+    broker: str | None = typer.Option(None, help="The MQTT broker as HOST:PORT, anonymous, no TLS."),
+    mqtt: Path | None = typer.Option(
+        None, "--mqtt", help="A TOML file whose [mqtt] section says how the hall connects (user, TLS)."
+    ),
     host: str = typer.Option("127.0.0.1", help="Address to serve the hall page on."),
     port: int = typer.Option(8001, help="Port to serve the hall page on."),
 ) -> None:
@@ -27,23 +32,38 @@ def hall(
 
     from display.hall_app import create_hall_app
     from display.hub import Hub
-    from display.mqtt import Hall, parse_broker
+    from display.mqtt import Hall
     from display.server import WS_IMPL
 
     try:
-        b_host, b_port = parse_broker(broker)
+        link = hall_link(broker, mqtt)
     except ValueError as e:
         raise _fail(str(e)) from None
     if not 0 < port < 65536:
         raise _fail(f"--port {port} is out of range 1..65535")
     hub = Hub()
-    the_hall = Hall(b_host, b_port, on_change=hub.notify)
+    the_hall = Hall(link=link, on_change=hub.notify)
     the_hall.start()
-    print(f"hall on http://{host}:{port}/ (broker {b_host}:{b_port}, reconnecting with backoff)")
+    print(f"hall on http://{host}:{port}/ (broker {link.describe()}, reconnecting with backoff)")
     try:
         uvicorn.run(create_hall_app(the_hall, hub), host=host, port=port, log_level="warning", ws=WS_IMPL)
     finally:
         the_hall.stop()
+
+
+def hall_link(broker: str | None, mqtt_file: Path | None) -> BrokerLink:
+    """The hall's connection from exactly one of --broker and --mqtt (ValueError naming the flag)."""
+    from controller.mqtt_settings import load_mqtt_file
+    from display.broker import BrokerLink
+    from display.mqtt import parse_broker
+
+    if (broker is None) == (mqtt_file is None):
+        raise ValueError("give the broker as --broker HOST:PORT or --mqtt FILE (one of them)")
+    if broker is not None:
+        b_host, b_port = parse_broker(broker)
+        return BrokerLink(b_host, b_port)
+    assert mqtt_file is not None
+    return load_mqtt_file(mqtt_file).link("dicetable-hall")
 
 
 def fake_config(game: str, players: str, options: list[str], table_id: str) -> TableConfig:

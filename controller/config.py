@@ -15,6 +15,7 @@ from typing import Any, Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from controller.mqtt_settings import MqttSection
 from engine import GAMES
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -152,6 +153,7 @@ class TableConfig(_Strict):
     database: DatabaseSection = DatabaseSection()
     display: DisplaySection = DisplaySection()
     buttons: ButtonsSection = ButtonsSection()
+    mqtt: MqttSection | None = None  # publish to the hall's broker (controller/mqtt_settings.py)
 
     @model_validator(mode="after")
     def _players_differ(self) -> TableConfig:

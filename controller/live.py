@@ -199,6 +199,19 @@ def open_camera(spec: str, table: Table) -> Any:
         raise TableError(f"camera {spec!r}: {e}") from None
 
 
+def publish_to_hall(cfg: TableConfig, table: Table) -> Any:
+    """The started MQTT publisher of ``[mqtt]`` (a TableError when its password file cannot be read)."""
+    from controller.mqtt_settings import start_publisher
+
+    assert cfg.mqtt is not None
+    try:
+        publisher = start_publisher(cfg.mqtt, table)
+    except ValueError as e:
+        raise TableError(str(e)) from None
+    print(f"table {cfg.table.id}: publishing to {publisher.link.describe()}", flush=True)
+    return publisher
+
+
 def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True) -> dict[str, Any]:
     """``dicetable run``: the configured table until its game ends, the recording ends, or Ctrl-C."""
     table, ev = open_table(cfg)
@@ -212,6 +225,8 @@ def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True)
             table.pending = load_script(Path(spec.split(":", 1)[1]) / "script.jsonl")
         with contextlib.ExitStack() as stack:
             stack.enter_context(source)
+            if cfg.mqtt is not None:
+                stack.callback(publish_to_hall(cfg, table).stop, wait_s=10.0)
             if serve:
                 stack.enter_context(
                     serve_display(table, cfg.display.host, cfg.display.port, cfg.display.admin_token)

@@ -5,6 +5,12 @@ Topic scheme (documented in docs/mqtt.md)::
     dicetable/v1/tables/<table_id>/state    retained JSON summary (see ``summarise``)
     dicetable/v1/tables/<table_id>/status   retained JSON {"table", "status": "online"|"offline", "t"};
                                             "offline" is also the connection's last will
+    dicetable/v1/tables/<table_id>/result   retained JSON: the final scores of the last finished game
+
+The prefix ``dicetable/v1/tables`` is configurable (``BrokerLink.prefix``);
+credentials and TLS come with the ``BrokerLink`` (display/broker.py).  The hall
+checks every message (display/hall_checks.py) before it keeps it, forgets
+tables that have been offline for ``expire_s`` and keeps at most ``max_tables``.
 
 Only public facts go out: game, players, scores, status, what the table waits
 for, the winners.  Never the engine state itself and never a secret selection.
@@ -25,11 +31,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+
+from display.broker import DEFAULT_PREFIX, BrokerLink, new_client
+from display.hall_checks import BadMessage, check_result, check_status, check_summary
 
 log = logging.getLogger(__name__)
 
-PREFIX = "dicetable/v1/tables"
+PREFIX = DEFAULT_PREFIX
 TABLE_ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -57,12 +65,16 @@ def check_table_id(table_id: str) -> str:
     return table_id
 
 
-def state_topic(table_id: str) -> str:
-    return f"{PREFIX}/{table_id}/state"
+def state_topic(table_id: str, prefix: str = PREFIX) -> str:
+    return f"{prefix}/{table_id}/state"
 
 
-def status_topic(table_id: str) -> str:
-    return f"{PREFIX}/{table_id}/status"
+def status_topic(table_id: str, prefix: str = PREFIX) -> str:
+    return f"{prefix}/{table_id}/status"
+
+
+def result_topic(table_id: str, prefix: str = PREFIX) -> str:
+    return f"{prefix}/{table_id}/result"
 
 
 def _now_iso() -> str:
@@ -89,35 +101,61 @@ def summarise(snapshot: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _client(client_id: str) -> mqtt.Client:
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
-    client.reconnect_delay_set(min_delay=1, max_delay=30)
-    return client
+def result_of(summary: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``result`` message of a finished game's summary (None while it is not over)."""
+    if summary.get("status") != "over":
+        return None
+    return {
+        "table": summary["table"],
+        "game": summary["game"],
+        "players": summary["players"],
+        "scores": summary["scores"],
+        "winners": summary["winners"],
+        "seq": summary["seq"],
+        "finished": summary["updated"],
+    }
 
 
 class TablePublisher:
-    """Publishes one table's summary (retained) and its online/offline status."""
+    """Publishes one table's summary (retained), its online/offline status and each final result."""
 
-    def __init__(self, table_id: str, host: str, port: int, keepalive: int = 10) -> None:
+    def __init__(
+        self,
+        table_id: str,
+        host: str = "127.0.0.1",
+        port: int = 1883,
+        keepalive: int = 10,
+        *,
+        link: BrokerLink | None = None,
+    ) -> None:
         self.table_id = check_table_id(table_id)
-        self.host, self.port, self.keepalive = host, port, keepalive
+        self.link = link or BrokerLink(host, port, keepalive=keepalive)
+        self.host, self.port, self.keepalive = self.link.host, self.link.port, self.link.keepalive
+        self.prefix = self.link.prefix
         self._latest: dict[str, Any] | None = None
+        self._result: dict[str, Any] | None = None
         self._lock = threading.Lock()
-        self.client = _client(f"dicetable-table-{table_id}")
+        self._announced = threading.Event()  # set once a connection has re-sent the retained messages
+        self.client = new_client(self.link, f"dicetable-table-{table_id}")
         offline = json.dumps({"table": table_id, "status": "offline"})
-        self.client.will_set(status_topic(table_id), offline, qos=1, retain=True)
+        self.client.will_set(status_topic(table_id, self.prefix), offline, qos=1, retain=True)
         self.client.on_connect = self._on_connect
 
     def start(self) -> None:
         self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
         self.client.loop_start()
 
-    def stop(self) -> None:
-        """Say offline, then disconnect cleanly."""
+    def stop(self, wait_s: float = 0.0) -> None:
+        """Say offline, then disconnect cleanly.
+
+        ``wait_s``: how long to wait for a connection first (if none is up yet), so that a short
+        run's retained summary and result reach the broker before the table says goodbye.
+        """
+        self._announced.wait(timeout=wait_s)
         if self.client.is_connected():
             info = self.client.publish(
-                status_topic(self.table_id),
-                json.dumps({"table": self.table_id, "status": "offline"}),
+                status_topic(self.table_id, self.prefix),
+                json.dumps({"table": self.table_id, "status": "offline", "t": _now_iso()}),
                 qos=1,
                 retain=True,
             )
@@ -132,71 +170,152 @@ class TablePublisher:
         summary = summarise(snapshot)
         with self._lock:
             self._latest = summary
+            result = result_of(summary)
+            new_result = result is not None and (self._result is None or self._result["seq"] != result["seq"])
+            if new_result:
+                self._result = result
         if self.client.is_connected():
-            self.client.publish(state_topic(self.table_id), json.dumps(summary), qos=1, retain=True)
+            self.client.publish(
+                state_topic(self.table_id, self.prefix), json.dumps(summary), qos=1, retain=True
+            )
+            if new_result:
+                self.client.publish(
+                    result_topic(self.table_id, self.prefix), json.dumps(result), qos=1, retain=True
+                )
 
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
         if reason_code.is_failure:
-            log.warning("broker %s:%s refused table %s: %s", self.host, self.port, self.table_id, reason_code)
+            log.warning("broker %s refused table %s: %s", self.link.describe(), self.table_id, reason_code)
             return
         client.publish(
-            status_topic(self.table_id),
+            status_topic(self.table_id, self.prefix),
             json.dumps({"table": self.table_id, "status": "online", "t": _now_iso()}),
             qos=1,
             retain=True,
         )
         with self._lock:
-            latest = self._latest
+            latest, result = self._latest, self._result
         if latest is not None:
-            client.publish(state_topic(self.table_id), json.dumps(latest), qos=1, retain=True)
+            client.publish(state_topic(self.table_id, self.prefix), json.dumps(latest), qos=1, retain=True)
+        if result is not None:
+            client.publish(result_topic(self.table_id, self.prefix), json.dumps(result), qos=1, retain=True)
+        self._announced.set()
 
 
 class Hall:
-    """Subscribes to every table's topics and keeps the hall's picture of them."""
+    """Subscribes to every table's topics and keeps the hall's checked picture of them.
+
+    Only messages that pass ``display.hall_checks`` are kept.  A table that has
+    been offline for ``expire_s`` is forgotten (and a retained ``offline`` older
+    than that is not shown at all); at most ``max_tables`` are kept, the longest
+    offline making room first, so a flood of table ids cannot grow the hall.
+    """
+
+    MAX_PAYLOAD = 16_384
 
     def __init__(
         self,
-        host: str,
-        port: int,
+        host: str = "127.0.0.1",
+        port: int = 1883,
         on_change: Callable[[dict[str, Any]], None] | None = None,
         keepalive: int = 10,
+        *,
+        link: BrokerLink | None = None,
+        on_result: Callable[[str, dict[str, Any]], None] | None = None,
+        expire_s: float = 600.0,
+        max_tables: int = 256,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self.host, self.port, self.keepalive = host, port, keepalive
-        self.on_change = on_change
+        self.link = link or BrokerLink(host, port, keepalive=keepalive)
+        self.host, self.port, self.keepalive = self.link.host, self.link.port, self.link.keepalive
+        self.prefix = self.link.prefix
+        self.on_change, self.on_result = on_change, on_result
+        self.expire_s, self.max_tables, self.clock = expire_s, max_tables, clock
         self._tables: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._dirty = threading.Event()
+        self._stopping = False
+        self._notifier: threading.Thread | None = None
         self.connected = False
-        self.client = _client(f"dicetable-hall-{id(self):x}")
+        self.refused = 0  # messages refused by the checks (each one logged with its reason)
+        self.client = new_client(self.link, f"dicetable-hall-{id(self):x}")
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
 
     def start(self) -> None:
+        if self.on_change is not None:
+            self._notifier = threading.Thread(target=self._notify_loop, name="hall-notify", daemon=True)
+            self._notifier.start()
         self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
         self.client.loop_start()
 
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+        self._stopping = True
+        self._dirty.set()
+        if self._notifier is not None:
+            self._notifier.join(timeout=5)
+
+    def _notify_loop(self) -> None:
+        """Hand ``on_change`` the newest snapshot whenever something changed.
+
+        One snapshot per wake-up, not one per message: with 100 tables a second the
+        messages that arrive while a snapshot is built and pushed are all in the next one,
+        so the MQTT thread never waits for the page and latency stays one snapshot deep.
+        """
+        while True:
+            self._dirty.wait()
+            self._dirty.clear()
+            if self._stopping:
+                return
+            if self.on_change is not None:
+                try:
+                    self.on_change(self.snapshot())
+                except Exception:  # a broken listener must not stop the hall
+                    log.exception("hall listener failed")
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
+            self._expire()
             tables = [dict(v, table=k) for k, v in sorted(self._tables.items())]
-        return {"broker": f"{self.host}:{self.port}", "connected": self.connected, "tables": tables}
+        return {
+            "broker": f"{self.host}:{self.port}",
+            "tls": self.link.tls,
+            "connected": self.connected,
+            "tables": tables,
+        }
 
     def _changed(self) -> None:
-        if self.on_change is not None:
-            self.on_change(self.snapshot())
+        self._dirty.set()  # the notifier thread builds and hands out the snapshot
+
+    def _expire(self) -> None:
+        """Forget tables offline for longer than ``expire_s`` (call with the lock held)."""
+        cutoff = self.clock() - self.expire_s
+        for table_id in [k for k, v in self._tables.items() if not v["online"] and v["seen"] < cutoff]:
+            del self._tables[table_id]
+
+    def _room_for_one(self) -> bool:
+        """Make room for a new table: expire, then drop the longest-offline one (lock held)."""
+        self._expire()
+        if len(self._tables) < self.max_tables:
+            return True
+        offline = [(v["seen"], k) for k, v in self._tables.items() if not v["online"]]
+        if not offline:
+            return False
+        del self._tables[min(offline)[1]]
+        return True
 
     def _on_connect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any
     ) -> None:
         if reason_code.is_failure:
-            log.warning("broker %s:%s refused the hall: %s", self.host, self.port, reason_code)
+            log.warning("broker %s refused the hall: %s", self.link.describe(), reason_code)
             return
-        client.subscribe([(f"{PREFIX}/+/state", 1), (f"{PREFIX}/+/status", 1)])
+        client.subscribe([(f"{self.prefix}/+/{kind}", 1) for kind in ("state", "status", "result")])
         self.connected = True
         self._changed()
 
@@ -206,23 +325,65 @@ class Hall:
         self.connected = False
         self._changed()
 
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        parts = msg.topic.split("/")
-        if len(parts) != 5 or parts[4] not in ("state", "status"):
-            return
-        table_id, kind = parts[3], parts[4]
+    def _parse(self, msg: mqtt.MQTTMessage) -> tuple[str, str, dict[str, Any]] | None:
+        """(table id, kind, checked payload), or None for a message that is refused (and logged)."""
+        head, _, rest = msg.topic.rpartition("/")
+        prefix, _, table_id = head.rpartition("/")
+        if prefix != self.prefix or rest not in CHECKS:
+            return None
         try:
+            check_table_id(table_id)
+            if len(msg.payload) > self.MAX_PAYLOAD:
+                raise BadMessage(f"expected at most {self.MAX_PAYLOAD} bytes, got {len(msg.payload)}")
             payload = json.loads(msg.payload.decode("utf-8"))
             if not isinstance(payload, dict):
-                raise ValueError("expected a JSON object")
-        except (UnicodeDecodeError, ValueError) as e:
-            log.warning("ignored message on %s: not a JSON object (%s)", msg.topic, e)
+                raise BadMessage("expected a JSON object")
+            return table_id, rest, CHECKS[rest](table_id, payload)
+        except (UnicodeDecodeError, ValueError) as e:  # BadMessage and JSONDecodeError are ValueErrors
+            self.refused += 1
+            log.warning("refused message on %s: %s", msg.topic, e)
+            return None
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        parsed = self._parse(msg)
+        if parsed is None:
             return
+        table_id, kind, checked = parsed
+        now = self.clock()
         with self._lock:
-            entry = self._tables.setdefault(table_id, {"online": False, "summary": None})
+            if (
+                kind == "status"
+                and checked["status"] == "offline"
+                and _age(checked.get("t"), now) > self.expire_s
+            ):
+                self._tables.pop(table_id, None)  # a retained goodbye from long ago: not in this hall
+                return
+            if table_id not in self._tables:
+                if not self._room_for_one():
+                    log.warning(
+                        "hall is full (%d tables online): ignored table %s", self.max_tables, table_id
+                    )
+                    return
+                self._tables[table_id] = {"online": False, "summary": None, "result": None}
+            entry = self._tables[table_id]
             if kind == "status":
-                entry["online"] = payload.get("status") == "online"
+                entry["online"] = checked["status"] == "online"
             else:
-                entry["summary"] = payload
-            entry["seen"] = round(time.time(), 3)
+                entry[kind if kind == "result" else "summary"] = checked
+            entry["seen"] = round(now, 3)
+        if kind == "result" and self.on_result is not None:
+            self.on_result(table_id, checked)
         self._changed()
+
+
+CHECKS = {"state": check_summary, "status": check_status, "result": check_result}
+
+
+def _age(t: str | None, now: float) -> float:
+    """Seconds since the ISO time ``t`` (0 when unknown)."""
+    if t is None:
+        return 0.0
+    try:
+        return now - datetime.fromisoformat(t).timestamp()
+    except ValueError:
+        return 0.0

@@ -32,7 +32,8 @@ function s(tag, attrs, ...children) {
 const NAMED = ["red", "blue", "green", "purple", "yellow", "white", "black", "orange"];
 function colourOf(name) {
   if (!name) return "#9aa5b5";
-  return NAMED.includes(name) ? `var(--${name})` : name;
+  // only the fixed set: a colour is never copied into a style (it may come from the broker)
+  return NAMED.includes(name) ? `var(--${name})` : "#9aa5b5";
 }
 
 // Connect to /ws; call onSnapshot(snapshot) for every push.  After a drop, retry

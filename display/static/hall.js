@@ -20,14 +20,38 @@ function tableCard(t) {
     h("p", { class: "muted" }, sm.updated ? `updated ${sm.updated.replace("T", " ").replace("+00:00", " UTC")}` : ""));
 }
 
-function onHall(snap) {
+// A card is rebuilt only when its table's entry changed; the rest are kept as they are.
+const cardCache = new Map();
+function cardFor(t) {
+  const key = `${t.seen}|${t.online}`;  // the hall stamps every change it keeps
+  const hit = cardCache.get(t.table);
+  if (hit && hit.key === key) return hit.el;
+  const el = tableCard(t);
+  cardCache.set(t.table, { key, el });
+  return el;
+}
+
+function drawHall(snap) {
   const b = document.getElementById("broker");
   b.className = "pill " + (snap.connected ? "playing" : "over");
-  b.textContent = `broker ${snap.broker}: ${snap.connected ? "connected" : "reconnecting"}`;
+  b.textContent = `broker ${snap.broker}${snap.tls ? " (TLS)" : ""}: ${snap.connected ? "connected" : "reconnecting"}`;
   document.body.dataset.broker = snap.connected ? "up" : "down";
-  const cards = (snap.tables || []).map(tableCard);
-  document.getElementById("tables").replaceChildren(...cards);
+  const tables = snap.tables || [];
+  const cards = tables.map(cardFor);
+  const ids = new Set(tables.map((t) => t.table));
+  for (const id of [...cardCache.keys()]) if (!ids.has(id)) cardCache.delete(id);
+  const box = document.getElementById("tables");
+  if (box.children.length !== cards.length) box.replaceChildren(...cards);
+  else cards.forEach((c, i) => { if (box.children[i] !== c) box.children[i].replaceWith(c); });
   document.getElementById("empty").hidden = cards.length > 0;
+}
+
+// Many tables publish every second: draw once per frame, the newest snapshot only, so
+// the page never falls behind the socket.
+let pendingHall = null;
+function onHall(snap) {
+  if (pendingHall === null) requestAnimationFrame(() => { const s = pendingHall; pendingHall = null; drawHall(s); });
+  pendingHall = snap;
 }
 
 live(onHall, { stateUrl: "/api/tables" });

@@ -126,7 +126,9 @@ def test_hall_ignores_garbage_and_serves_the_page(broker: Any) -> None:
         raw.connect("127.0.0.1", broker.port)
         raw.loop_start()
         raw.publish("dicetable/v1/tables/bad/state", b"\xff not json", qos=1).wait_for_publish(5)
-        summary = {"table": "ok", "game": "dice-hunter", "scores": {"ann": 300}, "players": []}
+        players = [{"name": "ann", "colour": "red"}]
+        summary = {"table": "ok", "game": "dice-hunter", "scores": {"ann": 300}, "players": players}
+        summary["status"] = "playing"
         raw.publish("dicetable/v1/tables/ok/state", json.dumps(summary), qos=1).wait_for_publish(5)
         raw.loop_stop()
         raw.disconnect()

@@ -1,0 +1,104 @@
+"""`dicetable tournament` and `dicetable tournament-export` (registered by controller.cli)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import typer
+
+
+def _fail(message: str) -> typer.Exit:
+    print(f"error: {message}", file=sys.stderr)
+    return typer.Exit(2)
+
+
+def default_db(name: str) -> Path:
+    from controller.config import data_dir
+
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "tournament"
+    return data_dir() / f"tournament-{slug}.sqlite3"
+
+
+def _open(file: Path, db: Path | None) -> object:
+    from controller.tournament import Tournament
+    from controller.tournament_file import load_tournament
+
+    spec = load_tournament(file)
+    path = db or default_db(spec.tournament.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return Tournament(spec, path)
+
+
+def tournament(
+    file: Path = typer.Argument(..., help="The tournament file (TOML): players, rounds, tables, [mqtt]."),
+    db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
+    host: str = typer.Option("127.0.0.1", help="Address to serve the tournament page on."),
+    port: int = typer.Option(8002, help="Port to serve the tournament page on."),
+    admin_token: str | None = typer.Option(
+        None, help="Organiser token; without one, organiser actions are loopback-only."
+    ),
+) -> None:
+    """Run a tournament in the hall: pair rounds, take results from the tables, show standings."""
+    import uvicorn
+
+    from controller.tournament import Tournament, TournamentError
+    from display.hub import Hub
+    from display.mqtt import Hall
+    from display.server import WS_IMPL
+    from display.tournament_app import TournamentView, create_tournament_app
+
+    try:
+        t = _open(file, db)
+        assert isinstance(t, Tournament)
+        if t.spec.mqtt is None:
+            raise ValueError(f"{file}: expected an [mqtt] section (how the hall reaches the tables' broker)")
+        link = t.spec.mqtt.link("dicetable-hall")
+    except (ValueError, TournamentError) as e:
+        raise _fail(str(e)) from None
+    hub = Hub()
+    hall = Hall(link=link)
+    view = TournamentView(t, hall, hub)
+    hall.on_change = view.changed
+    hall.on_result = view.on_result
+    hall.start()
+    st = t.state()
+    print(
+        f"{st['name']}: round {st['round']} of {st['rounds']} on http://{host}:{port}/",
+        f"(broker {link.describe()})",
+    )
+    try:
+        uvicorn.run(
+            create_tournament_app(view, admin_token), host=host, port=port, log_level="warning", ws=WS_IMPL
+        )
+    finally:
+        hall.stop()
+        t.close()
+
+
+def tournament_export(
+    file: Path = typer.Argument(..., help="The tournament file."),
+    db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
+    fmt: str = typer.Option("csv", "--format", help="csv (one row per player and match) or json."),
+) -> None:
+    """Print a tournament's results: every match and the standings."""
+    from controller.tournament import Tournament
+
+    if fmt not in ("csv", "json"):
+        raise _fail(f"--format {fmt!r}: expected csv or json")
+    try:
+        t = _open(file, db)
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    assert isinstance(t, Tournament)
+    try:
+        sys.stdout.write(t.export_csv() if fmt == "csv" else json.dumps(t.export_json(), indent=2) + "\n")
+    finally:
+        t.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("tournament")(tournament)
+    app.command("tournament-export")(tournament_export)

@@ -1,0 +1,124 @@
+"""The tournament file (TOML): players, format, rounds and the game of each, tables, the hall's broker.
+
+[tournament]
+name = "Kyoto Dice Open"
+format = "swiss"              # or "round-robin"
+confirm = "organiser"         # or "table": a table's final result counts as soon as it arrives
+tables = ["table-1", "table-2"]
+
+[[players]]
+name = "ann"                  # as the players are named at the tables
+
+[[rounds]]
+game = "dice-fighter"
+tables = ["table-1"]          # optional: this round's tables (default: [tournament] tables)
+
+[mqtt]                        # how the hall reaches the broker (controller/mqtt_settings.py)
+host = "hall.local"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from controller.mqtt_settings import MqttSection
+from engine import GAMES
+
+TABLE_ID = r"^[A-Za-z0-9_-]{1,40}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TournamentSection(_Strict):
+    name: str = Field(min_length=1, max_length=80)
+    format: Literal["swiss", "round-robin"] = "swiss"
+    confirm: Literal["organiser", "table"] = "organiser"
+    tables: list[str] = []
+
+    @field_validator("tables")
+    @classmethod
+    def _ids(cls, v: list[str]) -> list[str]:
+        import re
+
+        bad = [t for t in v if not re.match(TABLE_ID, t)]
+        if bad or len(set(v)) != len(v):
+            raise ValueError(f"distinct table ids of letters, digits, '-' or '_', got {v}")
+        return v
+
+
+class TournamentPlayer(_Strict):
+    name: str = Field(min_length=1, max_length=32)
+
+
+class RoundSection(_Strict):
+    game: str
+    tables: list[str] | None = None
+
+    @field_validator("game")
+    @classmethod
+    def _game(cls, v: str) -> str:
+        if v not in GAMES:
+            raise ValueError(f"one of {', '.join(sorted(GAMES))}, got {v!r}")
+        return v
+
+
+class TournamentFile(_Strict):
+    tournament: TournamentSection
+    players: list[TournamentPlayer] = Field(min_length=2)
+    rounds: list[RoundSection] = Field(min_length=1)
+    mqtt: MqttSection | None = None
+
+    @model_validator(mode="after")
+    def _fits(self) -> TournamentFile:
+        names = [p.name for p in self.players]
+        if len(set(names)) != len(names):
+            raise ValueError(f"player names must differ, got {names}")
+        matches = len(names) // 2
+        if self.tournament.format == "round-robin" and len(self.rounds) > len(names) - 1 + len(names) % 2:
+            n = len(names) - 1 + len(names) % 2
+            raise ValueError(
+                f"a round robin of {len(names)} players has {n} rounds, the file lists {len(self.rounds)}"
+            )
+        for i, r in enumerate(self.rounds, start=1):
+            tables = r.tables if r.tables is not None else self.tournament.tables
+            if len(tables) < matches:
+                raise ValueError(
+                    f"round {i}: {matches} matches need {matches} tables, got {len(tables)} ({tables}); "
+                    "list them in [tournament] tables or the round's tables"
+                )
+        return self
+
+    def round_tables(self, no: int) -> list[str]:
+        r = self.rounds[no - 1]
+        return list(r.tables if r.tables is not None else self.tournament.tables)
+
+    @property
+    def player_names(self) -> list[str]:
+        return [p.name for p in self.players]
+
+
+def load_tournament(path: Path) -> TournamentFile:
+    """Load and check a tournament file; ValueError naming the file, each key and what was expected."""
+    try:
+        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file (expected a tournament TOML file)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"{path}: cannot read it as TOML ({e})") from None
+    try:
+        return TournamentFile.model_validate(raw)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            key = ".".join(str(x) for x in err["loc"]) or "(file)"
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown key"
+            lines.append(f"  {key}: {msg}")
+        raise ValueError(f"{path}: {len(lines)} problem(s)\n" + "\n".join(lines)) from None

@@ -1,0 +1,140 @@
+"""The tournament page in the hall: the round, who plays where, live table states, standings, export.
+
+The display does not know how a tournament pairs or keeps its state: it talks
+to a ``TournamentBackend`` (``controller.tournament.Tournament`` is the one
+implementation) and to the ``Hall`` for the tables' live summaries.  Reading is
+public; starting a round and confirming a result are the organiser's, allowed
+with the ``X-Admin-Token`` header or, with no token configured, from this machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+from typing import Any, Protocol
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from display.app import LOOPBACK, STATIC, _page, _pump
+from display.hub import Hub
+from display.mqtt import Hall
+
+
+class TournamentBackend(Protocol):
+    def state(self) -> dict[str, Any]: ...
+    def start_next_round(self) -> list[dict[str, Any]]: ...
+    def confirm(self, table_id: str, who: str) -> dict[str, Any]: ...
+    def take_result(self, table_id: str, result: dict[str, Any]) -> bool: ...
+    def export_json(self) -> dict[str, Any]: ...
+    def export_csv(self) -> str: ...
+
+
+class Confirm(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    table: str = Field(min_length=1, max_length=64)
+    who: str = Field("organiser", min_length=1, max_length=40)
+
+
+class TournamentView:
+    """The page's picture: the tournament's state with each of this round's tables as the hall sees it."""
+
+    def __init__(self, backend: TournamentBackend, hall: Hall, hub: Hub) -> None:
+        self.backend, self.hall, self.hub = backend, hall, hub
+
+    def view(self) -> dict[str, Any]:
+        st = self.backend.state()
+        tables = {t["table"]: t for t in self.hall.snapshot()["tables"]}
+        hall = self.hall.snapshot()
+        for m in st["matches"]:
+            t = tables.get(m["table"] or "")
+            m["live"] = None if t is None else {"online": t["online"], "summary": t["summary"]}
+        return {**st, "broker": hall["broker"], "connected": hall["connected"]}
+
+    def changed(self, *_: Any) -> None:
+        self.hub.notify(self.view())
+
+    def on_result(self, table_id: str, result: dict[str, Any]) -> None:
+        """The hall's result listener: hand the result to the tournament, then show the change."""
+        if self.backend.take_result(table_id, result):
+            self.changed()
+
+
+def create_tournament_app(view: TournamentView, admin_token: str | None = None) -> FastAPI:
+    app = FastAPI(title="dicetable tournament", version="1", description="Rounds, pairings and standings.")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    backend = view.backend
+
+    def organiser(request: Request) -> None:
+        host = request.client.host if request.client else ""
+        if admin_token is None:
+            if host not in LOOPBACK:
+                raise HTTPException(403, "organiser actions are served only to this machine (no admin token)")
+            return
+        given = request.headers.get("x-admin-token") or ""
+        if not hmac.compare_digest(given.encode(), admin_token.encode()):
+            raise HTTPException(401, "organiser actions need the admin token (X-Admin-Token header)")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> HTMLResponse:
+        return _page("tournament.html")
+
+    @app.get("/api/tournament", summary="The round, its matches with live table states, the standings")
+    def api_state() -> dict[str, Any]:
+        return view.view()
+
+    @app.get("/api/export.json", summary="Standings and every match")
+    def export_json() -> JSONResponse:
+        return JSONResponse(
+            backend.export_json(), headers={"Content-Disposition": "attachment; filename=results.json"}
+        )
+
+    @app.get("/api/export.csv", summary="One row per player and match")
+    def export_csv() -> Response:
+        return Response(
+            backend.export_csv(),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": "attachment; filename=results.csv"},
+        )
+
+    @app.post("/api/next-round", summary="Pair the next round (organiser)")
+    def next_round(request: Request) -> dict[str, Any]:
+        organiser(request)
+        try:
+            matches = backend.start_next_round()
+        except ValueError as e:
+            raise HTTPException(409, str(e)) from None
+        view.changed()
+        return {"matches": matches}
+
+    @app.post("/api/confirm", summary="Confirm the result a table reported (organiser)")
+    def confirm(body: Confirm, request: Request) -> dict[str, Any]:
+        organiser(request)
+        try:
+            match = backend.confirm(body.table, body.who)
+        except ValueError as e:
+            raise HTTPException(409, str(e)) from None
+        view.changed()
+        return match
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        sub = view.hub.subscribe()
+        try:
+            first = await asyncio.to_thread(view.view)
+            await websocket.send_text(json.dumps({"type": "snapshot", "snapshot": first}))
+            await _pump(websocket, sub)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            view.hub.unsubscribe(sub)
+
+    return app
