@@ -418,9 +418,12 @@ def default_reader() -> DiceReader:
         return _default
 
 
-def read_dice(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
-    """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked."""
-    return default_reader().read(image_bgr, palette)
+def read_dice(
+    image_bgr: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] = ()
+) -> list[DieReading]:
+    """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked;
+    `where`: the vision.where steps a die must pass (the table's, from its config)."""
+    return default_reader().read(image_bgr, palette, where)
 
 
 def read_die_crop(crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
