@@ -80,11 +80,13 @@ class Probe:
         table.on_settled = self.on_settled  # type: ignore[method-assign]
         hub.add_listener(lambda snapshot: self.pushed.append((time.perf_counter(), time.thread_time())))
 
-    def on_settled(self, image: np.ndarray, t_rest: float | None, t: float) -> None:
+    def on_settled(
+        self, image: np.ndarray, t_rest: float | None, t: float, empty: np.ndarray | None = None
+    ) -> None:
         table = self.table
         before, asked = len(table.rest_times), table.question
         self.pushed.clear()
-        self._read(image, t_rest, t)
+        self._read(image, t_rest, t, empty=empty)
         if not self.pushed:
             return  # not read (the game expected no throw)
         wait = t - (t_rest if t_rest is not None else t)

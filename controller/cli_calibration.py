@@ -12,6 +12,7 @@ dicetable calibrate check FRAME --calibration CAL.json --board LAYOUT
                                                       has the camera or board moved?
 dicetable calibrate colours FRAME --colour red ... --out PALETTE.json
                                                       learn die colours under this light
+dicetable calibrate empty FRAME --out EMPTY.png       the empty table the d6 reader compares with
 """
 
 from __future__ import annotations
@@ -324,6 +325,39 @@ def calibrate_colours(
     for name, entry in palette.items():
         typer.echo(f"{name}: Lab {entry['lab']} from {entry['samples']} dice")
     typer.echo(f"{out}: palette of {len(palette)} colours")
+
+
+@calibrate_app.command("empty")
+def calibrate_empty(
+    frame: Path = typer.Argument(..., help="A frame of the empty play area from the fixed table camera."),
+    out: Path = typer.Option(..., "--out", help="Where to write the reference: FILE.png (lossless)."),
+) -> None:
+    """Keep a frame of the empty table: dice are read only where a settled frame differs from it
+    (table.toml: [vision] empty_table_frame; the motion gate's own empty frames replace it)."""
+    import cv2
+
+    from vision.reader import read_dice
+
+    if out.suffix.lower() != ".png":
+        raise _fail(f"--out {str(out)!r}: expected a file name ending in .png (lossless)")
+    img = _read_image(frame)
+    seen = read_dice(img)
+    if seen:
+        where = ", ".join(f"a {r.value} at ({r.center[0]:.0f}, {r.center[1]:.0f})" for r in seen)
+        typer.echo(
+            f"note: the reader sees {len(seen)} die/dice on {frame}: {where}; they count as part of the "
+            "empty table (never read): take the frame again if they are dice to be thrown",
+            err=True,
+        )
+    try:
+        if not cv2.imwrite(str(out), img):
+            raise OSError("the PNG encoder refused it")
+    except (OSError, cv2.error) as e:
+        raise _fail(f"{out}: cannot write: {e}") from None
+    typer.echo(
+        f"{out}: empty table, {img.shape[1]}x{img.shape[0]} px; in table.toml: "
+        f'[vision] empty_table_frame = "{out}"'
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -126,6 +126,54 @@ class BoardSection(_Strict):
     fit: Literal["body", "image", "none"] = "body"
 
 
+class VisionSection(_Strict):
+    """Where a die can be (vision.where; pip d6 readers): each step on or off, and what it needs.
+
+    A step with nothing to work from stays off: the empty table until the motion gate has seen it
+    (or ``empty_table_frame`` gives one), the die size without a range or a board, the play area
+    without a polygon or a board."""
+
+    #: dice only where the settled frame differs from the empty table the camera saw before
+    empty_table: bool = True
+    #: an empty-table frame captured by `dicetable calibrate empty`; the gate's own replace it
+    empty_table_frame: str | None = None
+    #: a box far from a die's size there is not a die
+    die_size: bool = True
+    #: the range of a die's box in pixels, its top, sides and shadow as the detector boxes it (a table
+    #: without a board; `dicetable read --explain` prints the boxes)
+    die_size_px: tuple[float, float] | None = None
+    #: the dice's edge in millimetres, projected through the board's pose (default: the board's)
+    die_size_mm: float | None = Field(None, gt=0)
+    #: dice are looked for only inside the play area
+    play_area: bool = True
+    #: a tray drawn as a polygon of [x, y] pixels (for games without a board)
+    play_area_px: list[tuple[float, float]] | None = None
+    #: with a board and no polygon: its outline grown by this margin (dice off the board are real)
+    play_area_margin_mm: float = Field(150.0, ge=0)
+
+    @field_validator("die_size_px")
+    @classmethod
+    def _size_range(cls, v: tuple[float, float] | None) -> tuple[float, float] | None:
+        if v is not None and not 0 < v[0] <= v[1]:
+            raise ValueError("[low, high] pixels with 0 < low <= high")
+        return v
+
+    @field_validator("play_area_px")
+    @classmethod
+    def _polygon(cls, v: list[tuple[float, float]] | None) -> list[tuple[float, float]] | None:
+        if v is not None and len(v) < 3:
+            raise ValueError("a polygon of 3 or more [x, y] pixel points")
+        return v
+
+    @model_validator(mode="after")
+    def _one_size(self) -> VisionSection:
+        if self.die_size_px is not None and self.die_size_mm is not None:
+            raise ValueError(
+                "give the die size in pixels (die_size_px) or millimetres (die_size_mm), not both"
+            )
+        return self
+
+
 class DatabaseSection(_Strict):
     path: str | None = None  # default: <user data dir>/<table id>.sqlite3
 
@@ -154,6 +202,16 @@ class TableConfig(_Strict):
     display: DisplaySection = DisplaySection()
     buttons: ButtonsSection = ButtonsSection()
     mqtt: MqttSection | None = None  # publish to the hall's broker (controller/mqtt_settings.py)
+    vision: VisionSection = VisionSection()
+
+    @model_validator(mode="after")
+    def _vision_die_mm_needs_a_board(self) -> TableConfig:
+        if self.vision.die_size_mm is not None and not (self.board.layout and self.board.calibration):
+            raise ValueError(
+                "vision.die_size_mm needs board.layout and board.calibration (to project millimetres "
+                "to pixels); without a board give vision.die_size_px = [low, high]"
+            )
+        return self
 
     @model_validator(mode="after")
     def _players_differ(self) -> TableConfig:

@@ -152,7 +152,7 @@ def play(
             continue  # handled before the restart
         table.tick(frame.t)
         if upd.settled_now or upd.changed:
-            table.on_settled(frame.image_bgr, upd.t_rest, frame.t)
+            table.on_settled(frame.image_bgr, upd.t_rest, frame.t, empty=getattr(gate, "empty_frame", None))
         if progress is not None:
             progress(frame.t, table.snapshot()["waiting_for"])
         if table.status == "over":

@@ -46,6 +46,7 @@ from controller.config import TableConfig
 from controller.eventlog import EventLog
 from controller.panels import Edge, PanelError, PanelSet, press_edges
 from controller.scenario import Setup, new_game
+from controller.where import TableWhere
 from engine import Game, Input, InputKind, Outcome, RuleError
 
 log = logging.getLogger("dicetable.table")
@@ -114,11 +115,11 @@ class Scripted:
     hold: float = 0.0
 
 
-def _default_reader(image: np.ndarray, palette: Any = None) -> Sequence[Any]:
-    """Pip d6 (every game but Dice Fighter)."""
+def _default_reader(image: np.ndarray, palette: Any = None, where: Sequence[Any] = ()) -> Sequence[Any]:
+    """Pip d6 (every game but Dice Fighter); ``where``: the table's vision.where steps."""
     import vision
 
-    return vision.read_dice(image, palette)
+    return vision.read_dice(image, palette, where)
 
 
 def _numbered_reader(kinds: tuple[str, ...]) -> Callable[..., Sequence[Any]]:
@@ -304,6 +305,8 @@ class Table:
         self._reader_takes_palette = reader is None and "palette" in params
         # the numbered reader finds top faces better told where the point below the camera is
         self._reader_takes_nadir = "nadir" in params
+        # where a die can be (controller.where, the [vision] config): for readers that take the steps
+        self._reader_takes_where = "where" in params
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``
@@ -340,6 +343,14 @@ class Table:
         if geometry is None and cfg.board.layout and cfg.board.calibration:
             geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit)
         self.geometry = geometry
+        try:
+            self.where = TableWhere(
+                cfg.vision,
+                geometry.board if geometry is not None else None,
+                geometry.calibration if geometry is not None else None,
+            )
+        except ValueError as e:
+            raise TableError(str(e)) from None
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)
         except PanelError as e:
@@ -432,8 +443,14 @@ class Table:
                 log.exception("a listener failed on a snapshot")
 
     # -- the camera ------------------------------------------------------------------
-    def on_settled(self, image: np.ndarray, t_rest: float | None, t: float) -> None:
-        """A throw has come to rest: read it if (and only if) the game expects a throw."""
+    def on_settled(
+        self, image: np.ndarray, t_rest: float | None, t: float, empty: np.ndarray | None = None
+    ) -> None:
+        """A throw has come to rest: read it if (and only if) the game expects a throw.
+
+        ``empty``: the empty table as the camera saw it last (the motion gate's ``empty_frame``)."""
+        if empty is not None:
+            self.where.set_empty(empty)
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
@@ -445,6 +462,8 @@ class Table:
                 kwargs["palette"] = self._reading_palette()
             if self._reader_takes_nadir and pose is not None and self.geometry is not None:
                 kwargs["nadir"] = self.geometry.nadir(image, pose)
+            if self._reader_takes_where:
+                kwargs["where"] = self.where.steps(image, pose)
             raw = self.reader(image, **kwargs)
             readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in raw]
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one

@@ -10,6 +10,11 @@ sees (or from :meth:`MotionGate.set_background`), so start it on an empty table.
 A still change over most of the view (a lamp switched on, the camera knocked)
 is taken as a new empty table, with a warning, rather than as a throw.
 
+``empty_frame`` keeps the latest full-size frame the gate labelled empty (the
+empty table under the light of the moment) for the reader's empty-table step
+(``vision.where.EmptyTable``); a light change forgets it until the table is next
+seen empty.
+
 Events, each reported exactly once:
 
 * ``settled_now``: a throw has come to rest for ``settle_s`` seconds.  This is
@@ -112,6 +117,8 @@ class MotionGate:
     _last_t: float | None = field(default=None, init=False, repr=False)
     _prev_t: float = field(default=0.0, init=False, repr=False)
     _quiet_since: float | None = field(default=None, init=False, repr=False)  # no motion since
+    #: the latest full-size frame labelled empty (for vision.where.EmptyTable); None until one is seen
+    empty_frame: np.ndarray | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.settle_s > 0:
@@ -121,10 +128,12 @@ class MotionGate:
     def set_background(self, image_bgr: np.ndarray) -> None:
         """Use this picture of the empty table as the reference."""
         self._background = self._small(image_bgr)
+        self.empty_frame = image_bgr.copy()
 
     def reset(self) -> None:
         """Forget the empty table and the last settled scene (relearned from the next still frames)."""
         self._background = None
+        self.empty_frame = None
         self._bg_candidate_since = None
         self._settled = None
         self._episode = _Episode(emptied=True)
@@ -153,7 +162,10 @@ class MotionGate:
         is_moving = moving_frac >= self.moving_min_frac
 
         if self._background is None:
-            return self._learn_background(small, t, is_moving, moving_frac)
+            upd = self._learn_background(small, t, is_moving, moving_frac)
+            if self._background is not None:
+                self.empty_frame = image_bgr.copy()
+            return upd
 
         fg = self._foreground_mask(small)
         fg_frac = float(fg.mean())
@@ -170,6 +182,8 @@ class MotionGate:
                 fg_frac * 100,
             )
             self._background = small.copy()
+            # the old empty frame is of another light; the next frame labelled empty replaces it
+            self.empty_frame = None
             self._settled, self._episode = None, _Episode(emptied=True)
             fg, fg_frac = np.zeros_like(fg), 0.0
         handled = moving_frac >= self.large_motion_frac or self._hand_in_view(small, fg)
@@ -185,7 +199,10 @@ class MotionGate:
         if self._still_since is None:
             # This frame matches the previous one: the dice came to rest in the previous frame.
             self._still_since = prev_t
-        return self._still(small, fg, fg_frac, t, moving_frac)
+        upd = self._still(small, fg, fg_frac, t, moving_frac)
+        if upd.state is RollState.EMPTY:
+            self.empty_frame = image_bgr.copy()  # the empty table under today's light
+        return upd
 
     # -- still frames ---------------------------------------------------------------------------
     def _still(

@@ -21,8 +21,8 @@ from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
-from vision.runtime import Model, softmax_turned
-from vision.verifier import Verifier, features
+from vision.runtime import Model, blob, softmax_turned
+from vision.verifier import Verifier, features_of
 from vision.where import Box, WhereStep
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -140,8 +140,7 @@ class DiceReader:
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
         small = _shrink(image, dw, dh, shrunk if shrunk is not None else {})
-        blob = cv2.dnn.blobFromImage(small, 1.0 / 255.0)
-        out = self._det(blob)[0]
+        out = self._det(blob(small[None]))[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
         found = []
@@ -253,7 +252,15 @@ class DiceReader:
             kept.append((c, value, conf, crop, p))
         if self.verifier is not None and kept:
             v = self.verifier
-            sure = v.score(np.stack([features(p, c.score, c.w, c.h, crop) for c, _, _, crop, p in kept]))
+            sure = v.score(
+                features_of(
+                    np.stack([k[4] for k in kept]),
+                    [k[0].score for k in kept],
+                    [k[0].w for k in kept],
+                    [k[0].h for k in kept],
+                    np.stack([k[3] for k in kept]),
+                )
+            )
             for k, s in zip(kept, sure, strict=True):
                 if s < v.threshold:
                     why = f"does not look like a die ({s:.3f} < {v.threshold:.3f})"
@@ -418,9 +425,12 @@ def default_reader() -> DiceReader:
         return _default
 
 
-def read_dice(image_bgr: np.ndarray, palette: Palette | None = None) -> list[DieReading]:
-    """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked."""
-    return default_reader().read(image_bgr, palette)
+def read_dice(
+    image_bgr: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] = ()
+) -> list[DieReading]:
+    """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked;
+    `where`: the vision.where steps a die must pass (the table's, from its config)."""
+    return default_reader().read(image_bgr, palette, where)
 
 
 def read_die_crop(crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:

@@ -48,23 +48,38 @@ class WhereStep(Protocol):
 
 #: working width of the comparison (the motion gate's scale is of the same order)
 EMPTY_WIDTH = 480
+#: width of the coarse grid the light is matched on (the table's light varies slowly across it)
+LIGHT_WIDTH = 160
 
 
-def _light_matched(frame: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both images small, blurred and float; the empty one mapped per channel to the frame's light
-    by a least-squares gain and offset (dice cover a small part of the table, so the fit is the
-    table's)."""
-    h, w = frame.shape[:2]
-    s = min(1.0, EMPTY_WIDTH / w)
+def _coarse(image: np.ndarray) -> np.ndarray:
+    """The image on the light-fitting grid: each cell the mean of its pixels (sensor noise averages
+    out, so it does not flatten the fitted gain)."""
+    h, w = image.shape[:2]
+    s = min(1.0, LIGHT_WIDTH / w)
     size = (max(1, round(w * s)), max(1, round(h * s)))
-    a = cv2.GaussianBlur(cv2.resize(frame, size, interpolation=cv2.INTER_AREA).astype(np.float32), (5, 5), 0)
-    b = cv2.GaussianBlur(cv2.resize(empty, size, interpolation=cv2.INTER_AREA).astype(np.float32), (5, 5), 0)
-    out = np.empty_like(b)
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32).reshape(-1, 3)
+
+
+def _light_fit(frame: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per channel, the least-squares gain and offset that map the empty table's light to the
+    frame's (on the coarse grids; dice cover a small part of the table, so the fit is the table's)."""
+    gain, offset = np.ones(3, np.float32), np.zeros(3, np.float32)
     for c in range(3):
-        x, y = b[..., c].ravel(), a[..., c].ravel()
-        gain, offset = np.polyfit(x, y, 1) if float(x.std()) > 1.0 else (1.0, float(y.mean() - x.mean()))
-        out[..., c] = b[..., c] * gain + offset
-    return a, out
+        x, y = empty[:, c], frame[:, c]
+        mx, my = float(x.mean()), float(y.mean())
+        var = float(((x - mx) ** 2).mean())
+        g = float(((x - mx) * (y - my)).mean()) / var if var > 1.0 else 1.0
+        gain[c], offset[c] = g, my - g * mx
+    return gain, offset
+
+
+def _blurred(image: np.ndarray, s: float) -> np.ndarray:
+    """`image` at scale `s` (area), blurred 5x5, float: the comparison's view of it."""
+    h, w = image.shape[:2]
+    size = (max(1, round(w * s)), max(1, round(h * s)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA) if s < 1.0 else image
+    return cv2.GaussianBlur(small.astype(np.float32), (5, 5), 0)
 
 
 @dataclass
@@ -73,7 +88,10 @@ class EmptyTable:
 
     ``level``: the per-pixel difference (0-255, any channel, after matching the light) that counts
     as "differs"; ``share``: the share of the middle of a box that must differ for it to stand. A
-    die on a table of its own colour still differs (its pips, edges and shadow)."""
+    die on a table of its own colour still differs (its pips, edges and shadow).
+
+    The light is matched on a coarse grid of the whole frame, then each candidate's box alone is
+    compared (at EMPTY_WIDTH's scale): the cost is the grid's and the boxes', not the frame's."""
 
     empty: np.ndarray
     level: float = 20.0
@@ -81,36 +99,54 @@ class EmptyTable:
     name: str = "empty table"
 
     def __post_init__(self) -> None:
-        self.empty = check_bgr(self.empty, "empty-table reference")
+        self.relearn(self.empty)
 
     def relearn(self, empty: np.ndarray) -> None:
         """A new empty-table frame (the light changed, or `dicetable calibrate` captured one)."""
         self.empty = check_bgr(empty, "empty-table reference")
+        self._grid = _coarse(self.empty)
 
-    def differs(self, image: np.ndarray) -> np.ndarray:
-        """Where the frame differs from the empty table: a bool mask at the comparison's scale."""
+    def _scale(self, image: np.ndarray) -> float:
         if image.shape[:2] != self.empty.shape[:2]:
             raise ValueError(
                 f"empty-table reference is {self.empty.shape[1]}x{self.empty.shape[0]} px but the frame is "
                 f"{image.shape[1]}x{image.shape[0]}: capture the empty table again with this camera mode"
             )
-        a, b = _light_matched(image, self.empty)
+        return min(1.0, EMPTY_WIDTH / float(image.shape[1]))
+
+    def differs(self, image: np.ndarray) -> np.ndarray:
+        """Where the frame differs from the empty table: a bool mask at the comparison's scale."""
+        s = self._scale(image)
+        gain, offset = _light_fit(_coarse(image), self._grid)
+        a, b = _blurred(image, s), _blurred(self.empty, s) * gain + offset
         mask: np.ndarray = np.abs(a - b).max(axis=2) > self.level
         return mask
 
     def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]:
         if not boxes:
             return []
-        mask = self.differs(image)
-        s = mask.shape[1] / image.shape[1]
+        s = self._scale(image)
+        gain, offset = _light_fit(_coarse(image), self._grid)
+        h, w = image.shape[:2]
+        pad = math.ceil(3 / s)  # room for the blur at the comparison's scale
         out: list[str | None] = []
         for b in boxes:
             # the middle 60 % of the box: a die's body, not the table round it
-            x0, x1 = (b.center[0] - 0.3 * b.w) * s, (b.center[0] + 0.3 * b.w) * s
-            y0, y1 = (b.center[1] - 0.3 * b.h) * s, (b.center[1] + 0.3 * b.h) * s
-            xa, xb = max(0, math.floor(x0)), min(mask.shape[1], math.ceil(x1) + 1)
-            ya, yb = max(0, math.floor(y0)), min(mask.shape[0], math.ceil(y1) + 1)
-            part = mask[ya:yb, xa:xb]
+            x0, x1 = b.center[0] - 0.3 * b.w, b.center[0] + 0.3 * b.w
+            y0, y1 = b.center[1] - 0.3 * b.h, b.center[1] + 0.3 * b.h
+            xa, xb = max(0, math.floor(x0) - pad), min(w, math.ceil(x1) + 1 + pad)
+            ya, yb = max(0, math.floor(y0) - pad), min(h, math.ceil(y1) + 1 + pad)
+            if xb <= xa or yb <= ya:
+                out.append("0% of it differs from the empty table")
+                continue
+            a = _blurred(image[ya:yb, xa:xb], s)
+            e = _blurred(self.empty[ya:yb, xa:xb], s) * gain + offset
+            mask = np.abs(a - e).max(axis=2) > self.level
+            # back to the middle of the box, without the padding
+            k = mask.shape[1] / (xb - xa)
+            ia, ib = round((max(0.0, x0) - xa) * k), round((min(float(w), x1) - xa) * k) + 1
+            ja, jb = round((max(0.0, y0) - ya) * k), round((min(float(h), y1) - ya) * k) + 1
+            part = mask[max(0, ja) : jb, max(0, ia) : ib]
             seen = float(part.mean()) if part.size else 0.0
             out.append(None if seen >= self.share else f"{seen:.0%} of it differs from the empty table")
         return out

@@ -435,7 +435,7 @@ def test_the_tables_measured_palette_names_the_dice_colours(tmp_path: Path, monk
     path = tmp_path / "palette.json"
     path.write_text(json.dumps({"red": {"lab": [40.0, 60.0, 40.0]}, "blue": {"bgr": [170, 90, 30]}}))
     seen: list[Any] = []
-    monkeypatch.setattr(vision, "read_dice", lambda image, palette=None: seen.append(palette) or [])
+    monkeypatch.setattr(vision, "read_dice", lambda image, palette=None, where=(): seen.append(palette) or [])
     cfg = parse_config(
         {"table": {"game": "dice-hunter", "options": {"deck": "virtual"}}, "camera": {"palette": str(path)}}
     )
@@ -507,7 +507,9 @@ def test_the_reader_names_colours_among_the_games_own(tmp_path: Path, monkeypatc
     from vision.palette import Palette
 
     palettes: list[Any] = []
-    monkeypatch.setattr(vision, "read_dice", lambda image, palette=None: palettes.append(palette) or [])
+    monkeypatch.setattr(
+        vision, "read_dice", lambda image, palette=None, where=(): palettes.append(palette) or []
+    )
     cfg = parse_config({"table": {"game": "dicetar-wars"}, "players": [dict(p) for p in WARRIORS]})
     table = Table(cfg, EventLog(tmp_path / "c.sqlite3"), resume=False)
     table.on_settled(IMAGE, 1.0, 1.0)

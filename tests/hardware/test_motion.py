@@ -197,3 +197,27 @@ def test_lights_changing_over_an_empty_table_is_not_a_throw(caplog: pytest.LogCa
     assert events.count(True) == 1 and events.index(True) > 50  # only the die thrown afterwards
     assert states[45] is RollState.EMPTY
     assert "lights or camera changed" in caplog.text
+
+
+def test_the_gate_keeps_the_empty_table_under_the_light_of_the_moment() -> None:
+    # the reader's empty-table step compares each settled frame with gate.empty_frame
+    rng = np.random.default_rng(7)
+    gate = MotionGate(settle_s=0.3)
+    t, frames = 0.0, []
+    for i in range(80):
+        img = _scene(rng, 1.5, (60, 40) if i >= 50 else None)
+        if i >= 15:  # a lamp goes on over the empty table
+            img = np.clip(img.astype(int) + 40, 0, 255).astype(np.uint8)
+        frames.append(img)
+        u = gate.update(img, t)
+        t += 1 / 20
+        if i == 10:
+            assert gate.empty_frame is not None and float(gate.empty_frame.mean()) < 150
+    assert u.state is RollState.SETTLED
+    empty = gate.empty_frame
+    assert empty is not None and empty.shape == frames[-1].shape
+    # the lamp's light, and no die in it: the last frame before the throw
+    assert float(empty.mean()) > float(frames[5].mean()) + 30
+    assert np.array_equal(empty, frames[49])
+    gate.reset()
+    assert gate.empty_frame is None

@@ -1,0 +1,104 @@
+"""What a settled 1280x960 frame with a board costs the table: the board's pose, the d6 reader with the
+table's vision.where steps (controller.where, the default [vision] config) on and off, and placing the
+dice on the board; the classic pip reader on the same frames, same run (issue 19).
+
+    nice -n 10 .venv/bin/python benchmarks/board_frame.py [--repeat 5] [--out FILE.md]
+
+The frames are the DICETAR WARS demo session's six throws (tests/fixtures/sessions/dicetar-wars-demo:
+rendered board with ArUco markers and a calibration; 5 or 10 dice each); the empty table is the
+session's first frame (the motion gate labels it empty). CPU ms of this process, one OpenCV thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.config import VisionSection  # noqa: E402
+from controller.table import BoardGeometry  # noqa: E402
+from controller.where import TableWhere  # noqa: E402
+from training.baseline import read_dice_classic  # noqa: E402
+from vision.reader import default_reader  # noqa: E402
+
+SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=5, help="times each frame is read per reader")
+    ap.add_argument("--out", type=Path, help="write the table as Markdown here")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    meta = json.loads((SESSION / "session.json").read_text())
+    truth = json.loads((SESSION / "truth.json").read_text())
+    geometry = BoardGeometry(meta["board"], str(SESSION / meta["calibration"]))
+    empty = cv2.imread(str(SESSION / "00001.jpg"), cv2.IMREAD_COLOR)
+    frames = [
+        (cv2.imread(str(SESSION / t["frame"]), cv2.IMREAD_COLOR), len(t["dice"])) for t in truth["throws"]
+    ]
+    where = TableWhere(VisionSection(), geometry.board, geometry.calibration)
+    where.set_empty(empty)
+    reader = default_reader()
+    reader.read(empty)  # load the models before timing
+
+    def table_work(img: np.ndarray, steps_on: bool) -> int:
+        pose = geometry.pose(img)
+        steps = where.steps(img, pose) if steps_on else []
+        readings = [r.to_json() for r in reader.read(img, where=steps)]
+        geometry.place(img, readings, pose=pose)
+        return len(readings)
+
+    runs: dict[str, Any] = {
+        "table: pose + d6 reader + where steps on + place": lambda img: table_work(img, True),
+        "table: pose + d6 reader, where steps off + place": lambda img: table_work(img, False),
+        "d6 reader alone, where steps on (pose solved for them)": lambda img: len(
+            reader.read(img, where=where.steps(img, geometry.pose(img)))
+        ),
+        "d6 reader alone, where steps off": lambda img: len(reader.read(img, where=[])),
+        "classic pip reader": lambda img: len(read_dice_classic(img)),
+    }
+    cpu: dict[str, list[float]] = {k: [] for k in runs}
+    found: dict[str, list[int]] = {k: [] for k in runs}
+    for _ in range(args.repeat):
+        for img, _n in frames:
+            for name, run in runs.items():  # interleaved: the machine's load falls on every reader alike
+                c = time.process_time()
+                found[name].append(run(img))
+                cpu[name].append((time.process_time() - c) * 1000)
+    classic = statistics.median(cpu["classic pip reader"])
+    lines = [
+        "| what | dice found / thrown (one pass) | median CPU ms | p95 CPU ms | x classic |",
+        "|---|---|---|---|---|",
+    ]
+    thrown = sum(n for _, n in frames)
+    for name in runs:
+        v = sorted(cpu[name])
+        med = statistics.median(v)
+        lines.append(
+            f"| {name} | {sum(found[name][: len(frames)])} / {thrown} | {med:.1f} | "
+            f"{v[min(len(v) - 1, int(0.95 * len(v)))]:.1f} | {med / classic:.1f}x |"
+        )
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    text = (
+        "\n".join(lines) + f"\n\n{len(frames)} frames x {args.repeat}; load average at the end {load} "
+        f"on {os.cpu_count()} cores.\n"
+    )
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

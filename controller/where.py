@@ -1,0 +1,105 @@
+"""Where a die can be at this table: the vision.where steps a settled frame is read with.
+
+From the table's ``[vision]`` config, its board and calibration (when configured) and the motion
+gate's latest empty frame: the empty table (dice only where the frame differs from it), the die's
+size (a range in pixels, or the die's edge in millimetres projected through the board's pose) and
+the play area (a tray polygon in pixels, or the board's outline grown by a margin). A step with
+nothing to work from this frame (no empty frame seen yet, the board's pose not solved) is left out
+of that frame, never guessed.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from controller.config import VisionSection
+from vision.where import DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
+
+log = logging.getLogger("dicetable.where")
+
+
+def load_empty_frame(path: str | Path) -> np.ndarray:
+    """An empty-table frame file (`dicetable calibrate empty`); raises ValueError naming it."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
+    if img is None:
+        raise ValueError(
+            f"vision.empty_table_frame {str(path)!r}: expected an image of the empty table "
+            "(made by 'dicetable calibrate empty FRAME --out FILE.png')"
+        )
+    return img
+
+
+def grown_outline_mm(board: Any, margin_mm: float) -> np.ndarray:
+    """The board's bounding rectangle grown by ``margin_mm`` on every side, mm on the board plane."""
+    x0, y0, x1, y1 = board.bounds()
+    m = margin_mm
+    return np.array([[x0 - m, y0 - m], [x1 + m, y0 - m], [x1 + m, y1 + m], [x0 - m, y1 + m]], np.float64)
+
+
+class TableWhere:
+    """The table's vision.where steps; ``board`` and ``calibration`` when the table has both."""
+
+    def __init__(self, cfg: VisionSection, board: Any = None, calibration: Any = None) -> None:
+        self.cfg = cfg
+        self.board, self.calibration = board, calibration
+        self.empty: EmptyTable | None = None
+        self._given: np.ndarray | None = None  # the frame last given to set_empty
+        if cfg.empty_table and cfg.empty_table_frame:
+            self.empty = EmptyTable(load_empty_frame(cfg.empty_table_frame))
+        self.size: DieSize | None = None
+        if cfg.die_size and cfg.die_size_px is not None:
+            self.size = DieSize.fixed(*cfg.die_size_px)
+        self.area: PlayArea | None = None
+        if cfg.play_area and cfg.play_area_px is not None:
+            self.area = PlayArea(np.asarray(cfg.play_area_px, np.float64))
+
+    def set_empty(self, frame: np.ndarray) -> None:
+        """The empty table as the camera saw it last (the motion gate's empty frame)."""
+        if not self.cfg.empty_table or frame is self._given:
+            return
+        self._given = frame
+        if self.empty is None:
+            self.empty = EmptyTable(frame)
+        else:
+            self.empty.relearn(frame)
+
+    def steps(self, image: np.ndarray, pose: Any = None) -> list[WhereStep]:
+        """The steps for this frame; ``pose``: the board's pose in it (calibration.pose.BoardPose)."""
+        out: list[WhereStep] = []
+        if self.empty is not None:
+            if self.empty.empty.shape == image.shape:
+                out.append(self.empty)
+            else:
+                log.warning(
+                    "empty-table frame is %dx%d px but the frame is %dx%d: step left out until the "
+                    "camera sees the empty table again",
+                    self.empty.empty.shape[1],
+                    self.empty.empty.shape[0],
+                    image.shape[1],
+                    image.shape[0],
+                )
+        board_view = self._board_view(image, pose)
+        if self.size is not None:
+            out.append(self.size)
+        elif self.cfg.die_size and board_view is not None:
+            die_mm = self.cfg.die_size_mm or float(self.board.die_size_mm)
+            out.append(DieSize.from_board(die_mm, *board_view))
+        if self.area is not None:
+            out.append(self.area)
+        elif self.cfg.play_area and board_view is not None:
+            outline = grown_outline_mm(self.board, self.cfg.play_area_margin_mm)
+            out.append(PlayArea(board_outline_px(outline, *board_view)))
+        return out
+
+    def _board_view(self, image: np.ndarray, pose: Any) -> tuple[Any, Any, Any, Any] | None:
+        """(camera matrix, distortion, rvec, tvec) for this frame, or None without a board or pose."""
+        if self.board is None or self.calibration is None or pose is None:
+            return None
+        h, w = image.shape[:2]
+        cal = self.calibration.for_image(w, h)
+        return cal.camera_matrix, cal.dist_coeffs, pose.rvec, pose.tvec
