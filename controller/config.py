@@ -113,6 +113,21 @@ class BoardSection(_Strict):
     fit: Literal["body", "image", "none"] = "body"
 
 
+class DiceSection(_Strict):
+    """The dice set: the edge (mm) of every die size in play, e.g. ``sizes_mm = [16]`` or
+    ``[14, 16, 19]`` (each die's size is then told from the frame).  Default: the board file's
+    deprecated ``[die] size_mm``, else 16."""
+
+    sizes_mm: list[float] | None = None
+
+    @field_validator("sizes_mm")
+    @classmethod
+    def _sizes(cls, v: list[float] | None) -> list[float] | None:
+        from calibration.diceset import check_sizes
+
+        return None if v is None else list(check_sizes(v, "sizes_mm"))
+
+
 class DatabaseSection(_Strict):
     path: str | None = None  # default: <user data dir>/<table id>.sqlite3
 
@@ -137,6 +152,7 @@ class TableConfig(_Strict):
     camera: CameraSection = CameraSection()
     leds: LedSection = LedSection()
     board: BoardSection = BoardSection()
+    dice: DiceSection = DiceSection()
     database: DatabaseSection = DatabaseSection()
     display: DisplaySection = DisplaySection()
     buttons: ButtonsSection = ButtonsSection()

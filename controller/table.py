@@ -23,6 +23,7 @@ import inspect
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,11 +176,15 @@ def frame_nadir(
 class BoardGeometry:
     """The configured board layout and camera calibration: where each die lies on the board."""
 
-    def __init__(self, layout: str, calibration: str, fit: str = "body") -> None:
+    def __init__(
+        self, layout: str, calibration: str, fit: str = "body", die_sizes_mm: list[float] | None = None
+    ) -> None:
         from calibration.board import BOARDS_DIR, load_board, resolve_board_path
         from calibration.camera import load_calibration
 
         self.fit = fit
+        #: the dice set's sizes (table.toml [dice] sizes_mm); None: the board file's (deprecated), else 16
+        self.die_sizes_mm = die_sizes_mm
 
         path = resolve_board_path(layout)
         if not path.exists() and (BOARDS_DIR / Path(layout).name).exists():
@@ -189,6 +194,8 @@ class BoardGeometry:
             self.calibration = load_calibration(calibration)
         except (ValueError, OSError) as e:
             raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
+        for note in self.board.notes:  # e.g. a die size in the board file: it belongs to [dice]
+            warnings.warn(note, FutureWarning, stacklevel=2)
 
     def pose(self, image: np.ndarray) -> Any:
         """The board's pose in this frame (calibration.pose.BoardPose), or None when it cannot be
@@ -248,6 +255,7 @@ class BoardGeometry:
             outline=self.fit != "none",
             fit="image" if self.fit == "image" else "body",
             known=known_dice(carried),
+            die_size_mm=self.die_sizes_mm,
         )
         for n, (die, _) in enumerate(carried, 1):
             die["id"] = f"{prefix}{n}"
@@ -327,7 +335,9 @@ class Table:
         if self.resumed:
             self.previous, self.last_seq = self._scored_dice()
         if geometry is None and cfg.board.layout and cfg.board.calibration:
-            geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit)
+            geometry = BoardGeometry(
+                cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
+            )
         self.geometry = geometry
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)
