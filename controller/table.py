@@ -207,6 +207,17 @@ class BoardGeometry:
         except ValueError:
             return None
 
+    def balance(self, palette: Any, image: np.ndarray, pose: Any) -> Any:
+        """``palette`` balanced by the board's paper white and markers' black in this frame
+        (calibration.boardlight); unchanged when they cannot be read."""
+        from calibration.boardlight import board_light
+
+        try:
+            light = board_light(image, pose, self.calibration, self.board)
+        except ValueError:
+            return palette
+        return palette.balanced(light.white_bgr, light.black_bgr)
+
     def nadir(self, image: np.ndarray, pose: Any = None) -> tuple[float, float] | None:
         """The point below the camera in this frame (`frame_nadir`), from `pose` when given."""
         return frame_nadir(image, self.calibration, self.board, pose)
@@ -441,7 +452,7 @@ class Table:
         try:
             kwargs: dict[str, Any] = {}
             if self._reader_takes_palette:
-                kwargs["palette"] = self._reading_palette()
+                kwargs["palette"] = self._reading_palette(image, pose)
             if self._reader_takes_nadir and pose is not None and self.geometry is not None:
                 kwargs["nadir"] = self.geometry.nadir(image, pose)
             raw = self.reader(image, **kwargs)
@@ -504,18 +515,23 @@ class Table:
                 log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
 
-    def _reading_palette(self) -> Any:
+    def _reading_palette(self, image: np.ndarray | None = None, pose: Any = None) -> Any:
         """The palette the reader names colours with: the table's (or the default), cut down to the
-        colours the game's dice come in now and the colours of things that are not dice.
+        colours the game's dice come in now and the colours of things that are not dice.  With no
+        palette file and the board's pose in this frame, the default colours are balanced by the
+        board's white and black (`BoardGeometry.balance`).
 
         None (the reader's default) when the game's dice may be any colour and no palette is set.
         """
-        wanted = dice_colours(self.setup.game, self._context_colours(), self.game.state)
-        if wanted is None:
-            return self.palette
         from vision.palette import Palette
 
-        return (self.palette or Palette.default()).only(wanted | {c for c in NOT_DICE})
+        wanted = dice_colours(self.setup.game, self._context_colours(), self.game.state)
+        palette = self.palette
+        if wanted is not None:
+            palette = (palette or Palette.default()).only(wanted | {c for c in NOT_DICE})
+        if self.palette is None and self.geometry is not None and image is not None and pose is not None:
+            palette = self.geometry.balance(palette or Palette.default(), image, pose)
+        return palette
 
     def _context_colours(self) -> dict[str, str]:
         """Each player's dice colour: the game's own (its options) over the table config's."""
