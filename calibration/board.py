@@ -15,7 +15,7 @@ unrotated).  Keys::
     [centre_line]  a = [x, y], b = [x, y], side_a_name, side_b_name
     [[fields]]     name, shape                      # the play field (default: the outline)
     [[card_slots]] name, owner, shape               # where power cards lie
-    [die]          size_mm = 16            # edge of the dice usually played
+    [die]          size_mm = 16            # deprecated: die sizes belong to the dice set
 
 A shape key is ``polygon``, ``rectangle``, ``circle``, ``annulus``, ``annular_sector``,
 ``union`` or ``difference`` (:mod:`calibration.shapes`).  Areas become prepared GEOS
@@ -25,6 +25,10 @@ degrees, clockwise as the board is seen.
 Side "a" of the centre line is on your *left* when you walk along the printed
 line from ``a`` to ``b`` looking down at the board (:meth:`CentreLine.side_of`
 is the one definition).  Errors name the file, the entry and the field.
+
+Die sizes belong to the dice set in the table's config (``[dice] sizes_mm`` in ``table.toml``,
+:mod:`calibration.diceset`), not to the board.  A file that still has ``[die] size_mm`` loads,
+its size stands in for a table that names none, and :attr:`BoardLayout.notes` says so.
 """
 
 from __future__ import annotations
@@ -202,8 +206,11 @@ class BoardLayout:
     centre_line: CentreLine | None = None
     fields: tuple[Field, ...] = ()
     card_slots: tuple[CardSlot, ...] = ()
-    die_size_mm: float = 16.0
+    #: the deprecated ``[die] size_mm`` of an older file (None when the file has none)
+    die_size_mm: float | None = None
     description: str = ""
+    #: what a person should change in the file (deprecations); it loads and plays as it is
+    notes: tuple[str, ...] = ()
 
     @property
     def outline(self) -> Poly:
@@ -454,11 +461,8 @@ def parse_board(data: Mapping[str, Any], src: str = "<board>") -> BoardLayout:
             raise r.fail("name", f"card slot name {sname!r} is used twice")
         slots.append(CardSlot(sname, r.text("owner"), r.region()))
 
-    die = _Reader(src, "die", data.get("die", {}))
-    die_size = die.number("size_mm", 16.0)
-    if not 5.0 <= die_size <= 60.0:
-        raise die.fail("size_mm", f"expected a die edge between 5 and 60 mm, got {die_size!r}")
-    if outline.area < die_size**2:
+    die_size, notes = _deprecated_die_size(src, data)
+    if outline.area < (die_size or 16.0) ** 2:
         raise BoardError(src, "outline", "polygon", "outline is smaller than one die")
 
     return BoardLayout(
@@ -474,4 +478,21 @@ def parse_board(data: Mapping[str, Any], src: str = "<board>") -> BoardLayout:
         card_slots=tuple(slots),
         die_size_mm=die_size,
         description=description,
+        notes=notes,
     )
+
+
+def _deprecated_die_size(src: str, data: Mapping[str, Any]) -> tuple[float | None, tuple[str, ...]]:
+    """An older file's ``[die] size_mm`` (checked as before) and the note that it has moved."""
+    if "die" not in data:
+        return None, ()
+    die = _Reader(src, "die", data["die"])
+    size = die.number("size_mm", 16.0)
+    if not 5.0 <= size <= 60.0:
+        raise die.fail("size_mm", f"expected a die edge between 5 and 60 mm, got {size!r}")
+    note = (
+        f"{src}: [die] size_mm is deprecated: die sizes belong to the dice set, in the table's "
+        f"config ([dice] sizes_mm = [{size:g}] in table.toml; several sizes may be listed); "
+        f"until the table names them, this board's {size:g} mm is used. Delete [die] from the board."
+    )
+    return size, (note,)

@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 from calibration import polygons as pg
 from calibration.board import BoardLayout
 from calibration.camera import CameraCalibration
+from calibration.diceset import DiceSet, DiceSetError
 from calibration.polygons import Poly
 from calibration.pose import BoardPose, estimate_board_pose
 from calibration.topface import body_top_face, fit_top_face
@@ -192,7 +193,7 @@ def place(
     board: BoardLayout,
     image: NDArray[np.uint8] | None = None,
     pose: BoardPose | None = None,
-    die_size_mm: float | None = None,
+    die_size_mm: float | Sequence[float] | DiceSet | None = None,
     outline: bool = False,
     known: Sequence[tuple[Any, int]] = (),
     fit: str = "image",
@@ -213,6 +214,11 @@ def place(
     in board mm (4+ corners) and its stack level.  They are not placed again; they hold dice
     up and take up space like any die.  The result has one entry per quad, then one per known
     die, and ``rests_on`` indexes that whole list.
+
+    ``die_size_mm`` is the dice set's edge, or its edges when several sizes are in play (each
+    die's is then told from its top face, :meth:`calibration.diceset.DiceSet.size_of`); None
+    takes the board file's deprecated ``[die] size_mm``, else 16 mm.  A die resting on another
+    is taken to stand on dice of its own size.
     """
     quads = _check_quads(quads_px, kinds)
     fixed = _check_known(known)
@@ -222,17 +228,22 @@ def place(
         if image is None:
             raise GeometryError("place() needs the board pose or the frame to find it in (image=...)")
         pose = estimate_board_pose(image, calibration, board)
-    s = float(die_size_mm or board.die_size_mm)
+    try:
+        dice = DiceSet.of(die_size_mm, board.die_size_mm)
+    except DiceSetError as e:
+        raise GeometryError(str(e)) from None
     cam_h = -float(pose.camera_position()[2])
-    if cam_h <= MAX_STACK * s:
+    if cam_h <= MAX_STACK * dice.largest:
         raise GeometryError(f"camera is {cam_h:.0f} mm above the board: expected it above the dice")
     cube = [str(kind) in CUBE_KINDS for kind in kinds]
     if fit not in ("image", "body"):
         raise GeometryError(f"fit must be 'image' or 'body', got {fit!r}")
+    # a reader's outline is about the size of the top face: good enough to tell 14 from 19 mm
+    sizes = [dice.size_of(q, pose, calibration) for q in quads]
     if outline and fit == "body":
         quads = [
             body_top_face(q, s, pose, calibration) if is_cube else q
-            for q, is_cube in zip(quads, cube, strict=True)
+            for q, s, is_cube in zip(quads, sizes, cube, strict=True)
         ]
     elif outline:
         if image is None:
@@ -240,7 +251,7 @@ def place(
         lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
         quads = [
             fit_top_face(lab, q, s, pose, calibration).quad_px if is_cube else q
-            for q, is_cube in zip(quads, cube, strict=True)
+            for q, s, is_cube in zip(quads, sizes, cube, strict=True)
         ]
     # Outlines whose fitted top faces coincide are one die read twice, not a stack.
     same = _same_faces(quads) if outline else set()
@@ -249,7 +260,7 @@ def place(
     base = [pose.backproject(q, 0.0, calibration) for q in quads]
     est: list[float] = []
     sigma: list[float] = []
-    for q, fp0, is_cube in zip(quads, base, cube, strict=True):
+    for q, fp0, s, is_cube in zip(quads, base, sizes, cube, strict=True):
         side0 = np.sqrt(pg.area(fp0))
         h = cam_h * (1.0 - s / side0)
         est.append(0.0 if outline else h / s - 1.0)
@@ -258,14 +269,14 @@ def place(
         sigma.append(cam_h / s * (QUAD_NOISE_PX * np.sqrt(2) / side_px) if size_cue else NON_CUBE_SIGMA)
 
     def footprint(i: int, level: int) -> Poly:
-        return pose.backproject(quads[i], (level + 1) * s, calibration)
+        return pose.backproject(quads[i], (level + 1) * sizes[i], calibration)
 
     levels: dict[int, int] = {}
     prints: dict[int, Poly] = {}
     for k, (fp_known, level_known) in enumerate(fixed):
         levels[len(quads) + k], prints[len(quads) + k] = level_known, fp_known
     # Lowest-looking dice first, so that a die's support is placed before the die.
-    bodies = [_body_outline(q, s, pose, calibration) for q in quads]
+    bodies = [_body_outline(q, s, pose, calibration) for q, s in zip(quads, sizes, strict=True)]
     below = _seen_below(quads, image, bodies, same) if image is not None else {}
     for i in _support_first(sorted(range(len(quads)), key=lambda j: est[j]), below):
         best: tuple[float, int] | None = None
@@ -273,7 +284,7 @@ def place(
             fp = footprint(i, level)
             cost = ((est[i] - level) / sigma[i]) ** 2 + 0.01 * level
             if any(
-                levels[j] == level and pg.overlap_area(fp, prints[j]) > CONFLICT_FRACTION * s * s
+                levels[j] == level and pg.overlap_area(fp, prints[j]) > CONFLICT_FRACTION * sizes[i] ** 2
                 for j in levels
                 if frozenset((i, j)) not in same
             ):

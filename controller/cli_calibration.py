@@ -92,9 +92,10 @@ def board_check(layout: str = typer.Argument(..., help="A layout TOML file or a 
     typer.echo(
         f"{b.source}: OK: board {b.name!r}{' (example)' if b.example else ''}, "
         f"{len(b.zones)} zones, {len(b.fields)} fields, {len(b.card_slots)} card slots, "
-        f"{len(b.markers)} markers ({b.markers_dict}), centre line: {'yes' if b.centre_line else 'no'}, "
-        f"die {b.die_size_mm:g} mm"
+        f"{len(b.markers)} markers ({b.markers_dict}), centre line: {'yes' if b.centre_line else 'no'}"
     )
+    for note in b.notes:
+        typer.echo(f"note: {note}", err=True)
 
 
 @board_app.command("import")

@@ -18,11 +18,16 @@ def _read_one(
     kinds: tuple[str, ...] = ("d6",),
     before: dict[str, Any] | None = None,
     where: list[Any] | None = None,
+    palette: Any = None,
 ) -> dict[str, Any]:
-    """One image's result line; with ``before`` (the previous frame's result line, board geometry on),
-    a die seen there and now covered by another is carried into this frame (``calibration.memory``).
-    With ``where`` (a list of vision.where steps, maybe empty; d6 only) the line also lists every
-    candidate rejected ("rejected": centre, size, step, why)."""
+    """One image's result line.
+
+    ``palette`` names the colours: a learnt ``vision.Palette``, or None (with board geometry, the
+    default colours balanced by the board's white and black in this frame).  With ``before`` (the
+    previous frame's result line, board geometry on), a die seen there and now covered by another is
+    carried into this frame (``calibration.memory``).  With ``where`` (a list of vision.where steps,
+    maybe empty; d6 only) the line also lists every candidate rejected ("rejected": centre, size,
+    step, why)."""
     import cv2
     import numpy as np
 
@@ -44,16 +49,18 @@ def _read_one(
         from controller.table import frame_nadir
 
         nadir = frame_nadir(img, geometry[1], geometry[2])
+    if palette is None and geometry is not None:
+        palette = _board_palette(img, geometry)
     t = time.perf_counter()
     rejected = None
     try:
         if where is not None and not numbered:
             from vision.reader import default_reader
 
-            seen = default_reader().examine(img, where=where)
+            seen = default_reader().examine(img, palette, where=where)
             dice, rejected = list(seen.readings), [r.to_json() for r in seen.rejected]
         else:
-            dice = read_all(img, nadir=nadir, kinds=kinds) if numbered else read_dice(img)
+            dice = read_all(img, palette, nadir=nadir, kinds=kinds) if numbered else read_dice(img, palette)
     except ValueError as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000
@@ -83,6 +90,35 @@ def _read_one(
     if rejected is not None:
         result["rejected"] = rejected
     return result
+
+
+def _board_palette(img: Any, geometry: Any) -> Any:
+    """The default colours balanced by the board's paper white and markers' black in this frame
+    (``calibration.boardlight``); None (the colours as the camera sees them) when they cannot be read."""
+    from calibration.boardlight import board_light
+    from calibration.pose import estimate_board_pose
+    from vision.palette import Palette
+
+    _, calibration, board = geometry
+    try:
+        light = board_light(img, estimate_board_pose(img, calibration, board), calibration, board)
+    except ValueError:
+        return None
+    return Palette.default().balanced(light.white_bgr, light.black_bgr)
+
+
+def _load_palette(path: Path | None) -> Any:
+    """A learnt palette file (`dicetable calibrate colours ... --out`), or a BadParameter naming it."""
+    if path is None:
+        return None
+    from vision.palette import Palette
+
+    try:
+        return Palette.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        raise typer.BadParameter(
+            f"--palette {str(path)!r}: expected a palette JSON file from 'dicetable calibrate colours' ({e})"
+        ) from None
 
 
 def _where_steps(empty: Path | None, die_size: str | None, play_area: str | None) -> list[Any]:
@@ -198,6 +234,12 @@ def read(
     play_area: str | None = typer.Option(
         None, "--play-area", help="'x,y x,y x,y ...': the polygon (pixels) dice are looked for in"
     ),
+    palette: Path | None = typer.Option(
+        None,
+        "--palette",
+        help="a palette learnt at this table ('dicetable calibrate colours ... --out FILE'); default: "
+        "typical plastic colours, balanced by the board's white and black when --board is given",
+    ),
     sequence: bool = typer.Option(
         False,
         "--sequence",
@@ -225,6 +267,7 @@ def read(
         raise typer.BadParameter(str(e), param_hint="--kinds") from None
     cv2.setNumThreads(1)
     geometry = _geometry(board, calibration)
+    learnt = _load_palette(palette)
     if explain_out is not None and len(images) != 1:
         raise typer.BadParameter(f"--explain-out draws one image, got {len(images)} images")
     where = _where_steps(empty, die_size, play_area)
@@ -248,7 +291,7 @@ def read(
     before: dict[str, Any] | None = None
     for path in images:
         ask = where if (where or explain or explain_out) else None
-        result = _read_one(path, geometry, kinds, before if sequence else None, ask)
+        result = _read_one(path, geometry, kinds, before if sequence else None, ask, learnt)
         if explain_out is not None and "dice" in result:
             _draw_explained(path, result, explain_out)
         if "dice" in result:

@@ -137,13 +137,12 @@ class VisionSection(_Strict):
     empty_table: bool = True
     #: an empty-table frame captured by `dicetable calibrate empty`; the gate's own replace it
     empty_table_frame: str | None = None
-    #: a box far from a die's size there is not a die
+    #: a box far from a die's size there is not a die (with a board: the dice set's sizes, [dice],
+    #: projected through the board's pose)
     die_size: bool = True
     #: the range of a die's box in pixels, its top, sides and shadow as the detector boxes it (a table
     #: without a board; `dicetable read --explain` prints the boxes)
     die_size_px: tuple[float, float] | None = None
-    #: the dice's edge in millimetres, projected through the board's pose (default: the board's)
-    die_size_mm: float | None = Field(None, gt=0)
     #: dice are looked for only inside the play area
     play_area: bool = True
     #: a tray drawn as a polygon of [x, y] pixels (for games without a board)
@@ -165,13 +164,20 @@ class VisionSection(_Strict):
             raise ValueError("a polygon of 3 or more [x, y] pixel points")
         return v
 
-    @model_validator(mode="after")
-    def _one_size(self) -> VisionSection:
-        if self.die_size_px is not None and self.die_size_mm is not None:
-            raise ValueError(
-                "give the die size in pixels (die_size_px) or millimetres (die_size_mm), not both"
-            )
-        return self
+
+class DiceSection(_Strict):
+    """The dice set: the edge (mm) of every die size in play, e.g. ``sizes_mm = [16]`` or
+    ``[14, 16, 19]`` (each die's size is then told from the frame).  Default: the board file's
+    deprecated ``[die] size_mm``, else 16."""
+
+    sizes_mm: list[float] | None = None
+
+    @field_validator("sizes_mm")
+    @classmethod
+    def _sizes(cls, v: list[float] | None) -> list[float] | None:
+        from calibration.diceset import check_sizes
+
+        return None if v is None else list(check_sizes(v, "sizes_mm"))
 
 
 class DatabaseSection(_Strict):
@@ -198,20 +204,12 @@ class TableConfig(_Strict):
     camera: CameraSection = CameraSection()
     leds: LedSection = LedSection()
     board: BoardSection = BoardSection()
+    dice: DiceSection = DiceSection()
     database: DatabaseSection = DatabaseSection()
     display: DisplaySection = DisplaySection()
     buttons: ButtonsSection = ButtonsSection()
     mqtt: MqttSection | None = None  # publish to the hall's broker (controller/mqtt_settings.py)
     vision: VisionSection = VisionSection()
-
-    @model_validator(mode="after")
-    def _vision_die_mm_needs_a_board(self) -> TableConfig:
-        if self.vision.die_size_mm is not None and not (self.board.layout and self.board.calibration):
-            raise ValueError(
-                "vision.die_size_mm needs board.layout and board.calibration (to project millimetres "
-                "to pixels); without a board give vision.die_size_px = [low, high]"
-            )
-        return self
 
     @model_validator(mode="after")
     def _players_differ(self) -> TableConfig:

@@ -23,6 +23,7 @@ import inspect
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,11 +188,15 @@ def frame_nadir(
 class BoardGeometry:
     """The configured board layout and camera calibration: where each die lies on the board."""
 
-    def __init__(self, layout: str, calibration: str, fit: str = "body") -> None:
+    def __init__(
+        self, layout: str, calibration: str, fit: str = "body", die_sizes_mm: list[float] | None = None
+    ) -> None:
         from calibration.board import BOARDS_DIR, load_board, resolve_board_path
         from calibration.camera import load_calibration
 
         self.fit = fit
+        #: the dice set's sizes (table.toml [dice] sizes_mm); None: the board file's (deprecated), else 16
+        self.die_sizes_mm = die_sizes_mm
 
         path = resolve_board_path(layout)
         if not path.exists() and (BOARDS_DIR / Path(layout).name).exists():
@@ -201,6 +206,8 @@ class BoardGeometry:
             self.calibration = load_calibration(calibration)
         except (ValueError, OSError) as e:
             raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
+        for note in self.board.notes:  # e.g. a die size in the board file: it belongs to [dice]
+            warnings.warn(note, FutureWarning, stacklevel=2)
 
     def pose(self, image: np.ndarray) -> Any:
         """The board's pose in this frame (calibration.pose.BoardPose), or None when it cannot be
@@ -211,6 +218,17 @@ class BoardGeometry:
             return estimate_board_pose(image, self.calibration, self.board)
         except ValueError:
             return None
+
+    def balance(self, palette: Any, image: np.ndarray, pose: Any) -> Any:
+        """``palette`` balanced by the board's paper white and markers' black in this frame
+        (calibration.boardlight); unchanged when they cannot be read."""
+        from calibration.boardlight import board_light
+
+        try:
+            light = board_light(image, pose, self.calibration, self.board)
+        except ValueError:
+            return palette
+        return palette.balanced(light.white_bgr, light.black_bgr)
 
     def nadir(self, image: np.ndarray, pose: Any = None) -> tuple[float, float] | None:
         """The point below the camera in this frame (`frame_nadir`), from `pose` when given."""
@@ -260,6 +278,7 @@ class BoardGeometry:
             outline=self.fit != "none",
             fit="image" if self.fit == "image" else "body",
             known=known_dice(carried),
+            die_size_mm=self.die_sizes_mm,
         )
         for n, (die, _) in enumerate(carried, 1):
             die["id"] = f"{prefix}{n}"
@@ -341,13 +360,16 @@ class Table:
         if self.resumed:
             self.previous, self.last_seq = self._scored_dice()
         if geometry is None and cfg.board.layout and cfg.board.calibration:
-            geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit)
+            geometry = BoardGeometry(
+                cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
+            )
         self.geometry = geometry
         try:
             self.where = TableWhere(
                 cfg.vision,
                 geometry.board if geometry is not None else None,
                 geometry.calibration if geometry is not None else None,
+                cfg.dice.sizes_mm,
             )
         except ValueError as e:
             raise TableError(str(e)) from None
@@ -459,7 +481,7 @@ class Table:
         try:
             kwargs: dict[str, Any] = {}
             if self._reader_takes_palette:
-                kwargs["palette"] = self._reading_palette()
+                kwargs["palette"] = self._reading_palette(image, pose)
             if self._reader_takes_nadir and pose is not None and self.geometry is not None:
                 kwargs["nadir"] = self.geometry.nadir(image, pose)
             if self._reader_takes_where:
@@ -524,18 +546,23 @@ class Table:
                 log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
 
-    def _reading_palette(self) -> Any:
+    def _reading_palette(self, image: np.ndarray | None = None, pose: Any = None) -> Any:
         """The palette the reader names colours with: the table's (or the default), cut down to the
-        colours the game's dice come in now and the colours of things that are not dice.
+        colours the game's dice come in now and the colours of things that are not dice.  With no
+        palette file and the board's pose in this frame, the default colours are balanced by the
+        board's white and black (`BoardGeometry.balance`).
 
         None (the reader's default) when the game's dice may be any colour and no palette is set.
         """
-        wanted = dice_colours(self.setup.game, self._context_colours(), self.game.state)
-        if wanted is None:
-            return self.palette
         from vision.palette import Palette
 
-        return (self.palette or Palette.default()).only(wanted | {c for c in NOT_DICE})
+        wanted = dice_colours(self.setup.game, self._context_colours(), self.game.state)
+        palette = self.palette
+        if wanted is not None:
+            palette = (palette or Palette.default()).only(wanted | {c for c in NOT_DICE})
+        if self.palette is None and self.geometry is not None and image is not None and pose is not None:
+            palette = self.geometry.balance(palette or Palette.default(), image, pose)
+        return palette
 
     def _context_colours(self) -> dict[str, str]:
         """Each player's dice colour: the game's own (its options) over the table config's."""

@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.diceset import DiceSet
 from controller.config import VisionSection
 from vision.where import DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
 
@@ -44,8 +45,15 @@ def grown_outline_mm(board: Any, margin_mm: float) -> np.ndarray:
 class TableWhere:
     """The table's vision.where steps; ``board`` and ``calibration`` when the table has both."""
 
-    def __init__(self, cfg: VisionSection, board: Any = None, calibration: Any = None) -> None:
+    def __init__(
+        self,
+        cfg: VisionSection,
+        board: Any = None,
+        calibration: Any = None,
+        die_sizes_mm: list[float] | None = None,
+    ) -> None:
         self.cfg = cfg
+        self.die_sizes_mm = die_sizes_mm
         self.board, self.calibration = board, calibration
         self.empty: EmptyTable | None = None
         self._given: np.ndarray | None = None  # the frame last given to set_empty
@@ -87,8 +95,9 @@ class TableWhere:
         if self.size is not None:
             out.append(self.size)
         elif self.cfg.die_size and board_view is not None:
-            die_mm = self.cfg.die_size_mm or float(self.board.die_size_mm)
-            out.append(DieSize.from_board(die_mm, *board_view))
+            sizes = DiceSet.of(self.die_sizes_mm, self.board.die_size_mm).sizes_mm
+            # one expected size for the set: its sizes (14-19 mm) lie well inside the step's tolerance
+            out.append(DieSize.from_board(float(np.median(sizes)), *board_view))
         if self.area is not None:
             out.append(self.area)
         elif self.cfg.play_area and board_view is not None:

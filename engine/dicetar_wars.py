@@ -21,7 +21,8 @@ list of a half is what scores:
   touched by the die at the bottom of its stack x 4 (once, whatever the height).
 
 Zone multipliers come from the board data file (key ``board``, default
-``boards/dicetar-wars.example.toml``; only its ``[[zones]]`` are read).  When a
+``boards/dicetar-wars.example.toml``; only its zones' names and multipliers are
+read, whatever shapes the zones are drawn with).  When a
 die gives ``zones`` but no ``min_multiplier``, the engine computes it; when it
 gives both, they must agree.
 
@@ -87,11 +88,14 @@ OPTIONS = ("colours", "advanced", "stacked_dice_on_board")
 
 @dataclass(frozen=True)
 class Zone:
-    """One scoring zone of the board: a polygon in millimetres and its multiplier."""
+    """One scoring zone of the board: its name and multiplier.
+
+    Where the zone lies (a polygon, a circle, a ring sector, an imported SVG path...) is
+    calibration's business: the engine only scores the zone names a die touches.
+    """
 
     name: str
     multiplier: int
-    polygon: tuple[tuple[float, float], ...]
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,11 @@ class Board:
 
 
 def parse_board(raw: Mapping[str, Any], source: str) -> Board:
-    """Validate the ``[[zones]]`` of a board file; other tables belong to calibration."""
+    """Validate the names and multipliers of a board file's ``[[zones]]``.
+
+    Every other key of a zone (its shape) and every other table of the file belong to
+    calibration (``calibration.board``), which checks them when the table places dice.
+    """
     entries = raw.get("zones")
     if not isinstance(entries, list) or not entries:
         raise DataError(source, "zones", "zones", "expected at least one [[zones]] entry")
@@ -127,23 +135,8 @@ def parse_board(raw: Mapping[str, Any], source: str) -> Board:
         mult = entry.get("multiplier")
         if not isinstance(mult, int) or isinstance(mult, bool) or mult <= 0:
             raise DataError(source, where, "multiplier", f"expected an int > 0, got {mult!r}")
-        zones.append(Zone(name, mult, _parse_polygon(entry.get("polygon"), source, where)))
+        zones.append(Zone(name, mult))
     return Board(tuple(zones), source)
-
-
-def _parse_polygon(poly: Any, source: str, where: str) -> tuple[tuple[float, float], ...]:
-    def is_point(p: Any) -> bool:
-        return (
-            isinstance(p, list)
-            and len(p) == 2
-            and all(isinstance(c, int | float) and not isinstance(c, bool) for c in p)
-        )
-
-    if not isinstance(poly, list) or len(poly) < 3 or not all(is_point(p) for p in poly):
-        raise DataError(
-            source, where, "polygon", f"expected a list of at least 3 [x, y] points in mm, got {poly!r}"
-        )
-    return tuple((float(p[0]), float(p[1])) for p in poly)
 
 
 class OutcomeKind(StrEnum):

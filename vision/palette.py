@@ -1,9 +1,16 @@
-"""Named die body colours, matched in CIE Lab; loadable from a dict (e.g. `calibrate colours`)."""
+"""Named die body colours, matched in CIE Lab; loadable from a dict (e.g. `calibrate colours`).
+
+Without a learnt palette the table names each die among the game's colours under its own
+light: :meth:`Palette.balanced` takes the board's paper white and its markers' black as this
+camera sees them (``calibration.boardlight``) and maps every die's colour to what it would be
+under neutral light, relative to the paper, before it is compared with the typical plastic
+colours.  The die's top face lies in the board's plane, so it is lit as the paper is.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -25,6 +32,21 @@ DEFAULT_BGR: dict[str, tuple[int, int, int]] = {
 }
 
 
+#: Linear reflectance of printed black ink relative to the paper (matte laser or inkjet black).
+INK_BLACK = 0.03
+
+
+def _to_linear(v: np.ndarray) -> np.ndarray:
+    """sRGB 0..1 -> linear light."""
+    v = np.clip(v, 0.0, None)
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def _to_srgb(v: np.ndarray) -> np.ndarray:
+    v = np.clip(v, 0.0, None)
+    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
+
+
 def bgr_to_lab(bgr: tuple[float, float, float]) -> np.ndarray:
     px = np.array([[bgr]], np.float32) / 255.0
     return np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0], np.float64)
@@ -36,6 +58,9 @@ class Palette:
 
     lab: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     lightness_weight: float = 0.5  # lighting changes L more than hue, so L counts less
+    #: the board's paper white and ink black in this frame (BGR 0..255): colours are balanced by
+    #: them before they are named (:meth:`balanced`); None: named as the camera sees them
+    light: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
 
     @classmethod
     def default(cls) -> Palette:
@@ -81,13 +106,45 @@ class Palette:
         """
         wanted = {n.lower() for n in names}
         lab = {k: v for k, v in self.lab.items() if k.lower() in wanted}
-        return Palette(lab, self.lightness_weight) if lab else self
+        return replace(self, lab=lab) if lab else self
+
+    def balanced(self, white_bgr: Iterable[float], black_bgr: Iterable[float]) -> Palette:
+        """This palette naming colours under the light in which the board's paper looks ``white_bgr``
+        and its markers' ink ``black_bgr`` (BGR, 0..255; ``calibration.boardlight.board_light``).
+
+        Each channel is mapped, in linear light, so that the paper becomes white and the ink its
+        nominal black: a warm or cool light, a dim or bright exposure, a camera's own white
+        balance are taken out, and a die is compared with the colours as they look on white paper.
+        """
+        white, black = tuple(float(v) for v in white_bgr), tuple(float(v) for v in black_bgr)
+        if (
+            len(white) != 3
+            or len(black) != 3
+            or not all(w - k >= 8.0 for w, k in zip(white, black, strict=True))
+        ):
+            raise ValueError(
+                "palette light: expected the paper's white and the ink's black as BGR, white above "
+                f"black in every channel, got white {white!r}, black {black!r}"
+            )
+        return replace(self, light=(white, black))
+
+    def balance_lab(self, lab: np.ndarray) -> np.ndarray:
+        """A Lab colour seen under this frame's light, as it would look under neutral light."""
+        if self.light is None:
+            return np.asarray(lab, np.float64)
+        bgr = cv2.cvtColor(np.asarray(lab, np.float32).reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+        w = _to_linear(np.asarray(self.light[0]) / 255.0)
+        k = _to_linear(np.asarray(self.light[1]) / 255.0)
+        lin = INK_BLACK + (_to_linear(bgr.astype(np.float64)) - k) / (w - k) * (1.0 - INK_BLACK)
+        out = _to_srgb(np.clip(lin, 0.0, 1.0)).astype(np.float32).reshape(1, 1, 3)
+        return np.asarray(cv2.cvtColor(out, cv2.COLOR_BGR2Lab).reshape(3), np.float64)
 
     def to_dict(self) -> dict[str, dict[str, list[float]]]:
         return {name: {"lab": [round(v, 2) for v in lab]} for name, lab in self.lab.items()}
 
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         """The closest colour name to a Lab value, and its weighted distance."""
+        lab = self.balance_lab(lab)
         best, dist = "", float("inf")
         for name, ref in self.lab.items():
             d = lab - np.asarray(ref)

@@ -48,7 +48,15 @@ def test_shipped_layouts_load_and_say_they_are_examples() -> None:
 def test_a_good_minimal_layout_defaults_its_field_to_the_outline(tmp_path: Path) -> None:
     b = load_board(write(tmp_path, GOOD))
     assert [f.name for f in b.fields] == ["board"]
-    assert b.die_size_mm == 16.0 and not b.example
+    assert b.die_size_mm is None and not b.notes and not b.example
+
+
+def test_a_board_that_still_gives_a_die_size_loads_with_a_note_that_it_moved(tmp_path: Path) -> None:
+    b = load_board(write(tmp_path, GOOD + "[die]\nsize_mm = 19\n"))
+    assert b.die_size_mm == 19.0
+    (note,) = b.notes
+    assert str(tmp_path / "layout.toml") in note and "[die] size_mm is deprecated" in note
+    assert "[dice] sizes_mm = [19]" in note and "table.toml" in note
 
 
 @pytest.mark.parametrize(

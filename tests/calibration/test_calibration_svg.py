@@ -180,3 +180,59 @@ def test_import_refuses_a_missing_file_and_a_board_the_layout_rules_refuse(
     res = CliRunner().invoke(app, ["board", "import", str(one_marker), "--out", str(tmp_path / "x.toml")])
     assert res.exit_code == 2 and "need at least 2 [[markers]]" in res.output
     assert not (tmp_path / "x.toml").exists()
+
+
+def rings_half(die):  # type: ignore[no-untyped-def]
+    """A DICETAR WARS half on the rings board: the cubes after each throw and the true scores."""
+    red = [
+        die(5, "red", 200, 200),  # bull x8: 40
+        die(2, "red", 260, 200),  # ring x6: 12
+        die(4, "red", 200, 300),  # across the edge of two x4 sectors: 16
+        die(3, "red", 30, 200),  # on the board, no zone: 0
+        die(6, "red", 365, 200),  # corner x3: 18
+    ]
+    blue = [
+        die(6, "blue", 203, 202, level=1, yaw=40),  # on the red bull die: 6 x 8 x 4 = 192
+        die(1, "blue", 140, 200),  # ring x6: 6
+        die(4, "blue", 425, 300),  # off the board: rethrown
+        die(2, "blue", 129, 129),  # sector x4-q2: 8
+        die(5, "blue", 200, 16),  # the turned bar x2: 10
+    ]
+    landed = [*blue[:2], die(3, "blue", 200, 140), *blue[3:]]  # the rethrow lands in the ring x6: 18
+    return [red, red + blue, red + landed], {"ann": 40 + 12 + 16 + 0 + 18, "bob": 192 + 6 + 8 + 10 + 18}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("drawn", ["svg", "shapes"])
+def test_a_dicetar_wars_half_plays_on_a_board_drawn_with_shapes_or_imported_from_svg(
+    drawn: str,
+    tmp_path: Path,
+    make_scene,
+    die,  # type: ignore[no-untyped-def]
+) -> None:
+    from calibration.geometry import place
+    from calibration.svg_import import to_toml
+    from controller.scenario import Setup, new_game
+    from engine import Input
+
+    svg = tmp_path / "rings.svg"
+    svg.write_text(SVG)
+    layout = layout_from_svg(svg) if drawn == "svg" else SHAPES
+    path = tmp_path / "rings.toml"
+    path.write_text(to_toml(layout))
+    board = load_board(path)
+    game = new_game(
+        Setup.from_json({"game": "dicetar-wars", "players": ["ann", "bob"], "data": {"board": str(path)}})
+    )
+    throws, scores = rings_half(die)
+    for player, cubes in zip(("ann", "bob", "ann"), throws, strict=True):
+        scene = make_scene(board, (210, 205, -700), (210, 200), cubes=cubes)
+        quads = [scene.px(c.face_corners(c.top_value())) for c in cubes]
+        placed = place(quads, ["d6"] * len(cubes), scene.cal, board, image=scene.image)
+        dice = [
+            {"kind": "d6", "value": c.top_value(), "colour": c.colour, **g.to_json()}
+            for c, g in zip(cubes, placed, strict=True)
+        ]
+        game.apply(Input.from_json({"type": "throw", "player": player, "dice": dice}))
+    assert game.scores() == scores
+    assert game.state_json()["last_half"]["doubled"] is False

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.diceset import DEFAULT_SIZE_MM
 from calibration.geometry import DieGeometry, place
 from controller.scenario import Setup, new_game
 from engine import Input
@@ -115,9 +116,9 @@ def test_every_d6_the_reader_finds_is_placed_where_it_lies(make_scene, dicetar_h
 def _seen_at(scene, d: dict[str, Any], top_px: np.ndarray) -> bool:  # type: ignore[no-untyped-def]
     """Whether ``d`` was placed with its top face over ``top_px`` (within a third of a face)."""
     x, y = d["board_center_mm"]
-    h = (d["stack_level"] + 1) * scene.board.die_size_mm
+    h = (d["stack_level"] + 1) * DEFAULT_SIZE_MM
     px = scene.px(np.array([[x, y, -h]]))[0]
-    return bool(np.hypot(*(px - top_px)) < 0.33 * scene.board.die_size_mm * 1254 / 700)
+    return bool(np.hypot(*(px - top_px)) < 0.33 * DEFAULT_SIZE_MM * 1254 / 700)
 
 
 FIGHTER = ROOT / "tests" / "fixtures" / "numbered"
