@@ -71,7 +71,9 @@ def learn(reader: NumberedReader, items: list[Lurig], name: str) -> DiceSet:
     return DiceSet(name, "d20", "", reader.embedder().digest, np.array(values), feats)
 
 
-def read(reader: NumberedReader, items: list[Lurig], learnt: DiceSet) -> tuple[dict[str, int], dict[str, int]]:
+def read(
+    reader: NumberedReader, items: list[Lurig], learnt: DiceSet
+) -> tuple[dict[str, int], dict[str, int]]:
     """Tallies of the frames read without the set, and with it."""
     tallies = []
     for _ in range(2):
@@ -134,7 +136,8 @@ def main() -> None:
         first = [x for c in clips.values() for x in c[: max(1, len(c) // 3)]]
         last = [x for c in clips.values() for x in c[-max(1, len(c) // 3) :]][:: a.every]
         s = learn(reader, first, g)
-        name = f"{g}: learn each clip's first third, read its last third (faces {', '.join(map(str, s.faces))})"
+        faces = ", ".join(map(str, s.faces))
+        name = f"{g}: learn each clip's first third, read its last third (faces {faces})"
         rows.append(row(name, *read(reader, last, s)))
     lines = [
         "# A table's own dice learnt at the table (issue 20 item 4): d20_lurig at the table's scale",

@@ -29,6 +29,7 @@ AREAS = (
     "controller.cli_calibration",
     "controller.cli_hardware",
     "controller.cli_display",
+    "controller.cli_learn",
 )
 
 

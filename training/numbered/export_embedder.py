@@ -26,7 +26,7 @@ FEATURES = "/body/body.10/Flatten_output_0"  # the input of the classifier's las
 def export(classifier: Path, out: Path) -> None:
     cut = onnx.load(str(classifier))
     if FEATURES not in {o for n in cut.graph.node for o in n.output}:
-        raise ValueError(f"{classifier}: expected a tensor {FEATURES!r}, the classifier's penultimate features")
+        raise ValueError(f"{classifier}: expected a tensor {FEATURES!r}, the classifier's last features")
     # Drop what follows the features (the last layer) and its weights; the features are the output.
     keep = []
     for n in cut.graph.node:

@@ -46,7 +46,7 @@ class Embedder:
                 )
         out = [self._net(blob(np.stack([turn(c, 360.0 * t / turns) for c in crops]))) for t in range(turns)]
         e = np.stack(out, 1).astype(np.float32)
-        return e / np.maximum(np.linalg.norm(e, axis=2, keepdims=True), 1e-9)
+        return np.asarray(e / np.maximum(np.linalg.norm(e, axis=2, keepdims=True), 1e-9), np.float32)
 
 
 def turn(crop: np.ndarray, degrees: float) -> np.ndarray:
