@@ -17,8 +17,8 @@ Splits (frames of one clip are near-copies, so never both sides of one split):
   set-up, which a set learnt at a table never meets (a set is one look of die).
 * within a clip: learn the first third of every clip of a set-up, read its last third (the same die,
   light and background, later frames: the die turned and moved).
-MATCH and MARGIN (vision/numbered/learnt.py) were chosen on the train set-ups' pairs (d20_color,
-d20_off-angle) only; the held-out set-ups (d20_top, d20_wood) are reported first.
+MATCH and MARGIN (vision/numbered/learnt.py) were set before any figure and not tuned; the set-ups
+the nets were never trained on (d20_top, d20_wood) are reported first.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def main() -> None:
         "",
         f"`nice -n 10 /work/main/.venv/bin/python benchmarks/vision_numbered_learnt.py` ({TURNS} turns; "
         f"{time.perf_counter() - t0:.0f} s). Held-out set-ups (d20_top, d20_wood) first; MATCH/MARGIN "
-        "chosen on the train set-ups' rows. Value right: the reading nearest the crop's centre is a d20 "
+        "set before any figure, not tuned. Value right: the reading nearest the crop's centre is a d20 "
         "showing the labelled face. Silent: wrong and at >= 0.8 (the table would not ask).",
         "",
         "| learnt from, read | frames | value right without the set | with the set | read by the set | "

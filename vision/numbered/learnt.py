@@ -27,8 +27,8 @@ from vision.reading import DieReading
 
 FORMAT = "dicetable-dice-set/1"
 # The likeness a crop needs to its nearest stored crop, and by how much that must beat the nearest
-# stored crop of another face: chosen on the d20_lurig TRAIN set-ups (d20_color, d20_off-angle;
-# benchmarks/vision_numbered_learnt.py, MODELS.md issue 20 item 4), never on the held-out ones.
+# stored crop of another face: set once before any figure was measured, not tuned (on any set);
+# figures in benchmarks/vision_numbered_learnt.py (MODELS.md, issue 20 item 4).
 MATCH = 0.80
 MARGIN = 0.02
 
