@@ -75,6 +75,9 @@ class TableSection(_Strict):
     #: the kinds of dice the game uses, any of d6, d10, d10p, d20 (the camera never looks for
     #: others); default: the game's own (controller.table.GAME_KINDS)
     kinds: list[str] | None = None
+    #: the table's learnt set of its own dice (`dicetable learn-dice confirm --config`): a JSON file,
+    #: relative to the table's data dir (DICETABLE_DATA_DIR, else the user data dir); none by default
+    dice_set: str | None = None
 
     @field_validator("game")
     @classmethod
@@ -226,6 +229,13 @@ class TableConfig(_Strict):
                 "(admin is only served without a token on loopback)"
             )
         return self
+
+    @property
+    def dice_set_path(self) -> Path | None:
+        """Where the table keeps its learnt set of dice (``table.dice_set``), None without one."""
+        if not self.table.dice_set:
+            return None
+        return data_dir() / Path(self.table.dice_set).expanduser()
 
     def database_path(self) -> Path:
         if self.database.path:

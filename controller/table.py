@@ -123,15 +123,15 @@ def _default_reader(image: np.ndarray, palette: Any = None, where: Sequence[Any]
     return vision.read_dice(image, palette, where)
 
 
-def _numbered_reader(kinds: tuple[str, ...]) -> Callable[..., Sequence[Any]]:
+def _numbered_reader(kinds: tuple[str, ...], learnt: Any = None) -> Callable[..., Sequence[Any]]:
     def read(
         image: np.ndarray, palette: Any = None, nadir: tuple[float, float] | None = None
     ) -> Sequence[Any]:
         from vision.numbered import read_all, read_numbered
 
         if "d6" in kinds:  # pip d6 beside numbered dice: the pip reader stays the authority on d6
-            return read_all(image, palette, nadir, kinds=kinds)
-        return read_numbered(image, palette, nadir, kinds=kinds)
+            return read_all(image, palette, nadir, kinds=kinds, learnt=learnt)
+        return read_numbered(image, palette, nadir, kinds=kinds, learnt=learnt)
 
     return read
 
@@ -143,15 +143,36 @@ GAME_KINDS: dict[str, tuple[str, ...]] = {"dice-fighter": ("d10p",)}
 NUMBERED_GAMES = tuple(GAME_KINDS)
 
 
-def reader_for(game: str, kinds: Sequence[str] | None = None) -> Callable[..., Sequence[Any]]:
+def reader_for(
+    game: str, kinds: Sequence[str] | None = None, learnt: Any = None
+) -> Callable[..., Sequence[Any]]:
     """The vision reader for a game's dice (``kinds``: the config's ``table.kinds``, else the
     game's own, GAME_KINDS): the pip-d6 reader for pip d6 alone, else the numbered reader looking
-    for those kinds only.
+    for those kinds only.  ``learnt``: the table's learnt set of dice (``load_learnt``), read by
+    the numbered reader (its readings say so).
 
     It takes the frame and, as ``palette``, the ``vision.Palette`` that names the body colours.
     """
     want = tuple(kinds) if kinds else GAME_KINDS.get(game, ("d6",))
-    return _default_reader if want == ("d6",) else _numbered_reader(want)
+    if learnt is not None and learnt.kind not in want:
+        raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
+    if want == ("d6",) and learnt is None:
+        return _default_reader
+    return _numbered_reader(want, learnt)
+
+
+def load_learnt(path: Path | None) -> Any:
+    """The table's learnt set of dice (``table.dice_set``, `dicetable learn-dice`), None without one;
+    raises TableError naming the file."""
+    if path is None:
+        return None
+    from vision.numbered.learnt import load_set
+    from vision.numbered.reader import default_reader
+
+    try:
+        return load_set(path, default_reader().embedder().digest)
+    except ValueError as e:
+        raise TableError(f"table.dice_set: {e}") from None
 
 
 def load_palette(path: str) -> Any:
@@ -318,7 +339,9 @@ class Table:
         self.log = log_
         #: the dice colours measured at this table (None: the reader's default palette)
         self.palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
-        self.reader: Callable[..., Sequence[Any]] = reader or reader_for(cfg.table.game, cfg.table.kinds)
+        self.reader: Callable[..., Sequence[Any]] = reader or reader_for(
+            cfg.table.game, cfg.table.kinds, load_learnt(cfg.dice_set_path)
+        )
         # the table's own readers name colours with the game's palette (see _reading_palette)
         params = inspect.signature(self.reader).parameters
         self._reader_takes_palette = reader is None and "palette" in params

@@ -26,6 +26,7 @@ from vision.palette import Palette
 from vision.reading import DieReading
 
 if TYPE_CHECKING:
+    from vision.numbered.learnt import DiceSet
     from vision.numbered.reader import Copies, NumberedReader
 
 
@@ -72,6 +73,7 @@ def read_all(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
+    learnt: DiceSet | None = None,
 ) -> list[DieReading]:
     """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20).
 
@@ -83,7 +85,7 @@ def read_all(
     (`reader.still_copies`): the pip-d6 reader reads the video-size copy, its dice scaled back, the
     numbered reader's detector starts from it, and the numbered reader cuts its crops from the
     first halving.  `nadir`: the point below the camera (frame pixels) when the board's pose is
-    known (`NumberedReader.read`).
+    known (`NumberedReader.read`).  `learnt`: the table's learnt set of dice (`NumberedReader.read_at`).
     """
     from vision.image_check import check_bgr
     from vision.numbered.reader import still_copies
@@ -92,7 +94,7 @@ def read_all(
     kinds = parse_kinds(kinds)
     copies = still_copies(image_bgr)
     pips = read_pips(image_bgr, palette, copies.video) if "d6" in kinds else []
-    return add_numbered(image_bgr, pips, palette, nadir, copies=copies, kinds=kinds)
+    return add_numbered(image_bgr, pips, palette, nadir, copies=copies, kinds=kinds, learnt=learnt)
 
 
 def read_pips(
@@ -119,6 +121,7 @@ def add_numbered(
     reader: NumberedReader | None = None,
     copies: Copies | None = None,
     kinds: tuple[str, ...] = KINDS,
+    learnt: DiceSet | None = None,
 ) -> list[DieReading]:
     """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
     (`reader`, the default one if None; `copies`: the frame's `still_copies` when already made).
@@ -130,9 +133,9 @@ def add_numbered(
 
     reader = reader or default_reader()
     copies = copies if reader.copy_stills else None
-    numbered = reader.read(image_bgr, palette, nadir, quads=False, copies=copies, kinds=kinds)
+    numbered = reader.read(image_bgr, palette, nadir, quads=False, copies=copies, kinds=kinds, learnt=learnt)
     if reader.second_look:
-        numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir, kinds=kinds)
+        numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir, kinds=kinds, learnt=learnt)
     pip = {id(r) for r in d6}
     return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merge(d6, numbered)]
 
@@ -146,6 +149,7 @@ def second_look(
     nadir: tuple[float, float] | None = None,
     view: tuple[float, float, int, int] | None = None,
     kinds: tuple[str, ...] = KINDS,
+    learnt: DiceSet | None = None,
 ) -> list[DieReading]:
     """Numbered readings (d10, d10p, d20) of the dice the pip reader found and the numbered reader's
     detector did not: its top-face net and classifier read each such die from the pip reader's box,
@@ -165,5 +169,5 @@ def second_look(
         return []
     # score 0: kept only when the classifier is at least weak_floor sure (NumberedReader.readings)
     found = [Found(r.center, sizes[id(r)], sizes[id(r)], 0.0, r.center) for r in lone]
-    got = reader.read_at(image_bgr, found, palette, nadir, quads=False, view=view, kinds=kinds)
+    got = reader.read_at(image_bgr, found, palette, nadir, quads=False, view=view, kinds=kinds, learnt=learnt)
     return [r for r in got if r.kind != "d6"]

@@ -30,6 +30,7 @@ import math
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -37,7 +38,9 @@ import numpy as np
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import CROP, MARGIN, crop_die
+from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, parse_kinds
+from vision.numbered.learnt import DiceSet, LearntReading, Match
 from vision.numbered.topface import (
     TOP,
     TOP_MARGIN,
@@ -116,6 +119,19 @@ class Verdict:
     value: int
     confidence: float
     kind_confidence: float
+
+
+#: the confidence of a learnt face the classifier does not confirm: under any asking threshold,
+#: so a person confirms it (a wrong learnt face is then never scored unasked)
+UNCONFIRMED = 0.5
+
+
+def learnt_verdict(kind: str, match: Match, classifier: Verdict) -> Verdict:
+    """A die a learnt set knows: its face, sure (its likeness) only when the classifier reads the
+    same kind and value; otherwise asked (UNCONFIRMED), with the learnt face as the guess."""
+    agrees = classifier.kind == kind and classifier.value == match.value
+    confidence = match.likeness if agrees else min(match.likeness, UNCONFIRMED)
+    return Verdict(kind, match.value, confidence, match.likeness)
 
 
 def verdict(p: np.ndarray, reject: float = 0.5, kinds: tuple[str, ...] = KINDS) -> Verdict:
@@ -207,6 +223,8 @@ class NumberedReader:
                 "(expected the nadir-aware top-face net's ONNX file)"
             )
         self._top_nadir = Model(top_n) if top_n.is_file() else None
+        self._embedder_path = folder / EMBEDDER_FILE
+        self._embedder: Embedder | None = None  # loaded when a learnt set is first used
         self.estimate_nadir = estimate_nadir
         if nadir_passes not in (1, 2, 3):
             raise ValueError(f"nadir_passes: expected 1, 2 or 3 (fits of the nadir), got {nadir_passes!r}")
@@ -427,6 +445,38 @@ class NumberedReader:
             return np.zeros((0, len(CLASSES)), np.float32)
         return softmax_turned(self._cls, np.stack(crops), self.turns, self.sure)
 
+    def embedder(self) -> Embedder:
+        """The embedding net learnt sets are made and read with (loaded on first use)."""
+        if self._embedder is None:
+            self._embedder = Embedder(self._embedder_path)
+        return self._embedder
+
+    def top_faces(self, image: np.ndarray, kinds: tuple[str, ...] = KINDS) -> list[tuple[Found, np.ndarray]]:
+        """Every die-like thing in a BGR uint8 frame and its crop (as `read` cuts it, a still from its
+        first halving; centres in the frame's pixels), for `dicetable learn-dice` to learn from.
+        Kept: what the classifier calls a die of `kinds` or is unsure of, not what it calls no die."""
+        image = check_bgr(image)
+        if min(image.shape[:2]) < 16:
+            return []
+        copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
+        found = self.locate(copies.work, self.detect(copies.work, shrunk=copies.video))
+        crops = self.crops(copies.work, found)
+        probs = self.classify(crops)
+        k = copies.k
+        out = []
+        for f, c, p in zip(found, crops, probs, strict=True):
+            if verdict(p, self.reject_threshold, parse_kinds(kinds)).kind == "none":
+                continue
+            centre = (f.center[0] * k, f.center[1] * k)
+            out.append((replace(f, center=centre, w=f.w * k, h=f.h * k), c))
+        return out
+
+    def learnt_matches(self, crops: list[np.ndarray], learnt: DiceSet) -> list[Match | None]:
+        """The learnt set's face for each crop, or None where the set does not know it."""
+        if not crops:
+            return []
+        return learnt.match(self.embedder().embed(crops, TURNS))
+
     def crops(self, image: np.ndarray, found: list[Found]) -> list[np.ndarray]:
         """Each die's crop, centred on its top face, cut from the frame at full resolution."""
         return [_cut(image, f.center, max(f.w, f.h) * MARGIN) for f in found]
@@ -439,6 +489,7 @@ class NumberedReader:
         quads: bool = True,
         copies: Copies | None = None,
         kinds: tuple[str, ...] = KINDS,
+        learnt: DiceSet | None = None,
     ) -> list[DieReading]:
         """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
 
@@ -447,7 +498,8 @@ class NumberedReader:
         its quad (a d6's top face is found later, by `with_face_quad`, for the d6 that are kept).
         `copies`: the frame's `still_copies`, made here when not given (with `copy_stills`; without,
         a still is read whole as in session 6).  `kinds`: the kinds the game uses (`verdict`); a die
-        read as another kind is not one of the table's dice."""
+        read as another kind is not one of the table's dice.  `learnt`: the table's learnt set of
+        dice (`read_at`)."""
         image = check_bgr(image)
         kinds = parse_kinds(kinds)
         if min(image.shape[:2]) < 16:
@@ -461,7 +513,7 @@ class NumberedReader:
             nadir = (nadir[0] / k, nadir[1] / k)
         work = copies.work
         found = self.detect(work, shrunk=copies.video)
-        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds)
+        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt)
         return got if k == 1.0 else [scaled(r, k) for r in got]
 
     def read_at(
@@ -473,14 +525,17 @@ class NumberedReader:
         quads: bool = True,
         view: tuple[float, float, int, int] | None = None,
         kinds: tuple[str, ...] = KINDS,
+        learnt: DiceSet | None = None,
     ) -> list[DieReading]:
         """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
         found): each top face located, its crop classified, the dice kept (`readings`).  `view`: as
-        `locate`'s, for a window of a larger frame."""
+        `locate`'s, for a window of a larger frame.  `learnt`: a learnt set of the table's dice: a die
+        it knows (`DiceSet.match`) is read as its face, a `LearntReading`; the others as before."""
         found = self.locate(image, found, view, nadir)
         crops = self.crops(image, found)
         probs = self.classify(crops)
-        return self.readings(image, found, probs, palette or Palette.default(), quads, kinds)
+        matches = self.learnt_matches(crops, learnt) if learnt is not None else None
+        return self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
 
     def readings(
         self,
@@ -490,26 +545,33 @@ class NumberedReader:
         palette: Palette | None = None,
         quads: bool = True,
         kinds: tuple[str, ...] = KINDS,
+        learnt: DiceSet | None = None,
+        matches: list[Match | None] | None = None,
     ) -> list[DieReading]:
         """The dice among the detector's peaks, given the classifier's softmax for each (`quads`,
         `kinds`: as `read`).  With fewer than every kind, a reading under `die_floor` is not a die
-        (DIE_FLOOR)."""
+        (DIE_FLOOR).  `learnt`, `matches`: a learnt set and its face for each peak (None where it does
+        not know the die): a die it knows is that face of the set's kind, whatever the classifier says."""
         palette = palette or Palette.default()
-        kept: list[tuple[Found, Verdict]] = []
-        for f, p in zip(found, probs, strict=True):
-            v = verdict(p, self.reject_threshold, kinds)
-            if v.kind == "none" or (kinds != KINDS and v.confidence < self.die_floor):
-                continue
-            if f.score < self.sure_peak and v.confidence < self.weak_floor:
-                continue
+        matches = matches if matches is not None else [None] * len(found)
+        kept: list[tuple[Found, Verdict, bool]] = []
+        for f, p, m in zip(found, probs, matches, strict=True):
+            if learnt is not None and m is not None:
+                v = learnt_verdict(learnt.kind, m, verdict(p, self.reject_threshold, kinds))
+            else:
+                v = verdict(p, self.reject_threshold, kinds)
+                if v.kind == "none" or (kinds != KINDS and v.confidence < self.die_floor):
+                    continue
+                if f.score < self.sure_peak and v.confidence < self.weak_floor:
+                    continue
             if _noise(image, f.center, max(f.w, f.h) * MARGIN) > NOISE_LEVEL:
                 continue
-            kept.append((f, v))
+            kept.append((f, v, m is not None))
         # The body colours of all the dice kept, in one batch.
-        bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _ in kept]
+        bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
         out = [
-            _reading(image, f, v, lab, palette, quads)
-            for (f, v), lab in zip(kept, body_labs(bodies), strict=True)
+            _reading(image, f, v, lab, palette, quads, learnt.name if learnt is not None and known else None)
+            for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True)
         ]
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
@@ -629,10 +691,16 @@ def _body(image: np.ndarray, box_center: tuple[float, float], side: float) -> np
 
 
 def _reading(
-    image: np.ndarray, f: Found, v: Verdict, lab: np.ndarray, palette: Palette, quads: bool = True
+    image: np.ndarray,
+    f: Found,
+    v: Verdict,
+    lab: np.ndarray,
+    palette: Palette,
+    quads: bool = True,
+    learnt: str | None = None,
 ) -> DieReading:
     """The reading of one die kept, given its body's Lab colour: a d6's quad is its top face (with
-    `quads`), else the die's outline box."""
+    `quads`), else the die's outline box.  `learnt`: the name of the learnt set that read it."""
     quad: tuple[tuple[float, float], ...]
     shape = face_quad(image, f.box_center, f.w, f.h, lab) if quads and v.kind == "d6" else None
     if shape is not None:
@@ -643,14 +711,15 @@ def _reading(
     # session 4) asked about more right readings and caught no more wrong ones, on the validation
     # windows and the real train photos (MODELS.md, session 5); session 4's detector peaks lower.
     conf = max(0.0, min(1.0, v.confidence))
-    return DieReading(
-        kind=v.kind,
-        value=v.value,
-        center=f.center,
-        quad=quad,  # type: ignore[arg-type]
-        confidence=conf,
-        colour=palette.nearest_lab(lab)[0],
-    )
+    fields: dict[str, Any] = {
+        "kind": v.kind,
+        "value": v.value,
+        "center": f.center,
+        "quad": quad,
+        "confidence": conf,
+        "colour": palette.nearest_lab(lab)[0],
+    }
+    return DieReading(**fields) if learnt is None else LearntReading(**fields, dice_set=learnt)
 
 
 def with_face_quad(image: np.ndarray, r: DieReading) -> DieReading:
@@ -696,9 +765,10 @@ def read_numbered(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
+    learnt: DiceSet | None = None,
 ) -> list[DieReading]:
     """Every d6, d10, percentile d10 and d20 in a BGR uint8 frame (d10p values 0, 10, ... 90).
 
     `nadir`: the point below the camera (frame pixels) when the camera's pose is known; `kinds`:
-    the kinds the game uses (others are not looked for)."""
-    return default_reader().read(image_bgr, palette, nadir, kinds=kinds)
+    the kinds the game uses (others are not looked for); `learnt`: the table's learnt set of dice."""
+    return default_reader().read(image_bgr, palette, nadir, kinds=kinds, learnt=learnt)

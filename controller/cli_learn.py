@@ -1,0 +1,89 @@
+"""`dicetable learn-dice`: learn a set of the table's own dice (registered by controller.cli).
+
+dicetable learn-dice see FRAME... --set NAME --kind d20 --colour red --session DIR
+        look at the set's dice showing their faces; write DIR/confirm.csv, DIR/groups.png
+dicetable learn-dice confirm DIR [--labels FILE] [--config table.toml | --out SET.json]
+        the person's faces for each group; store the set where the table reads it
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+learn_app = typer.Typer(
+    help="Learn a set of the table's own dice: see their faces, confirm them.", no_args_is_help=True
+)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@learn_app.command("see")
+def see_cmd(
+    frames: list[Path] = typer.Argument(..., help="Frames of the set's dice, each face shown at least once."),
+    name: str = typer.Option(..., "--set", help="The set's name (say red-d20), as readings will name it."),
+    kind: str = typer.Option(..., "--kind", help="d6, d10, d10p or d20."),
+    colour: str = typer.Option("", "--colour", help="The dice's colour, for the person (not used to read)."),
+    session: Path = typer.Option(Path("learn-session"), "--session", help="Folder for the session's files."),
+) -> None:
+    """Find the dice in the frames, group the faces seen, and write the sheet to confirm."""
+    from controller.learn_dice import PICTURE, SHEET, LearnError, see
+    from vision.numbered.reader import default_reader
+
+    try:
+        seen = see(frames, name, kind, colour, session, default_reader())
+    except LearnError as e:
+        raise _fail(str(e)) from None
+    groups = max(s.group for s in seen) + 1
+    typer.echo(
+        f"{len(seen)} dice seen in {len(frames)} frames, {groups} groups: look at {session / PICTURE}, "
+        f"fill in the face column of {session / SHEET} (- for not one of the set), then run "
+        f"'dicetable learn-dice confirm {session}'"
+    )
+
+
+@learn_app.command("confirm")
+def confirm_cmd(
+    session: Path = typer.Argument(..., help="The folder 'learn-dice see' wrote."),
+    labels: Path | None = typer.Option(
+        None, "--labels", help="The filled-in sheet (default SESSION/confirm.csv)."
+    ),
+    config: Path | None = typer.Option(
+        None, "--config", help="The table's table.toml: the set is saved where its [table] dice_set points."
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Save the set here instead."),
+) -> None:
+    """Make the set from the confirmed faces and store it for the table."""
+    from controller.learn_dice import LearnError, confirm
+
+    if (config is None) == (out is None):
+        raise _fail(
+            "expected one of --config table.toml (save where its [table] dice_set points) or --out FILE"
+        )
+    try:
+        dice = confirm(session, labels)
+    except LearnError as e:
+        raise _fail(str(e)) from None
+    if config is not None:
+        from controller.config import ConfigError, load_config
+
+        try:
+            cfg = load_config(config)
+        except ConfigError as e:
+            raise _fail(str(e)) from None
+        if cfg.dice_set_path is None:
+            raise _fail(
+                f'{config}: expected [table] dice_set = "FILE.json" naming where the table keeps its set'
+            )
+        out = cfg.dice_set_path
+    assert out is not None
+    dice.save(out)
+    typer.echo(f"set {dice.name!r} ({dice.kind}, faces {', '.join(map(str, dice.faces))}) saved to {out}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(learn_app, name="learn-dice")

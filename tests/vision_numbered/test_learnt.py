@@ -1,0 +1,162 @@
+"""`dicetable learn-dice`: a table learns its own dice from frames, a person confirms each face, and
+the reader then reads those dice with the set and says so.  On the real d20_lurig frames, put at the
+table's scale (`training.numbered.real.at_table`); figures: benchmarks/vision_numbered_learnt.py."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from controller.cli import app
+from controller.config import load_config
+from controller.learn_dice import cluster
+from controller.table import TableError, load_learnt, reader_for
+from training.numbered.real import Lurig, at_table, default_root, load_lurig
+from vision.numbered.learnt import DiceSet, load_set
+from vision.numbered.reader import NumberedReader
+
+REAL = default_root()
+needs_real = pytest.mark.skipif(
+    not (REAL / "d20_lurig" / "labels.csv").is_file(),
+    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
+)
+
+
+def _clips(group: str, faces: tuple[int, ...]) -> dict[str, list[Lurig]]:
+    clips: dict[str, list[Lurig]] = {}
+    for x in sorted(load_lurig(REAL), key=lambda x: x.frame):
+        if x.group == group and x.face in faces:
+            clips.setdefault(x.clip, []).append(x)
+    return clips
+
+
+def _write(items: list[Lurig], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for x in items:
+        p = folder / f"{x.face:02d}_{x.frame:04d}.jpg"
+        cv2.imwrite(str(p), at_table(cv2.imread(str(x.path))))
+        out.append(p)
+    return out
+
+
+@needs_real
+def test_learn_dice_from_one_clip_stretch_and_read_the_rest(tmp_path: Path, reader: NumberedReader) -> None:
+    """Learn three faces of d20_top from the first frames of their clips (see, fill in the sheet as
+    a person would from the contact sheet, confirm into the table's data dir), then read the last
+    frames of those clips: the set reads them, says so, and reads more right than the classifier."""
+    faces = (9, 11, 20)
+    clips = _clips("d20_top", faces)
+    learn = [x for c in clips.values() for x in c[: len(c) // 3 : 2]]
+    later = [x for c in clips.values() for x in c[-len(c) // 3 :: 2]]
+    frames = _write(learn, tmp_path / "learn")
+    session = tmp_path / "session"
+    args = ["--set", "blue-d20", "--kind", "d20", "--session", str(session)]
+    run = CliRunner().invoke(app, ["learn-dice", "see", *map(str, frames), *args])
+    assert run.exit_code == 0, run.output
+    assert (session / "groups.png").is_file() and cv2.imread(str(session / "groups.png")) is not None
+    seen = json.loads((session / "seen.json").read_text())["seen"]
+    truth = {str(p): x.face for p, x in zip(frames, learn, strict=True)}
+    # the person: each group's face is what its crops show (the frames' labels)
+    rows = list(csv.DictReader((session / "confirm.csv").open()))
+    for r in rows:
+        shown = Counter(truth[s["frame"]] for s in seen if s["group"] == int(r["group"]))
+        r["face"] = str(shown.most_common(1)[0][0])
+    with (session / "confirm.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, ["group", "crops", "guess", "face"])
+        w.writeheader()
+        w.writerows(rows)
+    pure = sum(Counter(truth[s["frame"]] for s in seen if s["group"] == g).most_common(1)[0][1]
+               for g in {s["group"] for s in seen})
+    assert pure >= 0.9 * len(seen), f"groups mix faces: {pure} of {len(seen)} crops in their group's face"
+
+    cfg = tmp_path / "table.toml"
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\ndice_set = "sets/blue-d20.json"\n')
+    data = tmp_path / "data"
+    env = {"DICETABLE_DATA_DIR": str(data)}
+    run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--config", str(cfg)], env=env)
+    assert run.exit_code == 0, run.output
+    saved = data / "sets" / "blue-d20.json"
+    dice = load_set(saved, reader.embedder().digest)
+    assert dice.name == "blue-d20" and dice.faces == list(faces)
+
+    right = {"with": 0, "without": 0}
+    said = 0
+    for x in later:
+        img = at_table(cv2.imread(str(x.path)))
+        h, w = img.shape[:2]
+        for key, s in (("with", dice), ("without", None)):
+            got = reader.read(img, kinds=("d20",), learnt=s)
+            die = min(got, key=lambda r: np.hypot(r.center[0] - w / 2, r.center[1] - h / 2), default=None)
+            right[key] += die is not None and die.value == x.face
+            if s is not None and die is not None and die.to_json().get("learnt") == "blue-d20":
+                said += 1
+    assert said >= 0.8 * len(later), f"the set read {said} of {len(later)}"
+    assert right["with"] >= 0.85 * len(later), (right, len(later))
+    assert right["with"] > right["without"], right
+
+
+def test_table_reads_with_its_learnt_set_and_refuses_a_bad_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICETABLE_DATA_DIR", str(tmp_path))
+    cfg = tmp_path / "table.toml"
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\ndice_set = "red.json"\n')
+    path = load_config(cfg).dice_set_path
+    assert path == tmp_path / "red.json"
+    with pytest.raises(TableError, match=r"red\.json.*learn-dice confirm"):
+        load_learnt(path)
+    path.write_text("{}")
+    with pytest.raises(TableError, match=r"red\.json.*dicetable-dice-set/1"):
+        load_learnt(path)
+    d = DiceSet("red", "d10", "red", "x", np.array([3]), np.ones((1, 4), np.float32))
+    with pytest.raises(TableError, match=r"a set of d10, expected one of the game's kinds \('d20',\)"):
+        reader_for("dice-hunter", ["d20"], d)
+    with pytest.raises(ValueError, match=r"a d10 shows 0..9, got \[12\]"):
+        DiceSet("red", "d10", "red", "x", np.array([12]), np.ones((1, 4), np.float32))
+
+
+def test_confirm_needs_a_face_for_every_group(tmp_path: Path) -> None:
+    session = tmp_path / "s"
+    session.mkdir()
+    one = {"frame": "a.jpg", "centre": [1, 2], "guess": None, "features": [1.0, 0.0]}
+    seen = [{**one, "group": g} for g in (0, 1)]
+    meta = {"name": "red", "kind": "d20", "colour": "red", "embedder": "x", "seen": seen}
+    (session / "seen.json").write_text(json.dumps(meta))
+    (session / "confirm.csv").write_text("group,crops,guess,face\n0,1,,7\n")
+    run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--out", str(tmp_path / "o.json")])
+    assert run.exit_code == 2 and "missing [1]" in run.output
+    (session / "confirm.csv").write_text("group,crops,guess,face\n0,1,,7\n1,1,,21\n")
+    run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--out", str(tmp_path / "o.json")])
+    assert run.exit_code == 2 and "a d20 shows 1..20, got '21'" in run.output
+    (session / "confirm.csv").write_text("group,crops,guess,face\n0,1,,7\n1,1,,-\n")
+    run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--out", str(tmp_path / "o.json")])
+    assert run.exit_code == 0, run.output
+    assert load_set(tmp_path / "o.json").faces == [7]
+
+
+def test_cluster_groups_alike_crops() -> None:
+    a, b = np.eye(4, dtype=np.float32)[0], np.eye(4, dtype=np.float32)[1]
+    turned = np.stack([[a], [a * 0.99 + b * 0.01], [b], [b]]).astype(np.float32)
+    turned /= np.linalg.norm(turned, axis=2, keepdims=True)
+    assert cluster(turned) in ([0, 0, 1, 1], [1, 1, 0, 0])
+
+
+def test_a_learnt_face_the_classifier_does_not_confirm_is_asked_not_scored() -> None:
+    from vision.numbered.learnt import Match
+    from vision.numbered.reader import UNCONFIRMED, Verdict, learnt_verdict
+
+    match = Match(value=13, likeness=0.93, margin=0.05)
+    confirmed = learnt_verdict("d20", match, Verdict("d20", 13, 0.4, 0.9))
+    assert (confirmed.value, confirmed.confidence) == (13, 0.93)
+    for other in (Verdict("d20", 7, 0.99, 0.99), Verdict("d6", 3, 0.99, 0.99), Verdict("none", 0, 0.9, 0.9)):
+        asked = learnt_verdict("d20", match, other)
+        assert (asked.kind, asked.value) == ("d20", 13)  # the learnt face stays the guess
+        assert asked.confidence == UNCONFIRMED < 0.8  # under the table's asking threshold

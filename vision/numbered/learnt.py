@@ -1,0 +1,153 @@
+"""A set of a table's own dice, learnt at the table (`dicetable learn-dice`): the faces the table saw,
+each named by a person, and how the reader reads a die of the set by likeness to them.
+
+A set is one kind and one look (a colour of die): every crop the person confirmed, embedded
+(`vision.numbered.embed`) upright, with its face.  A die's crop is read as the face of the stored
+crop it is most like (at the crop's best turn) when that likeness is at least MATCH and beats the
+most alike crop of any other face by MARGIN; else the set says nothing and the classifier reads the
+die as before.  A reading made so is a `LearntReading`: its JSON says `"learnt": "<set name>"`.
+
+File (JSON, one set a file, written by `dicetable learn-dice confirm`):
+{"format": FORMAT, "name", "kind", "colour", "embedder": digest of the embedding net,
+ "faces": [{"value", "features": [[...], ...]}, ...]}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.numbered.embed import likeness
+from vision.numbered.labels import KINDS, VALUES
+from vision.reading import DieReading
+
+FORMAT = "dicetable-dice-set/1"
+# The likeness a crop needs to its nearest stored crop, and by how much that must beat the nearest
+# stored crop of another face: set once before any figure was measured, not tuned (on any set);
+# figures in benchmarks/vision_numbered_learnt.py (MODELS.md, issue 20 item 4).
+MATCH = 0.80
+MARGIN = 0.02
+
+
+@dataclass(frozen=True)
+class Match:
+    """A crop read by a learnt set: the face, its likeness to the nearest stored crop, and how much
+    more alike that is than the nearest crop of another face."""
+
+    value: int
+    likeness: float
+    margin: float
+
+
+@dataclass(frozen=True)
+class DiceSet:
+    """One learnt set: its name, kind and colour, the embedder it was learnt with, and each stored
+    crop's face (`values`, N) and upright embedding (`features`, N x D)."""
+
+    name: str
+    kind: str
+    colour: str
+    embedder: str
+    values: np.ndarray
+    features: np.ndarray
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {self.kind!r}")
+        bad = sorted({int(v) for v in self.values} - set(VALUES[self.kind]))
+        if bad:
+            raise ValueError(f"faces of the {self.kind} set {self.name!r}: a {self.kind} shows "
+                             f"{VALUES[self.kind][0]}..{VALUES[self.kind][-1]}, got {bad}")
+        if not len(self.values) or len(self.values) != len(self.features):
+            raise ValueError(
+                f"dice set {self.name!r}: expected one or more confirmed crops, each with its face, "
+                f"got {len(self.values)} faces for {len(self.features)} crops"
+            )
+
+    @property
+    def faces(self) -> list[int]:
+        return sorted({int(v) for v in self.values})
+
+    def match(self, turned: np.ndarray) -> list[Match | None]:
+        """For each crop (N x T x D, embedded at T turns): the face it shows when it is one of this
+        set's (MATCH, MARGIN), else None."""
+        sims = likeness(turned, self.features)
+        out: list[Match | None] = []
+        for row in sims:
+            best = int(np.argmax(row))
+            value = int(self.values[best])
+            other = row[self.values != value]
+            margin = float(row[best]) - (float(other.max()) if len(other) else 0.0)
+            ok = row[best] >= MATCH and margin >= MARGIN
+            out.append(Match(value, float(row[best]), margin) if ok else None)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "kind": self.kind,
+            "colour": self.colour,
+            "embedder": self.embedder,
+            "faces": [
+                {
+                    "value": v,
+                    "features": [[round(float(x), 5) for x in f] for f in self.features[self.values == v]],
+                }
+                for v in self.faces
+            ],
+        }
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json()), encoding="utf-8")
+
+
+def load_set(path: Path, embedder: str | None = None) -> DiceSet:
+    """A set saved by `DiceSet.save`; `embedder`: the digest of the embedding net that will read with
+    it (a set learnt with another net is refused).  Raises ValueError naming the file and what was
+    expected."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            got_format = data.get("format") if isinstance(data, dict) else data
+            raise ValueError(f"format {FORMAT!r}, got {got_format!r}")
+        values, feats = [], []
+        for face in data["faces"]:
+            for f in face["features"]:
+                values.append(int(face["value"]))
+                feats.append(np.asarray(f, np.float32))
+        if len({f.shape for f in feats}) > 1:
+            raise ValueError("features all of one length")
+        got = DiceSet(
+            str(data["name"]),
+            str(data["kind"]),
+            str(data.get("colour", "")),
+            str(data["embedder"]),
+            np.array(values, np.int64),
+            np.stack(feats) if feats else np.zeros((0, 0), np.float32),
+        )
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(
+            f"dice set {str(path)!r}: expected a JSON file from 'dicetable learn-dice confirm' ({e})"
+        ) from None
+    if embedder is not None and got.embedder != embedder:
+        raise ValueError(
+            f"dice set {str(path)!r} was learnt with embedding net {got.embedder}, this reader's is "
+            f"{embedder}: learn the set again ('dicetable learn-dice see' and 'confirm')"
+        )
+    return got
+
+
+@dataclass(frozen=True, kw_only=True)
+class LearntReading(DieReading):
+    """A reading made by likeness to a learnt set (`dice_set`: the set's name), not by the classifier."""
+
+    dice_set: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "learnt": self.dice_set}
