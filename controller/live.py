@@ -249,5 +249,5 @@ def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True)
     finally:
         if led is not None and hasattr(led, "close"):
             led.close()
-        table.panels.close()
+        table.close()
         ev.close()

@@ -752,6 +752,11 @@ class Table:
             self.tick(t)
         self.tick(t + 5.0)
 
+    def close(self) -> None:
+        """Release the button panels: each gpiozero button runs a hold thread until it is closed.
+        The event log is the caller's (it opened it)."""
+        self.panels.close()
+
     # -- secret selections on the button panels ---------------------------------------------
     def _drive_secret(self, t: float) -> None:
         from hardware.secret import RoundStatus, SecretRound, menu_for
