@@ -164,7 +164,9 @@ def check_file(path: Path, db: sqlite3.Connection) -> None:
 class EventLog:
     """Append-only SQLite event log; safe to share between threads."""
 
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: Path, clock: Callable[[], float] = time.time, *, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
         self.read_only = read_only
         self._clock = clock
@@ -305,7 +307,8 @@ class EventLog:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany(
-                    "INSERT INTO events (seq, game, t, source, kind, player, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events (seq, game, t, source, kind, player, data) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [
                         (e.seq, e.game, e.t, e.source, e.kind, e.player, json.dumps(e.data, sort_keys=True))
                         for e in events

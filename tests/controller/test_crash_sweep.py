@@ -19,7 +19,6 @@ import functools
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -199,3 +198,64 @@ def test_a_crash_at_every_event_boundary_changes_nothing(game: str, tmp_path: Pa
     assert not failures, f"{game}: {len(failures)} of {len(ev.copies)} boundaries differ:\n" + "\n".join(
         failures[:10]
     )
+
+
+# -- a real kill -9 of `dicetable run`, inside a reveal's transaction and at plain boundaries ------------
+
+
+def _run_until_killed(toml: Path, what: str, at: int) -> subprocess.CompletedProcess[str]:
+    driver = Path(__file__).with_name("kill_driver.py")
+    cmd = [sys.executable, str(driver), what, str(at), "--", "run", "--config", str(toml)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+
+
+def _public_events(db: Path, cfg: TableConfig) -> str:
+    """What ``GET /api/events`` shows of the game in ``db`` once a table has reopened it."""
+    with EventLog(db) as ev:
+        table = Table(cfg, ev)
+        client = TestClient(create_app(table, Hub()))
+        return client.get("/api/events", params={"limit": 500}).text
+
+
+@pytest.mark.slow
+def test_kill_9_inside_a_reveal_then_restart_changes_nothing(tmp_path: Path) -> None:
+    from tests.controller.test_faults import RUN, _free_port, logged_inputs, write_table_toml
+
+    rec = recording("die-angler")
+    straight_db, killed_db = tmp_path / "straight.sqlite3", tmp_path / "killed.sqlite3"
+    write_table_toml(rec.cfg, tmp_path / "straight.toml", straight_db, _free_port())
+    straight = subprocess.run(
+        [*RUN, "--config", str(tmp_path / "straight.toml")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert straight.returncode == 0, straight.stderr[-2000:]
+    want = json.loads(straight.stdout.strip().splitlines()[-1])
+
+    toml = tmp_path / "killed.toml"
+    # inside the first reveal (after 2 of its 3 selections are written), inside the second one after a
+    # restart (which first reveals the first round again: 3 + 2), then at a plain commit
+    for what, at in (("secret", 2), ("secret", 5), ("commit", 12)):
+        write_table_toml(rec.cfg, toml, killed_db, _free_port())
+        res = _run_until_killed(toml, what, at)
+        assert res.returncode == -signal.SIGKILL, f"not killed at {what} {at}: {res.stderr[-2000:]}"
+        with EventLog(killed_db) as ev:
+            assert early_secrets(ev.replay()) == [], (
+                f"a selection is in the log before its reveal ({what} {at})"
+            )
+            n_secret = sum(1 for e in ev.inputs() if e.data["type"] == "secret")
+        shown = json.loads(_public_events(killed_db, rec.cfg))["events"]
+        assert sum(1 for e in shown if e["kind"] == "input" and e["data"]["type"] == "secret") == n_secret
+        assert n_secret % 3 == 0, f"{n_secret} selections shown: a round is shown before all three chose"
+    write_table_toml(rec.cfg, toml, killed_db, _free_port())
+    final = subprocess.run(
+        [*RUN, "--config", str(toml)], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert final.returncode == 0, final.stderr[-2000:]
+    got = json.loads(final.stdout.strip().splitlines()[-1])
+    assert (got["scores"], got["status"], got["winners"]) == (want["scores"], want["status"], want["winners"])
+    assert got["status"] == "over" and got["winners"] == ["cid"]
+    assert logged_inputs(killed_db) == logged_inputs(straight_db)
