@@ -29,6 +29,7 @@ AREAS = (
     "controller.cli_calibration",
     "controller.cli_hardware",
     "controller.cli_display",
+    "controller.cli_log",
 )
 
 
@@ -79,7 +80,7 @@ def replay(
         raise fail(f"{source}: no such file (expected a .jsonl scenario or a .sqlite3 event log)")
     try:
         if _is_sqlite(source):
-            with EventLog(source) as ev:
+            with EventLog(source, read_only=True) as ev:  # never written: replay works on read-only media
                 g = ev.replay(game)
         elif log is not None:
             from controller.resume import replay_into_log

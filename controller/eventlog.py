@@ -82,6 +82,22 @@ class Event:
         }
 
 
+def parse_row(r: Sequence[Any]) -> Event | str:
+    """A row as an Event, or why it is not an intact one."""
+    seq, game, t, source, kind, player, text = r
+    if not isinstance(seq, int) or not isinstance(game, int) or not isinstance(t, int | float):
+        return f"row {seq!r}: seq, game and time must be numbers"
+    if source not in SOURCES or kind not in KINDS or not (player is None or isinstance(player, str)):
+        return f"row {seq}: unknown source/kind {source!r}/{kind!r}"
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as e:
+        return f"row {seq}: data is not JSON ({e})"
+    if not isinstance(data, dict):
+        return f"row {seq}: data is not a JSON object"
+    return Event(seq, game, float(t), source, kind, player, data)
+
+
 def _plain(data: Any) -> Any:
     """The value as it comes back from the log (tuples become lists, keys strings)."""
     return json.loads(json.dumps(data, sort_keys=True))
@@ -121,18 +137,24 @@ def damaged_message(path: Path, why: str) -> str:
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open ``path`` without writing to it or beside it (read-only media too); raises sqlite3.Error."""
+    """Open ``path`` without writing to it or beside it (read-only media too); raises sqlite3.Error.
+
+    Without a ``-wal`` file beside it no connection is writing the log (a writer keeps one while it
+    is open), so the file is read as it stands and nothing (not even a ``-shm``) is made.  With one,
+    the log is read through it, as a live table's log must be.
+    """
     uri = "file:" + urllib.parse.quote(str(path.resolve()))
+    immutable = f"{uri}?mode=ro&immutable=1"
+    if not path.with_name(path.name + "-wal").exists():
+        return sqlite3.connect(immutable, uri=True, check_same_thread=False, isolation_level=None)
     db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
     try:
         db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         return db
     except sqlite3.OperationalError:
-        # a WAL log on media where its -shm file cannot be made: read the file as it stands
+        # on read-only media its -shm cannot be made: read the file as it stands
         db.close()
-    return sqlite3.connect(
-        f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False, isolation_level=None
-    )
+    return sqlite3.connect(immutable, uri=True, check_same_thread=False, isolation_level=None)
 
 
 def _check_magic(path: Path) -> None:
@@ -346,11 +368,10 @@ class EventLog:
         )
         out = []
         for r in rows:
-            try:
-                data = json.loads(r[6])
-            except (TypeError, ValueError) as e:
-                raise LogError(damaged_message(self.path, f"row {r[0]}: data is not JSON ({e})")) from None
-            out.append(Event(r[0], r[1], r[2], r[3], r[4], r[5], data))
+            event = parse_row(r)
+            if isinstance(event, str):
+                raise LogError(damaged_message(self.path, event))
+            out.append(event)
         return out
 
     def count(self, game: int | None = None) -> int:
@@ -375,25 +396,34 @@ class EventLog:
         game = self.latest_game() if game is None else game
         if game is None:
             raise LogError(f"{self.path}: the log holds no game")
-        events = self.events(game)
-        undone = {e.data.get("undoes") for e in events if e.kind == "undo"}
-        g = new_game(self.setup(game), base)
-        pending: list[dict[str, Any]] | None = None
-        for e in events:
-            if e.kind == "outcome" and pending is not None:
-                expected = pending.pop(0) if pending else None
-                if expected != e.data:
-                    raise LogError(
-                        f"{self.path}: row {e.seq}: logged outcome {e.data!r} differs from "
-                        f"the replayed one {expected!r}"
-                    )
-            if e.kind != "input":
-                continue
-            if e.seq in undone:
-                pending = None
-                continue
-            try:
-                pending = [_plain(o.to_json()) for o in g.apply(Input.from_json(e.data))]
-            except (RuleError, ValueError) as err:
-                raise LogError(f"{self.path}: row {e.seq}: input {e.data!r} does not replay: {err}") from None
-        return g
+        return replay_events(self.events(game), str(self.path), base)
+
+
+def replay_events(events: Sequence[Event], where: str, base: Path | None = None) -> Game:
+    """Rebuild a game from its events (setup row first), checking logged outcomes; raises LogError."""
+    if not events or events[0].kind != "setup":
+        raise LogError(f"{where}: game {events[0].game if events else '?'} has no setup row")
+    try:
+        setup = Setup.from_json(events[0].data)
+        g = new_game(setup, base)
+    except ValueError as e:
+        raise LogError(f"{where}: row {events[0].seq}: the setup does not start a game: {e}") from None
+    undone = {e.data.get("undoes") for e in events if e.kind == "undo"}
+    pending: list[dict[str, Any]] | None = None
+    for e in events:
+        if e.kind == "outcome" and pending is not None:
+            expected = pending.pop(0) if pending else None
+            if expected != e.data:
+                raise LogError(
+                    f"{where}: row {e.seq}: logged outcome {e.data!r} differs from the replayed one {expected!r}"
+                )
+        if e.kind != "input":
+            continue
+        if e.seq in undone:
+            pending = None
+            continue
+        try:
+            pending = [_plain(o.to_json()) for o in g.apply(Input.from_json(e.data))]
+        except (RuleError, ValueError) as err:
+            raise LogError(f"{where}: row {e.seq}: input {e.data!r} does not replay: {err}") from None
+    return g

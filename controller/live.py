@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 
 from controller.config import TableConfig
-from controller.eventlog import EventLog, LogError
+from controller.eventlog import EventLog, LogError, LogWriteError
 from controller.table import Scripted, Table, TableError
 from engine import Input
 from hardware.buttons import BUTTONS
@@ -175,7 +175,7 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
         raise TableError(str(e)) from None
     try:
         return Table(cfg, ev), ev
-    except LogError as e:
+    except (LogError, LogWriteError) as e:
         ev.close()
         raise TableError(str(e)) from None
     except TableError:

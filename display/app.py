@@ -245,6 +245,8 @@ def create_app(
             reply = backend.correct(body.command.model_dump(), body.who.strip())
         except ValueError as e:
             return _error(400, str(e))
+        except OSError as e:  # the table could not log it (a full disk): nothing was changed
+            return _error(503, str(e))
         return reply
 
     @app.post("/api/admin/login", summary="Check the admin token and set the admin cookie")
