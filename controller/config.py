@@ -121,6 +121,17 @@ class DisplaySection(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     admin_token: str | None = None
+    #: the names the display answers to besides its host, localhost and this machine's name
+    #: (a request with another Host header is refused: DNS rebinding); IP addresses are always taken
+    allowed_hosts: list[str] = []
+
+    def hosts(self) -> list[str]:
+        """Every name a request's Host header may carry."""
+        import socket
+
+        name = socket.gethostname()
+        names = {"localhost", "127.0.0.1", "::1", self.host, name, f"{name}.local", *self.allowed_hosts}
+        return sorted(n for n in names if n)
 
 
 class ButtonsSection(_Strict):
@@ -150,11 +161,20 @@ class TableConfig(_Strict):
         dup = sorted({p for p in pins if pins.count(p) > 1})
         if dup:
             raise ValueError(f"each GPIO pin may serve one button only; used twice: {dup}")
-        if self.display.host not in ("127.0.0.1", "localhost", "::1") and not self.display.admin_token:
-            raise ValueError(
-                f"display.host {self.display.host!r} is not loopback: set display.admin_token "
-                "(admin is only served without a token on loopback)"
-            )
+        from display.admin import is_loopback_host, weak_token_reason
+
+        if not is_loopback_host(self.display.host):
+            if not self.display.admin_token:
+                raise ValueError(
+                    f"display.host {self.display.host!r} is not loopback: set display.admin_token "
+                    "(admin is only served without a token on loopback)"
+                )
+            weak = weak_token_reason(self.display.admin_token)
+            if weak:
+                raise ValueError(
+                    f"display.admin_token is too weak to serve admin on {self.display.host!r} ({weak}); "
+                    "make one with: python -c 'import secrets; print(secrets.token_urlsafe(24))'"
+                )
         return self
 
     def database_path(self) -> Path:

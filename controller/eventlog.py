@@ -415,7 +415,8 @@ def replay_events(events: Sequence[Event], where: str, base: Path | None = None)
             expected = pending.pop(0) if pending else None
             if expected != e.data:
                 raise LogError(
-                    f"{where}: row {e.seq}: logged outcome {e.data!r} differs from the replayed one {expected!r}"
+                    f"{where}: row {e.seq}: logged outcome {e.data!r} differs from "
+                    f"the replayed one {expected!r}"
                 )
         if e.kind != "input":
             continue
