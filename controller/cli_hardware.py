@@ -88,7 +88,8 @@ def hw_check_cmd(
 ) -> None:
     """Walk through the wiring: press each button, watch a test pattern, see a camera snapshot."""
     from controller import hwcheck
-    from hardware.leds import LedError, open_matrix
+    from hardware.leds import open_matrix
+    from hardware.ledwire import LedError
 
     cfg = _load_config(config)
     out.mkdir(parents=True, exist_ok=True)
@@ -229,7 +230,8 @@ def led_patterns_cmd(
 ) -> None:
     """Render every LED pattern through the emulated matrix to PNG files (for the docs)."""
     from hardware import patterns as pt
-    from hardware.leds import LedError, open_matrix
+    from hardware.leds import open_matrix
+    from hardware.ledwire import LedError
 
     w, h = width, height
     shows = {

@@ -15,21 +15,17 @@ def _read_one(
 ) -> dict[str, Any]:
     """One image's result line; with ``before`` (the previous frame's result line, board geometry on),
     a die seen there and now covered by another is carried into this frame (``calibration.memory``)."""
-    import cv2
-    import numpy as np
 
+    from hardware.imagefile import ImageError, read_image
     from vision import read_dice
     from vision.numbered import read_all
 
     if not path.is_file():
         return {"image": str(path), "error": "no such file"}
-    data = np.fromfile(str(path), np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None or img.size == 0:
-        return {
-            "image": str(path),
-            "error": "not a readable image (expected a JPEG, PNG or other format OpenCV decodes)",
-        }
+    try:  # the size is checked from the header before a pixel is decoded
+        img = read_image(path)
+    except ImageError as e:
+        return {"image": str(path), "error": str(e).removeprefix(f"{path}: ")}
     nadir = None
     if numbered and geometry is not None:  # the top faces of numbered dice lean away from it
         from controller.table import frame_nadir

@@ -213,6 +213,48 @@ def parse_config(raw: dict[str, Any], source: str = "table.toml") -> TableConfig
         raise ConfigError(source, _problems(e)) from None
 
 
+def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """What ``dicetable run`` would fail on that the file's types cannot say: the game's options and
+    player count (through the engine itself), and the files the config names.  Empty: it will start."""
+    from controller.scenario import Setup, new_game
+    from engine import DataError, RuleError
+
+    problems: list[tuple[str, str]] = []
+    data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
+    data.update(cfg.table.data)
+    setup = Setup(
+        cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
+    )
+    try:
+        new_game(setup)
+    except RuleError as e:
+        key = "players" if "players" in e.why else "table.options"
+        problems.append((key, f"{cfg.table.game} refuses this setup: {e.why}"))
+    except (DataError, FileNotFoundError, ValueError, TypeError, KeyError) as e:
+        problems.append(("table.data" if data else "table.options", f"{cfg.table.game} cannot start: {e}"))
+    source = cfg.camera.source
+    if source.startswith("recorded:") and not Path(source.split(":", 1)[1]).expanduser().is_dir():
+        problems.append(("camera.source", f"no recorded session folder at {source.split(':', 1)[1]!r}"))
+    for key, value in (
+        ("camera.palette", cfg.camera.palette),
+        ("board.calibration", cfg.board.calibration),
+    ):
+        if value is not None and not Path(value).expanduser().is_file():
+            problems.append((key, f"no such file: {value!r}"))
+    if cfg.board.layout is not None:
+        from calibration.board import BOARDS_DIR, resolve_board_path
+
+        path = resolve_board_path(cfg.board.layout)
+        if not path.is_file() and not (BOARDS_DIR / Path(cfg.board.layout).name).is_file():
+            problems.append(("board.layout", f"no such board layout: {cfg.board.layout!r}"))
+    if bool(cfg.board.layout) != bool(cfg.board.calibration):
+        problems.append(("board", "layout and calibration go together (got only one)"))
+    db = cfg.database_path()
+    if db.exists() and not db.is_file():
+        problems.append(("database.path", f"{str(db)!r} is not a file"))
+    return problems
+
+
 def load_config(path: Path | None) -> TableConfig:
     """Load and validate a table.toml; ``None`` gives the embedded defaults."""
     if path is None:

@@ -406,8 +406,8 @@ def replay_events(events: Sequence[Event], where: str, base: Path | None = None)
     try:
         setup = Setup.from_json(events[0].data)
         g = new_game(setup, base)
-    except ValueError as e:
-        raise LogError(f"{where}: row {events[0].seq}: the setup does not start a game: {e}") from None
+    except ValueError as err:
+        raise LogError(f"{where}: row {events[0].seq}: the setup does not start a game: {err}") from None
     undone = {e.data.get("undoes") for e in events if e.kind == "undo"}
     pending: list[dict[str, Any]] | None = None
     for e in events:

@@ -123,14 +123,14 @@ def read_intact(path: Path) -> LogReport:
     finally:
         db.close()
     games: dict[int, list[Event]] = {}
-    for e in report.events:
-        games.setdefault(e.game, []).append(e)
+    for event in report.events:
+        games.setdefault(event.game, []).append(event)
     for game, events in games.items():
         try:
             replay_events(events, f"{path}: game {game}")
             report.games[game] = None
-        except LogError as e:
-            report.games[game] = str(e).split(": ", 2)[-1]
+        except LogError as err:
+            report.games[game] = str(err).split(": ", 2)[-1]
     return report
 
 
