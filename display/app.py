@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -479,8 +480,19 @@ async def _pump(websocket: WebSocket, sub: Any) -> None:
 
 
 def jsonable(errors: Any) -> Any:
-    """Pydantic error dicts may hold exceptions in 'ctx'; keep them JSON-safe."""
-    return json.loads(json.dumps(errors, default=str))
+    """Pydantic error dicts may hold exceptions in 'ctx' and the input as sent (``Infinity`` and
+    ``NaN`` are JSON to Python's parser, not to a JSON answer); keep them JSON-safe."""
+
+    def safe(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        if isinstance(v, dict):
+            return {str(k): safe(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [safe(x) for x in v]
+        return v
+
+    return json.loads(json.dumps(safe(errors), default=str))
 
 
 def _denied_page(status: int, message: str) -> str:
