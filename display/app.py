@@ -31,6 +31,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from display.admin import GuessLimit, Sessions, host_allowed, is_loopback_host
 from display.backend import TableBackend
@@ -280,8 +281,9 @@ def create_app(
             {"error": _describe_validation(exc), "detail": jsonable(exc.errors())}, status_code=422
         )
 
-    @app.exception_handler(HTTPException)
-    async def _http(request: Request, exc: HTTPException) -> Response:
+    # Starlette's class: FastAPI raises that one too (e.g. for a body that is not UTF-8)
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/"):
             return _error(exc.status_code, str(exc.detail))
         return HTMLResponse(_denied_page(exc.status_code, str(exc.detail)), status_code=exc.status_code)

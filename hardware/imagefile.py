@@ -17,6 +17,8 @@ import numpy as np
 
 #: the most pixels decoded (64 MP: the largest camera sensors; 192 MB as BGR)
 MAX_PIXELS = 64_000_000
+#: the longest side decoded (OpenCV itself refuses more than 2**20)
+MAX_SIDE = 65_535
 #: the largest image file read at all
 MAX_FILE_BYTES = 256 * 1024 * 1024
 FORMATS = "JPEG, PNG, BMP, GIF, WebP, TIFF or PNM"
@@ -123,6 +125,8 @@ def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[
     fmt, w, h = found
     if w <= 0 or h <= 0:
         raise ImageError(f"{name}: the {fmt} header gives an empty size {w}x{h}")
+    if w > MAX_SIDE or h > MAX_SIDE:
+        raise ImageError(f"{name}: the {fmt} image is {w}x{h}; a side of at most {MAX_SIDE} pixels is read")
     if w * h > max_pixels:
         raise ImageError(
             f"{name}: the {fmt} image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
@@ -134,7 +138,10 @@ def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[
 def decode(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image file's bytes to BGR uint8 once its header passes ``check_header``."""
     check_header(data, name, max_pixels)
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error as e:  # a header that passed ours but not the decoder's own checks
+        raise ImageError(f"{name}: not a readable image ({str(e).strip().splitlines()[-1][:120]})") from None
     if img is None or img.size == 0:
         raise ImageError(f"{name}: not a readable image (its header is an image's, its data is not)")
     return img

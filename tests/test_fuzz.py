@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import string
+import struct
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -21,7 +22,7 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from controller.config import ConfigError, load_config, parse_config, runnable_problems
@@ -247,6 +248,8 @@ queries = st.dictionaries(
 
 @FUZZ
 @given(body=bodies, header=st.booleans(), query=queries)
+@example(body="Infinity", header=True, query={})  # found by the fuzzer: was a 500
+@example(body="0\x000\x80", header=False, query={})  # found by the fuzzer: not UTF-8, a bare 400
 def test_fuzz_http_bodies_and_queries(
     client: TestClient, body: str, header: bool, query: dict[str, str]
 ) -> None:
@@ -304,8 +307,13 @@ def image_files(draw: Any) -> bytes:
     return bytes(data)
 
 
+#: found by the fuzzer: a BMP 1,048,608 pixels wide and 24 high (25 MP) made OpenCV raise cv2.error
+WIDE_BMP = b"BM" + bytes(16) + struct.pack("<ii", 1_048_608, 24) + struct.pack("<HH", 1, 24) + bytes(600)
+
+
 @FUZZ
 @given(data=image_files())
+@example(data=WIDE_BMP)
 def test_fuzz_image_files(data: bytes) -> None:
     SEEN["image"] += 1
     try:
