@@ -308,7 +308,12 @@ def image_files(draw: Any) -> bytes:
 
 
 #: found by the fuzzer: a BMP 1,048,608 pixels wide and 24 high (25 MP) made OpenCV raise cv2.error
-WIDE_BMP = b"BM" + bytes(16) + struct.pack("<ii", 1_048_608, 24) + struct.pack("<HH", 1, 24) + bytes(600)
+WIDE_BMP = (
+    b"BM"
+    + struct.pack("<IHHI", 2358, 0, 0, 54)
+    + struct.pack("<IiiHHIIiiII", 40, 1_048_608, 24, 1, 24, 0, 0, 0, 0, 0, 0)
+    + bytes(2304)
+)
 
 
 @FUZZ
