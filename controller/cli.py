@@ -31,6 +31,7 @@ AREAS = (
     "controller.cli_display",
     "controller.cli_tournament",
     "controller.cli_learn",
+    "controller.cli_log",
 )
 
 
@@ -42,15 +43,19 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 @app.command("check-config")
 def check_config(file: Path = typer.Argument(..., help="The table.toml to check.")) -> None:
-    """Validate a table.toml and print every problem with its key and what was expected."""
-    from controller.config import ConfigError, load_config
+    """Validate a table.toml as ``run`` will need it (types, the game's options and players through the
+    engine, the files it names) and print every problem with its key and what was expected."""
+    from controller.config import ConfigError, load_config, runnable_problems
 
     try:
         cfg = load_config(file)
+        problems = runnable_problems(cfg)
     except ConfigError as e:
-        for key, msg in e.problems:
+        problems = e.problems
+    if problems:
+        for key, msg in problems:
             print(f"{file}: {key}: {msg}")
-        raise fail(f"{file}: {len(e.problems)} problem(s)", 1) from None
+        raise fail(f"{file}: {len(problems)} problem(s)", 1) from None
     print(f"{file}: OK ({cfg.table.game}, {len(cfg.players)} players, camera {cfg.camera.source})")
 
 
@@ -81,7 +86,7 @@ def replay(
         raise fail(f"{source}: no such file (expected a .jsonl scenario or a .sqlite3 event log)")
     try:
         if _is_sqlite(source):
-            with EventLog(source) as ev:
+            with EventLog(source, read_only=True) as ev:  # never written: replay works on read-only media
                 g = ev.replay(game)
         elif log is not None:
             from controller.resume import replay_into_log
@@ -157,12 +162,15 @@ def run(
     camera: str | None = typer.Option(None, help="Override the camera, e.g. recorded:DIR."),
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
-    from controller.config import ConfigError, load_config
+    from controller.config import ConfigError, load_config, runnable_problems
     from controller.live import run_live
     from controller.table import TableError
 
     try:
         cfg = load_config(config)
+        problems = runnable_problems(cfg)
+        if problems:
+            raise ConfigError(str(config or "the embedded config"), problems)
     except ConfigError as e:
         raise fail(str(e)) from None
     try:

@@ -30,14 +30,14 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def _read_image(path: Path) -> Any:
-    import cv2
+    from hardware.imagefile import ImageError, read_image
 
     if not path.is_file():
         raise _fail(f"{path}: no such file (expected an image: .jpg or .png)")
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise _fail(f"{path}: not a readable image (expected a .jpg or .png photo)")
-    return img
+    try:  # the size is checked from the header before a pixel is decoded
+        return read_image(path)
+    except ImageError as e:
+        raise _fail(str(e)) from None
 
 
 def _board(layout: str) -> Any:

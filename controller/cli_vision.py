@@ -28,21 +28,17 @@ def _read_one(
     carried into this frame (``calibration.memory``).  With ``where`` (a list of vision.where steps,
     maybe empty; d6 only) the line also lists every candidate rejected ("rejected": centre, size,
     step, why)."""
-    import cv2
-    import numpy as np
 
+    from hardware.imagefile import ImageError, read_image
     from vision import read_dice
     from vision.numbered import read_all
 
     if not path.is_file():
         return {"image": str(path), "error": "no such file"}
-    data = np.fromfile(str(path), np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None or img.size == 0:
-        return {
-            "image": str(path),
-            "error": "not a readable image (expected a JPEG, PNG or other format OpenCV decodes)",
-        }
+    try:  # the size is checked from the header before a pixel is decoded
+        img = read_image(path)
+    except ImageError as e:
+        return {"image": str(path), "error": str(e).removeprefix(f"{path}: ")}
     numbered = kinds != ("d6",)  # pip d6 alone: the pip reader alone
     nadir = None
     if numbered and geometry is not None:  # the top faces of numbered dice lean away from it

@@ -191,6 +191,17 @@ class DisplaySection(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     admin_token: str | None = None
+    #: the names the display answers to besides its host, localhost and this machine's name
+    #: (a request with another Host header is refused: DNS rebinding); IP addresses are always taken
+    allowed_hosts: list[str] = []
+
+    def hosts(self) -> list[str]:
+        """Every name a request's Host header may carry."""
+        import socket
+
+        name = socket.gethostname()
+        names = {"localhost", "127.0.0.1", "::1", self.host, name, f"{name}.local", *self.allowed_hosts}
+        return sorted(n for n in names if n)
 
 
 class ButtonsSection(_Strict):
@@ -223,11 +234,20 @@ class TableConfig(_Strict):
         dup = sorted({p for p in pins if pins.count(p) > 1})
         if dup:
             raise ValueError(f"each GPIO pin may serve one button only; used twice: {dup}")
-        if self.display.host not in ("127.0.0.1", "localhost", "::1") and not self.display.admin_token:
-            raise ValueError(
-                f"display.host {self.display.host!r} is not loopback: set display.admin_token "
-                "(admin is only served without a token on loopback)"
-            )
+        from display.admin import is_loopback_host, weak_token_reason
+
+        if not is_loopback_host(self.display.host):
+            if not self.display.admin_token:
+                raise ValueError(
+                    f"display.host {self.display.host!r} is not loopback: set display.admin_token "
+                    "(admin is only served without a token on loopback)"
+                )
+            weak = weak_token_reason(self.display.admin_token)
+            if weak:
+                raise ValueError(
+                    f"display.admin_token is too weak to serve admin on {self.display.host!r} ({weak}); "
+                    "make one with: python -c 'import secrets; print(secrets.token_urlsafe(24))'"
+                )
         return self
 
     @property
@@ -271,6 +291,48 @@ def parse_config(raw: dict[str, Any], source: str = "table.toml") -> TableConfig
         return TableConfig.model_validate(raw)
     except ValidationError as e:
         raise ConfigError(source, _problems(e)) from None
+
+
+def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """What ``dicetable run`` would fail on that the file's types cannot say: the game's options and
+    player count (through the engine itself), and the files the config names.  Empty: it will start."""
+    from controller.scenario import Setup, new_game
+    from engine import DataError, RuleError
+
+    problems: list[tuple[str, str]] = []
+    data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
+    data.update(cfg.table.data)
+    setup = Setup(
+        cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
+    )
+    try:
+        new_game(setup)
+    except RuleError as e:
+        key = "players" if "players" in e.why else "table.options"
+        problems.append((key, f"{cfg.table.game} refuses this setup: {e.why}"))
+    except (DataError, FileNotFoundError, ValueError, TypeError, KeyError) as e:
+        problems.append(("table.data" if data else "table.options", f"{cfg.table.game} cannot start: {e}"))
+    source = cfg.camera.source
+    if source.startswith("recorded:") and not Path(source.split(":", 1)[1]).expanduser().is_dir():
+        problems.append(("camera.source", f"no recorded session folder at {source.split(':', 1)[1]!r}"))
+    for key, value in (
+        ("camera.palette", cfg.camera.palette),
+        ("board.calibration", cfg.board.calibration),
+    ):
+        if value is not None and not Path(value).expanduser().is_file():
+            problems.append((key, f"no such file: {value!r}"))
+    if cfg.board.layout is not None:
+        from calibration.board import BOARDS_DIR, resolve_board_path
+
+        path = resolve_board_path(cfg.board.layout)
+        if not path.is_file() and not (BOARDS_DIR / Path(cfg.board.layout).name).is_file():
+            problems.append(("board.layout", f"no such board layout: {cfg.board.layout!r}"))
+    if bool(cfg.board.layout) != bool(cfg.board.calibration):
+        problems.append(("board", "layout and calibration go together (got only one)"))
+    db = cfg.database_path()
+    if db.exists() and not db.is_file():
+        problems.append(("database.path", f"{str(db)!r} is not a file"))
+    return problems
 
 
 def load_config(path: Path | None) -> TableConfig:

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from controller.config import PACKAGE_ROOT, data_dir
-from controller.eventlog import EventLog, LogError
+from controller.eventlog import EventLog, LogError, LogWriteError
 from controller.live import led_listener, load_script, play, serve_display
 from controller.referee import RecordedReferee
 from controller.session import SessionError, read_session, session_config
@@ -76,7 +76,10 @@ def run_demo(
     except (ValueError, OSError) as e:
         raise DemoError(f"{folder}: {e}") from None
     with ev, source:
-        table = Table(cfg, ev, resume=False)
+        try:
+            table = Table(cfg, ev, resume=False)
+        except (LogError, LogWriteError, TableError) as e:
+            raise DemoError(str(e)) from None
         table.pending = load_script(folder / "script.jsonl")
         if observe is not None:
             observe(table)
@@ -145,8 +148,9 @@ def run_demo(
     if not quiet:
         console.print(f"final scores: {summary['scores']}  winners: {summary['winners']}")
     if result is None:
+        why = f" ({table.notice})" if table.notice else ""
         raise DemoError(
-            f"the session ended before the game did (waiting for {waiting_for}); "
+            f"the session ended before the game did (waiting for {waiting_for}){why}; "
             f"scores so far: {summary['scores']}"
         )
     return summary

@@ -18,8 +18,8 @@ from typing import Any
 
 import cv2
 
-from controller.config import TableConfig
-from controller.eventlog import EventLog, LogError
+from controller.config import DisplaySection, TableConfig
+from controller.eventlog import EventLog, LogError, LogWriteError
 from controller.table import Scripted, Table, TableError
 from engine import Input
 from hardware.buttons import BUTTONS
@@ -79,18 +79,44 @@ def load_script(path: Path) -> list[Scripted]:
     return sorted(out, key=lambda s: s.t)
 
 
-@contextlib.contextmanager
-def serve_display(table: Table, host: str, port: int, admin_token: str | None) -> Iterator[Any]:
-    """Serve the table's display on host:port in a background thread while the block runs."""
-    import uvicorn
+def table_app(
+    table: Table, host: str, admin_token: str | None, allowed_hosts: list[str] | None = None
+) -> tuple[Any, Any]:
+    """The display app ``dicetable run`` serves for ``table`` on ``host``, and its hub.
 
+    Admin is remote with the token (the README's promise) and loopback-only without one; a weak
+    token is refused on a host beyond this machine (it would guard admin over the network).
+    ``allowed_hosts``: the names requests may carry in their Host header (default: the host and
+    this machine's names).
+    """
+    from display.admin import is_loopback_host, weak_token_reason
     from display.app import create_app
     from display.hub import Hub
 
+    if admin_token is not None and not is_loopback_host(host):
+        weak = weak_token_reason(admin_token)
+        if weak:
+            raise TableError(f"will not serve admin on {host!r}: the admin token is too weak ({weak})")
     hub = Hub()
     table.listeners.append(hub.notify)
-    app = create_app(table, hub, admin_token=admin_token, loopback_only_admin=True)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    hosts = allowed_hosts if allowed_hosts is not None else DisplaySection(host=host).hosts()
+    app = create_app(table, hub, admin_token=admin_token, loopback_only_admin=False, allowed_hosts=hosts)
+    return app, hub
+
+
+@contextlib.contextmanager
+def serve_display(
+    table: Table, host: str, port: int, admin_token: str | None, allowed_hosts: list[str] | None = None
+) -> Iterator[Any]:
+    """Serve the table's display (``table_app``) on host:port in a background thread while the block runs."""
+    import uvicorn
+
+    from display.server import WS_MAX_SIZE
+
+    app, hub = table_app(table, host, admin_token, allowed_hosts)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", ws_max_size=WS_MAX_SIZE)
+    )
     thread = threading.Thread(target=server.run, name="display", daemon=True)
     thread.start()
     for _ in range(100):
@@ -175,7 +201,7 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
         raise TableError(str(e)) from None
     try:
         return Table(cfg, ev), ev
-    except LogError as e:
+    except (LogError, LogWriteError) as e:
         ev.close()
         raise TableError(str(e)) from None
     except TableError:
@@ -228,9 +254,8 @@ def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True)
             if cfg.mqtt is not None:
                 stack.callback(publish_to_hall(cfg, table).stop, wait_s=10.0)
             if serve:
-                stack.enter_context(
-                    serve_display(table, cfg.display.host, cfg.display.port, cfg.display.admin_token)
-                )
+                d = cfg.display
+                stack.enter_context(serve_display(table, d.host, d.port, d.admin_token, d.hosts()))
                 print(
                     f"table {cfg.table.id}: {cfg.table.game} on http://{cfg.display.host}:{cfg.display.port}"
                 )

@@ -21,7 +21,7 @@ def replay_into_log(scenario: Path, log_path: Path, delay: float = 0.0) -> Game:
         lines = scenario.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError(str(scenario), 0, "", f"cannot read: {e}") from None
-    parsed = list(parse_lines(lines))
+    parsed = list(parse_lines(lines, str(scenario)))
     if not parsed or not isinstance(parsed[0][2], dict) or "setup" not in parsed[0][2]:
         raise ScenarioError(
             str(scenario), 1, lines[0] if lines else "", 'the first line must be {"setup": ...}'

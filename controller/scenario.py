@@ -136,8 +136,8 @@ def subset_mismatch(expected: Any, actual: Any, path: str = "") -> str | None:
     return None
 
 
-def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, str, Any]]:
-    """Yield (line number, text, parsed JSON) for every meaningful line."""
+def parse_lines(lines: Iterable[str], source: str = "scenario") -> Iterator[tuple[int, str, Any]]:
+    """Yield (line number, text, parsed JSON) for every meaningful line; errors name ``source``."""
     for no, text in enumerate(lines, start=1):
         stripped = text.strip()
         if not stripped or stripped.startswith(("#", "//")):
@@ -145,7 +145,7 @@ def parse_lines(lines: Iterable[str]) -> Iterator[tuple[int, str, Any]]:
         try:
             yield no, text, json.loads(stripped)
         except json.JSONDecodeError as e:
-            raise ScenarioError("scenario", no, text, f"not valid JSON: {e.msg}") from None
+            raise ScenarioError(source, no, text, f"not valid JSON: {e.msg}") from None
 
 
 @dataclass
@@ -162,7 +162,7 @@ def run_scenario(lines: Iterable[str], source: str = "scenario", base: Path | No
     game: Game | None = None
     outcomes: list[Outcome] = []
     count = 0
-    for no, text, obj in parse_lines(lines):
+    for no, text, obj in parse_lines(lines, source):
         if not isinstance(obj, dict):
             raise ScenarioError(source, no, text, "each line must be a JSON object")
         if game is None:

@@ -11,9 +11,18 @@ panel script or the admin page, and a person's answers to its questions.
 
 Every input is appended to the event log (committed) before anything is shown;
 on start the table replays its log, so a restarted process carries on where
-the killed one stopped.  Before each input a ``position`` mark records where a
+the killed one stopped.  A group of inputs the engine takes as one step (a
+reveal of everyone's secret selections, a throw scored as several players'
+inputs) is one transaction: a crash leaves all of it or none, and no secret
+selection reaches the log (and so ``/api/events``) before its reveal.  With
+each input a ``position`` mark, in the same transaction, records where a
 recorded session stood (frame time, script lines and button edges used), so a
 resumed recording skips exactly what was already acknowledged.
+
+When the log cannot be written (a full disk, read-only media) nothing is
+applied or shown: the table says why in its ``notice``, holds what it was
+about to log and tries again every ``retry_s`` seconds, and carries on once
+the write succeeds.
 """
 
 from __future__ import annotations
@@ -44,7 +53,7 @@ from controller.adapters import (
 )
 from controller.choices import choice_menu, choice_options
 from controller.config import TableConfig
-from controller.eventlog import EventLog
+from controller.eventlog import EventLog, LogWriteError
 from controller.panels import Edge, PanelError, PanelSet, press_edges
 from controller.scenario import Setup, new_game
 from controller.where import TableWhere
@@ -379,6 +388,10 @@ class Table:
         self.rest_times: list[tuple[float, float]] = []  # (t_rest of the frame, clock when scored)
         self.board_problem: str | None = None
         self._t_correction: float | None = None
+        #: what to try again once the log can be written (see _held), and when it was last tried
+        self._retry: Callable[[], None] | None = None
+        self._retry_at = 0.0
+        self.retry_s = 1.0
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
             self.previous, self.last_seq = self._scored_dice()
@@ -439,45 +452,77 @@ class Table:
         seq = kept[-1].get("seq")
         return [dict(d) for d in kept[-1]["dice"] if isinstance(d, dict)], seq if isinstance(seq, int) else 0
 
-    def _mark(self, t: float | None, source: str) -> None:
-        """Log where the session stands, just before an input is applied.
+    def _mark(self, t: float | None, source: str, n: int) -> list[tuple[str, dict[str, Any]]]:
+        """The row that logs where the session stands, written with the ``n`` inputs it precedes.
 
-        A mark claims the input count after the input; on resume a mark whose
-        input never got committed is ignored, so a kill between the two loses
-        nothing and repeats nothing.
+        A mark claims the input count after its inputs; it is committed in their transaction, so a
+        kill loses both or neither, and a resumed recording repeats nothing and loses nothing.
         """
         if t is None:
-            return
-        self.log.append(
-            self.game_no,
-            "control",
-            {
-                "action": "position",
-                "t": t,
-                "via": source,  # "camera": the frame at t was read; else only its tick had run
-                "script": self.consumed,
-                "edges": self.edges_driven,
-                "inputs": len(list(self.log.inputs(self.game_no))) + 1,
-            },
-            "table",
-        )
+            return []
+        data = {
+            "action": "position",
+            "t": t,
+            "via": source,  # "camera": the frame at t was read; else only its tick had run
+            "script": self.consumed,
+            "edges": self.edges_driven,
+            "inputs": len(list(self.log.inputs(self.game_no))) + n,
+        }
+        return [("control", data)]
 
     def apply(self, inp: Input, source: str, t: float | None = None) -> list[Outcome]:
         """Apply an input: log it with its outcomes (committed), then tell the listeners."""
+        return self.apply_all([inp], source, t)[0]
+
+    def apply_all(
+        self,
+        inputs: Sequence[Input],
+        source: str,
+        t: float | None = None,
+        also: Sequence[tuple[str, dict[str, Any]]] = (),
+    ) -> list[list[Outcome]]:
+        """Apply a group of inputs as one step: all of them are logged in one transaction, or none
+        is applied (a RuleError or a LogWriteError leaves the game as it was); then tell the listeners.
+
+        ``also``: (kind, data) rows that belong to the step (e.g. the dice it scored), logged with it.
+        """
         with self._lock:
             if self.status != "playing":
                 raise RuleError(f"the table is {self.status}: inputs are taken only while playing")
-            outcomes = self.game.apply(inp)  # a RuleError leaves the game unchanged
+            saved = copy.deepcopy(self.game)
             try:
-                self._mark(t, source)  # the mark goes in before the input (see _mark)
-                self.log.append_input(self.game_no, inp, outcomes, source)
-            except Exception:
-                self.game = self.log.replay(self.game_no)  # not logged, so not applied
+                applied = [(inp, self.game.apply(inp)) for inp in inputs]
+                rows = [*self._mark(t, source, len(inputs)), *also]
+                self.log.append_inputs(self.game_no, applied, source, before=rows)
+            except BaseException:
+                self.game = saved  # not (all) logged, so not applied
                 raise
             if self.game.result() is not None:
                 self.status = "over"
         self._emit()
-        return outcomes
+        return [outcomes for _, outcomes in applied]
+
+    # -- a log that cannot be written ------------------------------------------------
+    def _held(self, error: LogWriteError, retry: Callable[[], None]) -> None:
+        """A write failed: show why, hold ``retry`` and run it on a later tick (see ``tick``)."""
+        log.error("%s", error)
+        self._retry, self._retry_at = retry, self.clock()
+        self.notice = f"{error}. The table waits and tries again every {self.retry_s:g} s."
+        self._emit()
+
+    def _retry_held(self) -> bool:
+        """Try the held write again when it is due; True while something is still held."""
+        if self._retry is None:
+            return False
+        if self.clock() - self._retry_at < self.retry_s:
+            return True
+        retry, self._retry = self._retry, None
+        notice = self.notice
+        retry()
+        if self._retry is None and self.notice == notice:
+            self.notice = None  # written: the table carries on
+            self._emit()
+        return self._retry is not None
 
     def _emit(self) -> None:
         snap = self.snapshot()
@@ -498,6 +543,9 @@ class Table:
             self.where.set_empty(empty)
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
+            return
+        if self._retry is not None:
+            log.warning("a throw at t=%.2f came to rest while the log cannot be written; not read", t)
             return
         # the board's pose, solved once for the frame: the numbered reader's nadir and the placing
         pose = self.geometry.pose(image) if self.geometry is not None else None
@@ -545,23 +593,27 @@ class Table:
                 r["unsure"] = r.get("confidence", 1.0) < self.cfg.table.confidence_threshold and not r.get(
                     "confirmed"
                 )
+            try:  # logged before anything of it is shown
+                self.log.append(
+                    self.game_no,
+                    "reading",
+                    {
+                        "t": t,
+                        "dice": [
+                            {k: r[k] for k in ("id", "kind", "value", "confidence", "colour") if k in r}
+                            for r in readings
+                        ],
+                    },
+                    "camera",
+                )
+            except LogWriteError as e:
+                self._held(e, lambda: self.on_settled(image, t_rest, t))
+                return
             self.reading_set = ReadingSet(seq, t, readings)
             self.board_problem = board_problem
             self.notice = None
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
             self.frame = buf.tobytes() if ok else None
-            self.log.append(
-                self.game_no,
-                "reading",
-                {
-                    "t": t,
-                    "dice": [
-                        {k: r[k] for k in ("id", "kind", "value", "confidence", "colour") if k in r}
-                        for r in readings
-                    ],
-                },
-                "camera",
-            )
         for listener in self.reading_listeners:
             try:
                 listener(copy.deepcopy(self.reading_set), exp)
@@ -610,8 +662,8 @@ class Table:
         with self._lock:
             if question == self.question:
                 return  # asked already (e.g. a correction that did not settle it)
-            self.question = question
             self.log.append(self.game_no, "question", question.to_json(), "table")
+            self.question = question
         self._emit()
 
     def _try_score(self, t_rest: float, t: float | None = None) -> None:
@@ -632,26 +684,34 @@ class Table:
                 )
             else:
                 result = plan(self._context(exp), rs.dice)
-        if isinstance(result, Question):
-            self._ask(result)
-            return
-        self.question = None
+        also: list[tuple[str, dict[str, Any]]] = []
+        if self.geometry is not None and not isinstance(result, Question):
+            # what lies where, for carrying a die a later throw covers (kept across a restart)
+            kept = [{k: d[k] for k in REMEMBERED if k in d} for d in rs.dice]
+            also.append(("control", {"action": "scored_dice", "dice": kept, "seq": rs.seq}))
+        asked, self.question = self.question, None
         try:
-            for inp in result:
-                self.apply(inp, "camera", t)
-        except RuleError as e:
-            self._ask(
-                Question(f"The throw cannot be scored: {e.why}", tuple(d["id"] for d in rs.dice), "illegal")
-            )
+            if isinstance(result, Question):
+                self.question = asked
+                self._ask(result)
+                return
+            try:
+                self.apply_all(result, "camera", t, also)  # one step: every player's part, or none
+            except RuleError as e:
+                self._ask(
+                    Question(
+                        f"The throw cannot be scored: {e.why}", tuple(d["id"] for d in rs.dice), "illegal"
+                    )
+                )
+                return
+        except LogWriteError as e:
+            if self.question is None:
+                self.question = asked
+            self._held(e, lambda: self._try_score(t_rest, t))
             return
         with self._lock:
             rs.applied = True
             self.previous = [dict(d) for d in rs.dice]
-            if self.geometry is not None:
-                # what lies where, for carrying a die a later throw covers (kept across a restart)
-                kept = [{k: d[k] for k in REMEMBERED if k in d} for d in rs.dice]
-                entry = {"action": "scored_dice", "dice": kept, "seq": rs.seq}
-                self.log.append(self.game_no, "control", entry, "table")
             self.rest_times.append((t_rest, self.clock()))
         self._emit()
 
@@ -682,7 +742,13 @@ class Table:
         self.consumed, self.edges_driven = n, e
 
     def tick(self, t: float) -> None:
-        """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round."""
+        """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round.
+
+        While a write the log refused is held (see ``_held``), nothing else moves: it is tried again
+        when due, and the table carries on once it is written.
+        """
+        if self._retry_held():
+            return
         while self.edges and self.edges[0].t <= t:
             edge = self.edges.pop(0)
             self.edges_driven += 1
@@ -709,6 +775,12 @@ class Table:
                     self.correct(command, item.who, t)
                 except (ValueError, RuleError) as e:
                     log.warning("scripted correction at t=%.2f refused: %s", item.t, e)
+                except LogWriteError as e:  # not logged, so not done: it is fed again when written
+                    self._pending.insert(0, item)
+                    self.consumed -= 1
+                    if self._retry is None:
+                        self._held(e, lambda: None)
+                    return
                 continue
             assert item.input is not None
             exp = self.game.expects()
@@ -720,6 +792,11 @@ class Table:
                 self.apply(item.input, item.source, t)
             except RuleError as e:
                 log.warning("scripted input at t=%.2f refused: %s", item.t, e)
+            except LogWriteError as e:  # not logged, so not applied: it is fed again when written
+                self._pending.insert(0, item)
+                self.consumed -= 1
+                self._held(e, lambda: None)
+                return
 
     def _select_reading(self, die: Any) -> str | None:
         """The id of the reading a script names by ``{"colour", "center_mm"|"center_px"}``.
@@ -787,26 +864,22 @@ class Table:
         rnd.drive(panels, now)
         if rnd.status is RoundStatus.REVEALED:
             self.secret_round = None
-            refused = self._refused(rnd.inputs)
-            if refused is not None:
-                # nothing is logged, so no choice becomes readable; everyone chooses again
-                log.warning("a secret selection was refused: %s", refused)
-                self.notice = f"a secret selection was refused ({refused}); everyone chooses again"
-            else:
-                for inp in rnd.inputs:
-                    self.apply(inp, "button", t)
-            self.secret_progress = None
-            self._emit()
+            self._reveal(list(rnd.inputs), t)
 
-    def _refused(self, inputs: Sequence[Input]) -> str | None:
-        """Why the engine would refuse these secret selections together (tried on a copy), or None."""
-        trial = copy.deepcopy(self.game)
+    def _reveal(self, inputs: list[Input], t: float) -> None:
+        """Everyone has chosen: apply and log the selections as one step (a crash keeps all or none,
+        so no selection is readable before the others are in)."""
         try:
-            for inp in inputs:
-                trial.apply(inp)
+            self.apply_all(inputs, "button", t)
         except RuleError as e:
-            return e.why
-        return None
+            # nothing is logged, so no choice becomes readable; everyone chooses again
+            log.warning("a secret selection was refused: %s", e.why)
+            self.notice = f"a secret selection was refused ({e.why}); everyone chooses again"
+        except LogWriteError as e:
+            self._held(e, lambda: self._reveal(inputs, t))
+            return
+        self.secret_progress = None
+        self._emit()
 
     def _drive_choices(self, exp: Any, t: float, now: float) -> None:
         """Open choices on the panels: a scrolling list per player the engine asks (controller.choices)."""
@@ -837,13 +910,17 @@ class Table:
             rnd.drive([panel], now)
             if rnd.status is RoundStatus.REVEALED:
                 self.choice_rounds.pop(panel.player, None)
-                inp = Input(InputKind.CHOICE, panel.player, dict(rnd.inputs[0].data))
-                try:
-                    self.apply(inp, "button", t)
-                except RuleError as e:
-                    self.notice = f"{panel.player}'s choice was refused: {e.why}"
-                    self._emit()
+                self._choose(Input(InputKind.CHOICE, panel.player, dict(rnd.inputs[0].data)), t)
                 return  # the game has moved on: the next tick sees what it asks now
+
+    def _choose(self, inp: Input, t: float) -> None:
+        try:
+            self.apply(inp, "button", t)
+        except RuleError as e:
+            self.notice = f"{inp.player}'s choice was refused: {e.why}"
+            self._emit()
+        except LogWriteError as e:
+            self._held(e, lambda: self._choose(inp, t))
 
     def _secret_changed(self, status: dict[str, Any]) -> None:
         self.secret_progress = status
@@ -928,7 +1005,6 @@ class Table:
             d = self.reading_set.by_id(command.get("reading"))
             kind = self._kind_of(d)
             self._check_face(kind, d.get("sides"), d["value"])
-            d["confirmed"], d["unsure"], d["kind"] = True, False, kind
             self.log.append(
                 self.game_no,
                 "control",
@@ -936,6 +1012,7 @@ class Table:
                 "correction",
                 who,
             )
+            d["confirmed"], d["unsure"], d["kind"] = True, False, kind
         self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} confirmed as {d['value']}"
 
@@ -952,7 +1029,6 @@ class Table:
             if self.reading_set.applied:
                 raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
             old = d["value"]
-            d["value"], d["confirmed"], d["unsure"], d["kind"] = value, True, False, kind
             self.log.append(
                 self.game_no,
                 "control",
@@ -960,6 +1036,7 @@ class Table:
                 "correction",
                 who,
             )
+            d["value"], d["confirmed"], d["unsure"], d["kind"] = value, True, False, kind
         self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} set from {old} to {value}"
 
@@ -988,7 +1065,6 @@ class Table:
             d = self.reading_set.by_id(command.get("reading"))
             if self.reading_set.applied:
                 raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
-            d["thrower"] = thrower
             self.log.append(
                 self.game_no,
                 "control",
@@ -996,6 +1072,7 @@ class Table:
                 "correction",
                 who,
             )
+            d["thrower"] = thrower
         self._try_score(self.clock(), self._t_correction)
         return f"reading {d['id']} thrown by {thrower}"
 
@@ -1039,13 +1116,6 @@ class Table:
             for key in ("center", "quad", *SHARED_PLACE):
                 if key in top:
                     hidden[key] = copy.deepcopy(top[key])
-            level = int(top.get("stack_level") or 0)
-            if "stack_level" in top:
-                hidden["stack_level"] = 0 if top.get("rests_on") is None else level
-                hidden["rests_on"] = top.get("rests_on")
-                top["stack_level"] = int(hidden["stack_level"]) + 1
-                top["rests_on"] = len(rs.dice)  # the hidden die's index, appended below
-            rs.dice.append(hidden)
             self.log.append(
                 self.game_no,
                 "control",
@@ -1060,6 +1130,13 @@ class Table:
                 "correction",
                 who,
             )
+            level = int(top.get("stack_level") or 0)
+            if "stack_level" in top:
+                hidden["stack_level"] = 0 if top.get("rests_on") is None else level
+                hidden["rests_on"] = top.get("rests_on")
+                top["stack_level"] = int(hidden["stack_level"]) + 1
+                top["rests_on"] = len(rs.dice)  # the hidden die's index, appended below
+            rs.dice.append(hidden)
         self._try_score(self.clock(), self._t_correction)
         return f"a hidden {hidden['colour']} {value} under reading {top['id']} added as {hidden['id']}"
 
@@ -1082,16 +1159,18 @@ class Table:
             if action == "pause":
                 if self.status != "playing":
                     raise ValueError(f"only a playing game can be paused (it is {self.status})")
-                self.status = "paused"
+                status = "paused"
             elif action == "start":
                 if self.status == "over":
                     raise ValueError("the game is over; start a new table session to play again")
-                self.status = "playing"
+                status = "playing"
             elif self.status == "over":
                 raise ValueError("the game is already over")
             else:
-                self.status = "over"
+                status = "over"
+            # logged first: a status the log does not hold is never shown
             self.log.append(self.game_no, "control", {"action": action, "who": who}, "correction", who)
+            self.status = status
         return f"game {self.status}"
 
     def _input(self, command: Mapping[str, Any], who: str) -> str:

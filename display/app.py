@@ -3,9 +3,17 @@
 ``create_app(backend, hub, admin_token, loopback_only_admin)`` builds the
 FastAPI app.  Public pages and APIs are read-only.  Admin (the corrections
 page and ``POST /api/admin/*``) needs the configured token, as an
-``X-Admin-Token`` header or the cookie the login form sets; with no token
-configured it is served only to clients on this machine (loopback), and with
-``loopback_only_admin`` it is loopback-only even with a token.
+``X-Admin-Token`` header or the session cookie the login form sets (a random
+id, never the token); with no token configured it is served only to clients on
+this machine (loopback), and with ``loopback_only_admin`` it is loopback-only
+even with a token.  Wrong tokens are limited per client and in total
+(:mod:`display.admin`).
+
+Before any route runs, a guard checks what needs no body: the Host header
+against ``allowed_hosts`` (DNS rebinding), the size of the body (413, counted
+while it is read, never read whole first: ``max_body``), and for admin the
+token or session (so an unauthorised body is never read).  Every answer
+forbids framing (``frame-ancestors 'none'``).
 """
 
 from __future__ import annotations
@@ -13,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -22,7 +31,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from display.admin import GuessLimit, Sessions, host_allowed, is_loopback_host
 from display.backend import TableBackend
 from display.boards import board_picture, shipped_board
 from display.hub import Hub
@@ -30,6 +41,22 @@ from display.hub import Hub
 STATIC = Path(__file__).resolve().parent / "static"
 ADMIN_COOKIE = "dicetable_admin"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+#: the largest request body taken (the admin API's bodies are a few hundred bytes)
+MAX_BODY = 64 * 1024
+#: the highest event offset asked for (no table logs a billion events; SQLite's integers end at 2**63)
+MAX_OFFSET = 10**9
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 # -- request models (the OpenAPI schema documents them) --------------------------------
@@ -132,6 +159,93 @@ def _page(name: str) -> HTMLResponse:
     return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
 
 
+class BodyTooLarge(HTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is larger than {limit} bytes")
+
+
+class Guard:
+    """ASGI middleware: the checks that need no body, before a route reads one (module docstring).
+
+    ``admin_gate(scope)`` returns (status, message, headers) to refuse an admin request, or None.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body: int | None,
+        allowed_hosts: Collection[str] | None,
+        admin_gate: Callable[[Scope], tuple[int, str, list[tuple[bytes, bytes]]] | None],
+    ) -> None:
+        self.app, self.max_body, self.allowed_hosts = app, max_body, allowed_hosts
+        self.admin_gate = admin_gate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.allowed_hosts is not None and not host_allowed(headers.get("host"), self.allowed_hosts):
+            await _refuse(scope, send, 421, f"this table does not answer to the host {headers.get('host')!r}")
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        if str(scope.get("path", "")).startswith("/api/admin/"):
+            refused = self.admin_gate(scope)
+            if refused is not None:
+                await _refuse(scope, send, *refused)
+                return
+        limit = self.max_body
+        if limit is not None:
+            length = headers.get("content-length")
+            if length is not None and (not length.strip().isdigit() or int(length) > limit):
+                why = "is not a number" if not length.strip().isdigit() else f"is over {limit} bytes"
+                await _refuse(scope, send, 413, f"Content-Length {length[:30]!r} {why}")
+                return
+
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request" and limit is not None:
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge(limit)
+            return message
+
+        async def secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, counted, secured)
+
+
+async def _refuse(
+    scope: Scope, send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+        return
+    body = json.dumps({"error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+                *SECURITY_HEADERS,
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 # -- the app ------------------------------------------------------------------------------
 
 
@@ -141,11 +255,18 @@ def create_app(
     admin_token: str | None = None,
     loopback_only_admin: bool = False,
     board: Mapping[str, Any] | None = None,
+    *,
+    allowed_hosts: Collection[str] | None = None,
+    max_body: int | None = MAX_BODY,
+    guesses: GuessLimit | None = None,
 ) -> FastAPI:
     """The web display of one table (see the module docstring for the admin rules).
 
     ``board`` is the table's parsed board layout (TOML), drawn under the dice;
     without it the game's shipped example board is drawn, if it has one.
+    ``allowed_hosts``: the names this table answers to (``None``: any, for tests and embedding;
+    ``dicetable run`` always gives them); ``max_body``: the largest body taken (``None``: no limit,
+    for the before/after measurement only); ``guesses``: the limit on wrong tokens.
     """
     app = FastAPI(
         title=f"dicetable {backend.table_id}",
@@ -160,24 +281,64 @@ def create_app(
             {"error": _describe_validation(exc), "detail": jsonable(exc.errors())}, status_code=422
         )
 
-    @app.exception_handler(HTTPException)
-    async def _http(request: Request, exc: HTTPException) -> Response:
+    # Starlette's class: FastAPI raises that one too (e.g. for a body that is not UTF-8)
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         if request.url.path.startswith("/api/"):
             return _error(exc.status_code, str(exc.detail))
         return HTMLResponse(_denied_page(exc.status_code, str(exc.detail)), status_code=exc.status_code)
 
-    def admin_check(request: Request) -> None:
-        host = request.client.host if request.client else ""
-        loopback = host in LOOPBACK
+    sessions = Sessions()
+    limit = guesses or GuessLimit()
+
+    def admin_refusal(
+        client: str, header_token: str | None, session: str | None
+    ) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+        """Why an admin request is refused (status, message, headers), or None to let it in."""
+        loopback = client in LOOPBACK or is_loopback_host(client)
         if admin_token is None or loopback_only_admin:
             if not loopback:
                 why = "no admin token is configured" if admin_token is None else "loopback-only admin"
-                raise HTTPException(403, f"admin is served only to this machine ({why})")
+                return 403, f"admin is served only to this machine ({why})", []
             if admin_token is None:
-                return
-        given = request.headers.get("x-admin-token") or request.cookies.get(ADMIN_COOKIE) or ""
-        if not hmac.compare_digest(given.encode(), admin_token.encode()):
-            raise HTTPException(401, "admin needs the table's admin token (X-Admin-Token header or login)")
+                return None
+        assert admin_token is not None
+        if header_token is None and sessions.valid(session):
+            return None
+        wait = limit.retry_after(client)
+        if wait > 0:
+            return 429, f"too many wrong admin tokens; try again in {wait:.0f} s", _retry_after(wait)
+        if header_token is not None and hmac.compare_digest(
+            header_token.encode("utf-8", "replace"), admin_token.encode()
+        ):
+            return None
+        if header_token is not None:
+            limit.failed(client)
+        return 401, "admin needs the table's admin token (X-Admin-Token header or login)", []
+
+    def admin_gate(scope: Scope) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+        if scope.get("path") == "/api/admin/login":  # its own checks, on a tiny body
+            client = (scope.get("client") or ("",))[0]
+            wait = limit.retry_after(client) if admin_token is not None else 0
+            if wait > 0:
+                return 429, f"too many wrong admin tokens; try again in {wait:.0f} s", _retry_after(wait)
+            return None
+        request = Request(scope)
+        return admin_refusal(
+            request.client.host if request.client else "",
+            request.headers.get("x-admin-token"),
+            request.cookies.get(ADMIN_COOKIE),
+        )
+
+    def admin_check(request: Request) -> None:
+        refused = admin_refusal(
+            request.client.host if request.client else "",
+            request.headers.get("x-admin-token"),
+            request.cookies.get(ADMIN_COOKIE),
+        )
+        if refused is not None:
+            status, message, headers = refused
+            raise HTTPException(status, message, headers={k.decode(): v.decode() for k, v in headers})
 
     # -- pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -205,7 +366,7 @@ def create_app(
 
     @app.get("/api/events", summary="The event log, paged", response_model=EventsPage)
     def api_events(
-        offset: Annotated[int, Query(ge=0, description="first event (0-based)")] = 0,
+        offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="first event (0-based)")] = 0,
         limit: Annotated[int, Query(ge=1, le=500, description="how many events")] = 100,
     ) -> EventsPage:
         total = int(backend.snapshot().get("seq", 0))
@@ -245,17 +406,31 @@ def create_app(
             reply = backend.correct(body.command.model_dump(), body.who.strip())
         except ValueError as e:
             return _error(400, str(e))
+        except OSError as e:  # the table could not log it (a full disk): nothing was changed
+            return _error(503, str(e))
         return reply
 
-    @app.post("/api/admin/login", summary="Check the admin token and set the admin cookie")
+    @app.post("/api/admin/login", summary="Check the admin token and start an admin session (cookie)")
     def api_login(body: Login, request: Request) -> Response:
-        if admin_token is None:
-            admin_check(request)  # loopback: nothing to log into
-            return JSONResponse({"ok": True})
-        if not hmac.compare_digest(body.token.encode(), admin_token.encode()):
+        client = request.client.host if request.client else ""
+        if admin_token is None or loopback_only_admin:
+            refused = admin_refusal(client, None, None)
+            if refused is not None and refused[0] == 403:
+                return _error(403, refused[1])
+            if admin_token is None:
+                return JSONResponse({"ok": True})  # loopback: nothing to log into
+        assert admin_token is not None
+        wait = limit.retry_after(client)
+        if wait > 0:
+            resp = _error(429, f"too many wrong admin tokens; try again in {wait:.0f} s")
+            resp.headers["Retry-After"] = str(int(wait) + 1)
+            return resp
+        if not hmac.compare_digest(body.token.encode("utf-8", "replace"), admin_token.encode()):
+            limit.failed(client)
             return _error(401, "wrong admin token")
         resp = JSONResponse({"ok": True})
-        resp.set_cookie(ADMIN_COOKIE, body.token, httponly=True, samesite="strict")
+        sid, ttl = sessions.new(), int(sessions.ttl)
+        resp.set_cookie(ADMIN_COOKIE, sid, max_age=ttl, httponly=True, samesite="strict", path="/")
         return resp
 
     # -- live push
@@ -272,7 +447,12 @@ def create_app(
         finally:
             hub.unsubscribe(sub)
 
+    app.add_middleware(Guard, max_body=max_body, allowed_hosts=allowed_hosts, admin_gate=admin_gate)
     return app
+
+
+def _retry_after(wait: float) -> list[tuple[bytes, bytes]]:
+    return [(b"retry-after", str(int(wait) + 1).encode())]
 
 
 async def _pump(websocket: WebSocket, sub: Any) -> None:
@@ -302,8 +482,19 @@ async def _pump(websocket: WebSocket, sub: Any) -> None:
 
 
 def jsonable(errors: Any) -> Any:
-    """Pydantic error dicts may hold exceptions in 'ctx'; keep them JSON-safe."""
-    return json.loads(json.dumps(errors, default=str))
+    """Pydantic error dicts may hold exceptions in 'ctx' and the input as sent (``Infinity`` and
+    ``NaN`` are JSON to Python's parser, not to a JSON answer); keep them JSON-safe."""
+
+    def safe(v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            return str(v)
+        if isinstance(v, dict):
+            return {str(k): safe(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [safe(x) for x in v]
+        return v
+
+    return json.loads(json.dumps(safe(errors), default=str))
 
 
 def _denied_page(status: int, message: str) -> str:

@@ -13,6 +13,8 @@ from fastapi import FastAPI
 #: uvicorn's sans-I/O websockets protocol: the quickest fan-out of the ones uvicorn ships
 #: (see benchmarks/results/display.md)
 WS_IMPL = "websockets-sansio"
+#: pages send nothing over the WebSocket: a message larger than this closes it (uvicorn's default: 16 MB)
+WS_MAX_SIZE = 64 * 1024
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -30,7 +32,13 @@ class ServerThread:
         self.host = host
         self.port = port or free_port(host)
         config = uvicorn.Config(
-            app, host=self.host, port=self.port, log_level="warning", lifespan="off", ws=WS_IMPL
+            app,
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            lifespan="off",
+            ws=WS_IMPL,
+            ws_max_size=WS_MAX_SIZE,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True, name=f"uvicorn:{self.port}")

@@ -334,6 +334,12 @@ class DiceHunter(Game):
         if self.step == "roll":
             self.require(inp, InputKind.ROLL)
             return self._roll(inp)
+        if inp.kind is InputKind.ROLL and self.rolls >= MAX_ROLLS:
+            raise self.refuse(
+                f"no roll left: {inp.player or 'the player'} has rolled {MAX_ROLLS} times this turn "
+                f"({MAX_ROLLS} per turn); take a tile or chips",
+                inp,
+            )
         self.require(inp, InputKind.CHOICE)
         return self._choice(inp)
 

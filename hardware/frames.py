@@ -34,6 +34,8 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
+from hardware.imagefile import ImageError, read_image
+
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
@@ -202,13 +204,12 @@ class RecordedSource(_SourceBase):
         while self._i < len(self._rows):
             name, t = self._rows[self._i]
             self._i += 1
-            image = cv2.imread(str(self.folder / name), cv2.IMREAD_COLOR)
+            try:  # the size is checked from the header before a pixel is decoded
+                image = read_image(self.folder / name)
+            except ImageError as e:
+                image = None
+                log.warning("recorded session %s: frame %r skipped: %s", self.folder, name, e)
             if image is None:
-                log.warning(
-                    "recorded session %s: frame file %r missing or not a readable image; skipped",
-                    self.folder,
-                    name,
-                )
                 self.skipped.append(name)
                 continue
             self._pace(t)

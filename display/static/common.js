@@ -38,11 +38,15 @@ function colourOf(name) {
 
 // Connect to /ws; call onSnapshot(snapshot) for every push.  After a drop, retry
 // with exponential backoff (0.5 s .. 10 s, with jitter) and re-fetch the state.
+// A fetched state is shown only if no push arrived while it was on its way: a push
+// is newer than a fetch that was answered before it (without this check a slow
+// fetch's older state replaced a newer push and stayed until the next one).
 function live(onSnapshot, opts) {
   const path = (opts && opts.path) || "/ws";
   const stateUrl = (opts && opts.stateUrl) || "/api/state";
   const badge = document.getElementById("conn");
   let delay = 500;
+  let pushes = 0;
   function setConn(ok, text) {
     if (!badge) return;
     badge.className = "conn " + (ok ? "live" : "down");
@@ -50,9 +54,11 @@ function live(onSnapshot, opts) {
     document.body.dataset.connected = ok ? "yes" : "no";
   }
   async function refetch() {
+    const before = pushes;
     try {
       const r = await fetch(stateUrl, { cache: "no-store" });
-      if (r.ok) onSnapshot(await r.json());
+      const snap = r.ok ? await r.json() : null;
+      if (snap !== null && pushes === before) onSnapshot(snap);
     } catch (e) { /* the socket's reconnect loop will try again */ }
   }
   function connect() {
@@ -62,7 +68,7 @@ function live(onSnapshot, opts) {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg.type === "snapshot") onSnapshot(msg.snapshot);
+      if (msg.type === "snapshot") { pushes += 1; onSnapshot(msg.snapshot); }
     };
     ws.onclose = () => {
       setConn(false, `reconnecting in ${(delay / 1000).toFixed(1)} s`);

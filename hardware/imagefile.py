@@ -1,0 +1,161 @@
+"""Image files read safely: the size comes from the header, and a picture too large is refused
+before a single pixel is decoded (a small PNG can claim 20000 x 20000 pixels: 1.2 GB decoded).
+
+``image_size(data)`` reads the width and height of a JPEG, PNG, BMP, GIF, WebP, TIFF or PNM file
+from its first bytes; ``read_image(path)`` checks them against ``MAX_PIXELS`` and only then decodes
+(OpenCV, BGR uint8).  Errors are ``ImageError`` (a ``ValueError``) naming the file and what was
+expected.  Pure Python apart from the decode: nothing here needs a camera.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: the most pixels decoded (64 MP: the largest camera sensors; 192 MB as BGR)
+MAX_PIXELS = 64_000_000
+#: the longest side decoded (OpenCV itself refuses more than 2**20)
+MAX_SIDE = 65_535
+#: the largest image file read at all
+MAX_FILE_BYTES = 256 * 1024 * 1024
+FORMATS = "JPEG, PNG, BMP, GIF, WebP, TIFF or PNM"
+
+
+class ImageError(ValueError):
+    """An image file that is not read: unreadable, of an unknown format, or too large."""
+
+
+def _jpeg(data: bytes) -> tuple[int, int] | None:
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            h, w = struct.unpack(">HH", data[i + 5 : i + 9])
+            return w, h
+        i += 2 + length
+    return None
+
+
+def _tiff(data: bytes) -> tuple[int, int] | None:
+    end = "<" if data[:2] == b"II" else ">"
+    (ifd,) = struct.unpack(end + "I", data[4:8])
+    if ifd + 2 > len(data):
+        return None
+    (n,) = struct.unpack(end + "H", data[ifd : ifd + 2])
+    size: dict[int, int] = {}
+    for k in range(n):
+        at = ifd + 2 + 12 * k
+        if at + 12 > len(data):
+            break
+        tag, kind = struct.unpack(end + "HH", data[at : at + 4])
+        if tag in (256, 257):
+            fmt = end + ("H" if kind == 3 else "I")
+            size[tag] = struct.unpack(fmt, data[at + 8 : at + 8 + struct.calcsize(fmt)])[0]
+    return (size[256], size[257]) if len(size) == 2 else None
+
+
+def _pnm(data: bytes) -> tuple[int, int] | None:
+    tokens: list[bytes] = []
+    for line in data[2:4096].splitlines():
+        tokens += line.split(b"#", 1)[0].split()
+        if len(tokens) >= 2:
+            break
+    try:
+        return int(tokens[0]), int(tokens[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def image_size(data: bytes) -> tuple[str, int, int] | None:
+    """(format, width, height) from an image file's first bytes (64 KB suffice), or None if unknown."""
+    try:
+        if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+            w, h = struct.unpack(">II", data[16:24])
+            return "PNG", w, h
+        if data[:2] == b"\xff\xd8":
+            wh = _jpeg(data)
+            return None if wh is None else ("JPEG", *wh)
+        if data[:2] == b"BM":
+            w, h = struct.unpack("<ii", data[18:26])
+            return "BMP", abs(w), abs(h)
+        if data[:6] in (b"GIF87a", b"GIF89a"):
+            w, h = struct.unpack("<HH", data[6:10])
+            return "GIF", w, h
+        if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+            chunk = data[12:16]
+            if chunk == b"VP8X":
+                w = int.from_bytes(data[24:27], "little") + 1
+                h = int.from_bytes(data[27:30], "little") + 1
+                return "WebP", w, h
+            if chunk == b"VP8L":
+                bits = int.from_bytes(data[21:25], "little")
+                return "WebP", (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+            if chunk == b"VP8 ":
+                w, h = struct.unpack("<HH", data[26:30])
+                return "WebP", w & 0x3FFF, h & 0x3FFF
+            return None
+        if data[:4] in (b"II*\x00", b"MM\x00*"):
+            wh = _tiff(data)
+            return None if wh is None else ("TIFF", *wh)
+        if data[:1] == b"P" and data[1:2] in b"123456" and len(data) > 2:
+            wh = _pnm(data)
+            return None if wh is None else ("PNM", *wh)
+    except struct.error:
+        return None
+    return None
+
+
+def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
+    """The image's format and size from its header; raises ImageError when unknown or too large."""
+    found = image_size(data[: 64 * 1024])
+    if found is None:
+        raise ImageError(f"{name}: not a readable image (expected a {FORMATS} file)")
+    fmt, w, h = found
+    if w <= 0 or h <= 0:
+        raise ImageError(f"{name}: the {fmt} header gives an empty size {w}x{h}")
+    if w > MAX_SIDE or h > MAX_SIDE:
+        raise ImageError(f"{name}: the {fmt} image is {w}x{h}; a side of at most {MAX_SIDE} pixels is read")
+    if w * h > max_pixels:
+        raise ImageError(
+            f"{name}: the {fmt} image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
+            f"{max_pixels / 1e6:.0f} are read (a camera frame is far smaller)"
+        )
+    return found
+
+
+def decode(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Decode an image file's bytes to BGR uint8 once its header passes ``check_header``."""
+    check_header(data, name, max_pixels)
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error as e:  # a header that passed ours but not the decoder's own checks
+        raise ImageError(f"{name}: not a readable image ({str(e).strip().splitlines()[-1][:120]})") from None
+    if img is None or img.size == 0:
+        raise ImageError(f"{name}: not a readable image (its header is an image's, its data is not)")
+    return img
+
+
+def read_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Read an image file as BGR uint8, refusing an unknown format or a size over ``max_pixels``
+    before decoding it; raises ImageError naming the file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ImageError(f"{path}: {size} bytes; an image file of at most {MAX_FILE_BYTES} is read")
+        data = path.read_bytes()
+    except OSError as e:
+        raise ImageError(f"{path}: cannot read ({e.strerror or e})") from None
+    return decode(data, str(path), max_pixels)
