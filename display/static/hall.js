@@ -21,9 +21,10 @@ function tableCard(t) {
 }
 
 // A card is rebuilt only when its table's entry changed; the rest are kept as they are.
+// The key is the whole entry (a few hundred bytes), so a change shows whoever made it.
 const cardCache = new Map();
 function cardFor(t) {
-  const key = `${t.seen}|${t.online}`;  // the hall stamps every change it keeps
+  const key = JSON.stringify(t);
   const hit = cardCache.get(t.table);
   if (hit && hit.key === key) return hit.el;
   const el = tableCard(t);
