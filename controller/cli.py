@@ -30,6 +30,7 @@ AREAS = (
     "controller.cli_hardware",
     "controller.cli_display",
     "controller.cli_tournament",
+    "controller.cli_stats",
 )
 
 
