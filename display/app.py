@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from display.backend import TableBackend
 from display.boards import board_picture, shipped_board
+from display.describe import describe_events
 from display.hub import Hub
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -208,8 +209,9 @@ def create_app(
         offset: Annotated[int, Query(ge=0, description="first event (0-based)")] = 0,
         limit: Annotated[int, Query(ge=1, le=500, description="how many events")] = 100,
     ) -> EventsPage:
-        total = int(backend.snapshot().get("seq", 0))
-        return EventsPage(offset=offset, limit=limit, total=total, events=backend.events(offset, limit))
+        snap = backend.snapshot()
+        events = describe_events(backend.events(offset, limit), snap.get("game"))  # each with its "text"
+        return EventsPage(offset=offset, limit=limit, total=int(snap.get("seq", 0)), events=events)
 
     @app.get("/api/board", summary="The board drawn under the dice: outline, zones, centre line (mm)")
     def api_board() -> dict[str, Any]:
