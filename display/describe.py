@@ -342,7 +342,7 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
         return f"{who}: {_words(correction)}" + (f" ({_details(rest)})" if rest else "")
     action = data.get("action")
     if action == "position":
-        return f"Table bookkeeping: input {data.get('inputs')} about to be applied"
+        return f"The table marked its place (input {data.get('inputs')} next)"
     if action == "scored_dice":
         return f"The table remembers where {len(data.get('dice', []))} scored dice lie"
     if action in ("pause", "start", "end"):

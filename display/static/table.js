@@ -70,7 +70,7 @@ async function renderEvents(seq) {
         h("details", {},
           h("summary", {}, h("span", { class: "seq" }, `#${e.seq}`), " ",
             h("span", { class: "text" }, e.text || e.kind)),
-          h("pre", { class: "raw" }, JSON.stringify(raw, null, 1))));
+          h("pre", { class: "raw" }, JSON.stringify(raw))));
     });
     document.getElementById("events").replaceChildren(...items);
   } catch (e) { /* next push retries */ }
