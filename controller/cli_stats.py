@@ -39,12 +39,27 @@ def _bar(share: float, expected: float, width: int = 30) -> str:
 def stats(
     logs: list[Path] = typer.Argument(..., help="One or more tables' SQLite event logs."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    serve: bool = typer.Option(
+        False, "--serve", help="Serve the /stats page for these logs (re-read on load)."
+    ),
+    host: str = typer.Option("127.0.0.1", help="Address to serve on (with --serve)."),
+    port: int = typer.Option(8003, help="Port to serve on (with --serve)."),
 ) -> None:
     """Dice fairness: per die (table, colour, kind) the face counts, 95 % intervals, χ² test and flag."""
     try:
         report = fairness_report(logs)
     except ValueError as e:
         raise _fail(str(e)) from None
+    if serve:
+        import uvicorn
+
+        from display.server import WS_IMPL
+        from display.stats_page import create_stats_app
+
+        print(f"dice fairness of {len(logs)} log(s) on http://{host}:{port}/stats")
+        app = create_stats_app(lambda: fairness_report(logs))
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws=WS_IMPL)
+        return
     if as_json:
         print(json.dumps({"dice": report}, indent=2))
         return

@@ -29,9 +29,12 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Die, DieKind
+
+if TYPE_CHECKING:
+    from controller.eventlog import EventLog
 
 ALPHA = 0.001
 MIN_PER_FACE = 10
@@ -208,34 +211,45 @@ def _kind_name(die: Die) -> str:
 
 
 def collect(logs: Iterable[Path]) -> list[DieStats]:
-    """Every scored die of every game in these event logs, grouped by table, colour and kind."""
+    """Every scored die of every game in these logs, grouped by table (the file's name), colour and kind."""
     from controller.eventlog import EventLog
-    from controller.scenario import new_game
-    from engine import Input
 
     dice: dict[tuple[str, str | None, str], DieStats] = {}
     for path in logs:
-        table = Path(path).stem
         with EventLog(Path(path)) as log:
-            last = log.latest_game() or 0
-            for game_no in range(1, last + 1):
-                if log.count(game_no) == 0:
-                    continue
-                setup = log.setup(game_no)
-                game = new_game(setup, Path(path).parent) if setup.game == "dice-hunter" else None
-                for e in log.inputs(game_no):
-                    inp = Input.from_json(e.data)
-                    kept = list(getattr(game, "kept", [])) if game is not None else []
-                    if inp.kind.value in ("roll", "throw") and isinstance(inp.data.get("dice"), list):
-                        for die in inp.dice():
-                            if die.value in kept:
-                                kept.remove(die.value)  # shown again, not rolled
-                                continue
-                            name = _kind_name(die)
-                            k = (table, die.colour, name)
-                            if k not in dice:
-                                dice[k] = DieStats(table, die.colour, name, die.kind.face_range(die.sides))
-                            dice[k].values.append(die.value)
-                    if game is not None:
-                        game.apply(inp)
+            add_log(dice, log, Path(path).stem)
     return sorted(dice.values(), key=lambda d: d.key)
+
+
+def add_log(dice: dict[tuple[str, str | None, str], DieStats], log: EventLog, table: str) -> None:
+    """Add every scored die of every game in one open log to ``dice``."""
+    from controller.scenario import new_game
+    from engine import Input
+
+    for game_no in range(1, (log.latest_game() or 0) + 1):
+        if log.count(game_no) == 0:
+            continue
+        setup = log.setup(game_no)
+        game = new_game(setup, log.path.parent) if setup.game == "dice-hunter" else None
+        for e in log.inputs(game_no):
+            inp = Input.from_json(e.data)
+            kept = list(getattr(game, "kept", [])) if game is not None else []
+            if inp.kind.value in ("roll", "throw") and isinstance(inp.data.get("dice"), list):
+                for die in inp.dice():
+                    if die.value in kept:
+                        kept.remove(die.value)  # shown again, not rolled
+                        continue
+                    name = _kind_name(die)
+                    k = (table, die.colour, name)
+                    if k not in dice:
+                        dice[k] = DieStats(table, die.colour, name, die.kind.face_range(die.sides))
+                    dice[k].values.append(die.value)
+            if game is not None:
+                game.apply(inp)
+
+
+def log_report(log: EventLog, table: str) -> list[dict[str, Any]]:
+    """The verdicts of every die in one open log (the table's own, for its /stats page)."""
+    dice: dict[tuple[str, str | None, str], DieStats] = {}
+    add_log(dice, log, table)
+    return [d.verdict() for d in sorted(dice.values(), key=lambda d: d.key)]

@@ -27,6 +27,7 @@ from display.backend import TableBackend
 from display.boards import board_picture, shipped_board
 from display.describe import describe_events
 from display.hub import Hub
+from display.stats_page import add_stats_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
 ADMIN_COOKIE = "dicetable_admin"
@@ -198,6 +199,10 @@ def create_app(
                 return HTMLResponse(_page("login.html").body, status_code=401)
             raise
         return _page("admin.html")
+
+    fairness = getattr(backend, "fairness", None)
+    if callable(fairness):  # dice fairness from the table's log: /stats and /api/stats
+        add_stats_routes(app, fairness)
 
     # -- read-only API
     @app.get("/api/state", summary="The table's snapshot: game state, scores, status, what it waits for")
