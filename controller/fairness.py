@@ -117,12 +117,12 @@ def looks(faces: int, upto: int) -> list[int]:
     return out
 
 
-def first_flag(p_at_looks: Sequence[float]) -> int | None:
+def first_flag(p_at_looks: Sequence[float], looks_below: int = LOOKS_BELOW) -> int | None:
     """The index of the look at which the rule flags, given the p-values at the looks so far."""
     run = 0
     for i, p in enumerate(p_at_looks):
         run = run + 1 if p < ALPHA else 0
-        if run >= LOOKS_BELOW:
+        if run >= looks_below:
             return i
     return None
 
