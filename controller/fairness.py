@@ -4,8 +4,10 @@ A die is known by what the table can tell about it: the table (the log file's
 name), its colour and its kind (``d6``, ``d10``, ``d20``, ``dN`` with its sides).
 The counts come from the logs themselves (a game is its event log): every
 standing ``roll`` or ``throw`` input's ``dice`` list, undone inputs left out.
-Dice Hunter's kept dice are shown again in the next roll without being rolled,
-so they are not counted twice (the game is replayed to know which were kept).
+Dice that an input shows but that were not rolled again are not counted twice:
+Dice Hunter's kept dice, and the dice DICETAR WARS leaves lying on the board
+between the throws of a half (those two games are replayed to know; see
+:func:`thrown`).
 
 "After enough rolls" is a sequential rule, so that a fair die that is looked
 at again and again is not flagged by chance sooner or later:
@@ -25,13 +27,15 @@ a die loaded by 5 points on one face.
 
 from __future__ import annotations
 
+import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import Die, DieKind
+from engine import Die, DieKind, FieldStatus
 
 if TYPE_CHECKING:
     from controller.eventlog import EventLog
@@ -222,23 +226,17 @@ def collect(logs: Iterable[Path]) -> list[DieStats]:
 
 
 def add_log(dice: dict[tuple[str, str | None, str], DieStats], log: EventLog, table: str) -> None:
-    """Add every scored die of every game in one open log to ``dice``."""
-    from controller.scenario import new_game
+    """Add every die thrown in every game of one open log to ``dice`` (see :func:`thrown`)."""
     from engine import Input
 
     for game_no in range(1, (log.latest_game() or 0) + 1):
         if log.count(game_no) == 0:
             continue
-        setup = log.setup(game_no)
-        game = new_game(setup, log.path.parent) if setup.game == "dice-hunter" else None
+        game = _replayer(log, game_no)
         for e in log.inputs(game_no):
             inp = Input.from_json(e.data)
-            kept = list(getattr(game, "kept", [])) if game is not None else []
             if inp.kind.value in ("roll", "throw") and isinstance(inp.data.get("dice"), list):
-                for die in inp.dice():
-                    if die.value in kept:
-                        kept.remove(die.value)  # shown again, not rolled
-                        continue
+                for die in thrown(game, inp):
                     name = _kind_name(die)
                     k = (table, die.colour, name)
                     if k not in dice:
@@ -246,6 +244,73 @@ def add_log(dice: dict[tuple[str, str | None, str], DieStats], log: EventLog, ta
                     dice[k].values.append(die.value)
             if game is not None:
                 game.apply(inp)
+
+
+# games whose inputs show dice that were not thrown again (kept, or left lying on the board)
+REPLAYED = ("dice-hunter", "dicetar-wars")
+
+
+def _replayer(log: EventLog, game_no: int) -> Any:
+    """A fresh game to follow the log with, for the games that need one; None for the others."""
+    from controller.eventlog import LogError
+    from controller.scenario import new_game
+
+    setup = log.setup(game_no)
+    if setup.game not in REPLAYED:
+        return None
+    try:
+        return new_game(setup, log.path.parent)
+    except (ValueError, OSError) as e:
+        raise LogError(
+            f"{log.path}: game {game_no} ({setup.game}) cannot be replayed to tell thrown dice "
+            f"from dice left lying: {e}"
+        ) from None
+
+
+def _ident(d: Die) -> str:
+    return json.dumps(
+        {k: v for k, v in d.to_json().items() if k not in ("confidence", "rests_on")}, sort_keys=True
+    )
+
+
+def thrown(game: Any, inp: Any) -> list[Die]:
+    """The dice of a roll or throw input that were really rolled, given the game before it.
+
+    Dice Hunter shows its kept dice again in the next roll; DICETAR WARS lists
+    every die on and around the board after each throw, so only the thrower's
+    colour is new in the second throw, and in the rethrow only the dice marked
+    ``rethrown`` (or, unmarked, the dice that are not where the last throw left
+    them; when that count is not the number rethrown, nothing of it is counted).
+    """
+    dice = list(inp.dice())
+    name = getattr(game, "name", None)
+    if name == "dice-hunter":
+        kept = list(game.kept)
+        out = []
+        for d in dice:
+            if d.value in kept:
+                kept.remove(d.value)  # shown again, not rolled
+            else:
+                out.append(d)
+        return out
+    if name == "dicetar-wars":
+        if game.step == "second_throw":
+            colour = game.colours[game.second]
+            return [d for d in dice if d.colour == colour]
+        if game.step == "rethrow":
+            raw = inp.data["dice"]
+            marked = [d for d, r in zip(dice, raw, strict=True) if isinstance(r, dict) and r.get("rethrown")]
+            if marked:
+                return marked
+            stayed = Counter(_ident(d) for d in game.table if d.field_status is not FieldStatus.OFF)
+            new = []
+            for d in dice:
+                if stayed[_ident(d)] > 0:
+                    stayed[_ident(d)] -= 1
+                else:
+                    new.append(d)
+            return new if len(new) == game.to_rethrow else []
+    return dice
 
 
 def log_report(log: EventLog, table: str) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,16 +36,19 @@ def test_wilson_interval_holds_the_share() -> None:
 
 
 def _dicetar_log(path: Path, rolls: int, seed: int) -> None:
-    """Throws of 5 red dice loaded towards 6 (ann) and 5 fair green dice (bob), no outcomes needed."""
+    """Rolls of 5 red dice loaded towards 6 (ann) and 5 fair green dice (bob), no outcomes needed.
+
+    (Nozoku Dice's log is read without replaying it: every die of a roll is rolled.)
+    """
     rng = random.Random(seed)
     log = EventLog(path)
-    game = log.start_game(Setup("dicetar-wars", ("ann", "bob"), {}, 0, {"board": "board.toml"}))
+    game = log.start_game(Setup("nozoku-dice", ("ann", "bob", "cid"), {}, 0))
     for _ in range(rolls // 5):
         red = [6 if rng.random() < 0.4 else rng.randint(1, 5) for _ in range(5)]
         green = [rng.randint(1, 6) for _ in range(5)]
         for player, colour, values in (("ann", "red", red), ("bob", "green", green)):
             dice = [{"kind": "d6", "value": v, "colour": colour} for v in values]
-            log.append_input(game, Input(InputKind.THROW, player, {"dice": dice}), [], "camera")
+            log.append_input(game, Input(InputKind.ROLL, player, {"dice": dice}), [], "camera")
     log.close()
 
 
@@ -107,3 +111,26 @@ def test_stats_names_a_file_that_is_not_a_log(tmp_path: Path) -> None:
     r = dicetable("stats", str(bad))
     assert r.returncode == 2
     assert "notes.txt: not an SQLite event log" in r.stderr
+
+
+def test_dice_left_lying_on_the_board_are_counted_once(tmp_path: Path) -> None:
+    """DICETAR WARS lists every die on the board after each throw: only the thrown ones count."""
+    scenario = ROOT / "tests" / "scenarios" / "dicetar-wars" / "full-game-rethrow.jsonl"
+    shutil.copy(scenario.parent / "board.toml", tmp_path / "board.toml")
+    log = tmp_path / "t4.sqlite3"
+    r = dicetable("replay", str(scenario), "--log", str(log))
+    assert r.returncode == 0, r.stderr
+    dice = {d.key: d for d in collect([log])}
+    # each half: 5 green, 5 purple, then the rethrow (half 1 unmarked: g6, g4, p5; half 2 marked: p1, g3);
+    # the inputs list 50 dice in all
+    assert sorted(dice["t4/green/d6"].values) == sorted([5, 2, 6, 1, 4, 6, 4, 6, 6, 5, 4, 3, 3])
+    assert sorted(dice["t4/purple/d6"].values) == sorted([6, 3, 5, 2, 1, 5, 6, 5, 1, 2, 3, 1])
+
+
+def test_a_log_whose_game_cannot_be_replayed_is_named(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "t.sqlite3")
+    log.start_game(Setup("dicetar-wars", ("ann", "bob"), {}, 0, {"board": "missing.toml"}))
+    log.close()
+    r = dicetable("stats", str(tmp_path / "t.sqlite3"))
+    assert r.returncode == 2
+    assert "game 1 (dicetar-wars) cannot be replayed" in r.stderr and "t.sqlite3" in r.stderr

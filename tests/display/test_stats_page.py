@@ -22,10 +22,10 @@ from engine import Input, InputKind
 
 
 def hall_log(path: Path) -> Path:
-    """600 throws each of a red d6 loaded towards 6 and a fair green d6, and 200 of a fair d20."""
+    """600 rolls each of a red d6 loaded towards 6 and a fair green d6, and 200 of a fair d20."""
     rng = random.Random(7)
     log = EventLog(path)
-    game = log.start_game(Setup("dicetar-wars", ("ann", "bob"), {}, 0, {"board": "board.toml"}))
+    game = log.start_game(Setup("nozoku-dice", ("ann", "bob", "cid"), {}, 0))  # read without a replay
     for i in range(120):
         red = [
             {"kind": "d6", "value": 6 if rng.random() < 0.4 else rng.randint(1, 5), "colour": "red"}
@@ -33,8 +33,8 @@ def hall_log(path: Path) -> Path:
         ]
         green = [{"kind": "d6", "value": rng.randint(1, 6), "colour": "green"} for _ in range(5)]
         blue = [{"kind": "d20", "value": rng.randint(1, 20), "colour": "blue"}] if i % 3 == 0 else []
-        log.append_input(game, Input(InputKind.THROW, "ann", {"dice": red}), [], "camera")
-        log.append_input(game, Input(InputKind.THROW, "bob", {"dice": green + blue}), [], "camera")
+        log.append_input(game, Input(InputKind.ROLL, "ann", {"dice": red}), [], "camera")
+        log.append_input(game, Input(InputKind.ROLL, "bob", {"dice": green + blue}), [], "camera")
     log.close()
     return path
 
