@@ -26,6 +26,9 @@ GAME_TITLES = {
     "dice-fighter": "Dice Fighter",
 }
 
+# games whose throw lists every die lying on the board, not only the dice just thrown
+LEFT_LYING = {"dicetar-wars"}
+
 # choices a game keeps hidden until its reveal (the game, the choice's key)
 HIDDEN_CHOICES = {("dice-fighter", "attack")}
 
@@ -111,7 +114,10 @@ def _input(data: Mapping[str, Any], player: str | None, game: str | None, source
         verb = "rolled" if kind == "roll" else "threw"
         dice = payload.get("dice")
         if isinstance(dice, list):
-            return f"{who} {verb} {len(dice)} {'die' if len(dice) == 1 else 'dice'}: {_dice(dice)}{by}"
+            n = f"{len(dice)} {'die' if len(dice) == 1 else 'dice'}"
+            if game in LEFT_LYING:
+                return f"{who} {verb}; the board shows {n}: {_dice(dice)}{by}"
+            return f"{who} {verb} {n}: {_dice(dice)}{by}"
         if isinstance(payload.get("values"), Mapping):
             return f"{verb.capitalize()} for the order: {_scores(payload['values'])}{by}"
         return f"{who} {verb}" + (f" ({_details(payload)})" if payload else "") + by

@@ -52,7 +52,12 @@ def test_a_throw_names_the_thrower_and_the_dice() -> None:
         "player": "bob",
         "data": {"type": "throw", "player": "bob", "dice": dice},
     }
-    assert describe(event, "dicetar-wars") == "bob threw 3 dice: red 5, red 2, red 6 (off the field)"
+    assert describe(event, "dice-fighter") == "bob threw 3 dice: red 5, red 2, red 6 (off the field)"
+    # DICETAR WARS lists every die on the board after a throw, not only the thrown ones
+    assert (
+        describe(event, "dicetar-wars")
+        == "bob threw; the board shows 3 dice: red 5, red 2, red 6 (off the field)"
+    )
     event["source"] = "admin"
     assert describe(event, "dicetar-wars").endswith("(entered by the referee)")
 
