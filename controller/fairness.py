@@ -218,10 +218,14 @@ def collect(logs: Iterable[Path]) -> list[DieStats]:
     """Every scored die of every game in these logs, grouped by table (the file's name), colour and kind."""
     from controller.eventlog import EventLog
 
+    paths = [Path(p) for p in logs]
+    stems = [p.stem for p in paths]
     dice: dict[tuple[str, str | None, str], DieStats] = {}
-    for path in logs:
-        with EventLog(Path(path)) as log:
-            add_log(dice, log, Path(path).stem)
+    for path in paths:
+        # a table is its log's name (a table's log is <table id>.sqlite3); two logs of one name keep apart
+        table = path.stem if stems.count(path.stem) == 1 else f"{path.parent.name}/{path.stem}"
+        with EventLog(path) as log:
+            add_log(dice, log, table)
     return sorted(dice.values(), key=lambda d: d.key)
 
 

@@ -134,3 +134,14 @@ def test_a_log_whose_game_cannot_be_replayed_is_named(tmp_path: Path) -> None:
     r = dicetable("stats", str(tmp_path / "t.sqlite3"))
     assert r.returncode == 2
     assert "game 1 (dicetar-wars) cannot be replayed" in r.stderr and "t.sqlite3" in r.stderr
+
+
+def test_two_logs_of_one_name_stay_two_tables(tmp_path: Path) -> None:
+    for hall in ("hall-a", "hall-b"):
+        (tmp_path / hall).mkdir()
+        _dicetar_log(tmp_path / hall / "table-1.sqlite3", 20, seed=3)
+    keys = {
+        d.key
+        for d in collect([tmp_path / "hall-a" / "table-1.sqlite3", tmp_path / "hall-b" / "table-1.sqlite3"])
+    }
+    assert keys == {f"{h}/table-1/{c}/d6" for h in ("hall-a", "hall-b") for c in ("red", "green")}
