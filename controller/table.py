@@ -961,6 +961,12 @@ class Table:
             raise ValueError(f"offset and limit must be >= 0, got offset={offset}, limit={limit}")
         return [e.to_json() for e in self.log.events(self.game_no, offset, limit)]
 
+    def fairness(self) -> list[dict[str, Any]]:
+        """Dice fairness from this table's log (controller.fairness): the display's /stats page."""
+        from controller.fairness import log_report
+
+        return log_report(self.log, self.table_id)
+
     def readings(self) -> dict[str, Any]:
         with self._lock:
             rs = self.reading_set

@@ -36,7 +36,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from display.admin import GuessLimit, Sessions, host_allowed, is_loopback_host
 from display.backend import TableBackend
 from display.boards import board_picture, shipped_board
+from display.describe import describe_events
 from display.hub import Hub
+from display.stats_page import add_stats_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
 ADMIN_COOKIE = "dicetable_admin"
@@ -359,6 +361,10 @@ def create_app(
             raise
         return _page("admin.html")
 
+    fairness = getattr(backend, "fairness", None)
+    if callable(fairness):  # dice fairness from the table's log: /stats and /api/stats
+        add_stats_routes(app, fairness)
+
     # -- read-only API
     @app.get("/api/state", summary="The table's snapshot: game state, scores, status, what it waits for")
     def api_state() -> dict[str, Any]:
@@ -369,8 +375,9 @@ def create_app(
         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="first event (0-based)")] = 0,
         limit: Annotated[int, Query(ge=1, le=500, description="how many events")] = 100,
     ) -> EventsPage:
-        total = int(backend.snapshot().get("seq", 0))
-        return EventsPage(offset=offset, limit=limit, total=total, events=backend.events(offset, limit))
+        snap = backend.snapshot()
+        events = describe_events(backend.events(offset, limit), snap.get("game"))  # each with its "text"
+        return EventsPage(offset=offset, limit=limit, total=int(snap.get("seq", 0)), events=events)
 
     @app.get("/api/board", summary="The board drawn under the dice: outline, zones, centre line (mm)")
     def api_board() -> dict[str, Any]:

@@ -63,10 +63,14 @@ async function renderEvents(seq) {
     const r = await fetch(`/api/events?offset=${offset}&limit=12`, { cache: "no-store" });
     if (!r.ok) return;
     const page = await r.json();
+    // each event in words (display/describe.py); the raw record one click away
     const items = page.events.slice().reverse().map((e) => {
-      const data = e.data && Object.keys(e.data).length ? " " + JSON.stringify(e.data) : "";
-      return h("li", {}, `#${e.seq} `, h("b", {}, e.kind), e.player ? ` ${e.player}` : "",
-        h("span", {}, data.length > 120 ? data.slice(0, 117) + "…" : data));
+      const raw = { seq: e.seq, kind: e.kind, source: e.source, player: e.player, data: e.data };
+      return h("li", { "data-kind": e.kind, "data-seq": e.seq },
+        h("details", {},
+          h("summary", {}, h("span", { class: "seq" }, `#${e.seq}`), " ",
+            h("span", { class: "text" }, e.text || e.kind)),
+          h("pre", { class: "raw" }, JSON.stringify(raw))));
     });
     document.getElementById("events").replaceChildren(...items);
   } catch (e) { /* next push retries */ }

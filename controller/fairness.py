@@ -1,0 +1,324 @@
+"""Dice fairness: per die, its face counts from the event logs, 95 % intervals, a χ² test and a flag.
+
+A die is known by what the table can tell about it: the table (the log file's
+name), its colour and its kind (``d6``, ``d10``, ``d20``, ``dN`` with its sides).
+The counts come from the logs themselves (a game is its event log): every
+standing ``roll`` or ``throw`` input's ``dice`` list, undone inputs left out.
+Dice that an input shows but that were not rolled again are not counted twice:
+Dice Hunter's kept dice, and the dice DICETAR WARS leaves lying on the board
+between the throws of a half (those two games are replayed to know; see
+:func:`thrown`).
+
+"After enough rolls" is a sequential rule, so that a fair die that is looked
+at again and again is not flagged by chance sooner or later:
+
+* a die is only tested once every face is expected at least ``MIN_PER_FACE``
+  times (``n >= MIN_PER_FACE * faces``);
+* it is tested at looks that grow geometrically (``n0``, ``n0 * LOOK_RATIO``, ...),
+  never at every roll; the verdict between looks is the last look's;
+* it is flagged when the χ² p-value is below ``ALPHA`` (0.001) at
+  ``LOOKS_BELOW`` (2) looks in a row *and* still below it on all the rolls so
+  far ("stays below"); one look below is noted, not flagged.
+
+``benchmarks/fairness.py`` measures the rule's false-flag rate on simulated fair
+dice over a tournament's worth of rolls, and how many rolls it needs to catch
+a die loaded by 5 points on one face.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine import Die, DieKind, FieldStatus
+
+if TYPE_CHECKING:
+    from controller.eventlog import EventLog
+
+ALPHA = 0.001
+MIN_PER_FACE = 10
+LOOK_RATIO = 1.25
+LOOKS_BELOW = 2
+Z95 = 1.959963984540054
+
+
+# -- the statistics --------------------------------------------------------------------
+def _gammainc_upper(a: float, x: float) -> float:
+    """The regularized upper incomplete gamma Q(a, x) (Numerical Recipes' series / fraction)."""
+    if x <= 0:
+        return 1.0
+    lg = math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10_000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-x + a * math.log(x) - lg))
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(-x + a * math.log(x) - lg) * h)
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """P(χ²_df >= x)."""
+    if df < 1:
+        raise ValueError(f"χ² degrees of freedom must be >= 1, got {df}")
+    return _gammainc_upper(df / 2, x / 2)
+
+
+def chi2_uniform(counts: Sequence[int]) -> tuple[float, float]:
+    """The χ² statistic against equal faces and its p-value."""
+    n = sum(counts)
+    k = len(counts)
+    if n == 0 or k < 2:
+        return 0.0, 1.0
+    expected = n / k
+    stat = sum((c - expected) ** 2 for c in counts) / expected
+    return stat, chi2_sf(stat, k - 1)
+
+
+def wilson(count: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95 % by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = count / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def looks(faces: int, upto: int) -> list[int]:
+    """The roll counts at which a die of ``faces`` faces is tested, up to ``upto``."""
+    n = MIN_PER_FACE * faces
+    out: list[int] = []
+    while n <= upto:
+        out.append(n)
+        n = max(n + 1, math.ceil(n * LOOK_RATIO))
+    return out
+
+
+def first_flag(p_at_looks: Sequence[float], looks_below: int = LOOKS_BELOW) -> int | None:
+    """The index of the look at which the rule flags, given the p-values at the looks so far."""
+    run = 0
+    for i, p in enumerate(p_at_looks):
+        run = run + 1 if p < ALPHA else 0
+        if run >= looks_below:
+            return i
+    return None
+
+
+def flagged_at(values: Sequence[int], faces: Sequence[int]) -> int | None:
+    """The roll count at which the rule first flags this sequence of faces, or None."""
+    index = {f: i for i, f in enumerate(faces)}
+    counts = [0] * len(faces)
+    checks = looks(len(faces), len(values))
+    ps: list[float] = []
+    j = 0
+    for i, v in enumerate(values, start=1):
+        counts[index[v]] += 1
+        if j < len(checks) and i == checks[j]:
+            j += 1
+            ps.append(chi2_uniform(counts)[1])
+            if first_flag(ps) is not None:
+                return i
+    return None
+
+
+# -- one die's record -------------------------------------------------------------------
+@dataclass
+class DieStats:
+    table: str
+    colour: str | None
+    kind: str
+    faces: tuple[int, ...]
+    values: list[int] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.table}/{self.colour or 'no colour'}/{self.kind}"
+
+    def counts(self) -> list[int]:
+        return self._counts(self.values)
+
+    def _counts(self, values: Sequence[int]) -> list[int]:
+        index = {f: i for i, f in enumerate(self.faces)}
+        out = [0] * len(self.faces)
+        for v in values:
+            out[index[v]] += 1
+        return out
+
+    def verdict(self) -> dict[str, Any]:
+        n = len(self.values)
+        counts = self.counts()
+        stat, p = chi2_uniform(counts)
+        checks = looks(len(self.faces), n)
+        ps = [chi2_uniform(self._counts(self.values[:m]))[1] for m in checks]
+        at = first_flag(ps)
+        flagged = at is not None and ps[-1] < ALPHA and p < ALPHA
+        need = MIN_PER_FACE * len(self.faces)
+        if not checks:
+            note = f"too few rolls to test (needs {need})"
+        elif flagged:
+            note = f"FLAGGED: p < {ALPHA} at {LOOKS_BELOW} looks in a row and on all rolls"
+        elif at is not None:
+            note = f"was below p < {ALPHA} at {checks[at]} rolls, no longer"
+        else:
+            note = "no sign of bias"
+        return {
+            "die": self.key,
+            "table": self.table,
+            "colour": self.colour,
+            "kind": self.kind,
+            "rolls": n,
+            "faces": [
+                {"face": f, "count": c, "share": c / n if n else 0.0, "low": lo, "high": hi}
+                for f, c, (lo, hi) in ((f, c, wilson(c, n)) for f, c in zip(self.faces, counts, strict=True))
+            ],
+            "expected_share": 1 / len(self.faces),
+            "chi2": stat,
+            "df": len(self.faces) - 1,
+            "p": p,
+            "looks": checks,
+            "p_at_looks": ps,
+            "enough": bool(checks),
+            "flagged": flagged,
+            "note": note,
+        }
+
+
+def _kind_name(die: Die) -> str:
+    return f"d{die.sides}" if die.kind is DieKind.DN else die.kind.value
+
+
+def collect(logs: Iterable[Path]) -> list[DieStats]:
+    """Every scored die of every game in these logs, grouped by table (the file's name), colour and kind."""
+    from controller.eventlog import EventLog
+
+    paths = [Path(p) for p in logs]
+    stems = [p.stem for p in paths]
+    dice: dict[tuple[str, str | None, str], DieStats] = {}
+    for path in paths:
+        # a table is its log's name (a table's log is <table id>.sqlite3); two logs of one name keep apart
+        table = path.stem if stems.count(path.stem) == 1 else f"{path.parent.name}/{path.stem}"
+        with EventLog(path) as log:
+            add_log(dice, log, table)
+    return sorted(dice.values(), key=lambda d: d.key)
+
+
+def add_log(dice: dict[tuple[str, str | None, str], DieStats], log: EventLog, table: str) -> None:
+    """Add every die thrown in every game of one open log to ``dice`` (see :func:`thrown`)."""
+    from engine import Input
+
+    for game_no in range(1, (log.latest_game() or 0) + 1):
+        if log.count(game_no) == 0:
+            continue
+        game = _replayer(log, game_no)
+        for e in log.inputs(game_no):
+            inp = Input.from_json(e.data)
+            if inp.kind.value in ("roll", "throw") and isinstance(inp.data.get("dice"), list):
+                for die in thrown(game, inp):
+                    name = _kind_name(die)
+                    k = (table, die.colour, name)
+                    if k not in dice:
+                        dice[k] = DieStats(table, die.colour, name, die.kind.face_range(die.sides))
+                    dice[k].values.append(die.value)
+            if game is not None:
+                game.apply(inp)
+
+
+# games whose inputs show dice that were not thrown again (kept, or left lying on the board)
+REPLAYED = ("dice-hunter", "dicetar-wars")
+
+
+def _replayer(log: EventLog, game_no: int) -> Any:
+    """A fresh game to follow the log with, for the games that need one; None for the others."""
+    from controller.eventlog import LogError
+    from controller.scenario import new_game
+
+    setup = log.setup(game_no)
+    if setup.game not in REPLAYED:
+        return None
+    try:
+        return new_game(setup, log.path.parent)
+    except (ValueError, OSError) as e:
+        raise LogError(
+            f"{log.path}: game {game_no} ({setup.game}) cannot be replayed to tell thrown dice "
+            f"from dice left lying: {e}"
+        ) from None
+
+
+def _ident(d: Die) -> str:
+    return json.dumps(
+        {k: v for k, v in d.to_json().items() if k not in ("confidence", "rests_on")}, sort_keys=True
+    )
+
+
+def thrown(game: Any, inp: Any) -> list[Die]:
+    """The dice of a roll or throw input that were really rolled, given the game before it.
+
+    Dice Hunter shows its kept dice again in the next roll; DICETAR WARS lists
+    every die on and around the board after each throw, so only the thrower's
+    colour is new in the second throw, and in the rethrow only the dice marked
+    ``rethrown`` (or, unmarked, the dice that are not where the last throw left
+    them; when that count is not the number rethrown, nothing of it is counted).
+    """
+    dice = list(inp.dice())
+    name = getattr(game, "name", None)
+    if name == "dice-hunter":
+        kept = list(game.kept)
+        out = []
+        for d in dice:
+            if d.value in kept:
+                kept.remove(d.value)  # shown again, not rolled
+            else:
+                out.append(d)
+        return out
+    if name == "dicetar-wars":
+        if game.step == "second_throw":
+            colour = game.colours[game.second]
+            return [d for d in dice if d.colour == colour]
+        if game.step == "rethrow":
+            raw = inp.data["dice"]
+            marked = [d for d, r in zip(dice, raw, strict=True) if isinstance(r, dict) and r.get("rethrown")]
+            if marked:
+                return marked
+            stayed = Counter(_ident(d) for d in game.table if d.field_status is not FieldStatus.OFF)
+            new = []
+            for d in dice:
+                if stayed[_ident(d)] > 0:
+                    stayed[_ident(d)] -= 1
+                else:
+                    new.append(d)
+            return new if len(new) == game.to_rethrow else []
+    return dice
+
+
+def log_report(log: EventLog, table: str) -> list[dict[str, Any]]:
+    """The verdicts of every die in one open log (the table's own, for its /stats page)."""
+    dice: dict[tuple[str, str | None, str], DieStats] = {}
+    add_log(dice, log, table)
+    return [d.verdict() for d in sorted(dice.values(), key=lambda d: d.key)]
