@@ -130,7 +130,7 @@ class Verifier:
             )
         except (OSError, KeyError, TypeError, ValueError) as e:
             raise ValueError(
-                f"{path}: expected a d6 verifier JSON from training/d6/verifier.py ({e})"
+                f"{path}: expected a d6 verifier JSON (as training/d6/verifier.py writes it) ({e})"
             ) from None
 
     def score(self, feats: np.ndarray) -> np.ndarray:
