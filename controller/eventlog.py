@@ -257,15 +257,23 @@ class EventLog:
         texts = [json.dumps(data, sort_keys=True) for *_, data in rows]  # a bad value fails before writing
         t = self._clock()
         seqs = []
+        with self._transaction():
+            for (game, source, kind, player, _), text in zip(rows, texts, strict=True):
+                cur = self._db.execute(
+                    "INSERT INTO events (game, t, source, kind, player, data) VALUES (?, ?, ?, ?, ?, ?)",
+                    (game, t, source, kind, player, text),
+                )
+                seqs.append(int(cur.lastrowid or 0))
+        return seqs
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction under the lock: committed whole, or rolled back and the real cause
+        raised (LogWriteError for SQLite's own errors)."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                for (game, source, kind, player, _), text in zip(rows, texts, strict=True):
-                    cur = self._db.execute(
-                        "INSERT INTO events (game, t, source, kind, player, data) VALUES (?, ?, ?, ?, ?, ?)",
-                        (game, t, source, kind, player, text),
-                    )
-                    seqs.append(int(cur.lastrowid or 0))
+                yield
                 self._db.execute("COMMIT")
             except sqlite3.Error as e:
                 self._rollback()
@@ -273,7 +281,6 @@ class EventLog:
             except BaseException:
                 self._rollback()
                 raise
-        return seqs
 
     def _rollback(self) -> None:
         """Undo an unfinished transaction; SQLite may have rolled it back itself (e.g. on a full disk)."""
@@ -325,24 +332,14 @@ class EventLog:
         salvage`` copies the intact events of a damaged log this way); the log must not hold them."""
         if self.read_only:
             raise LogError(f"{self.path}: opened read-only; nothing can be logged")
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany(
-                    "INSERT INTO events (seq, game, t, source, kind, player, data) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (e.seq, e.game, e.t, e.source, e.kind, e.player, json.dumps(e.data, sort_keys=True))
-                        for e in events
-                    ],
-                )
-                self._db.execute("COMMIT")
-            except sqlite3.Error as e:
-                self._rollback()
-                raise LogWriteError(self.path, e) from e
-            except BaseException:
-                self._rollback()
-                raise
+        with self._transaction():
+            self._db.executemany(
+                "INSERT INTO events (seq, game, t, source, kind, player, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (e.seq, e.game, e.t, e.source, e.kind, e.player, json.dumps(e.data, sort_keys=True))
+                    for e in events
+                ],
+            )
 
     # -- reading -------------------------------------------------------------
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
