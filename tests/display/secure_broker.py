@@ -10,18 +10,17 @@ from __future__ import annotations
 import getpass
 import json
 import shutil
-import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
+
+from broker import MOSQUITTO, Broker
 
 from display.broker import BrokerLink
 from display.server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy" / "mosquitto"
-MOSQUITTO = Path("/usr/sbin/mosquitto")
 CLIENTS = ("hall", "table-1", "table-2")
 
 
@@ -35,7 +34,9 @@ def available() -> str | None:
     return None
 
 
-class SecureBroker:
+class SecureBroker(Broker):
+    """The shipped configuration on a loopback port; started and stopped as the open one."""
+
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.port = free_port()
@@ -61,26 +62,6 @@ class SecureBroker:
         self.conf.write_text(conf + f"\nuser {getpass.getuser()}\n", encoding="utf-8")
         self.log = folder / "mosquitto.log"
         self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen([str(MOSQUITTO), "-c", str(self.conf)], stdout=out, stderr=out)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                if self.proc.poll() is not None:
-                    break
-                time.sleep(0.05)
-        raise RuntimeError(f"mosquitto did not start on {self.port}: {self.log.read_text()[-800:]}")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-        self.proc = None
 
     def link(self, name: str, **kw: Any) -> BrokerLink:
         """How client ``name`` connects: its password and certificate, the test CA."""
