@@ -338,6 +338,29 @@ def markdown(s: dict[str, Any], split: str, quads: str, n_scenes: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def end_to_end_tables(scenes: list[dict[str, Any]], split: str, heldout: list[Path]) -> list[str]:
+    """The first section: each scene read as the table reads it (benchmarks/end_to_end.py)."""
+    from benchmarks.end_to_end import evaluate as e2e
+    from benchmarks.end_to_end import markdown as e2e_markdown
+    from vision.reader import default_reader
+
+    reader = READER or default_reader()
+    sets = [(f"{split} split ({len(scenes)} scenes, seed {scenes[0]['seed']})", scenes)]
+    for folder in heldout:
+        held = load_scenes("all", folder)
+        if not held:
+            raise SystemExit(
+                f"no scenes in {folder}: make them with tools/render/generate.py --variant heldout"
+            )
+        sets.append((f"held-out variant {folder.name} ({len(held)} scenes, seed {held[0]['seed']})", held))
+    out = []
+    for title, group in sets:
+        table = e2e_markdown(e2e(group, reader), title)
+        print(table)
+        out.append(table)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=["test", "tune", "all"], default="test")
@@ -353,6 +376,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=Path, default=SCENES)
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of the split")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    ap.add_argument(
+        "--heldout",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also read these scenes end to end from pixels (e.g. the held-out variant made by "
+        "tools/render/generate.py --variant heldout --seed 20261124 --count 100 --out DIR)",
+    )
+    ap.add_argument(
+        "--no-end-to-end",
+        action="store_true",
+        help="skip the first section (end to end from pixels, benchmarks/end_to_end.py)",
+    )
     ap.add_argument(
         "--dump",
         type=Path,
@@ -393,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     global READER
     tables = []
+    if not args.no_end_to_end:
+        tables += end_to_end_tables(scenes, args.split, args.heldout)
     for spec in args.models or [None]:
         if spec is not None:
             sys.path.insert(0, str(ROOT / "benchmarks"))
