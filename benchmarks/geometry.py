@@ -338,26 +338,36 @@ def markdown(s: dict[str, Any], split: str, quads: str, n_scenes: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def end_to_end_tables(scenes: list[dict[str, Any]], split: str, heldout: list[Path]) -> list[str]:
-    """The first section: each scene read as the table reads it (benchmarks/end_to_end.py)."""
+def end_to_end_tables(
+    scenes: list[dict[str, Any]], split: str, heldout: list[Path], earlier: Path | None
+) -> list[str]:
+    """The first section: each scene read as the table reads it (benchmarks/end_to_end.py); with
+    earlier frames (the split's: ``earlier``; a held-out folder's: its earlier/), stacks across throws."""
     from benchmarks.end_to_end import evaluate as e2e
     from benchmarks.end_to_end import markdown as e2e_markdown
+    from benchmarks.end_to_end import memory_markdown
     from vision.reader import default_reader
 
     reader = READER or default_reader()
-    sets = [(f"{split} split ({len(scenes)} scenes, seed {scenes[0]['seed']})", scenes)]
+    sets = [(f"{split} split ({len(scenes)} scenes, seed {scenes[0]['seed']})", scenes, earlier)]
     for folder in heldout:
         held = load_scenes("all", folder)
         if not held:
             raise SystemExit(
                 f"no scenes in {folder}: make them with tools/render/generate.py --variant heldout"
             )
-        sets.append((f"held-out variant {folder.name} ({len(held)} scenes, seed {held[0]['seed']})", held))
+        title = f"held-out variant {folder.name} ({len(held)} scenes, seed {held[0]['seed']})"
+        sets.append((title, held, folder / "earlier" if (folder / "earlier").is_dir() else None))
     out = []
-    for title, group in sets:
+    for title, group, before in sets:
         table = e2e_markdown(e2e(group, reader), title)
         print(table)
         out.append(table)
+        if before is not None:
+            stacked = [t for t in group if (before / f"scene_{t['scene']:04d}.json").exists()]
+            table = memory_markdown(e2e(stacked, reader), e2e(stacked, reader, before), title)
+            print(table)
+            out.append(table)
     return out
 
 
@@ -384,6 +394,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="also read these scenes end to end from pixels (e.g. the held-out variant made by "
         "tools/render/generate.py --variant heldout --seed 20261124 --count 100 --out DIR)",
+    )
+    ap.add_argument(
+        "--earlier",
+        type=Path,
+        metavar="DIR",
+        help="earlier frames of the split's scenes with a stack (tools/render/generate.py --earlier "
+        "writes them to OUT/earlier): also measure stacks across throws with calibration/memory.py",
     )
     ap.add_argument(
         "--no-end-to-end",
@@ -431,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     global READER
     tables = []
     if not args.no_end_to_end:
-        tables += end_to_end_tables(scenes, args.split, args.heldout)
+        tables += end_to_end_tables(scenes, args.split, args.heldout, args.earlier)
     for spec in args.models or [None]:
         if spec is not None:
             sys.path.insert(0, str(ROOT / "benchmarks"))

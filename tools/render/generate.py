@@ -35,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--seed", type=int, default=20261121)
     ap.add_argument("--variant", choices=["train", "heldout"], default="train")
+    ap.add_argument(
+        "--earlier",
+        action="store_true",
+        help="also write, for each scene with a stack, the frame before its stacked dice landed "
+        "(OUT/earlier/scene_NNNN.*: the same camera and light, level-0 dice only)",
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     total = 0
@@ -43,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / truth["image"]).write_bytes(jpeg)
         (args.out / f"scene_{i:04d}.json").write_text(json.dumps(truth, indent=1) + "\n")
         total += len(jpeg)
+        if args.earlier and any(d["stack_level"] > 0 for d in truth["dice"]):
+            _, jpeg, before = make_scene(i, args.seed, args.variant, earlier=True)
+            (args.out / "earlier").mkdir(exist_ok=True)
+            (args.out / "earlier" / before["image"]).write_bytes(jpeg)
+            (args.out / "earlier" / f"scene_{i:04d}.json").write_text(json.dumps(before, indent=1) + "\n")
     print(f"wrote {args.count} scenes to {args.out} ({total / 1e6:.1f} MB of JPEG)")
     return 0
 

@@ -217,10 +217,16 @@ HELDOUT_SIZES = (14.0, 16.0, 19.0)
 HELDOUT_PAIRS = [("white", "black"), ("purple", "white"), ("red", "white"), ("white", "blue")]
 
 
-def make_scene(index: int, seed: int, variant: str = "train") -> tuple[np.ndarray, bytes, dict[str, Any]]:
+def make_scene(
+    index: int, seed: int, variant: str = "train", earlier: bool = False
+) -> tuple[np.ndarray, bytes, dict[str, Any]]:
     """Scene ``index`` of ``seed``.  ``variant="heldout"`` pushes the settings outside what the d6
     models trained on: dice of 14, 16 and 19 mm mixed in one scene, a white die in every DICETAR WARS
-    pair, and a coloured light (a warm or cool cast, harder and dimmer) the training scenes never have."""
+    pair, and a coloured light (a warm or cool cast, harder and dimmer) the training scenes never have.
+
+    ``earlier=True``: the same scene (camera, light, noise) before the dice of its stacks landed: only
+    the dice on the board itself (level 0), as an earlier throw left them; a table's memory
+    (calibration/memory.py) carries a lower die from this frame into the scene's own."""
     if variant not in ("train", "heldout"):
         raise ValueError(f"variant must be 'train' or 'heldout', got {variant!r}")
     heldout = variant == "heldout"
@@ -286,6 +292,8 @@ def make_scene(index: int, seed: int, variant: str = "train") -> tuple[np.ndarra
             ld, float(rng.uniform(0.2, 0.32)), float(rng.uniform(0.7, 0.9)), float(rng.uniform(0.7, 1.25))
         )
         cast = HELDOUT_CASTS[int(rng.integers(len(HELDOUT_CASTS)))]
+    if earlier:
+        throw.cubes = [c for c in throw.cubes if c.extra["level"] == 0]
     texture = render_board_image(board, TEXTURE_PX_PER_MM)
     frame, labels = render_scene(texture, TEXTURE_PX_PER_MM, throw.cubes, cam["r"], cam["t"], cal, light, rng)
     if cast != (1.0, 1.0, 1.0):
@@ -296,6 +304,7 @@ def make_scene(index: int, seed: int, variant: str = "train") -> tuple[np.ndarra
         index, seed, board, cam, cal, light, throw, labels, [m.id for m in mk if m.id not in hidden]
     )
     truth["variant"] = variant
+    truth["earlier"] = earlier
     if heldout:
         truth["die_sizes_mm"] = list(HELDOUT_SIZES)
         truth["light"]["cast_bgr"] = list(cast)
