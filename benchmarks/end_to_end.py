@@ -190,9 +190,11 @@ def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = N
         for j in range(len(readings)):
             if j not in back:
                 phantoms.append({"scene": truth["scene"], "stacked": readings[j]["stack_level"] > 0})
+        under = {d["rests_on"] for d in dice if d["rests_on"] is not None}
         for i, d in enumerate(dice):
             j = pairs.get(i)
             row = {
+                "covered": i in under,
                 "scene": truth["scene"],
                 "size": size_bucket(d["size_mm"]),
                 "colour": d["colour"],
@@ -253,10 +255,21 @@ def summary(res: dict[str, Any]) -> list[tuple[str, str]]:
     fp = sum(1 for d in found if not d["stacked"] and d["stack_got"]) + sum(1 for p in ph if p["stacked"])
     fn = sum(1 for d in dice if d["stacked"] and not (d["found"] and d["stack_got"]))
     ms = np.array([s["ms"] for s in sc]) if sc else np.zeros(1)
+    open_dice = [d for d in dice if not d["covered"]]
+    missed = [d for d in dice if not d["found"]]
     return [
         ("scenes (frames)", str(len(sc))),
         ("dice", str(len(dice))),
         ("dice found (target >= 99 %)", _ratio(len(found), len(dice))),
+        (
+            "dice found, leaving out the dice under another die",
+            _ratio(sum(d["found"] for d in open_dice), len(open_dice)),
+        ),
+        (
+            "missed dice: under another die / cocked / flat in plain view",
+            f"{sum(d['covered'] for d in missed)} / {sum(d['cocked'] for d in missed)} / "
+            f"{sum(not d['covered'] and not d['cocked'] for d in missed)}",
+        ),
         ("phantoms: readings of a game colour on no die (target 0)", str(len(ph))),
         ("value right, all dice (missed = wrong)", _ratio(sum(d["value_ok"] for d in found), len(dice))),
         (
