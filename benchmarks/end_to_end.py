@@ -195,6 +195,9 @@ def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = N
             j = pairs.get(i)
             row = {
                 "covered": i in under,
+                # an upper die over a die of another colour: its colour is one short, the case the
+                # memory can tell from a die picked up or knocked away
+                "over_other": d["rests_on"] is not None and dice[d["rests_on"]]["colour"] != d["colour"],
                 "scene": truth["scene"],
                 "size": size_bucket(d["size_mm"]),
                 "colour": d["colour"],
@@ -378,4 +381,13 @@ def memory_markdown(one: dict[str, Any], mem: dict[str, Any], title: str) -> str
     for k in MEMORY_ROWS:
         lines.append(f"| {k.replace(', one frame', '')} | {a[k]} | {b[k]} |")
     lines.append(f"| dice the memory carried (lower dice matched to a truth die) | - | {carried} |")
+
+    def other(res: dict[str, Any]) -> str:
+        up = [d for d in res["dice"] if d["over_other"]]
+        return _ratio(sum(1 for d in up if d["found"] and d["stack_got"]), len(up))
+
+    lines.append(
+        f"| recall, upper dice over a die of another colour (the colour count shows the hidden die) | "
+        f"{other(one)} | {other(mem)} |"
+    )
     return "\n".join(lines) + "\n"
