@@ -335,10 +335,16 @@ def by_colour(res: dict[str, Any]) -> list[str]:
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for d in res["dice"]:
         groups[d["colour"]].append(d)
-    lines = ["| die colour | dice | " + " | ".join(FAILURES) + " |", "|---|---|" + "---|" * len(FAILURES)]
+    lines = [
+        "| die colour | dice | " + " | ".join(FAILURES) + " | of the missed: flat in plain view |",
+        "|---|---|" + "---|" * (len(FAILURES) + 1),
+    ]
     for c in sorted(groups):
         fails = Counter(d["failure"] for d in groups[c])
-        lines.append(f"| {c} | {len(groups[c])} | " + " | ".join(str(fails[k]) for k in FAILURES) + " |")
+        plain = sum(1 for d in groups[c] if not d["found"] and not d["covered"] and not d["cocked"])
+        lines.append(
+            f"| {c} | {len(groups[c])} | " + " | ".join(str(fails[k]) for k in FAILURES) + f" | {plain} |"
+        )
     return lines
 
 
