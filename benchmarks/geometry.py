@@ -1,6 +1,13 @@
 """Geometry benchmark over the rendered scenes (tests/fixtures/rendered).
 
     .venv/bin/python benchmarks/geometry.py [--split test|tune|all] [--quads truth|vision] [--markdown FILE]
+        [--heldout DIR] [--earlier DIR] [--no-end-to-end]
+
+First, end to end from pixels (``benchmarks/end_to_end.py``): every scene read as the table reads it
+(the reader's dice, the board's light, the where steps, ``place``), scored by the DICETAR WARS engine,
+per die size and kind of failure, stacks in one frame and across throws (``--earlier``; a held-out
+folder's ``earlier/``), and the CPU time a frame; ``--heldout`` adds scenes the models never saw
+(``tools/render/generate.py --variant heldout``).  Then the geometry alone:
 
 End to end from the pixels: the board pose is estimated from the ArUco markers
 in each JPEG (any 2 visible), then every die's top-face quad is placed with
