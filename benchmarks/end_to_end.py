@@ -191,10 +191,17 @@ def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = N
             if j not in back:
                 phantoms.append({"scene": truth["scene"], "stacked": readings[j]["stack_level"] > 0})
         under = {d["rests_on"] for d in dice if d["rests_on"] is not None}
+        centres = np.asarray([d["center_mm"] for d in dice], np.float64).reshape(-1, 2)
         for i, d in enumerate(dice):
             j = pairs.get(i)
             row = {
                 "covered": i in under,
+                # on another die, or beside one (centres under 1.5 faces apart): where dice touch
+                "crowded": d["stack_level"] > 0
+                or any(
+                    k != i and np.hypot(*(centres[k] - centres[i])) < 1.5 * d["size_mm"]
+                    for k in range(len(dice))
+                ),
                 # an upper die over a die of another colour: its colour is one short, the case the
                 # memory can tell from a die picked up or knocked away
                 "over_other": d["rests_on"] is not None and dice[d["rests_on"]]["colour"] != d["colour"],
@@ -272,6 +279,11 @@ def summary(res: dict[str, Any]) -> list[tuple[str, str]]:
             "missed dice: under another die / cocked / flat in plain view",
             f"{sum(d['covered'] for d in missed)} / {sum(d['cocked'] for d in missed)} / "
             f"{sum(not d['covered'] and not d['cocked'] for d in missed)}",
+        ),
+        (
+            "missed flat in plain view: on or beside another die (centres < 1.5 faces apart) / apart",
+            f"{sum(d['crowded'] for d in missed if not d['covered'] and not d['cocked'])} / "
+            f"{sum(not d['crowded'] for d in missed if not d['covered'] and not d['cocked'])}",
         ),
         ("phantoms: readings of a game colour on no die (target 0)", str(len(ph))),
         ("value right, all dice (missed = wrong)", _ratio(sum(d["value_ok"] for d in found), len(dice))),
