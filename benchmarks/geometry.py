@@ -346,7 +346,7 @@ def markdown(s: dict[str, Any], split: str, quads: str, n_scenes: int) -> str:
 
 
 def end_to_end_tables(
-    scenes: list[dict[str, Any]], split: str, heldout: list[Path], earlier: Path | None
+    scenes: list[dict[str, Any]], split: str, heldout: list[Path], earlier: Path | None, spec: str | None
 ) -> list[str]:
     """The first section: each scene read as the table reads it (benchmarks/end_to_end.py); with
     earlier frames (the split's: ``earlier``; a held-out folder's: its earlier/), stacks across throws."""
@@ -367,6 +367,7 @@ def end_to_end_tables(
         sets.append((title, held, folder / "earlier" if (folder / "earlier").is_dir() else None))
     out = []
     for title, group, before in sets:
+        title += f", models: {spec}" if spec else ""
         table = e2e_markdown(e2e(group, reader), title)
         print(table)
         out.append(table)
@@ -425,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="DIR[,key=value...]",
-        help="with --quads vision: read with the d6 models in DIR, not vision/models (repeatable: "
+        help="read with the d6 models in DIR, not vision/models, end to end and with --quads vision (repeatable: "
         "one table each, in one run; keys det, reject, suppress, rotations, long: see vision_d6.py)",
     )
     ap.add_argument(
@@ -449,19 +450,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.quads == "vision" and vision_readings(np.zeros((64, 64, 3), np.uint8)) is None:
         print("vision.read_dice does not exist yet: run with --quads truth", file=sys.stderr)
         return 2
-    if args.models and args.quads != "vision":
-        print("--models needs --quads vision", file=sys.stderr)
+    if args.models and args.quads != "vision" and args.no_end_to_end:
+        print("--models needs --quads vision or the end-to-end section", file=sys.stderr)
         return 2
     global READER
     tables = []
-    if not args.no_end_to_end:
-        tables += end_to_end_tables(scenes, args.split, args.heldout, args.earlier)
     for spec in args.models or [None]:
         if spec is not None:
             sys.path.insert(0, str(ROOT / "benchmarks"))
             from vision_d6 import reader_from_spec
 
             READER = reader_from_spec(spec)
+        if not args.no_end_to_end:
+            tables += end_to_end_tables(scenes, args.split, args.heldout, args.earlier, spec)
         result = evaluate(scenes, args.quads, args.noise_px, args.pose, fit=args.fit)
         if args.dump:
             with args.dump.open("w") as f:
