@@ -426,7 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="DIR[,key=value...]",
-        help="read with the d6 models in DIR, not vision/models, end to end and with --quads vision (repeatable: "
+        help="read with the d6 models in DIR, not vision/models, end to end and with --quads vision "
+        "(repeatable: "
         "one table each, in one run; keys det, reject, suppress, rotations, long: see vision_d6.py)",
     )
     ap.add_argument(
