@@ -1,6 +1,13 @@
 """Geometry benchmark over the rendered scenes (tests/fixtures/rendered).
 
     .venv/bin/python benchmarks/geometry.py [--split test|tune|all] [--quads truth|vision] [--markdown FILE]
+        [--heldout DIR] [--earlier DIR] [--no-end-to-end]
+
+First, end to end from pixels (``benchmarks/end_to_end.py``): every scene read as the table reads it
+(the reader's dice, the board's light, the where steps, ``place``), scored by the DICETAR WARS engine,
+per die size and kind of failure, stacks in one frame and across throws (``--earlier``; a held-out
+folder's ``earlier/``), and the CPU time a frame; ``--heldout`` adds scenes the models never saw
+(``tools/render/generate.py --variant heldout``).  Then the geometry alone:
 
 End to end from the pixels: the board pose is estimated from the ArUco markers
 in each JPEG (any 2 visible), then every die's top-face quad is placed with
@@ -338,6 +345,40 @@ def markdown(s: dict[str, Any], split: str, quads: str, n_scenes: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def end_to_end_tables(
+    scenes: list[dict[str, Any]], split: str, heldout: list[Path], earlier: Path | None, spec: str | None
+) -> list[str]:
+    """The first section: each scene read as the table reads it (benchmarks/end_to_end.py); with
+    earlier frames (the split's: ``earlier``; a held-out folder's: its earlier/), stacks across throws."""
+    from benchmarks.end_to_end import evaluate as e2e
+    from benchmarks.end_to_end import markdown as e2e_markdown
+    from benchmarks.end_to_end import memory_markdown
+    from vision.reader import default_reader
+
+    reader = READER or default_reader()
+    sets = [(f"{split} split ({len(scenes)} scenes, seed {scenes[0]['seed']})", scenes, earlier)]
+    for folder in heldout:
+        held = load_scenes("all", folder)
+        if not held:
+            raise SystemExit(
+                f"no scenes in {folder}: make them with tools/render/generate.py --variant heldout"
+            )
+        title = f"held-out variant {folder.name} ({len(held)} scenes, seed {held[0]['seed']})"
+        sets.append((title, held, folder / "earlier" if (folder / "earlier").is_dir() else None))
+    out = []
+    for title, group, before in sets:
+        title += f", models: {spec}" if spec else ""
+        table = e2e_markdown(e2e(group, reader), title)
+        print(table)
+        out.append(table)
+        if before is not None:
+            stacked = [t for t in group if (before / f"scene_{t['scene']:04d}.json").exists()]
+            table = memory_markdown(e2e(stacked, reader), e2e(stacked, reader, before), title)
+            print(table)
+            out.append(table)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=["test", "tune", "all"], default="test")
@@ -354,6 +395,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of the split")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     ap.add_argument(
+        "--heldout",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also read these scenes end to end from pixels (e.g. the held-out variant made by "
+        "tools/render/generate.py --variant heldout --seed 20261124 --count 100 --out DIR)",
+    )
+    ap.add_argument(
+        "--earlier",
+        type=Path,
+        metavar="DIR",
+        help="earlier frames of the split's scenes with a stack (tools/render/generate.py --earlier "
+        "writes them to OUT/earlier): also measure stacks across throws with calibration/memory.py",
+    )
+    ap.add_argument(
+        "--no-end-to-end",
+        action="store_true",
+        help="skip the first section (end to end from pixels, benchmarks/end_to_end.py)",
+    )
+    ap.add_argument(
         "--dump",
         type=Path,
         help="also write every found die's placement (zones, lowest multiplier, side, field, stack "
@@ -364,7 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="DIR[,key=value...]",
-        help="with --quads vision: read with the d6 models in DIR, not vision/models (repeatable: "
+        help="read with the d6 models in DIR, not vision/models, end to end and with --quads vision "
+        "(repeatable: "
         "one table each, in one run; keys det, reject, suppress, rotations, long: see vision_d6.py)",
     )
     ap.add_argument(
@@ -388,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quads == "vision" and vision_readings(np.zeros((64, 64, 3), np.uint8)) is None:
         print("vision.read_dice does not exist yet: run with --quads truth", file=sys.stderr)
         return 2
-    if args.models and args.quads != "vision":
-        print("--models needs --quads vision", file=sys.stderr)
+    if args.models and args.quads != "vision" and args.no_end_to_end:
+        print("--models needs --quads vision or the end-to-end section", file=sys.stderr)
         return 2
     global READER
     tables = []
@@ -399,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
             from vision_d6 import reader_from_spec
 
             READER = reader_from_spec(spec)
+        if not args.no_end_to_end:
+            tables += end_to_end_tables(scenes, args.split, args.heldout, args.earlier, spec)
         result = evaluate(scenes, args.quads, args.noise_px, args.pose, fit=args.fit)
         if args.dump:
             with args.dump.open("w") as f:

@@ -52,3 +52,35 @@ def test_the_committed_set_covers_what_the_benchmark_needs() -> None:
     assert any(len(d["zones"]) >= 2 for d in dice)
     for t in truths:
         assert (RENDERED / t["image"]).is_file()
+
+
+@pytest.mark.slow
+def test_the_heldout_variant_mixes_die_sizes_white_dice_and_a_coloured_light() -> None:
+    gen = _generator()
+    scenes = [gen.make_scene(i, 20261124, "heldout")[2] for i in (0, 1, 5)]
+    for truth in scenes:
+        sizes = {d["size_mm"] for d in truth["dice"]}
+        assert sizes <= {14.0, 16.0, 19.0} and truth["die_sizes_mm"] == [14.0, 16.0, 19.0]
+        assert truth["light"]["cast_bgr"] != [1.0, 1.0, 1.0]
+        for d in truth["dice"]:  # a die stacks on one of its own size
+            if d["rests_on"] is not None:
+                assert d["size_mm"] == truth["dice"][d["rests_on"]]["size_mm"]
+    assert any(len({d["size_mm"] for d in t["dice"]}) > 1 for t in scenes)
+    wars = [t for t in scenes if t["board"] == "dicetar-wars"]
+    assert wars and all(any(d["colour"] == "white" for d in t["dice"]) for t in wars)
+    with pytest.raises(ValueError, match="variant"):
+        gen.make_scene(0, 1, "other")
+
+
+@pytest.mark.slow
+def test_the_earlier_frame_shows_the_scene_before_its_stacked_dice_landed() -> None:
+    gen = _generator()
+    index = next(
+        i for i in range(20) if any(d["stack_level"] for d in gen.make_scene(i, 20261124)[2]["dice"])
+    )
+    image, _, truth = gen.make_scene(index, 20261124)
+    before_image, _, before = gen.make_scene(index, 20261124, earlier=True)
+    assert before["earlier"] and before["camera"] == truth["camera"]
+    flat = [d for d in truth["dice"] if d["stack_level"] == 0]
+    assert [(d["value"], d["colour"]) for d in before["dice"]] == [(d["value"], d["colour"]) for d in flat]
+    assert len(before["dice"]) < len(truth["dice"]) and not np.array_equal(image, before_image)

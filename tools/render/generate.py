@@ -6,6 +6,13 @@ Each scene ``scene_NNNN`` is a 1280x960 JPEG (quality 85) plus a JSON file with
 its truth, rendered by ``training/render/board_scenes.py`` (see there for what
 varies).  Scene ``i`` depends only on ``(seed, i)``, so any single scene can be
 regenerated alone.
+
+The held-out variant (settings outside the d6 models' training ranges: dice of 14/16/19 mm mixed in a
+scene, white dice on the white board, coloured light; ``make_scene(..., variant="heldout")``) is not
+committed; it is made where the benchmarks read it:
+
+    .venv/bin/python tools/render/generate.py --variant heldout --seed 20261124 --count 100 \\
+        --out /tmp/dicetable_heldout
 """
 
 from __future__ import annotations
@@ -27,14 +34,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--seed", type=int, default=20261121)
+    ap.add_argument("--variant", choices=["train", "heldout"], default="train")
+    ap.add_argument(
+        "--earlier",
+        action="store_true",
+        help="also write, for each scene with a stack, the frame before its stacked dice landed "
+        "(OUT/earlier/scene_NNNN.*: the same camera and light, level-0 dice only)",
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     total = 0
     for i in range(args.start, args.start + args.count):
-        _, jpeg, truth = make_scene(i, args.seed)
+        _, jpeg, truth = make_scene(i, args.seed, args.variant)
         (args.out / truth["image"]).write_bytes(jpeg)
         (args.out / f"scene_{i:04d}.json").write_text(json.dumps(truth, indent=1) + "\n")
         total += len(jpeg)
+        if args.earlier and any(d["stack_level"] > 0 for d in truth["dice"]):
+            _, jpeg, before = make_scene(i, args.seed, args.variant, earlier=True)
+            (args.out / "earlier").mkdir(exist_ok=True)
+            (args.out / "earlier" / before["image"]).write_bytes(jpeg)
+            (args.out / "earlier" / f"scene_{i:04d}.json").write_text(json.dumps(before, indent=1) + "\n")
     print(f"wrote {args.count} scenes to {args.out} ({total / 1e6:.1f} MB of JPEG)")
     return 0
 

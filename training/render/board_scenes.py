@@ -52,6 +52,10 @@ BOARDS = {
 PAIRS = [("red", "blue"), ("white", "black"), ("green", "yellow"), ("purple", "white"), ("blue", "yellow")]
 
 
+#: the held-out variant's light colours (B, G, R gains): tungsten, very warm, shade, fluorescent green
+HELDOUT_CASTS = [(0.62, 0.85, 1.0), (0.5, 0.75, 1.0), (1.0, 0.9, 0.75), (0.8, 1.0, 0.82)]
+
+
 class Rejected(Exception):
     """A sampled die that does not fit; sample again."""
 
@@ -169,6 +173,7 @@ def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
                     how = "field"
                     continue
                 base = bases[int(rng.integers(len(bases)))]
+                throw.s = base.size  # a die stacks on one of its own size (a no-op with one size a scene)
                 ang = rng.uniform(0, 2 * np.pi)
                 dist = rng.uniform(0.15, 0.38) * throw.s
                 xy = base.centre[:2] + dist * np.array([np.cos(ang), np.sin(ang)])
@@ -206,7 +211,25 @@ def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
     raise Rejected
 
 
-def make_scene(index: int, seed: int) -> tuple[np.ndarray, bytes, dict[str, Any]]:
+#: the held-out variant's dice set: several sizes a scene, drawn from these (never 12-19 uniform)
+HELDOUT_SIZES = (14.0, 16.0, 19.0)
+#: the held-out variant's pairs: white dice on the white board in every DICETAR WARS scene, red on red zones
+HELDOUT_PAIRS = [("white", "black"), ("purple", "white"), ("red", "white"), ("white", "blue")]
+
+
+def make_scene(
+    index: int, seed: int, variant: str = "train", earlier: bool = False
+) -> tuple[np.ndarray, bytes, dict[str, Any]]:
+    """Scene ``index`` of ``seed``.  ``variant="heldout"`` pushes the settings outside what the d6
+    models trained on: dice of 14, 16 and 19 mm mixed in one scene, a white die in every DICETAR WARS
+    pair, and a coloured light (a warm or cool cast, harder and dimmer) the training scenes never have.
+
+    ``earlier=True``: the same scene (camera, light, noise) before the dice of its stacks landed: only
+    the dice on the board itself (level 0), as an earlier throw left them; a table's memory
+    (calibration/memory.py) carries a lower die from this frame into the scene's own."""
+    if variant not in ("train", "heldout"):
+        raise ValueError(f"variant must be 'train' or 'heldout', got {variant!r}")
+    heldout = variant == "heldout"
     rng = np.random.default_rng([seed, index])
     board_name = "dicetar-wars" if index % 5 < 3 else "dice-fighter"
     board = load_board(ROOT / BOARDS[board_name])
@@ -216,7 +239,8 @@ def make_scene(index: int, seed: int) -> tuple[np.ndarray, bytes, dict[str, Any]
         size = float(rng.uniform(12.0, 19.0))
         throw = Throw(rng, board, cam, size)
         if board_name == "dicetar-wars":
-            pair = PAIRS[int(rng.integers(len(PAIRS)))]
+            pairs = HELDOUT_PAIRS if heldout else PAIRS
+            pair = pairs[int(rng.integers(len(pairs)))]
             colours = [pair[0]] * 5 + [pair[1]] * 5
         else:
             colours = ["red", "blue", "green"] * 2
@@ -239,8 +263,10 @@ def make_scene(index: int, seed: int) -> tuple[np.ndarray, bytes, dict[str, Any]
                 plan[j] = "border"
         # Stacks go last so they have bases to sit on.
         sequence = sorted(range(n), key=lambda j: plan[j] == "stack")
+        sizes = [float(rng.choice(HELDOUT_SIZES)) if heldout else size for _ in range(n)]
         try:
             for j in sequence:
+                throw.s = sizes[j]
                 _place_die(throw, int(rng.integers(1, 7)), colours[j], plan[j])
         except Rejected:
             continue
@@ -260,13 +286,28 @@ def make_scene(index: int, seed: int) -> tuple[np.ndarray, bytes, dict[str, Any]
     light = Light(
         ld, float(rng.uniform(0.35, 0.55)), float(rng.uniform(0.5, 0.7)), float(rng.uniform(0.85, 1.12))
     )
+    cast = (1.0, 1.0, 1.0)
+    if heldout:  # harder, dimmer light with a colour cast (training: ambient 0.35-0.55, white light)
+        light = Light(
+            ld, float(rng.uniform(0.2, 0.32)), float(rng.uniform(0.7, 0.9)), float(rng.uniform(0.7, 1.25))
+        )
+        cast = HELDOUT_CASTS[int(rng.integers(len(HELDOUT_CASTS)))]
+    if earlier:
+        throw.cubes = [c for c in throw.cubes if c.extra["level"] == 0]
     texture = render_board_image(board, TEXTURE_PX_PER_MM)
     frame, labels = render_scene(texture, TEXTURE_PX_PER_MM, throw.cubes, cam["r"], cam["t"], cal, light, rng)
+    if cast != (1.0, 1.0, 1.0):
+        frame = np.asarray(np.clip(frame.astype(np.float32) * np.asarray(cast, np.float32), 0, 255), np.uint8)
     hidden = _hand(frame, labels, rng, board, cam, cal.camera_matrix, mk) if rng.random() < 0.12 else []
     image, jpeg = finish(frame, rng, float(rng.uniform(1.0, 2.5)), JPEG_QUALITY)
     truth = _truth(
         index, seed, board, cam, cal, light, throw, labels, [m.id for m in mk if m.id not in hidden]
     )
+    truth["variant"] = variant
+    truth["earlier"] = earlier
+    if heldout:
+        truth["die_sizes_mm"] = list(HELDOUT_SIZES)
+        truth["light"]["cast_bgr"] = list(cast)
     return image, jpeg, truth
 
 
