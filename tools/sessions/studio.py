@@ -10,6 +10,7 @@ flight, stills.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ W, H = 1280, 960
 PX_PER_MM = 3.0  # the board texture's resolution
 
 
-class Studio:
+class Studio(ABC):
     """A fixed camera over one example board; a subclass renders the dice lying on it."""
 
     #: the blurred mask of the flying dice, times this, is how much of the smear covers the board,
@@ -57,13 +58,13 @@ class Studio:
         self.seed = seed
         self.noise = np.random.default_rng([seed, 1])
 
+    @abstractmethod
     def render(self, dice: Sequence[Any]) -> np.ndarray:
         """The frame before noise; the table's grain is the same in every frame."""
-        raise NotImplementedError
 
+    @abstractmethod
     def in_flight(self, resting: Sequence[Any], flying: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
         """The frame with every die, and the mask (float 0/1) of the flying ones."""
-        raise NotImplementedError
 
     def px(self, points_mm: np.ndarray) -> np.ndarray:
         return project(np.asarray(points_mm, np.float64), self.r, self.t, self.k)

@@ -303,8 +303,11 @@ def make_scene(
     truth = _truth(
         index, seed, board, cam, cal, light, throw, labels, [m.id for m in mk if m.id not in hidden]
     )
-    truth["variant"] = variant
-    truth["earlier"] = earlier
+    # only what differs from the committed test scenes, whose JSON stays byte for byte as it was
+    if variant != "train":
+        truth["variant"] = variant
+    if earlier:
+        truth["earlier"] = True
     if heldout:
         truth["die_sizes_mm"] = list(HELDOUT_SIZES)
         truth["light"]["cast_bgr"] = list(cast)
