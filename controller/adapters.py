@@ -70,6 +70,8 @@ class ReadingSet:
     t: float
     dice: list[dict[str, Any]] = field(default_factory=list)
     applied: bool = False  # scored: the engine has these dice
+    #: the log seqs of the inputs that scored these dice (a camera throw, or a roll typed over it)
+    input_seqs: tuple[int, ...] = ()
 
     def by_id(self, rid: Any) -> dict[str, Any]:
         for d in self.dice:

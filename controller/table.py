@@ -373,6 +373,7 @@ class Table:
         self.game_no, self.game, self.resumed = self._open_game(resume)
         self.status = "over" if self.game.result() is not None else "playing"
         self.reading_set: ReadingSet | None = None
+        self.last_input_seqs: tuple[int, ...] = ()  # the log seqs of the inputs applied last
         self.previous: list[dict[str, Any]] = []  # the readings scored last
         self.last_seq = 0  # the reading set scored last (ids r<seq>.<n> go on from it after a restart)
         self.question: Question | None = None
@@ -493,7 +494,9 @@ class Table:
             try:
                 applied = [(inp, self.game.apply(inp)) for inp in inputs]
                 rows = [*self._mark(t, source, len(inputs)), *also]
-                self.log.append_inputs(self.game_no, applied, source, before=rows)
+                self.last_input_seqs = tuple(
+                    self.log.append_inputs(self.game_no, applied, source, before=rows)
+                )
             except BaseException:
                 self.game = saved  # not (all) logged, so not applied
                 raise
@@ -710,7 +713,7 @@ class Table:
             self._held(e, lambda: self._try_score(t_rest, t))
             return
         with self._lock:
-            rs.applied = True
+            rs.applied, rs.input_seqs = True, self.last_input_seqs
             self.previous = [dict(d) for d in rs.dice]
             self.rest_times.append((t_rest, self.clock()))
         self._emit()
@@ -1011,6 +1014,8 @@ class Table:
             d = self.reading_set.by_id(command.get("reading"))
             kind = self._kind_of(d)
             self._check_face(kind, d.get("sides"), d["value"])
+            if self.reading_set.applied:
+                raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
             self.log.append(
                 self.game_no,
                 "control",
@@ -1155,8 +1160,11 @@ class Table:
             self.log.append(self.game_no, "undo", {"undoes": last.seq, "who": who}, "correction", who)
             self.game = self.log.replay(self.game_no)
             self.status = "playing"
-            if self.reading_set is not None:
-                self.reading_set.applied = False
+            rs = self.reading_set
+            if rs is not None and last.seq in rs.input_seqs:
+                # the readings are open to correction again once every input they scored is undone
+                rs.input_seqs = tuple(s for s in rs.input_seqs if s != last.seq)
+                rs.applied = bool(rs.input_seqs)
         return f"undid {last.data.get('type')} from {last.player or 'the table'}"
 
     def _control(self, command: Mapping[str, Any], who: str) -> str:
@@ -1184,4 +1192,12 @@ class Table:
         if inp.kind is InputKind.SECRET:
             raise ValueError("secret selections come from the players' button panels, not the admin page")
         self.apply(inp, "admin", self._t_correction)
+        rs = self.reading_set
+        if inp.kind in (InputKind.ROLL, InputKind.THROW) and rs is not None and not rs.applied:
+            # a roll typed while the camera's readings wait for an answer replaces them: the
+            # question goes, and a later answer cannot score the camera's dice as well
+            with self._lock:
+                rs.applied, rs.input_seqs = True, self.last_input_seqs
+                self.question = None
+            return f"{inp.kind.value} applied in place of the camera's readings r{rs.seq}"
         return f"{inp.kind.value} applied"

@@ -599,3 +599,41 @@ def test_the_nadir_solved_from_the_markers_matches_the_camera_the_scene_was_rend
         assert got is not None and math.dist(got, want) < 0.01 * max(w, h), (scene, got, want)
     blank = np.full((960, 1280, 3), 90, np.uint8)  # no markers: no pose, no nadir
     assert frame_nadir(blank, pi_camera3_calibration(), load_board(root / truth["board_file"])) is None
+
+
+# -- corrections after an undo, and an admin roll over a pending question ----------------------
+
+
+def test_set_value_after_undoing_a_choice_is_refused_not_lost(hunter: Any) -> None:
+    """Undoing the choice after a roll leaves the roll scored: a set_value on that roll must be
+    refused (it would change nothing), until the roll itself is undone."""
+    table, cam, _ = hunter
+    settle(table, cam, [d6(v) for v in (3, 3, 3, 5, 6)], 1.0)
+    table.correct({"action": "input", "input": {"type": "choice", "player": "ann", "take": "trio"}}, "ref")
+    assert table.game.state["scores"]["ann"] == 200
+    assert table.correct({"action": "undo"}, "ref")["message"] == "undid choice from ann"
+    seq = table.log.count(table.game_no)
+    with pytest.raises(ValueError, match="already scored: undo the last input first"):
+        table.correct({"action": "set_value", "reading": "r1.4", "value": 3}, "ref")
+    assert table.log.count(table.game_no) == seq, "a refused correction leaves no trace"
+    assert table.game.state["dice"] == [3, 3, 3, 5, 6]
+    assert table.correct({"action": "undo"}, "ref")["message"] == "undid roll from ann"
+    table.correct({"action": "set_value", "reading": "r1.4", "value": 3}, "ref")
+    assert table.game.state["dice"] == [3, 3, 3, 3, 6]
+
+
+def test_an_admin_roll_over_a_pending_question_replaces_the_camera_reading(hunter: Any) -> None:
+    """The referee types the roll while the table asks about the camera's readings: the typed roll
+    is scored once, the question goes, and a later answer cannot score the camera's dice too."""
+    table, cam, _ = hunter
+    settle(table, cam, [d6(3), d6(3), d6(2, conf=0.4), d6(5), d6(6)], 1.0)
+    assert table.question is not None
+    roll = {"type": "roll", "player": "ann", "dice": [1, 1, 1, 2, 2]}
+    table.correct({"action": "input", "input": roll}, "ref")
+    assert table.question is None and table.snapshot()["question"] is None
+    assert table.game.state["dice"] == [1, 1, 1, 2, 2]
+    assert table.game.state["expects"]["kind"] == "choice"
+    with pytest.raises(ValueError, match="already scored"):
+        table.correct({"action": "confirm", "reading": "r1.3"}, "ref")
+    assert table.game.state["dice"] == [1, 1, 1, 2, 2]
+    assert table.game.state["expects"]["kind"] == "choice"
