@@ -122,7 +122,7 @@ def read_scene(
         light = board_light(image, pose, cal, board)
         palette = palette.balanced(light.white_bgr, light.black_bgr)
     except ValueError:
-        pass
+        light = None  # no white/black reference visible: read with the unbalanced default palette
     found = reader.read(image, palette=palette, where=where.steps(image, pose))
     readings = [r.to_json() for r in found if r.colour in colours]
     carried = carry_covered(before or [], readings, colours)
