@@ -20,11 +20,15 @@ function tableCard(t) {
     h("p", { class: "muted" }, sm.updated ? `updated ${sm.updated.replace("T", " ").replace("+00:00", " UTC")}` : ""));
 }
 
-// A card is rebuilt only when its table's entry changed; the rest are kept as they are.
-// The key is the whole entry (a few hundred bytes), so a change shows whoever made it.
-const cardCache = new Map();
+// The hall as this page has it: table id -> entry.  The server sends the whole hall once,
+// then only the entries that changed and the ids that went (display/hall_app.py `follow`),
+// so a push costs the page one or two cards, not 256.
+const hallTables = new Map();
+const cardCache = new Map();  // table id -> {key, el}: a card is rebuilt only when its entry changed
+let header = null;
+
 function cardFor(t) {
-  const key = JSON.stringify(t);
+  const key = t.v !== undefined ? `v${t.v}` : JSON.stringify(t);  // /api/tables entries carry v too
   const hit = cardCache.get(t.table);
   if (hit && hit.key === key) return hit.el;
   const el = tableCard(t);
@@ -32,27 +36,49 @@ function cardFor(t) {
   return el;
 }
 
-function drawHall(snap) {
+function drawHeader() {
+  if (!header) return;
   const b = document.getElementById("broker");
-  b.className = "pill " + (snap.connected ? "playing" : "over");
-  b.textContent = `broker ${snap.broker}${snap.tls ? " (TLS)" : ""}: ${snap.connected ? "connected" : "reconnecting"}`;
-  document.body.dataset.broker = snap.connected ? "up" : "down";
-  const tables = snap.tables || [];
-  const cards = tables.map(cardFor);
-  const ids = new Set(tables.map((t) => t.table));
-  for (const id of [...cardCache.keys()]) if (!ids.has(id)) cardCache.delete(id);
-  const box = document.getElementById("tables");
-  if (box.children.length !== cards.length) box.replaceChildren(...cards);
-  else cards.forEach((c, i) => { if (box.children[i] !== c) box.children[i].replaceWith(c); });
-  document.getElementById("empty").hidden = cards.length > 0;
+  b.className = "pill " + (header.connected ? "playing" : "over");
+  b.textContent = `broker ${header.broker}${header.tls ? " (TLS)" : ""}: ${header.connected ? "connected" : "reconnecting"}`;
+  document.body.dataset.broker = header.connected ? "up" : "down";
+  document.getElementById("empty").hidden = hallTables.size > 0;
 }
 
-// Many tables publish every second: draw once per frame, the newest snapshot only, so
-// the page never falls behind the socket.
-let pendingHall = null;
+// The whole hall: from /api/tables, or a push with full = true.
 function onHall(snap) {
-  if (pendingHall === null) requestAnimationFrame(() => { const s = pendingHall; pendingHall = null; drawHall(s); });
-  pendingHall = snap;
+  hallTables.clear();
+  for (const t of snap.tables || []) hallTables.set(t.table, t);
+  for (const id of [...cardCache.keys()]) if (!hallTables.has(id)) cardCache.delete(id);
+  header = snap;
+  const ids = [...hallTables.keys()].sort();
+  document.getElementById("tables").replaceChildren(...ids.map((id) => cardFor(hallTables.get(id))));
+  drawHeader();
 }
 
-live(onHall, { stateUrl: "/api/tables" });
+// A push: remove the cards of the ids that went, then replace (or insert, in table order)
+// the cards of the changed entries; the other cards are not touched.  Drawn at once, not on
+// the next animation frame: a patch touches one or two cards, and the browser paints them in
+// its next frame either way.
+function onPush(msg) {
+  if (msg.type !== "hall") return;
+  if (msg.full) { onHall(msg); return; }
+  const box = document.getElementById("tables");
+  for (const id of msg.gone || []) {
+    hallTables.delete(id);
+    const c = cardCache.get(id);
+    if (c) { c.el.remove(); cardCache.delete(id); }
+  }
+  for (const t of msg.tables || []) {
+    hallTables.set(t.table, t);
+    const old = cardCache.get(t.table);
+    const el = cardFor(t);
+    if (old && old.el.isConnected) { if (old.el !== el) old.el.replaceWith(el); continue; }
+    const next = [...box.children].find((c) => c.dataset.table > t.table);
+    box.insertBefore(el, next || null);
+  }
+  header = msg;
+  drawHeader();
+}
+
+live(onHall, { stateUrl: "/api/tables", onPush });
