@@ -172,7 +172,8 @@ def tournament_log(
         after = row["after"] or {}
         scores = ", ".join(f"{p} {s}" for p, s in (after.get("scores") or {}).items())
         why = f" because {row['reason']}" if row["reason"] else ""
-        print(f"{row['at']}  round {row['round']} {row['table']}: {row['action']} ({row['who']}): {scores}{why}")
+        where = f"round {row['round']} {row['table']}"
+        print(f"{row['at']}  {where}: {row['action']} ({row['who']}): {scores}{why}")
 
 
 def register(app: typer.Typer) -> None:

@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.pairing import Finished, round_robin, standings, swiss
-from controller.tournament_file import TournamentFile
+from controller.pairing import Finished, places_below, round_robin, standings, swiss
+from controller.tournament_file import TournamentFile, seat_range
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -201,7 +201,11 @@ class Tournament:
             if self.spec.tournament.format == "round-robin":
                 pairs = round_robin(names, no)
             else:
-                pairs = swiss(names, self._finished())
+                game = self.spec.rounds[no - 1]
+                fewest, _ = seat_range(game.game)
+                pairs = swiss(
+                    names, self._finished(), seats=game.table_size, fewest=min(fewest, game.table_size)
+                )
             tables = self.spec.round_tables(no)
             now = _now()
             self.db.execute("BEGIN IMMEDIATE")
@@ -357,23 +361,28 @@ class Tournament:
         }
 
     def export_csv(self) -> str:
-        """One row per player and match: round, table, player, opponent, score, result, status."""
+        """One row per player and match: round, table, player, opponent(s), score, result, status, place."""
         out = io.StringIO()
         w = csv.writer(out)
-        w.writerow(["round", "game", "table", "player", "opponent", "score", "result", "status"])
+        w.writerow(["round", "game", "table", "player", "opponent", "score", "result", "status", "place"])
         games = {i + 1: r.game for i, r in enumerate(self.spec.rounds)}
         for m in self.matches():
+            done = m["status"] != "playing"
+            below = places_below(Finished(tuple(m["players"]), m["scores"] or {}, tuple(m["winners"] or ())))
             for p in m["players"]:
-                opp = next((o for o in m["players"] if o != p), "")
+                opp = " ".join(o for o in m["players"] if o != p)  # at a pod, every other player
                 winners = m["winners"] or []
-                if m["status"] == "playing":
+                if not done:
                     res = ""
                 elif not opp:
                     res = "bye"
                 else:
                     res = "win" if winners == [p] else "draw" if p in winners else "loss"
+                place = 1 + sum(b > below[p] for b in below.values()) if done and opp else ""
                 score = (m["scores"] or {}).get(p, "")
-                w.writerow([m["round"], games[m["round"]], m["table"] or "", p, opp, score, res, m["status"]])
+                w.writerow(
+                    [m["round"], games[m["round"]], m["table"] or "", p, opp, score, res, m["status"], place]
+                )
         return out.getvalue()
 
 

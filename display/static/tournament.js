@@ -31,6 +31,7 @@ function standingRow(r, i) {
     h("td", { class: "score", "data-points": r.name }, r.points),
     h("td", { class: "muted" }, `${r.wins}-${r.draws}-${r.losses}${r.byes ? ` +${r.byes} bye` : ""}`),
     h("td", { class: "muted" }, `Bh ${r.buchholz}`),
+    h("td", { class: "muted", title: "opponents who finished below" }, `pl ${r.placement ?? 0}`),
     h("td", { class: "muted" }, `score ${r.score}`));
 }
 

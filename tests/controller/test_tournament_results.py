@@ -20,13 +20,13 @@ def spec() -> TournamentFile:
         {
             "tournament": {"name": "Open", "tables": ["t1", "t2"]},
             "players": [{"name": n} for n in PLAYERS],
-            "rounds": [{"game": "dice-hunter"}, {"game": "dicetar-wars"}],
+            "rounds": [{"game": "die-angler"}, {"game": "dicetar-wars"}],
         }
     )
 
 
 def table_result(
-    table: str, players: list[str], scores: list[int], game: str = "dice-hunter"
+    table: str, players: list[str], scores: list[int], game: str = "die-angler"
 ) -> dict[str, Any]:
     best = max(scores)
     return {
@@ -163,7 +163,7 @@ def test_the_cli_enters_a_result_and_refuses_bad_input_clearly(tmp_path: Path) -
     file.write_text(
         '[tournament]\nname = "Open"\ntables = ["t1", "t2"]\n'
         + "".join(f'[[players]]\nname = "{p}"\n' for p in PLAYERS)
-        + '[[rounds]]\ngame = "dice-hunter"\n',
+        + '[[rounds]]\ngame = "die-angler"\n',
         encoding="utf-8",
     )
     db = tmp_path / "open.sqlite3"

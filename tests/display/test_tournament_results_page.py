@@ -30,7 +30,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Tournament]]:
         {
             "tournament": {"name": "Open", "tables": ["t1", "t2"]},
             "players": [{"name": n} for n in ("ann", "bob", "cid", "dan")],
-            "rounds": [{"game": "dice-hunter"}, {"game": "dicetar-wars"}],
+            "rounds": [{"game": "die-angler"}, {"game": "dicetar-wars"}],
         }
     )
     t = Tournament(spec, tmp_path / "t.sqlite3")
