@@ -35,9 +35,10 @@ tables as ``ceil(players / seats)``, their sizes as even as possible (10 players
 at tables of 4: 4, 3, 3), never below the game's fewest players; only when no
 such split exists do the lowest-placed players with the fewest byes sit out
 with a bye, as few as possible (5 players, Dice Hunter: one table of 4 and a
-bye).  Round one deals the seeding round the tables (with three tables: seeds
-1, 4, 7, 10 at the first), the two-player rule's "top half against bottom
-half" for more seats.  Later rounds fill the tables down the standings: each
+bye); the lowest standings sit at the smaller tables, as TopDeck.gg's "pair low
+standings into 3 pods" does for Commander.  Round one deals the seeding round
+the tables (with three tables: seeds 1, 4, 7, 10 at the first), the two-player
+rule's "top half against bottom half" for more seats.  Later rounds fill the tables down the standings: each
 table takes the highest-placed player still unseated, then, one by one,
 whoever has met that table's players the fewest times before, the higher
 placed first on equal counts (rematches are avoided greedily, not always: with
