@@ -76,6 +76,8 @@ def test_an_organiser_enters_and_corrects_results_on_the_page(served: tuple[str,
 
         submit(page, "t1", {"ann": "500", "cid": "300"}, who="Kenji")  # a correction without saying so
         expect(page.locator("#result-error")).to_contain_text("override it and give a reason")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "tournament-result-form.png"), full_page=True)
         page.check("#result-override")
         page.fill("#result-reason", "scores were swapped")
         page.click("#result-submit")
