@@ -30,9 +30,11 @@ To show the hall stays bounded while ids churn, the publisher also sends
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -71,14 +73,29 @@ window.WebSocket = class extends NativeWebSocket {
 OBSERVER = """
 window.__seen = [];
 const known = new Map();
-new MutationObserver(() => {
+new MutationObserver((records) => {  // looks only at what the records name: cheap, so it skews little
   const t = performance.timeOrigin + performance.now();
-  for (const el of document.querySelectorAll("[data-score]")) {
+  const touched = new Set();
+  for (const r of records) {
+    const at = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const own = at && at.closest("[data-score]");
+    if (own) touched.add(own);
+    for (const n of r.addedNodes) {
+      if (n.nodeType !== 1) continue;
+      if (n.matches("[data-score]")) touched.add(n);
+      for (const el of n.querySelectorAll("[data-score]")) touched.add(el);
+    }
+  }
+  for (const el of touched) {
     const key = el.dataset.score + "=" + el.textContent;
     if (!known.has(key)) { known.set(key, t); window.__seen.push([el.dataset.score, el.textContent, t]); }
   }
 }).observe(document.getElementById("tables"), { childList: true, subtree: true, characterData: true });
 """
+
+
+#: chromium's Performance.getMetrics durations (seconds) reported per message
+PERF = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration")
 
 
 def publisher(port: int, tables: int, seconds: float, churn: int) -> None:
@@ -174,6 +191,30 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def chromium_cpu_s() -> dict[str, float]:
+    """CPU seconds so far of this process's chromium descendants, by process type (renderer, gpu, ...)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            with contextlib.suppress(OSError):
+                children.setdefault(int((d / "stat").read_text().rpartition(")")[2].split()[1]), []).append(
+                    int(d.name)
+                )
+    out: dict[str, float] = {}
+    todo = list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        with contextlib.suppress(OSError):
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")  # children rewrite it
+            if b"chrom" not in cmdline.split(b" ")[0]:
+                continue
+            found = re.search(rb"--type=([\w-]+)", cmdline)
+            kind = found.group(1).decode() if found else "browser"
+            out[kind] = out.get(kind, 0.0) + cpu_s(pid)
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
@@ -220,6 +261,12 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                 page.add_init_script(ARRIVALS)
                 page.goto(url + "/")
                 page.evaluate(OBSERVER)
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable")
+
+                def metrics() -> dict[str, float]:
+                    return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
                 pub = subprocess.Popen(
                     [
                         sys.executable,
@@ -243,7 +290,7 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                 heard = listen(mport)
                 rss = [(0.0, rss_kib(hall.pid))]
                 loads = [os.getloadavg()[0]]
-                cpu0 = cpu_s(hall.pid)
+                cpu0, page_cpu0, perf0 = cpu_s(hall.pid), chromium_cpu_s(), metrics()
                 t0 = time.monotonic()
                 while reader.is_alive() and time.monotonic() - t0 < seconds + 60:
                     page.wait_for_timeout(5000)
@@ -254,6 +301,10 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                 out = json.loads(tail[0].strip().splitlines()[-1])
                 page.wait_for_timeout(2000)
                 hall_cpu, hall_wall = cpu_s(hall.pid) - cpu0, time.monotonic() - t0
+                page_cpu_by = {k: v - page_cpu0.get(k, 0.0) for k, v in chromium_cpu_s().items()}
+                page_cpu = sum(page_cpu_by.values())
+                perf1 = metrics()
+                perf = {k: perf1[k] - perf0[k] for k in PERF if k in perf1 and k in perf0}
                 seen = page.evaluate("window.__seen")
                 rx = page.evaluate("window.__rx")
                 api = json.loads(urllib.request.urlopen(url + "/api/tables", timeout=10).read())
@@ -303,6 +354,10 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
         "in_page": [pct([x[3] for x in split], q) for q in (0.5, 0.95)],
         "hall_cpu_ms_per_msg": 1000 * hall_cpu / messages,
         "hall_cpu_share": hall_cpu / hall_wall,
+        "page_cpu_ms_per_msg": 1000 * page_cpu / messages,
+        "page_cpu_share": page_cpu / hall_wall,
+        "page_perf": {k: round(1000 * v / messages, 3) for k, v in perf.items()},
+        "page_cpu_by": {k: round(1000 * v / messages, 2) for k, v in sorted(page_cpu_by.items())},
         "load": loads,
         "fake_ids": out["fake_ids"],
         "hall_tables": len(api["tables"]),
@@ -340,7 +395,11 @@ def report(r: dict[str, Any], command: str) -> str:
             f"pushed -> arrived in the page {r['to_page'][0]:.1f} / {r['to_page'][1]:.1f}, "
             f"arrived -> in the DOM {r['in_page'][0]:.1f} / {r['in_page'][1]:.1f}.  "
             f"The hall process used {r['hall_cpu_ms_per_msg']:.2f} ms of CPU per message "
-            f"({100 * r['hall_cpu_share']:.0f} % of one core over the run).",
+            f"({100 * r['hall_cpu_share']:.0f} % of one core over the run); chromium's processes "
+            f"{r['page_cpu_ms_per_msg']:.2f} ms ({100 * r['page_cpu_share']:.0f} %; ms by process: "
+            f"{', '.join(f'{k} {v}' for k, v in r['page_cpu_by'].items())}); the page's main thread "
+            f"(chromium's Performance metrics, ms per message): "
+            f"{', '.join(f'{k} {v}' for k, v in r['page_perf'].items())}.",
             "",
             f"Hall RSS (KiB) at seconds: {', '.join(f'{t:.0f}: {k}' for t, k in rss)}.  "
             f"Meanwhile {r['fake_ids']} retained `offline` messages from new fake ids arrived; "

@@ -1,23 +1,57 @@
 // The hall: one card per table, from the MQTT summaries the hall server keeps.
 "use strict";
 
+// A card's shape is what only changes with a new game: the game and its players.  While the
+// shape stays, an update rewrites just the texts that changed (a score, the pill, the notes),
+// so chromium restyles and lays out a few text nodes, not a new card, ~100 times a second.
+function cardShape(t) {
+  const sm = t.summary || {};
+  return JSON.stringify([sm.game || null, (sm.players || []).map((p) => [p.name, p.colour])]);
+}
+
+function setText(el, text) {
+  const s = String(text);
+  if (el.textContent !== s) el.textContent = s;
+}
+
 function tableCard(t) {
   const sm = t.summary || {};
-  const scores = sm.scores || {};
-  const colour = {};
-  for (const p of sm.players || []) colour[p.name] = p.colour;
-  const rows = (sm.players || []).map((p) => h("tr", { class: p.name === sm.current_player ? "turn" : "" },
-    h("td", { class: "name" }, h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),
-    h("td", { class: "score", "data-score": `${t.table}/${p.name}` }, scores[p.name] ?? "–")));
-  const status = t.online ? (sm.status || "online") : "offline";
-  const pill = h("span", { class: "pill" }); statusPill(pill, status);
-  return h("section", { class: "table-card" + (t.online ? "" : " offline"), "data-table": t.table },
-    h("h3", {}, t.table, " ", pill),
+  const parts = { rows: new Map(), pill: h("span", { class: "pill" }),
+    note: h("p", { class: "muted" }), updated: h("p", { class: "muted" }) };
+  const rows = (sm.players || []).map((p) => {
+    const score = h("td", { class: "score", "data-score": `${t.table}/${p.name}` });
+    const tr = h("tr", {},
+      h("td", { class: "name" }, h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),
+      score);
+    parts.rows.set(p.name, { tr, score });
+    return tr;
+  });
+  const el = h("section", { class: "table-card", "data-table": t.table },
+    h("h3", {}, t.table, " ", parts.pill),
     h("div", { class: "muted" }, GAME_TITLES[sm.game] || sm.game || "no game yet"),
     h("table", { class: "scores" }, rows),
-    h("p", { class: "muted" }, sm.winners && sm.winners.length ? `Winner: ${sm.winners.join(" and ")}`
-      : (sm.waiting_for ? `Waiting for ${sm.waiting_for}` : "")),
-    h("p", { class: "muted" }, sm.updated ? `updated ${sm.updated.replace("T", " ").replace("+00:00", " UTC")}` : ""));
+    parts.note, parts.updated);
+  el._parts = parts;
+  el._shape = cardShape(t);
+  fillCard(el, t);
+  return el;
+}
+
+function fillCard(el, t) {
+  const sm = t.summary || {};
+  const scores = sm.scores || {};
+  const parts = el._parts;
+  if (el.classList.contains("offline") === Boolean(t.online)) el.classList.toggle("offline", !t.online);
+  const status = t.online ? (sm.status || "online") : "offline";
+  if (parts.pill.textContent !== status) statusPill(parts.pill, status);
+  for (const [name, row] of parts.rows) {
+    const turn = name === sm.current_player ? "turn" : "";
+    if (row.tr.className !== turn) row.tr.className = turn;
+    setText(row.score, scores[name] ?? "–");
+  }
+  setText(parts.note, sm.winners && sm.winners.length ? `Winner: ${sm.winners.join(" and ")}`
+    : (sm.waiting_for ? `Waiting for ${sm.waiting_for}` : ""));
+  setText(parts.updated, sm.updated ? `updated ${sm.updated.replace("T", " ").replace("+00:00", " UTC")}` : "");
 }
 
 // The hall as this page has it: table id -> entry.  The server sends the whole hall once,
@@ -31,6 +65,11 @@ function cardFor(t) {
   const key = t.v !== undefined ? `v${t.v}` : JSON.stringify(t);  // /api/tables entries carry v too
   const hit = cardCache.get(t.table);
   if (hit && hit.key === key) return hit.el;
+  if (hit && hit.el._shape === cardShape(t)) {  // same game and players: rewrite its texts in place
+    fillCard(hit.el, t);
+    hit.key = key;
+    return hit.el;
+  }
   const el = tableCard(t);
   cardCache.set(t.table, { key, el });
   return el;

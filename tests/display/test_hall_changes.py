@@ -100,8 +100,12 @@ def test_the_page_applies_changes_in_chromium_new_tables_in_order_gone_ones_remo
         page.goto(server.url + "/")
         cards = page.locator("[data-table]")
         expect(cards).to_have_count(3, timeout=20_000)
+        card = page.locator('[data-table="t3"]').element_handle()
         state(hall, "t3", scores={"ann": 450, "bob": 100})
         expect(page.locator('[data-score="t3/ann"]')).to_have_text("450", timeout=20_000)
+        assert card.evaluate(
+            "e => e.isConnected"
+        )  # same game and players: the card's texts rewritten in place
         say(hall, "t2", "online")
         state(hall, "t2")
         clock.t += 61  # t4 has been offline for longer than expire_s
@@ -110,4 +114,10 @@ def test_the_page_applies_changes_in_chromium_new_tables_in_order_gone_ones_remo
         expect(cards).to_have_count(3, timeout=20_000)
         assert [cards.nth(i).get_attribute("data-table") for i in range(3)] == ["t1", "t2", "t3"]
         assert page.locator('[data-score="t3/ann"]').inner_text() == "450"
+        players = [{"name": "cid", "colour": "green"}, {"name": "dan", "colour": "white"}]
+        state(hall, "t3", players=players, scores={"cid": 7, "dan": 0}, current_player="dan")
+        expect(page.locator('[data-score="t3/cid"]')).to_have_text(
+            "7", timeout=20_000
+        )  # a new game: a new card
+        assert not card.evaluate("e => e.isConnected") and page.locator('[data-score="t3/ann"]').count() == 0
         browser.close()
