@@ -32,7 +32,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.crops import CROP, Pyramid, crop_die
+from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.runtime import Model, blob
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -55,18 +55,16 @@ class Box(Protocol):
     def score(self) -> float: ...
 
 
-def context_crops(pyr: Pyramid, boxes: Sequence[Box], angles: Sequence[float] | None = None) -> np.ndarray:
-    """N x CROP x CROP x 3 crops of CONTEXT times each box, round its centre (BGR uint8)."""
+def context_crops(pyr: Pyramid, boxes: Sequence[Box], size: int = CROP, side: float = CONTEXT) -> np.ndarray:
+    """N x size x size x 3 crops of `side` times each box, round its centre (BGR uint8): with
+    side=CONTEXT the net's context crops, with vision.crops.MARGIN its die crops."""
     if not boxes:
-        return np.zeros((0, CROP, CROP, 3), np.uint8)
-    a = angles if angles is not None else [0.0] * len(boxes)
-    return np.stack(
-        [crop_die(pyr, b.center, b.w * CONTEXT, b.h * CONTEXT, ang) for b, ang in zip(boxes, a, strict=True)]
-    )
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack([crop_die(pyr, b.center, b.w * side, b.h * side, 0.0, size) for b in boxes])
 
 
 def net_input(crops: np.ndarray, context: np.ndarray) -> np.ndarray:
-    """The not-a-die net's N x 6 x CROP x CROP input: the die crop's channels, then the context's."""
+    """The not-a-die net's N x 6 x S x S input: the die crop's channels, then the context's."""
     return np.concatenate([blob(crops), blob(context)], axis=1)
 
 
@@ -208,6 +206,7 @@ class NetVerifier:
             self.doubt = float(meta.get("doubt", 0.0) if doubt is None else doubt)
             if float(meta.get("context", CONTEXT)) != CONTEXT:
                 raise ValueError(f"context {meta['context']} is not this version's {CONTEXT}")
+            self.size = int(meta.get("crop", CROP))  # the side of both crops, pixels
         except (OSError, KeyError, TypeError, ValueError) as e:
             raise ValueError(
                 f"{meta_path}: expected the not-a-die net's settings (threshold, doubt) as "
@@ -223,9 +222,12 @@ class NetVerifier:
         return np.asarray(1.0 / (1.0 + np.exp(-z)), np.float64)
 
     def judge(self, pyr: Pyramid, boxes: Sequence[Box], probs: np.ndarray, crops: np.ndarray) -> np.ndarray:
-        """P(a die) of each reading (the classifier's softmax `probs` is not used)."""
+        """P(a die) of each reading (the classifier's softmax `probs` is not used; its crops only
+        when the net reads crops of the classifier's size)."""
         del probs
-        return self.score_input(net_input(np.asarray(crops), context_crops(pyr, boxes)))
+        if self.size != CROP:
+            crops = context_crops(pyr, boxes, self.size, MARGIN)
+        return self.score_input(net_input(np.asarray(crops), context_crops(pyr, boxes, self.size)))
 
 
 def load(kind: str = "net") -> Verifier | NetVerifier:

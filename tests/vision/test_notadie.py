@@ -15,8 +15,10 @@ from vision.reader import VERIFIER_STEP, DiceReader
 from vision.verifier import CONTEXT, NET_PATH, NetVerifier, Verifier, context_crops, net_input
 
 #: held-out negatives (by source: scikit-image and EasyOCR) where the reader without the net reads
-#: things that are not dice: printed text, coins, a clock face
-NEGATIVES = ("skimage_text.png", "skimage_coins.png", "skimage_clock_motion.png")
+#: things that are not dice: street signs' letters (two of them at >= 0.8) and grass blades
+NEGATIVES = ("easyocr_french.jpg", "easyocr_thai.jpg", "easyocr_korean.png", "skimage_grass.png")
+#: ... and coins, where it reads nine, one of them at >= 0.8
+COINS = "skimage_coins.png"
 
 
 def _photo(real: Path, name: str) -> np.ndarray:
@@ -59,25 +61,31 @@ def test_the_input_is_the_die_crop_then_its_surroundings() -> None:
 
 
 def test_real_things_that_are_not_dice_are_rejected(real_fixtures: Path) -> None:
-    """Without the net the reader reads dice on printed text, coins and a clock; with it, none of
-    them stands, and --explain names the net as the step that rejected them."""
+    """Without the net the reader reads dice on signs' letters and grass; with it, none, and
+    --explain names the net as the step that rejected them."""
     plain, checked = DiceReader(verifier=None), DiceReader()
-    before = after = 0
+    before = sure = 0
     for name in NEGATIVES:
         img = _photo(real_fixtures, name)
-        before += len(plain.read(img))
+        found = plain.read(img)
+        before += len(found)
+        sure += sum(r.confidence >= 0.8 for r in found)
         seen = checked.examine(img)
-        after += len(seen.readings)
-        assert all(r.confidence < 0.8 for r in seen.readings), name  # never scored unasked
-        if seen.readings != plain.read(img):
-            assert any(r.step == VERIFIER_STEP for r in seen.rejected), name
-    assert before >= 4, f"the reader without the net reads only {before} phantoms: pick other photos"
-    assert after <= before // 4, f"{after} of {before} phantoms still read with the net on"
+        assert seen.readings == [], name
+        assert sum(r.step == VERIFIER_STEP for r in seen.rejected) == len(found), name
+    assert before >= 6 and sure >= 2, f"the reader without the net reads {before} ({sure} sure): other photos"
+
+
+def test_no_coin_is_read_surely(real_fixtures: Path) -> None:
+    img = _photo(real_fixtures, COINS)
+    assert any(r.confidence >= 0.8 for r in DiceReader(verifier=None).read(img))
+    found = DiceReader().read(img)
+    assert all(r.confidence < 0.8 for r in found) and len(found) <= 4
 
 
 def test_every_held_out_no_d6_source_is_held_out(real_fixtures: Path) -> None:
     names = [i.path.name for i in load_no_d6(real_fixtures, "negatives") if negative_held_out(i.path)]
-    assert set(NEGATIVES) <= set(names)
+    assert {*NEGATIVES, COINS} <= set(names)
 
 
 @pytest.mark.slow

@@ -2,9 +2,10 @@
 
     nice -n 10 .venv/bin/python -m training.d6.notadie [--cache /tmp/notadie.npz] [--out-dir vision/models]
 
-Each example is what the reader has at a candidate: the classifier's CROP x CROP crop of the box and
-a crop of CONTEXT times the box (vision.verifier.net_input), both turned by one random angle and
-given one light / colour / blur change (training.d6.samples.photometric).
+Each example is what the reader has at a candidate: a crop of the box as the classifier crops it
+(vision.crops.MARGIN) and one of CONTEXT times the box (vision.verifier.net_input), both at the
+recipe's side, turned by one random angle and given one light / colour / blur change
+(training.d6.samples.photometric), and in the "fine" recipe a hue turn.
 
 Positives ("a die"): the candidates today's detector finds on a labelled d6 of the byler_d6 and
 skovy_d6 scenes' TRAIN photos, and those boxes themselves jittered; dice drawn by
@@ -28,6 +29,7 @@ import hashlib
 import json
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +53,27 @@ from vision.reader import DiceReader
 from vision.verifier import CONTEXT, NET_PATH
 
 SEED = 1919
-PASS_WEIGHT = 3.0  # weight of the examples the classifier reads as a die (the ones the net judges)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What one net is taught from and how (two were measured: benchmarks/RESULTS.md, issue 19)."""
+
+    crop: int  # the side of the net's two crops, pixels
+    hue: bool  # turn the hue of half the examples (a d20 is not a d6 in any colour)
+    d20_copies: int  # examples of each candidate on the red d20's photos (jittered copies included)
+    lurig_copies: int  # ... on d20_lurig's frames
+    lurig_every: int  # every n-th d20_lurig frame
+    pass_weight: float  # weight of the examples the classifier reads as a die (the ones the net judges)
+    epochs: int
+
+
+RECIPES = {
+    # the committed net: the classifier's own 32 px crops (reused by the reader: cheaper)
+    "small": Recipe(CROP, False, 2, 2, 3, 1.0, 10),
+    # 48 px crops, hue turns, more d20 examples: fewer d20 phantoms, more real ones kept on text
+    "fine": Recipe(48, True, 4, 3, 2, 3.0, 10),
+}
 Box = tuple[float, float, float, float]
 
 # example sources (for the printed tallies and the calibration figures)
@@ -75,7 +97,8 @@ def calib_photo(name: str) -> bool:
 class Miner:
     """Collects (die crop | context crop) pairs with their label, source and calibration flag."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, recipe: Recipe) -> None:
+        self.recipe = recipe
         self.reader = DiceReader(verifier=None)
         self.rng = rng
         self.x: list[np.ndarray] = []
@@ -85,7 +108,8 @@ class Miner:
         self.passes: list[bool] = []  # the classifier reads it as a die (the verifier sees only those)
 
     def pair(self, pyr: Pyramid, c: tuple[float, float], w: float, h: float, jitter: bool) -> np.ndarray:
-        """One 32 x 64 x 3 example: die crop | context crop, jittered and recoloured when asked."""
+        """One S x 2S x 3 example (S: the recipe's crop): die crop | context crop, jittered and recoloured
+        when asked."""
         ang = 0.0
         if jitter:
             rng = self.rng
@@ -94,12 +118,13 @@ class Miner:
             k = rng.uniform(0.9, 1.12)
             w, h = w * k * rng.uniform(0.95, 1.05), h * k
             ang = rng.uniform(0, 360)
-        a = crop_die(pyr, c, w * MARGIN, h * MARGIN, ang)
-        b = crop_die(pyr, c, w * CONTEXT, h * CONTEXT, ang)
+        a = crop_die(pyr, c, w * MARGIN, h * MARGIN, ang, self.recipe.crop)
+        b = crop_die(pyr, c, w * CONTEXT, h * CONTEXT, ang, self.recipe.crop)
         out = np.concatenate([a, b], axis=1)
         if not jitter:
             return out
-        if self.rng.random() < 0.5:  # any body colour: a d20 is not a d6 in any colour, a d6 is a d6
+        # any body colour: a d20 is not a d6 in any colour, a d6 is a d6
+        if self.recipe.hue and self.rng.random() < 0.5:
             hsv = cv2.cvtColor(out, cv2.COLOR_BGR2HSV)
             hsv[..., 0] = (hsv[..., 0].astype(np.int16) + int(self.rng.integers(180))) % 180
             out = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
@@ -229,9 +254,9 @@ def scaled(img: np.ndarray, k: float, flip: bool) -> np.ndarray:
     return cv2.flip(out, 1) if flip else out
 
 
-def mine(real: Path, renders: int, drawn: int, lurig_every: int) -> dict[str, np.ndarray]:
+def mine(real: Path, renders: int, drawn: int, recipe: Recipe) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(SEED)
-    m = Miner(rng)
+    m = Miner(rng, recipe)
     t = time.time()
     for item in load_byler(real) + load_skovy_scenes(real):
         if is_held_out(item.path.name):
@@ -253,7 +278,7 @@ def mine(real: Path, renders: int, drawn: int, lurig_every: int) -> dict[str, np
                 if calib and (k != 1.0 or flip):
                     continue
                 src = "d20" if "d20" in str(path.parent.parent.name) else "no-d6 photo"
-                n_neg = 4 if src == "d20" else 2
+                n_neg = recipe.d20_copies if src == "d20" else 2
                 m.photo(
                     scaled(img, k, flip),
                     None,
@@ -270,9 +295,9 @@ def mine(real: Path, renders: int, drawn: int, lurig_every: int) -> dict[str, np
     print(
         f"+ photos with no d6 ({len(no_d6)}), pasted dice: {len(m.y)} ({time.time() - t:.0f} s)", flush=True
     )
-    lurig = sorted((real / "d20_lurig" / "images").glob("*.jpg"))[::lurig_every]
+    lurig = sorted((real / "d20_lurig" / "images").glob("*.jpg"))[:: recipe.lurig_every]
     for path in lurig:
-        m.photo(read_image(path), None, False, "real d6", "d20", n_neg=3)
+        m.photo(read_image(path), None, False, "real d6", "d20", n_neg=recipe.lurig_copies)
     print(f"+ {len(lurig)} d20_lurig frames: {len(m.y)} ({time.time() - t:.0f} s)", flush=True)
     for i in range(renders):
         img, dice = board_scene(i, min_visible=0.0)
@@ -296,7 +321,7 @@ def tally(data: dict[str, np.ndarray]) -> None:
             )
 
 
-def train(data: dict[str, np.ndarray], epochs: int, batch: int) -> Any:
+def train(data: dict[str, np.ndarray], epochs: int, batch: int, pass_weight: float) -> Any:
     import torch
     from torch import nn
 
@@ -305,10 +330,10 @@ def train(data: dict[str, np.ndarray], epochs: int, batch: int) -> Any:
     torch.manual_seed(SEED)
     torch.set_num_threads(1)
     fit = ~data["calib"]
-    x = torch.from_numpy(data["x"][fit])  # N x 32 x 64 x 3 uint8
+    x = torch.from_numpy(data["x"][fit])  # N x S x 2S x 3 uint8
     y = torch.from_numpy(data["y"][fit].astype(np.float32))
     # the net only ever judges what the classifier reads as a die: those examples count more
-    wt = torch.from_numpy(np.where(data["passes"][fit], PASS_WEIGHT, 1.0).astype(np.float32))
+    wt = torch.from_numpy(np.where(data["passes"][fit], pass_weight, 1.0).astype(np.float32))
     pos = float((wt * y).sum())
     w_pos = float((wt * (1 - y)).sum()) / max(pos, 1.0)
     net = NotADie()
@@ -342,11 +367,12 @@ def train(data: dict[str, np.ndarray], epochs: int, batch: int) -> Any:
 
 
 def to_input(x: Any) -> Any:
-    """N x 32 x 64 x 3 uint8 (die | context) as the net's N x 6 x 32 x 32 float input (BGR / 255)."""
+    """N x S x 2S x 3 uint8 (die | context) as the net's N x 6 x S x S float input (BGR / 255)."""
     import torch
 
     x = x.permute(0, 3, 1, 2).float() / 255.0
-    return torch.cat([x[..., :CROP], x[..., CROP:]], 1)
+    side = x.shape[2]
+    return torch.cat([x[..., :side], x[..., side:]], 1)
 
 
 def scores(net: Any, x: np.ndarray) -> np.ndarray:
@@ -366,18 +392,18 @@ def main() -> None:
     ap.add_argument("--out-dir", type=Path, default=NET_PATH.parent)
     ap.add_argument("--renders", type=int, default=80, help="board renders (seed 4242) to mine")
     ap.add_argument("--drawn", type=int, default=40, help="drawn-dice renders (seed 4343) to mine")
-    ap.add_argument("--lurig-every", type=int, default=2, help="every n-th d20_lurig frame")
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--recipe", choices=sorted(RECIPES), default="small", help="see RECIPES")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument(
         "--lose", type=float, default=0.003, help="share of calibration real dice the threshold may lose"
     )
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    recipe = RECIPES[args.recipe]
     if args.cache and args.cache.is_file():
         data = dict(np.load(args.cache))
     else:
-        data = mine(args.real, args.renders, args.drawn, args.lurig_every)
+        data = mine(args.real, args.renders, args.drawn, recipe)
         if args.cache:
             np.savez(
                 args.cache,
@@ -388,7 +414,7 @@ def main() -> None:
                 passes=data["passes"],
             )
     tally(data)
-    net = train(data, args.epochs, args.batch)
+    net = train(data, recipe.epochs, args.batch, recipe.pass_weight)
     cal = data["calib"] & data["passes"]
     s = scores(net, data["x"][cal])
     y, src = data["y"][cal], data["src"][cal]
@@ -409,7 +435,7 @@ def main() -> None:
 
     torch.onnx.export(
         net,
-        (torch.zeros(1, 6, CROP, CROP),),
+        (torch.zeros(1, 6, recipe.crop, recipe.crop),),
         str(onnx_path),
         input_names=["x"],
         output_names=["y"],
@@ -423,6 +449,8 @@ def main() -> None:
                 "threshold": round(threshold, 6),
                 "doubt": 0.0,
                 "context": CONTEXT,
+                "crop": recipe.crop,
+                "recipe": args.recipe,
                 "seed": SEED,
                 "made_by": "nice -n 10 .venv/bin/python -m training.d6.notadie (TRAIN splits only)",
             },
