@@ -140,8 +140,8 @@ def reader_from_spec(spec: str) -> DiceReader:
     d6_classifier.onnx) and optional settings det, reject, suppress, sure (crops read less surely
     upright are read at the other turns), apart (`vision.reader.coarse_wins`; 2 never keeps fine
     dice apart, as before session 6) (floats), rotations (int), verify (off, logistic: issue 19's
-    first verifier, net: the not-a-die net, the default), shrink=area (the detector's input made as
-    before issue 19: vision.reader._shrink) and
+    first verifier, net: the not-a-die net, the default), shrink (area, the default, or halve: the
+    detector's input halved then shrunk linearly: vision.reader._shrink) and
     long (int: the detector sees the frame with its long side this many pixels, neither halved nor
     shrunk further; the reader's default halves it and keeps it within 352-640)."""
     folder, *pairs = spec.split(",")
@@ -150,9 +150,10 @@ def reader_from_spec(spec: str) -> DiceReader:
         if f"verify={kind}" in pairs:
             pairs.remove(f"verify={kind}")
             kw["verifier"] = None if kind == "off" else kind
-    if "shrink=area" in pairs:  # the detector's input shrunk as before issue 19 (vision.reader._shrink)
-        pairs.remove("shrink=area")
-        kw["shrink"] = "area"
+    for how in ("halve", "area"):  # how the detector's input is shrunk (vision.reader._shrink)
+        if f"shrink={how}" in pairs:
+            pairs.remove(f"shrink={how}")
+            kw["shrink"] = how
     for pair in pairs:
         key, sep, value = pair.partition("=")
         try:

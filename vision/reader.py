@@ -105,7 +105,7 @@ class DiceReader:
         apart_sure: float = APART_SURE,
         where: Sequence[WhereStep] = (),
         verifier: Verifier | NetVerifier | Literal["default", "net", "logistic"] | None = "default",
-        shrink: Literal["halve", "area"] = "halve",
+        shrink: Literal["halve", "area"] = "area",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -292,14 +292,15 @@ def _shrink(
     dw: int,
     dh: int,
     shrunk: dict[tuple[int, int], np.ndarray],
-    how: Literal["halve", "area"] = "halve",
+    how: Literal["halve", "area"] = "area",
 ) -> np.ndarray:
     """`image` resized to dw x dh, made from the nearest larger size already made (in `shrunk`).
 
-    "halve": halved by area while twice as big or more, then the rest linearly (as
+    "area" (the default): by area interpolation (Gaussian pyramid steps first from a size already
+    made). "halve": halved by area while twice as big or more, then the rest linearly (as
     vision.numbered.reader._shrink: one INTER_AREA resize by a factor that is not a whole number
-    takes 1.2 ms for a 640 px photo to 352 px on one core, this 0.2 ms). "area": by area
-    interpolation (Gaussian pyramid steps first from a size already made), as before issue 19."""
+    takes 1.2 ms for a 640 px photo to 352 px on one core, this 0.2 ms), not the default: on the
+    held-out byler_d6 photos it read 2 dice fewer right (benchmarks/RESULTS.md, issue 19 part 3)."""
     if (dw, dh) in shrunk:
         return shrunk[(dw, dh)]
     bigger = [k for k in shrunk if k[0] >= dw and k[1] >= dh]

@@ -11,7 +11,8 @@ Positives ("a die"): the candidates today's detector finds on a labelled d6 of t
 skovy_d6 scenes' TRAIN photos, and those boxes themselves jittered; dice drawn by
 training.render.tabletop pasted on real photos with no d6 (the TRAIN part of negatives/ and the
 red d20's photos of d20_desk_scenes, at several scales); dice of the project's training renders
-(training.d6.renders, seeds 4242 and 4343, never a test scene's).
+(training.d6.renders, seeds 4242 and 4343, never a test scene's) and, in the "small" recipe, dice of
+hardware.drawn scenes (any body and pip colours; seed [SEED, 1], the benchmark's are seed 7).
 Negatives (hard-negative mining): every candidate the detector finds on those real photos with no d6
 (mirrored and at four scales), on d20_lurig's d20 frames (another source: Mario Lurig's pictures), off
 every die on the labelled and rendered photos (board art), and random crops of the photos with no d6.
@@ -36,6 +37,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from hardware.drawn import random_scene
 from training.d6.renders import board_scene, drawn_scene
 from training.d6.samples import photometric
 from training.dataset import (
@@ -66,11 +68,12 @@ class Recipe:
     lurig_every: int  # every n-th d20_lurig frame
     pass_weight: float  # weight of the examples the classifier reads as a die (the ones the net judges)
     epochs: int
+    hw_drawn: int = 0  # hardware.drawn scenes (any body and pip colours; own generator, seed SEED)
 
 
 RECIPES = {
     # the committed net: the classifier's own 32 px crops (reused by the reader: cheaper)
-    "small": Recipe(CROP, False, 2, 2, 3, 1.0, 10),
+    "small": Recipe(CROP, False, 2, 2, 3, 1.0, 10, hw_drawn=100),
     # 48 px crops, hue turns, more d20 examples: fewer d20 phantoms, more real ones kept on text
     "fine": Recipe(48, True, 4, 3, 2, 3.0, 10),
 }
@@ -308,6 +311,21 @@ def mine(real: Path, renders: int, drawn: int, recipe: Recipe) -> dict[str, np.n
         img, dice = drawn_scene(i)
         m.photo(img, [d[0] for d in dice], False, "render die", "render art", n_pos=1, n_neg=2)
     print(f"+ {renders} board and {drawn} drawn renders: {len(m.y)} ({time.time() - t:.0f} s)", flush=True)
+    hw = np.random.default_rng([SEED, 1])  # apart from the benchmark's drawn frames (seed 7)
+    for i in range(recipe.hw_drawn):
+        big = i % 4 == 3  # a quarter as the benchmark's 1280x960 frames of big dice
+        img, hw_dice = random_scene(
+            hw, *((960, 1280) if big else (480, 640)), size_range=(50, 110) if big else (24, 60)
+        )
+        m.photo(
+            img,
+            [(*np.min(d.quad, 0), *np.max(d.quad, 0)) for d in hw_dice],
+            False,
+            "render die",
+            "render art",
+            n_pos=2,
+        )
+    print(f"+ {recipe.hw_drawn} hardware.drawn scenes: {len(m.y)} ({time.time() - t:.0f} s)", flush=True)
     return m.arrays()
 
 
