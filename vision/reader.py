@@ -22,7 +22,8 @@ from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
-from vision.verifier import Verifier, features_of
+from vision.verifier import NetVerifier, Verifier
+from vision.verifier import load as load_verifier
 from vision.where import Box, WhereStep
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -103,12 +104,14 @@ class DiceReader:
         suppress_radius: float = 0.45,
         apart_sure: float = APART_SURE,
         where: Sequence[WhereStep] = (),
-        verifier: Verifier | Literal["default"] | None = "default",
+        verifier: Verifier | NetVerifier | Literal["default", "net", "logistic"] | None = "default",
+        shrink: Literal["halve", "area"] = "area",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
+        self.shrink = shrink  # how a frame is shrunk for the detector (_shrink)
         self.reject_threshold = reject_threshold
         # Each crop is read upright; one read less surely than `sure` is read again at the other
         # quarter turns (up to `rotations` views) and the views averaged (above 1: every crop).
@@ -123,8 +126,11 @@ class DiceReader:
         # "a die can only be where a die can be" (vision.where): the steps this reader applies to
         # every frame before reading it; read(..., where=...) overrides them for one frame
         self.where: tuple[WhereStep, ...] = tuple(where)
-        # a second opinion on each reading: is it a die at all (vision.verifier; None: off)
-        self.verifier = Verifier.load() if verifier == "default" else verifier
+        # a second opinion on each reading: is it a die at all (vision.verifier; None: off;
+        # "default" and "net": the not-a-die net, "logistic": issue 19's first verifier)
+        if isinstance(verifier, str):
+            verifier = load_verifier("net" if verifier == "default" else verifier)
+        self.verifier = verifier
 
     # -- stage 1: where are the dice
 
@@ -139,7 +145,7 @@ class DiceReader:
         s = scale if scale is not None else self.scale_for(h, w)
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
-        small = _shrink(image, dw, dh, shrunk if shrunk is not None else {})
+        small = _shrink(image, dw, dh, shrunk if shrunk is not None else {}, self.shrink)
         out = self._det(blob(small[None]))[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
@@ -252,14 +258,8 @@ class DiceReader:
             kept.append((c, value, conf, crop, p))
         if self.verifier is not None and kept:
             v = self.verifier
-            sure = v.score(
-                features_of(
-                    np.stack([k[4] for k in kept]),
-                    [k[0].score for k in kept],
-                    [k[0].w for k in kept],
-                    [k[0].h for k in kept],
-                    np.stack([k[3] for k in kept]),
-                )
+            sure = v.judge(
+                pyr, [k[0] for k in kept], np.stack([k[4] for k in kept]), np.stack([k[3] for k in kept])
             )
             for k, s in zip(kept, sure, strict=True):
                 if s < v.threshold:
@@ -287,13 +287,31 @@ class DiceReader:
         )
 
 
-def _shrink(image: np.ndarray, dw: int, dh: int, shrunk: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
-    """`image` resized to dw x dh by area interpolation; a coarser scale is made from the nearest
-    larger size already made, by Gaussian pyramid steps first (much faster than from the frame)."""
+def _shrink(
+    image: np.ndarray,
+    dw: int,
+    dh: int,
+    shrunk: dict[tuple[int, int], np.ndarray],
+    how: Literal["halve", "area"] = "area",
+) -> np.ndarray:
+    """`image` resized to dw x dh, made from the nearest larger size already made (in `shrunk`).
+
+    "area" (the default): by area interpolation (Gaussian pyramid steps first from a size already
+    made). "halve": halved by area while twice as big or more, then the rest linearly (as
+    vision.numbered.reader._shrink: one INTER_AREA resize by a factor that is not a whole number
+    takes 1.2 ms for a 640 px photo to 352 px on one core, this 0.2 ms), not the default: on the
+    held-out byler_d6 photos it read 2 dice fewer right (benchmarks/RESULTS.md, issue 19 part 3)."""
     if (dw, dh) in shrunk:
         return shrunk[(dw, dh)]
     bigger = [k for k in shrunk if k[0] >= dw and k[1] >= dh]
     img = shrunk[min(bigger)] if bigger else image
+    if how == "halve":
+        while img.shape[1] >= 2 * dw and img.shape[0] >= 2 * dh:
+            img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        if img.shape[:2] != (dh, dw):
+            img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_LINEAR)
+        shrunk[(dw, dh)] = img
+        return img
     while bigger and img.shape[1] >= 2 * dw and img.shape[0] >= 2 * dh:
         img = cv2.pyrDown(img)
     if img.shape[:2] != (dh, dw):
