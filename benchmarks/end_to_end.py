@@ -95,6 +95,7 @@ def read_scene(
     reader: Any,
     boards: dict[str, Any],
     before: list[dict[str, Any]] | None = None,
+    vision: VisionSection | None = None,
 ) -> dict[str, Any]:
     """One frame through the table's path: the game's readings as the table keeps them (dicts, placed:
     zones, min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU
@@ -111,7 +112,7 @@ def read_scene(
     image = cv2.imread(str(Path(truth["_dir"]) / truth["image"]), cv2.IMREAD_COLOR)
     colours = sorted({d["colour"] for d in truth["dice"]})
     sizes = truth.get("die_sizes_mm") or [truth["die_size_mm"]]
-    where = TableWhere(VisionSection(), board, cal, list(sizes))
+    where = TableWhere(vision or VisionSection(), board, cal, list(sizes))
     c0 = time.process_time()
     try:
         pose = estimate_board_pose(image, cal, board)
@@ -157,8 +158,14 @@ def read_scene(
     return {"readings": readings, "ms": ms, "pose": True}
 
 
-def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = None) -> dict[str, Any]:
-    """Every scene read as the table reads it.  ``earlier``: a folder of earlier frames
+def evaluate(
+    scenes: list[dict[str, Any]],
+    reader: Any,
+    earlier: Path | None = None,
+    vision: VisionSection | None = None,
+) -> dict[str, Any]:
+    """Every scene read as the table reads it (``vision``: the table's ``[vision]``, default as
+    shipped).  ``earlier``: a folder of earlier frames
     (tools/render/generate.py --earlier); then only the scenes with one, each read after it as the
     table would (the earlier frame's readings are the ``before`` of calibration.memory)."""
     cv2.setNumThreads(1)
@@ -173,8 +180,8 @@ def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = N
             if not path.exists():
                 continue
             first = {**json.loads(path.read_text()), "_dir": str(earlier)}
-            before = read_scene(first, reader, boards)["readings"]
-        got = read_scene(truth, reader, boards, before)
+            before = read_scene(first, reader, boards, vision=vision)["readings"]
+        got = read_scene(truth, reader, boards, before, vision)
         readings = got["readings"]
         dice = truth["dice"]
         pairs = match(dice, [np.asarray(r["center"], np.float64) for r in readings])

@@ -19,7 +19,7 @@ import numpy as np
 
 from calibration.diceset import DiceSet
 from controller.config import VisionSection
-from vision.where import DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
+from vision.where import BoardLook, DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
 
 log = logging.getLogger("dicetable.where")
 
@@ -92,18 +92,38 @@ class TableWhere:
                     image.shape[0],
                 )
         board_view = self._board_view(image, pose)
-        if self.size is not None:
-            out.append(self.size)
-        elif self.cfg.die_size and board_view is not None:
+        board_size = None
+        if board_view is not None:
             sizes = DiceSet.of(self.die_sizes_mm, self.board.die_size_mm).sizes_mm
             # one expected size for the set: its sizes (14-19 mm) lie well inside the step's tolerance
-            out.append(DieSize.from_board(float(np.median(sizes)), *board_view))
+            board_size = DieSize.from_board(float(np.median(sizes)), *board_view)
+        if self.size is not None:
+            out.append(self.size)
+        elif self.cfg.die_size and board_size is not None:
+            out.append(board_size)
         if self.area is not None:
             out.append(self.area)
         elif self.cfg.play_area and board_view is not None:
             outline = grown_outline_mm(self.board, self.cfg.play_area_margin_mm)
             out.append(PlayArea(board_outline_px(outline, *board_view)))
+        if self.cfg.board_look and board_size is not None:
+            look = self._board_look(image, pose, board_size)
+            if look is not None:
+                out.append(look)
         return out
+
+    def _board_look(self, image: np.ndarray, pose: Any, size: DieSize) -> BoardLook | None:
+        """The board's print as this frame should show it (vision.where.BoardLook), or None (and a
+        log line) when it cannot be drawn."""
+        from calibration.boardlook import board_in_frame
+
+        h, w = image.shape[:2]
+        try:
+            view, valid = board_in_frame(self.board, pose, self.calibration, w, h)
+        except ValueError as e:
+            log.warning("board look left out of this frame: %s", e)
+            return None
+        return BoardLook(view, valid, size.expected)
 
     def _board_view(self, image: np.ndarray, pose: Any) -> tuple[Any, Any, Any, Any] | None:
         """(camera matrix, distortion, rvec, tvec) for this frame, or None without a board or pose."""

@@ -33,6 +33,9 @@ STRIDE = 4
 # (1104 -> 1111 of 1117 read right, every labelled die found); drawn big dice and the rendered boards
 # merge as before (benchmarks/RESULTS.md, session 6).
 APART_SURE = 0.3
+#: the detector score given to a box a where step proposes (it counts as a sure peak: the reading's
+#: confidence is the classifier's)
+PROPOSED_SCORE = 0.5
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class Candidate:
     w: float
     h: float
     score: float
+    #: a box a where step proposed (>= 0: the spot it stands for; several boxes may try one spot)
+    group: int = -1
 
 
 @dataclass(frozen=True)
@@ -228,8 +233,16 @@ class DiceReader:
         palette = palette or Palette.default()
         pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
         cands = self.find(image, pyr)
+        steps = tuple(self.where if where is None else where)
+        for step in steps:
+            # a step that knows where something lies (vision.where.BoardLook) proposes boxes the
+            # detector missed there; every step, the classifier and the verifier judge them as any
+            propose = getattr(step, "propose", None)
+            if propose is not None:
+                boxes = propose(image, [Box(c.center, c.w, c.h) for c in cands])
+                cands += [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes]
         rejected: list[Rejected] = []
-        for step in self.where if where is None else where:
+        for step in steps:
             if not cands:
                 break
             verdicts = step.check(image, [Box(c.center, c.w, c.h) for c in cands])
@@ -271,6 +284,11 @@ class DiceReader:
                 for k, s in zip(kept, sure, strict=True)
                 if s >= v.threshold
             ]
+        kept, dropped = _one_per_place(kept)
+        rejected += [
+            Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
+            for k in dropped
+        ]
         return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
 
     def read_crop(self, crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
@@ -300,6 +318,32 @@ def _shrink(image: np.ndarray, dw: int, dh: int, shrunk: dict[tuple[int, int], n
         img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_AREA)
     shrunk[(dw, dh)] = img
     return img
+
+
+K = TypeVar("K", bound=tuple[Any, ...])
+
+
+def _one_per_place(kept: list[K]) -> tuple[list[K], list[K]]:
+    """(kept, dropped): the readings of proposed boxes (``group >= 0``), at most one a proposed spot
+    (the surest) and none on a die already read (centres within 0.6 of a box side): a spot is tried
+    at several boxes, and its die may be one the detector found."""
+    detected = [k for k in kept if k[0].group < 0]
+    out = list(detected)
+    dropped: list[K] = []
+    groups: set[int] = set()
+    for k in sorted((k for k in kept if k[0].group >= 0), key=lambda k: -float(k[2])):
+        c = k[0]
+        near = any(
+            math.hypot(c.center[0] - o[0].center[0], c.center[1] - o[0].center[1])
+            < 0.6 * min(c.w, c.h, o[0].w, o[0].h)
+            for o in out
+        )
+        if c.group in groups or near:
+            dropped.append(k)
+            continue
+        groups.add(c.group)
+        out.append(k)
+    return out, dropped
 
 
 def coarse_wins(coarse: float, fine: np.ndarray, apart_sure: float = APART_SURE) -> bool:
