@@ -36,6 +36,8 @@ APART_SURE = 0.3
 #: the detector score given to a box a where step proposes (it counts as a sure peak: the reading's
 #: confidence is the classifier's)
 PROPOSED_SCORE = 0.5
+#: a proposed box's reading this close (box sides) to another reading is that die read again
+APART = 0.9
 
 
 @dataclass(frozen=True)
@@ -234,13 +236,30 @@ class DiceReader:
         pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
         cands = self.find(image, pyr)
         steps = tuple(self.where if where is None else where)
+        kept, rejected = self._judge(image, pyr, cands, steps)
         for step in steps:
-            # a step that knows where something lies (vision.where.BoardLook) proposes boxes the
-            # detector missed there; every step, the classifier and the verifier judge them as any
+            # a step that knows where something lies (vision.where.BoardLook) proposes boxes where
+            # no die was read; every step, the classifier and the verifier judge them as any
             propose = getattr(step, "propose", None)
             if propose is not None:
-                boxes = propose(image, [Box(c.center, c.w, c.h) for c in cands])
-                cands += [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes]
+                boxes = propose(image, [Box(k[0].center, k[0].w, k[0].h) for k in kept])
+                more, why = self._judge(
+                    image, pyr, [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes], steps
+                )
+                kept += more
+                rejected += why
+        kept, dropped = _one_per_place(kept)
+        rejected += [
+            Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
+            for k in dropped
+        ]
+        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+
+    def _judge(
+        self, image: np.ndarray, pyr: Pyramid, cands: list[Candidate], steps: tuple[WhereStep, ...]
+    ) -> tuple[list[tuple[Candidate, int, float, np.ndarray, np.ndarray]], list[Rejected]]:
+        """The candidates read as dice (candidate, value, confidence, crop, probabilities) and those
+        rejected: by the where steps in order, the classifier ("not a die"), the verifier."""
         rejected: list[Rejected] = []
         for step in steps:
             if not cands:
@@ -284,12 +303,7 @@ class DiceReader:
                 for k, s in zip(kept, sure, strict=True)
                 if s >= v.threshold
             ]
-        kept, dropped = _one_per_place(kept)
-        rejected += [
-            Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
-            for k in dropped
-        ]
-        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+        return kept, rejected
 
     def read_crop(self, crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
         """Read an image that shows one die filling it (e.g. a crop another detector made)."""
@@ -325,8 +339,9 @@ K = TypeVar("K", bound=tuple[Any, ...])
 
 def _one_per_place(kept: list[K]) -> tuple[list[K], list[K]]:
     """(kept, dropped): the readings of proposed boxes (``group >= 0``), at most one a proposed spot
-    (the surest) and none on a die already read (centres within 0.6 of a box side): a spot is tried
-    at several boxes, and its die may be one the detector found."""
+    (the surest) and none on a die already read (centres within APART box sides: dice lying side by
+    side are a side apart): a spot is tried at several boxes, and what differs from the board round a
+    die read already (its sides, its shadow) can read as that die again."""
     detected = [k for k in kept if k[0].group < 0]
     out = list(detected)
     dropped: list[K] = []
@@ -335,7 +350,7 @@ def _one_per_place(kept: list[K]) -> tuple[list[K], list[K]]:
         c = k[0]
         near = any(
             math.hypot(c.center[0] - o[0].center[0], c.center[1] - o[0].center[1])
-            < 0.6 * min(c.w, c.h, o[0].w, o[0].h)
+            < APART * min(c.w, c.h, o[0].w, o[0].h)
             for o in out
         )
         if c.group in groups or near:

@@ -158,7 +158,8 @@ class EmptyTable:
 BANDS = 32
 #: a spot's middle is tried too when the solid part's middle lies this many die edges from it
 TRY_OFFSET = 0.3
-#: a spot is looked at only when this share of it differs by more than a shadow
+#: a spot is also tried at the middle of what differs there by more than a shadow (its pips, edges,
+#: colour), when that is at least this share of it
 SOLID_SHARE = 0.1
 #: what differs within this many box sides of a candidate is that candidate's die (its sides, shadow)
 NEAR_BOX = 0.6
@@ -295,16 +296,15 @@ class BoardLook:
             cv2.circle(dist, at, max(1, round(0.8 * side * s)), 0.0, -1)
             # the spot is the middle of what differs there (the die, its sides, its shadow); the die
             # is where it differs by more than a shadow (pips, edges, its colour): no such part, no die
+            out.append(Box((float(x), float(y)), side, side, spots))
             r = max(1, round(0.8 * side * s))
             x0, y0 = max(0, at[0] - r), max(0, at[1] - r)
             part = solid[y0 : at[1] + r + 1, x0 : at[0] + r + 1]
-            if part.size == 0 or float(part.mean()) < SOLID_SHARE:
-                continue
-            ys, xs = np.nonzero(part)
-            cx, cy = (xs.mean() + x0 + 0.5) / s - 0.5, (ys.mean() + y0 + 0.5) / s - 0.5
-            out.append(Box((float(cx), float(cy)), side, side, spots))
-            if math.hypot(cx - x, cy - y) > TRY_OFFSET * side:
-                out.append(Box((float(x), float(y)), side, side, spots))
+            if part.size and float(part.mean()) >= SOLID_SHARE:
+                ys, xs = np.nonzero(part)
+                cx, cy = (xs.mean() + x0 + 0.5) / s - 0.5, (ys.mean() + y0 + 0.5) / s - 0.5
+                if math.hypot(cx - x, cy - y) > TRY_OFFSET * side:
+                    out.append(Box((float(cx), float(cy)), side, side, spots))
             spots += 1
         return out
 
