@@ -178,6 +178,9 @@ class Throw:
                 return p
         raise Rejected
 
+    def red_zone_point(self) -> np.ndarray:
+        return self.zone_point(8)
+
     def slot_point(self) -> np.ndarray:
         slot = self.board.card_slots[int(self.rng.integers(len(self.board.card_slots)))].polygon
         lo, hi = slot.min(axis=0) + self.s / 2, slot.max(axis=0) - self.s / 2
@@ -216,7 +219,7 @@ def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
                 "slot": throw.slot_point,
                 "cocked": throw.random_point,
                 "paper": throw.paper_point,
-                "red zone": lambda: throw.zone_point(8),
+                "red zone": throw.red_zone_point,
             }[how]()
             cube = throw.flat(value, colour, xy, yaw)
             if how == "off":
