@@ -139,6 +139,7 @@ def read_scene(
             fit="body",
             die_size_mm=list(sizes),
             known=known_dice(carried),
+            lying=where.lying(image),
         )
         if readings or carried
         else []
@@ -153,6 +154,7 @@ def read_scene(
             card_slot=g.card_slot,
             stack_level=g.stack_level,
             rests_on=g.rests_on,
+            support_hidden=g.support_hidden,
             footprint_mm=[[float(x), float(y)] for x, y in g.footprint_mm],
         )
     return {"readings": readings, "ms": ms, "pose": True}
@@ -212,6 +214,11 @@ def evaluate(
                 # an upper die over a die of another colour: its colour is one short, the case the
                 # memory can tell from a die picked up or knocked away
                 "over_other": d["rests_on"] is not None and dice[d["rests_on"]]["colour"] != d["colour"],
+                # a die on its own colour: white on the board's paper, red on a red (x8) zone
+                "low_contrast": (d["colour"] == "white" and not d["zones"] and d["field_status"] != "off")
+                or (d["colour"] == "red" and d["min_multiplier"] == 8),
+                # within 2 mm of a zone's edge (or the field's)
+                "edge": float(d.get("clearance_mm", 99.0)) < 2.0,
                 "scene": truth["scene"],
                 "size": size_bucket(d["size_mm"]),
                 "colour": d["colour"],
@@ -367,6 +374,40 @@ def by_colour(res: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: why a die was missed, first that applies (the breakdown of the missed dice by cause)
+MISS_CAUSES = (
+    ("under another die", lambda d: d["covered"]),
+    ("on another die (upper die of a stack)", lambda d: d["stacked"]),
+    ("cocked", lambda d: d["cocked"]),
+    ("touching or beside another die (centres < 1.5 faces apart)", lambda d: d["crowded"]),
+    ("on its own colour (white on the paper, red on a x8 zone)", lambda d: d["low_contrast"]),
+    ("within 2 mm of a zone's edge", lambda d: d["edge"]),
+    ("apart, in plain view, on a contrasting colour", lambda d: True),
+)
+
+
+def missed_causes(res: dict[str, Any]) -> list[str]:
+    """The missed dice by cause (first that applies), with how many dice of each kind there are."""
+    dice = res["dice"]
+    lines = [
+        "| cause (first that applies) | missed | dice of that kind found | missed: white / red / other |",
+        "|---|---|---|---|",
+    ]
+    left = list(dice)
+    for name, test in MISS_CAUSES:
+        group = [d for d in left if test(d)]
+        left = [d for d in left if not test(d)]
+        miss = [d for d in group if not d["found"]]
+        by = Counter(
+            "white" if d["colour"] == "white" else "red" if d["colour"] == "red" else "other" for d in miss
+        )
+        lines.append(
+            f"| {name} | {len(miss)} | {_ratio(len(group) - len(miss), len(group))} | "
+            f"{by['white']} / {by['red']} / {by['other']} |"
+        )
+    return lines
+
+
 def markdown(res: dict[str, Any], title: str) -> str:
     lines = [f"| end to end from pixels: {title} | value |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in summary(res)]
@@ -380,6 +421,8 @@ def markdown(res: dict[str, Any], title: str) -> str:
     lines += by_size(res)
     lines += ["", "Per die colour (kind of failure):", ""]
     lines += by_colour(res)
+    lines += ["", "Missed dice by cause:", ""]
+    lines += missed_causes(res)
     return "\n".join(lines) + "\n"
 
 

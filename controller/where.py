@@ -63,6 +63,8 @@ class TableWhere:
         if cfg.die_size and cfg.die_size_px is not None:
             self.size = DieSize.fixed(*cfg.die_size_px)
         self.area: PlayArea | None = None
+        #: the board look of the frame the last steps were made for (vision.where.BoardLook)
+        self.look: BoardLook | None = None
         if cfg.play_area and cfg.play_area_px is not None:
             self.area = PlayArea(np.asarray(cfg.play_area_px, np.float64))
 
@@ -106,11 +108,20 @@ class TableWhere:
         elif self.cfg.play_area and board_view is not None:
             outline = grown_outline_mm(self.board, self.cfg.play_area_margin_mm)
             out.append(PlayArea(board_outline_px(outline, *board_view)))
+        self.look = None
         if self.cfg.board_look and board_size is not None:
-            look = self._board_look(image, pose, board_size)
-            if look is not None:
-                out.append(look)
+            self.look = self._board_look(image, pose, board_size)
+            if self.look is not None:
+                out.append(self.look)
         return out
+
+    def lying(self, image: np.ndarray) -> np.ndarray | None:
+        """Where something lies on the board in ``image`` (the frame the last `steps` were for), for
+        the stacks-by-sides cue of calibration.geometry.place; None when that cue is off or the board
+        look had nothing to go on."""
+        if not self.cfg.stacks_by_sides or self.look is None:
+            return None
+        return self.look.lying(image)
 
     def _board_look(self, image: np.ndarray, pose: Any, size: DieSize) -> BoardLook | None:
         """The board's print as this frame should show it (vision.where.BoardLook), or None (and a
