@@ -27,10 +27,12 @@ from calibration.pose import BoardPose
 
 #: The band a raised die shows must cover at least this share of its top face (in the frame) to judge.
 MIN_BAND = 0.2
+#: The die's own body left out of the band is taken this many die edges taller than the die.
+OWN_MARGIN = 0.3
 
 
 def body_px(
-    quad: NDArray[np.float64], s: float, level: int, pose: BoardPose, calibration: CameraCalibration
+    quad: NDArray[np.float64], s: float, level: float, pose: BoardPose, calibration: CameraCalibration
 ) -> NDArray[np.float64]:
     """The frame outline of a stack ``level + 1`` dice tall whose top face is ``quad``: the top face
     and its corners dropped to the board (the convex hull of both)."""
@@ -63,6 +65,9 @@ def raised_share(
     k = np.array([mw / float(w), mh / float(h)])
     scaled = [np.asarray(q, np.float64).reshape(-1, 2) * k for q in quads]
     bodies = [body_px(q, s, 0, pose, calibration) * k for q, s in zip(quads, sizes, strict=True)]
+    # the die's own body, a little longer: the reader's box may sit off the top face, and a die's
+    # edge blurs; what lies beyond it is a lower die's or the board
+    own = [body_px(q, s, OWN_MARGIN, pose, calibration) * k for q, s in zip(quads, sizes, strict=True)]
     out: list[float | None] = []
     for i, (q, s) in enumerate(zip(quads, sizes, strict=True)):
         up = body_px(q, s, 1, pose, calibration) * k
@@ -81,7 +86,7 @@ def raised_share(
 
         band = np.zeros((y1 - y0, x1 - x0), np.uint8)
         fill(up, band, 1)
-        fill(bodies[i], band, 0)
+        fill(own[i], band, 0)
         for j, other in enumerate(bodies):
             if j != i:
                 fill(other, band, 0)

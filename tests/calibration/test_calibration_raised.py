@@ -90,7 +90,6 @@ def test_stacks_from_one_frame_on_rendered_stacks() -> None:
         t = json.loads(p.read_text())
         if t["split"] == "tune" and any(d["stack_level"] > 0 for d in t["dice"]):
             scenes.append({**t, "_dir": str(SCENES)})
-    scenes = scenes[:10]
     from vision.reader import DiceReader
 
     reader = DiceReader()
@@ -102,5 +101,5 @@ def test_stacks_from_one_frame_on_rendered_stacks() -> None:
     def count(text: str) -> int:
         return int(text.split("(")[1].split("/")[0])
 
-    assert count(on[r]) > count(off[r]) + 2
-    assert float(on[p].split(" %")[0]) >= 60.0
+    assert count(on[r]) >= count(off[r]) + 4
+    assert float(on[p].split(" %")[0]) >= 70.0
