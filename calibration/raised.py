@@ -71,6 +71,9 @@ def raised_share(
     out: list[float | None] = []
     for i, (q, s) in enumerate(zip(quads, sizes, strict=True)):
         up = body_px(q, s, 1, pose, calibration) * k
+        if not (np.isfinite(up).all() and np.isfinite(own[i]).all()):
+            out.append(None)  # a ray that never meets the board's plane: nothing to judge
+            continue
         x0, y0 = np.floor(up.min(axis=0)).astype(int) - 1
         x1, y1 = np.ceil(up.max(axis=0)).astype(int) + 2
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, mw), min(y1, mh)
@@ -88,7 +91,7 @@ def raised_share(
         fill(up, band, 1)
         fill(own[i], band, 0)
         for j, other in enumerate(bodies):
-            if j != i:
+            if j != i and np.isfinite(other).all():
                 fill(other, band, 0)
         face = abs(cv2.contourArea(scaled[i].astype(np.float32)))
         n = int(band.sum())
