@@ -34,6 +34,11 @@ STRIDE = 4
 # (1104 -> 1111 of 1117 read right, every labelled die found); drawn big dice and the rendered boards
 # merge as before (benchmarks/RESULTS.md, session 6).
 APART_SURE = 0.3
+#: the detector score given to a box a where step proposes (it counts as a sure peak: the reading's
+#: confidence is the classifier's)
+PROPOSED_SCORE = 0.5
+#: a proposed box's reading this close (box sides) to another reading is that die read again
+APART = 0.9
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,8 @@ class Candidate:
     w: float
     h: float
     score: float
+    #: a box a where step proposed (>= 0: the spot it stands for; several boxes may try one spot)
+    group: int = -1
 
 
 @dataclass(frozen=True)
@@ -234,8 +241,33 @@ class DiceReader:
         palette = palette or Palette.default()
         pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
         cands = self.find(image, pyr)
+        steps = tuple(self.where if where is None else where)
+        kept, rejected = self._judge(image, pyr, cands, steps)
+        for step in steps:
+            # a step that knows where something lies (vision.where.BoardLook) proposes boxes where
+            # no die was read; every step, the classifier and the verifier judge them as any
+            propose = getattr(step, "propose", None)
+            if propose is not None:
+                boxes = propose(image, [Box(k[0].center, k[0].w, k[0].h) for k in kept])
+                more, why = self._judge(
+                    image, pyr, [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes], steps
+                )
+                kept += more
+                rejected += why
+        kept, dropped = _one_per_place(kept)
+        rejected += [
+            Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
+            for k in dropped
+        ]
+        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+
+    def _judge(
+        self, image: np.ndarray, pyr: Pyramid, cands: list[Candidate], steps: tuple[WhereStep, ...]
+    ) -> tuple[list[tuple[Candidate, int, float, np.ndarray, np.ndarray]], list[Rejected]]:
+        """The candidates read as dice (candidate, value, confidence, crop, probabilities) and those
+        rejected: by the where steps in order, the classifier ("not a die"), the verifier."""
         rejected: list[Rejected] = []
-        for step in self.where if where is None else where:
+        for step in steps:
             if not cands:
                 break
             verdicts = step.check(image, [Box(c.center, c.w, c.h) for c in cands])
@@ -271,7 +303,7 @@ class DiceReader:
                 for k, s in zip(kept, sure, strict=True)
                 if s >= v.threshold
             ]
-        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+        return kept, rejected
 
     def read_crop(self, crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
         """Read an image that shows one die filling it (e.g. a crop another detector made)."""
@@ -318,6 +350,33 @@ def _shrink(
         img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_AREA)
     shrunk[(dw, dh)] = img
     return img
+
+
+K = TypeVar("K", bound=tuple[Any, ...])
+
+
+def _one_per_place(kept: list[K]) -> tuple[list[K], list[K]]:
+    """(kept, dropped): the readings of proposed boxes (``group >= 0``), at most one a proposed spot
+    (the surest) and none on a die already read (centres within APART box sides: dice lying side by
+    side are a side apart): a spot is tried at several boxes, and what differs from the board round a
+    die read already (its sides, its shadow) can read as that die again."""
+    detected = [k for k in kept if k[0].group < 0]
+    out = list(detected)
+    dropped: list[K] = []
+    groups: set[int] = set()
+    for k in sorted((k for k in kept if k[0].group >= 0), key=lambda k: -float(k[2])):
+        c = k[0]
+        near = any(
+            math.hypot(c.center[0] - o[0].center[0], c.center[1] - o[0].center[1])
+            < APART * min(c.w, c.h, o[0].w, o[0].h)
+            for o in out
+        )
+        if c.group in groups or near:
+            dropped.append(k)
+            continue
+        groups.add(c.group)
+        out.append(k)
+    return out, dropped
 
 
 def coarse_wins(coarse: float, fine: np.ndarray, apart_sure: float = APART_SURE) -> bool:
