@@ -95,6 +95,7 @@ def read_scene(
     reader: Any,
     boards: dict[str, Any],
     before: list[dict[str, Any]] | None = None,
+    vision: VisionSection | None = None,
 ) -> dict[str, Any]:
     """One frame through the table's path: the game's readings as the table keeps them (dicts, placed:
     zones, min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU
@@ -111,7 +112,7 @@ def read_scene(
     image = cv2.imread(str(Path(truth["_dir"]) / truth["image"]), cv2.IMREAD_COLOR)
     colours = sorted({d["colour"] for d in truth["dice"]})
     sizes = truth.get("die_sizes_mm") or [truth["die_size_mm"]]
-    where = TableWhere(VisionSection(), board, cal, list(sizes))
+    where = TableWhere(vision or VisionSection(), board, cal, list(sizes))
     c0 = time.process_time()
     try:
         pose = estimate_board_pose(image, cal, board)
@@ -138,6 +139,7 @@ def read_scene(
             fit="body",
             die_size_mm=list(sizes),
             known=known_dice(carried),
+            lying=where.lying(image),
         )
         if readings or carried
         else []
@@ -152,13 +154,20 @@ def read_scene(
             card_slot=g.card_slot,
             stack_level=g.stack_level,
             rests_on=g.rests_on,
+            support_hidden=g.support_hidden,
             footprint_mm=[[float(x), float(y)] for x, y in g.footprint_mm],
         )
     return {"readings": readings, "ms": ms, "pose": True}
 
 
-def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = None) -> dict[str, Any]:
-    """Every scene read as the table reads it.  ``earlier``: a folder of earlier frames
+def evaluate(
+    scenes: list[dict[str, Any]],
+    reader: Any,
+    earlier: Path | None = None,
+    vision: VisionSection | None = None,
+) -> dict[str, Any]:
+    """Every scene read as the table reads it (``vision``: the table's ``[vision]``, default as
+    shipped).  ``earlier``: a folder of earlier frames
     (tools/render/generate.py --earlier); then only the scenes with one, each read after it as the
     table would (the earlier frame's readings are the ``before`` of calibration.memory)."""
     cv2.setNumThreads(1)
@@ -173,8 +182,8 @@ def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = N
             if not path.exists():
                 continue
             first = {**json.loads(path.read_text()), "_dir": str(earlier)}
-            before = read_scene(first, reader, boards)["readings"]
-        got = read_scene(truth, reader, boards, before)
+            before = read_scene(first, reader, boards, vision=vision)["readings"]
+        got = read_scene(truth, reader, boards, before, vision)
         readings = got["readings"]
         dice = truth["dice"]
         pairs = match(dice, [np.asarray(r["center"], np.float64) for r in readings])
@@ -205,6 +214,11 @@ def evaluate(scenes: list[dict[str, Any]], reader: Any, earlier: Path | None = N
                 # an upper die over a die of another colour: its colour is one short, the case the
                 # memory can tell from a die picked up or knocked away
                 "over_other": d["rests_on"] is not None and dice[d["rests_on"]]["colour"] != d["colour"],
+                # a die on its own colour: white on the board's paper, red on a red (x8) zone
+                "low_contrast": (d["colour"] == "white" and not d["zones"] and d["field_status"] != "off")
+                or (d["colour"] == "red" and d["min_multiplier"] == 8),
+                # within 2 mm of a zone's edge (or the field's)
+                "edge": float(d.get("clearance_mm", 99.0)) < 2.0,
                 "scene": truth["scene"],
                 "size": size_bucket(d["size_mm"]),
                 "colour": d["colour"],
@@ -360,6 +374,40 @@ def by_colour(res: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: why a die was missed, first that applies (the breakdown of the missed dice by cause)
+MISS_CAUSES = (
+    ("under another die", lambda d: d["covered"]),
+    ("on another die (upper die of a stack)", lambda d: d["stacked"]),
+    ("cocked", lambda d: d["cocked"]),
+    ("touching or beside another die (centres < 1.5 faces apart)", lambda d: d["crowded"]),
+    ("on its own colour (white on the paper, red on a x8 zone)", lambda d: d["low_contrast"]),
+    ("within 2 mm of a zone's edge", lambda d: d["edge"]),
+    ("apart, in plain view, on a contrasting colour", lambda d: True),
+)
+
+
+def missed_causes(res: dict[str, Any]) -> list[str]:
+    """The missed dice by cause (first that applies), with how many dice of each kind there are."""
+    dice = res["dice"]
+    lines = [
+        "| cause (first that applies) | missed | dice of that kind found | missed: white / red / other |",
+        "|---|---|---|---|",
+    ]
+    left = list(dice)
+    for name, test in MISS_CAUSES:
+        group = [d for d in left if test(d)]
+        left = [d for d in left if not test(d)]
+        miss = [d for d in group if not d["found"]]
+        by = Counter(
+            "white" if d["colour"] == "white" else "red" if d["colour"] == "red" else "other" for d in miss
+        )
+        lines.append(
+            f"| {name} | {len(miss)} | {_ratio(len(group) - len(miss), len(group))} | "
+            f"{by['white']} / {by['red']} / {by['other']} |"
+        )
+    return lines
+
+
 def markdown(res: dict[str, Any], title: str) -> str:
     lines = [f"| end to end from pixels: {title} | value |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in summary(res)]
@@ -373,6 +421,8 @@ def markdown(res: dict[str, Any], title: str) -> str:
     lines += by_size(res)
     lines += ["", "Per die colour (kind of failure):", ""]
     lines += by_colour(res)
+    lines += ["", "Missed dice by cause:", ""]
+    lines += missed_causes(res)
     return "\n".join(lines) + "\n"
 
 

@@ -346,14 +346,22 @@ def markdown(s: dict[str, Any], split: str, quads: str, n_scenes: int) -> str:
 
 
 def end_to_end_tables(
-    scenes: list[dict[str, Any]], split: str, heldout: list[Path], earlier: Path | None, spec: str | None
+    scenes: list[dict[str, Any]],
+    split: str,
+    heldout: list[Path],
+    earlier: Path | None,
+    spec: str | None,
+    vision: dict[str, Any] | None = None,
 ) -> list[str]:
     """The first section: each scene read as the table reads it (benchmarks/end_to_end.py); with
     earlier frames (the split's: ``earlier``; a held-out folder's: its earlier/), stacks across throws."""
     from benchmarks.end_to_end import evaluate as e2e
     from benchmarks.end_to_end import markdown as e2e_markdown
     from benchmarks.end_to_end import memory_markdown
+    from controller.config import VisionSection
     from vision.reader import default_reader
+
+    table_vision = VisionSection(**(vision or {}))
 
     reader = READER or default_reader()
     sets = [(f"{split} split ({len(scenes)} scenes, seed {scenes[0]['seed']})", scenes, earlier)]
@@ -368,14 +376,31 @@ def end_to_end_tables(
     out = []
     for title, group, before in sets:
         title += f", models: {spec}" if spec else ""
-        table = e2e_markdown(e2e(group, reader), title)
+        title += ", [vision] " + ", ".join(f"{k} = {v}" for k, v in vision.items()) if vision else ""
+        table = e2e_markdown(e2e(group, reader, vision=table_vision), title)
         print(table)
         out.append(table)
         if before is not None:
             stacked = [t for t in group if (before / f"scene_{t['scene']:04d}.json").exists()]
-            table = memory_markdown(e2e(stacked, reader), e2e(stacked, reader, before), title)
+            table = memory_markdown(
+                e2e(stacked, reader, vision=table_vision),
+                e2e(stacked, reader, before, table_vision),
+                title,
+            )
             print(table)
             out.append(table)
+    return out
+
+
+def _vision_spec(text: str) -> dict[str, Any]:
+    """``board_look=false,play_area=true`` -> the [vision] keys it sets (true/false, numbers, text)."""
+    out: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--vision {text!r}: expected KEY=VALUE[,KEY=VALUE...]")
+        v = value.strip()
+        out[key.strip()] = {"true": True, "false": False}.get(v.lower(), v)
     return out
 
 
@@ -431,6 +456,14 @@ def main(argv: list[str] | None = None) -> int:
         "one table each, in one run; keys det, reject, suppress, rotations, long: see vision_d6.py)",
     )
     ap.add_argument(
+        "--vision",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE[,KEY=VALUE...]",
+        help="the end-to-end section again with the table's [vision] changed so (repeatable: one "
+        "table each after the shipped settings', in one run), e.g. board_look=false",
+    )
+    ap.add_argument(
         "--fit",
         choices=["image", "body", "none"],
         default="image",
@@ -463,7 +496,8 @@ def main(argv: list[str] | None = None) -> int:
 
             READER = reader_from_spec(spec)
         if not args.no_end_to_end:
-            tables += end_to_end_tables(scenes, args.split, args.heldout, args.earlier, spec)
+            for vision in [None, *(_vision_spec(v) for v in args.vision)]:
+                tables += end_to_end_tables(scenes, args.split, args.heldout, args.earlier, spec, vision)
         result = evaluate(scenes, args.quads, args.noise_px, args.pose, fit=args.fit)
         if args.dump:
             with args.dump.open("w") as f:

@@ -7,8 +7,18 @@ paho client per table, each publishing its retained summary once a second
 (staggered evenly) with a score that counts up.  Debian's chromium shows the
 hall page; a MutationObserver stamps the moment each score first appears in
 the page.  Latency = that stamp - the publisher's wall clock just before
-``publish`` (one machine, one clock).  The page draws only the newest snapshot
-(the hub coalesces), so not every score is drawn: a later one replaces it.
+``publish`` (one machine, one clock).  The hall pushes the page only what changed
+since the version the page has (``Hall.changes``), so a page that falls behind
+gets the newest entries in one message and a score may be replaced unseen.
+
+Where the time goes: each hall entry carries ``seen`` (the hall's wall clock when
+its MQTT thread accepted the message), and a wrapper around the page's WebSocket
+stamps when each push arrived, so every drawn score splits into publish -> hall
+(broker and the hall's MQTT thread), hall -> page (the hall's push) and page
+(arrival -> in the DOM).  Because the 2 cores are shared, the report also gives the
+load average over the run, a plain subscriber's latency over the same broker, and
+the hall process's CPU time per message (from /proc), which does not depend on
+how busy the machine is.
 
 To show the hall stays bounded while ids churn, the publisher also sends
 ``--churn`` retained ``offline`` messages a second from ids never seen before
@@ -20,13 +30,16 @@ To show the hall stays bounded while ids churn, the publisher also sends
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -36,17 +49,53 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 HALL = (sys.executable, "-m", "controller", "hall")
 
+ARRIVALS = """
+window.__rx = [];
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = class extends NativeWebSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (ev) => {  // registered before the page's onmessage: runs first
+      const t = performance.timeOrigin + performance.now();
+      let m;
+      try { m = JSON.parse(ev.data); } catch (e) { return; }
+      if (m.type !== "hall" || m.full) return;
+      for (const e of m.tables) {
+        const sc = e.summary && e.summary.scores;
+        if (sc && sc.ann !== undefined)
+          window.__rx.push([e.table + "/ann", String(sc.ann), e.seen * 1000, m.sent * 1000, t]);
+      }
+    });
+  }
+};
+"""
+
 OBSERVER = """
 window.__seen = [];
 const known = new Map();
-new MutationObserver(() => {
+new MutationObserver((records) => {  // looks only at what the records name: cheap, so it skews little
   const t = performance.timeOrigin + performance.now();
-  for (const el of document.querySelectorAll("[data-score]")) {
+  const touched = new Set();
+  for (const r of records) {
+    const at = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    const own = at && at.closest("[data-score]");
+    if (own) touched.add(own);
+    for (const n of r.addedNodes) {
+      if (n.nodeType !== 1) continue;
+      if (n.matches("[data-score]")) touched.add(n);
+      for (const el of n.querySelectorAll("[data-score]")) touched.add(el);
+    }
+  }
+  for (const el of touched) {
     const key = el.dataset.score + "=" + el.textContent;
     if (!known.has(key)) { known.set(key, t); window.__seen.push([el.dataset.score, el.textContent, t]); }
   }
 }).observe(document.getElementById("tables"), { childList: true, subtree: true, characterData: true });
 """
+
+
+#: chromium's Performance.getMetrics durations (seconds) reported per message
+PERF = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration")
 
 
 def publisher(port: int, tables: int, seconds: float, churn: int) -> None:
@@ -136,9 +185,39 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (/proc/PID/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def chromium_cpu_s() -> dict[str, float]:
+    """CPU seconds so far of this process's chromium descendants, by process type (renderer, gpu, ...)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            with contextlib.suppress(OSError):
+                children.setdefault(int((d / "stat").read_text().rpartition(")")[2].split()[1]), []).append(
+                    int(d.name)
+                )
+    out: dict[str, float] = {}
+    todo = list(children.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        with contextlib.suppress(OSError):
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")  # children rewrite it
+            if b"chrom" not in cmdline.split(b" ")[0]:
+                continue
+            found = re.search(rb"--type=([\w-]+)", cmdline)
+            kind = found.group(1).decode() if found else "browser"
+            out[kind] = out.get(kind, 0.0) + cpu_s(pid)
+    return out
+
+
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
-    return s[min(len(s) - 1, int(q * len(s)))]
+    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
 
 
 def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
@@ -179,8 +258,15 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                     executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox", "--disable-gpu"]
                 )
                 page = browser.new_page(viewport={"width": 1600, "height": 1000})
+                page.add_init_script(ARRIVALS)
                 page.goto(url + "/")
                 page.evaluate(OBSERVER)
+                cdp = page.context.new_cdp_session(page)
+                cdp.send("Performance.enable")
+
+                def metrics() -> dict[str, float]:
+                    return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
                 pub = subprocess.Popen(
                     [
                         sys.executable,
@@ -197,15 +283,30 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                 )
                 assert pub.stdout is not None
                 assert pub.stdout.readline().strip() == "READY"
+                tail: list[str] = []  # its last line is larger than a pipe holds: read it as it comes
+                stream = pub.stdout
+                reader = threading.Thread(target=lambda: tail.append(stream.read()), daemon=True)
+                reader.start()
                 heard = listen(mport)
                 rss = [(0.0, rss_kib(hall.pid))]
+                loads = [os.getloadavg()[0]]
+                cpu0, page_cpu0, perf0 = cpu_s(hall.pid), chromium_cpu_s(), metrics()
                 t0 = time.monotonic()
-                while pub.poll() is None and time.monotonic() - t0 < seconds + 60:
+                while reader.is_alive() and time.monotonic() - t0 < seconds + 60:
                     page.wait_for_timeout(5000)
                     rss.append((round(time.monotonic() - t0, 1), rss_kib(hall.pid)))
-                out = json.loads(pub.stdout.read().strip().splitlines()[-1])
+                    loads.append(os.getloadavg()[0])
+                reader.join(timeout=30)
+                pub.wait(timeout=30)
+                out = json.loads(tail[0].strip().splitlines()[-1])
                 page.wait_for_timeout(2000)
+                hall_cpu, hall_wall = cpu_s(hall.pid) - cpu0, time.monotonic() - t0
+                page_cpu_by = {k: v - page_cpu0.get(k, 0.0) for k, v in chromium_cpu_s().items()}
+                page_cpu = sum(page_cpu_by.values())
+                perf1 = metrics()
+                perf = {k: perf1[k] - perf0[k] for k in PERF if k in perf1 and k in perf0}
                 seen = page.evaluate("window.__seen")
+                rx = page.evaluate("window.__rx")
                 api = json.loads(urllib.request.urlopen(url + "/api/tables", timeout=10).read())
                 browser.close()
         finally:
@@ -220,6 +321,18 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
     for k, v, t in seen:
         if f"{k}={v}" in sent:
             by_tick.setdefault(int(v), []).append(t - sent[f"{k}={v}"])
+    arrived = {f"{k}={v}": (hall_ms, push_ms, page_ms) for k, v, hall_ms, push_ms, page_ms in rx}
+    split = [
+        (
+            arrived[key][0] - sent[key],
+            arrived[key][1] - arrived[key][0],
+            arrived[key][2] - arrived[key][1],
+            t - arrived[key][2],
+        )
+        for key, t in ((f"{k}={v}", t) for k, v, t in seen)
+        if key in sent and key in arrived
+    ]
+    messages = len(sent) + out["fake_ids"] + tables  # summaries, fake goodbyes, one "online" each
     return {
         "tables": tables,
         "seconds": seconds,
@@ -234,6 +347,18 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
         "broker_p50": pct(via, 0.5),
         "broker_p95": pct(via, 0.95),
         "rss": rss,
+        "split_n": len(split),
+        "to_hall": [pct([x[0] for x in split], q) for q in (0.5, 0.95)],
+        "in_hall": [pct([x[1] for x in split], q) for q in (0.5, 0.95)],
+        "to_page": [pct([x[2] for x in split], q) for q in (0.5, 0.95)],
+        "in_page": [pct([x[3] for x in split], q) for q in (0.5, 0.95)],
+        "hall_cpu_ms_per_msg": 1000 * hall_cpu / messages,
+        "hall_cpu_share": hall_cpu / hall_wall,
+        "page_cpu_ms_per_msg": 1000 * page_cpu / messages,
+        "page_cpu_share": page_cpu / hall_wall,
+        "page_perf": {k: round(1000 * v / messages, 3) for k, v in perf.items()},
+        "page_cpu_by": {k: round(1000 * v / messages, 2) for k, v in sorted(page_cpu_by.items())},
+        "load": loads,
         "fake_ids": out["fake_ids"],
         "hall_tables": len(api["tables"]),
         "api_bytes": len(json.dumps(api)),
@@ -241,7 +366,7 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
 
 
 def report(r: dict[str, Any], command: str) -> str:
-    load = os.getloadavg()[0]
+    loads = r["load"]
     rss = r["rss"]
     return "\n".join(
         [
@@ -251,8 +376,10 @@ def report(r: dict[str, Any], command: str) -> str:
             f"    {command}",
             "",
             f"{platform.machine()}, {os.cpu_count()} CPUs shared with other work (1-min load average "
-            f"{load:.1f} at the end), Python {platform.python_version()}; Mosquitto, `dicetable hall` "
-            "and the publishers in separate processes, Debian's chromium on the hall page.",
+            f"{loads[0]:.1f} at the start, {statistics.fmean(loads):.1f} mean of {len(loads)} samples "
+            f"5 s apart, {max(loads):.1f} max, {loads[-1]:.1f} at the end), Python "
+            f"{platform.python_version()}; Mosquitto, `dicetable hall` and the publishers in separate "
+            "processes, Debian's chromium on the hall page.",
             "",
             "| published | drawn in the page | p50 ms | p95 ms | p99 ms | max ms | mean ms | p95 <= 200 ms |",
             "|---|---|---|---|---|---|---|---|",
@@ -261,6 +388,18 @@ def report(r: dict[str, Any], command: str) -> str:
             "",
             f"The same messages at a plain subscriber of the broker (publisher and broker alone): "
             f"p50 {r['broker_p50']:.1f} ms, p95 {r['broker_p95']:.1f} ms.",
+            "",
+            f"Where the time went ({r['split_n']} drawn scores whose push was stamped; p50 / p95 ms): "
+            f"publish -> the hall's MQTT thread accepted it {r['to_hall'][0]:.1f} / {r['to_hall'][1]:.1f}, "
+            f"accepted -> pushed (the hall's event loop) {r['in_hall'][0]:.1f} / {r['in_hall'][1]:.1f}, "
+            f"pushed -> arrived in the page {r['to_page'][0]:.1f} / {r['to_page'][1]:.1f}, "
+            f"arrived -> in the DOM {r['in_page'][0]:.1f} / {r['in_page'][1]:.1f}.  "
+            f"The hall process used {r['hall_cpu_ms_per_msg']:.2f} ms of CPU per message "
+            f"({100 * r['hall_cpu_share']:.0f} % of one core over the run); chromium's processes "
+            f"{r['page_cpu_ms_per_msg']:.2f} ms ({100 * r['page_cpu_share']:.0f} %; ms by process: "
+            f"{', '.join(f'{k} {v}' for k, v in r['page_cpu_by'].items())}); the page's main thread "
+            f"(chromium's Performance metrics, ms per message): "
+            f"{', '.join(f'{k} {v}' for k, v in r['page_perf'].items())}.",
             "",
             f"Hall RSS (KiB) at seconds: {', '.join(f'{t:.0f}: {k}' for t, k in rss)}.  "
             f"Meanwhile {r['fake_ids']} retained `offline` messages from new fake ids arrived; "

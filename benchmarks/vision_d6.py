@@ -46,6 +46,7 @@ from training.dataset import (  # noqa: E402
     negative_held_out,
 )
 from vision.reader import DiceReader  # noqa: E402
+from vision.verifier import NET_PATH, NetVerifier  # noqa: E402
 from vision.where import DieSize, EmptyTable, PlayArea, board_outline_px  # noqa: E402
 
 #: the confidence at which the table scores a reading without asking a person (table.toml's
@@ -138,15 +139,21 @@ def reader_from_spec(spec: str) -> DiceReader:
     """A d6 reader from ``DIR[,key=value...]``: the models in DIR (d6_detector.onnx and
     d6_classifier.onnx) and optional settings det, reject, suppress, sure (crops read less surely
     upright are read at the other turns), apart (`vision.reader.coarse_wins`; 2 never keeps fine
-    dice apart, as before session 6) (floats), rotations (int) and
+    dice apart, as before session 6) (floats), rotations (int), verify (off, logistic: issue 19's
+    first verifier, net: the not-a-die net, the default), shrink (area, the default, or halve: the
+    detector's input halved then shrunk linearly: vision.reader._shrink) and
     long (int: the detector sees the frame with its long side this many pixels, neither halved nor
-    shrunk further; the reader's default halves it and keeps it within 352-640); verify=off reads
-    without the not-a-die verifier (vision.verifier), as before issue 19."""
+    shrunk further; the reader's default halves it and keeps it within 352-640)."""
     folder, *pairs = spec.split(",")
     kw: dict[str, Any] = {}
-    if "verify=off" in pairs:  # the reader as it was before issue 19: no not-a-die verifier
-        pairs.remove("verify=off")
-        kw["verifier"] = None
+    for kind in ("off", "logistic", "net"):  # off: the reader as it was before issue 19
+        if f"verify={kind}" in pairs:
+            pairs.remove(f"verify={kind}")
+            kw["verifier"] = None if kind == "off" else kind
+    for how in ("halve", "area"):  # how the detector's input is shrunk (vision.reader._shrink)
+        if f"shrink={how}" in pairs:
+            pairs.remove(f"shrink={how}")
+            kw["shrink"] = how
     for pair in pairs:
         key, sep, value = pair.partition("=")
         try:
@@ -166,6 +173,8 @@ def reader_from_spec(spec: str) -> DiceReader:
     for name in ("d6_detector.onnx", "d6_classifier.onnx"):
         if not (d / name).is_file():
             raise SystemExit(f"--models {spec!r}: {d / name} does not exist")
+    if kw.get("verifier", "net") == "net" and (d / NET_PATH.name).is_file():
+        kw["verifier"] = NetVerifier(d / NET_PATH.name)  # DIR's own not-a-die net
     return DiceReader(detector=d / "d6_detector.onnx", classifier=d / "d6_classifier.onnx", **kw)
 
 

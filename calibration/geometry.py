@@ -56,6 +56,7 @@ from calibration.camera import CameraCalibration
 from calibration.diceset import DiceSet, DiceSetError
 from calibration.polygons import Poly
 from calibration.pose import BoardPose, estimate_board_pose
+from calibration.raised import raised_share
 from calibration.topface import body_top_face, fit_top_face
 
 #: Footprints at one level sharing more than this fraction of a face cannot both be there.
@@ -71,6 +72,10 @@ NON_CUBE_SIGMA = 10.0
 LAB_WEIGHTS = np.array([0.3, 1.0, 1.0])
 #: Cost (in squared sigmas of the size cue) of a raised die with no die seen beneath it.
 UNSUPPORTED_COST = 9.0
+#: A die whose band of sides only a raised die shows is this full of something lying there is
+#: raised (calibration.raised; the level is then 1 give or take RAISED_SIGMA).
+RAISED_SHARE = 0.4
+RAISED_SIGMA = 0.3
 #: A top face this many times more lopsided (half-turn asymmetry) than the face it overlaps is the lower.
 WHOLENESS_RATIO = 1.15
 #: The colour cue needs each die to show this share of its face outside the other's.
@@ -116,6 +121,8 @@ class DieGeometry:
     field_status: str
     card_slot: str | None
     level_estimate: float = 0.0  # continuous height / die size - 1, from the size cue alone
+    #: raised, with no die seen or known beneath it (the sides cue): the die under it must be told
+    support_hidden: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -197,6 +204,7 @@ def place(
     outline: bool = False,
     known: Sequence[tuple[Any, int]] = (),
     fit: str = "image",
+    lying: NDArray[np.bool_] | None = None,
 ) -> list[DieGeometry]:
     """Board geometry of every die from its top-face quad (4 pixel corners, any order around).
 
@@ -214,6 +222,12 @@ def place(
     in board mm (4+ corners) and its stack level.  They are not placed again; they hold dice
     up and take up space like any die.  The result has one entry per quad, then one per known
     die, and ``rests_on`` indexes that whole list.
+
+    ``lying``: where something lies on the board in this frame (a bool mask of the frame at any
+    scale, e.g. :meth:`vision.where.BoardLook.lying`): a die whose sides reach as far towards the
+    camera's nadir as a die one level up would (the lower die's sides, :mod:`calibration.raised`)
+    is placed one level up even when no die is seen beneath it (its ``rests_on`` is then None and
+    ``support_hidden`` True: the die under it must be told).
 
     ``die_size_mm`` is the dice set's edge, or its edges when several sizes are in play (each
     die's is then told from its top face, :meth:`calibration.diceset.DiceSet.size_of`); None
@@ -255,18 +269,32 @@ def place(
         ]
     # Outlines whose fitted top faces coincide are one die read twice, not a stack.
     same = _same_faces(quads) if outline else set()
+    # The sides cue: a die showing the sides of a die under it is raised (one frame, no memory).
+    raised = [False] * len(quads)
+    if lying is not None and quads:
+        fh, fw = (image.shape[:2]) if image is not None else calibration.image_size[::-1]
+        shares = raised_share(quads, sizes, pose, calibration, lying, (int(fw), int(fh)))
+        raised = [
+            bool(c and sh is not None and sh >= RAISED_SHARE) for c, sh in zip(cube, shares, strict=True)
+        ]
 
     # Size cue: continuous level estimate and its uncertainty.
     base = [pose.backproject(q, 0.0, calibration) for q in quads]
     est: list[float] = []
     sigma: list[float] = []
-    for q, fp0, s, is_cube in zip(quads, base, sizes, cube, strict=True):
+    for q, fp0, s, is_cube, up in zip(quads, base, sizes, cube, raised, strict=True):
         side0 = np.sqrt(pg.area(fp0))
         h = cam_h * (1.0 - s / side0)
-        est.append(0.0 if outline else h / s - 1.0)
+        est.append(1.0 if up else 0.0 if outline else h / s - 1.0)
         side_px = np.sqrt(pg.area(q))
         size_cue = is_cube and not outline
-        sigma.append(cam_h / s * (QUAD_NOISE_PX * np.sqrt(2) / side_px) if size_cue else NON_CUBE_SIGMA)
+        sigma.append(
+            RAISED_SIGMA
+            if up
+            else cam_h / s * (QUAD_NOISE_PX * np.sqrt(2) / side_px)
+            if size_cue
+            else NON_CUBE_SIGMA
+        )
 
     def footprint(i: int, level: int) -> Poly:
         return pose.backproject(quads[i], (level + 1) * sizes[i], calibration)
@@ -292,8 +320,9 @@ def place(
             if any(level <= levels[j] for j in below.get(i, set()) if j in levels):
                 continue  # the frame shows this top face over that one: it is higher
             if level > 0 and _resting_on(pg.centroid(fp), level, levels, prints) is None:
-                # Possible only when the dice beneath are all hidden from view.
-                cost += UNSUPPORTED_COST * level
+                # Possible only when the dice beneath are all hidden from view (the sides cue shows
+                # the die under a raised die)
+                cost += UNSUPPORTED_COST * (level - 1 if i < len(raised) and raised[i] else level)
             if best is None or cost < best[0]:
                 best = (cost, level)
         levels[i] = best[1] if best is not None else MAX_STACK
@@ -322,6 +351,7 @@ def place(
                 field_status=field_status,
                 card_slot=card_slot,
                 level_estimate=est[i] if i < len(est) else float(levels[i]),
+                support_hidden=levels[i] > 0 and rests_on is None,
             )
         )
     return out

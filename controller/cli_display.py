@@ -30,7 +30,7 @@ def hall(
     """Serve the tournament hall page: every table's game, scores and status, live from MQTT."""
     import uvicorn
 
-    from display.hall_app import create_hall_app
+    from display.hall_app import create_hall_app, wake_hub
     from display.hub import Hub
     from display.mqtt import Hall
     from display.server import WS_IMPL
@@ -42,7 +42,7 @@ def hall(
     if not 0 < port < 65536:
         raise _fail(f"--port {port} is out of range 1..65535")
     hub = Hub()
-    the_hall = Hall(link=link, on_change=hub.notify)
+    the_hall = Hall(link=link, on_update=wake_hub(hub))
     the_hall.start()
     print(f"hall on http://{host}:{port}/ (broker {link.describe()}, reconnecting with backoff)")
     try:

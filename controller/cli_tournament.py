@@ -99,6 +99,85 @@ def tournament_export(
         t.close()
 
 
+def parse_scores(items: list[str]) -> dict[str, str]:
+    """``--score ann=300`` (repeated) -> {"ann": "300"}; the tournament checks the numbers."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise ValueError(f"--score {item!r}: expected PLAYER=SCORE, e.g. --score ann=300")
+        if name.strip() in out:
+            raise ValueError(f"--score {item!r}: {name.strip()} has a score already")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def tournament_result(
+    file: Path = typer.Argument(..., help="The tournament file."),
+    table: str = typer.Option(..., help="The table whose match this is (as the round assigned it)."),
+    round_no: int = typer.Option(..., "--round", help="The round (must be the current one)."),
+    score: list[str] = typer.Option(..., help="PLAYER=SCORE, once for each player of the match."),
+    winner: list[str] = typer.Option(
+        [], help="A winner (repeat for a shared victory); default: the highest score."
+    ),
+    by: str = typer.Option(..., help="Who enters it (logged with the time)."),
+    override: bool = typer.Option(False, help="Replace a result the table (or someone) already gave."),
+    reason: str | None = typer.Option(None, help="Why (required with --override; logged)."),
+    db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
+) -> None:
+    """Enter a match's result as an organiser: a table that broke or had no camera, or a correction."""
+    from controller.tournament import Tournament
+
+    try:
+        scores = parse_scores(score)
+        t = _open(file, db)
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    assert isinstance(t, Tournament)
+    try:
+        m = t.enter_result(table, round_no, dict(scores), winner or None, by, override, reason)
+        action = t.result_log()[-1]["action"].removesuffix(" an organiser").replace(" by", "")
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    finally:
+        t.close()
+    who = " and ".join(m["winners"]) + (" won" if len(m["winners"]) == 1 else " shared the victory")
+    scored = ", ".join(f"{p} {m['scores'][p]}" for p in m["players"])
+    print(f"round {m['round']}, {m['table']}: {who} ({scored}), {action} by {by}")
+
+
+def tournament_log(
+    file: Path = typer.Argument(..., help="The tournament file."),
+    db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+) -> None:
+    """Print every change of a result: who, when, before and after, and why."""
+    from controller.tournament import Tournament
+
+    if fmt not in ("text", "json"):
+        raise _fail(f"--format {fmt!r}: expected text or json")
+    try:
+        t = _open(file, db)
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    assert isinstance(t, Tournament)
+    try:
+        log = t.result_log()
+    finally:
+        t.close()
+    if fmt == "json":
+        print(json.dumps(log, indent=2))
+        return
+    for row in log:
+        after = row["after"] or {}
+        scores = ", ".join(f"{p} {s}" for p, s in (after.get("scores") or {}).items())
+        why = f" because {row['reason']}" if row["reason"] else ""
+        where = f"round {row['round']} {row['table']}"
+        print(f"{row['at']}  {where}: {row['action']} ({row['who']}): {scores}{why}")
+
+
 def register(app: typer.Typer) -> None:
     app.command("tournament")(tournament)
     app.command("tournament-export")(tournament_export)
+    app.command("tournament-result")(tournament_result)
+    app.command("tournament-log")(tournament_log)

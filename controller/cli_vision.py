@@ -19,6 +19,7 @@ def _read_one(
     before: dict[str, Any] | None = None,
     where: list[Any] | None = None,
     palette: Any = None,
+    board_look: bool = True,
 ) -> dict[str, Any]:
     """One image's result line.
 
@@ -27,7 +28,9 @@ def _read_one(
     previous frame's result line, board geometry on), a die seen there and now covered by another is
     carried into this frame (``calibration.memory``).  With ``where`` (a list of vision.where steps,
     maybe empty; d6 only) the line also lists every candidate rejected ("rejected": centre, size,
-    step, why)."""
+    step, why).  With board geometry and ``board_look`` (pip d6), a die-sized spot that differs from
+    the board's print is read too and a die showing a lower die's sides is placed one level up, as the
+    table does (vision.where.BoardLook, calibration.raised)."""
 
     from hardware.imagefile import ImageError, read_image
     from vision import read_dice
@@ -49,12 +52,15 @@ def _read_one(
         palette = _board_palette(img, geometry)
     t = time.perf_counter()
     rejected = None
+    look = _board_look(img, geometry) if board_look and geometry is not None and not numbered else None
     try:
-        if where is not None and not numbered:
+        if (where is not None or look is not None) and not numbered:
             from vision.reader import default_reader
 
-            seen = default_reader().examine(img, palette, where=where)
-            dice, rejected = list(seen.readings), [r.to_json() for r in seen.rejected]
+            seen = default_reader().examine(img, palette, where=[*(where or []), *([look] if look else [])])
+            dice = list(seen.readings)
+            if where is not None:
+                rejected = [r.to_json() for r in seen.rejected]
         else:
             dice = read_all(img, palette, nadir=nadir, kinds=kinds) if numbered else read_dice(img, palette)
     except ValueError as e:
@@ -76,6 +82,7 @@ def _read_one(
                 image=img,
                 outline=True,
                 known=known_dice(carried),
+                lying=look.lying(img) if look is not None else None,
             )
         except ValueError as e:
             return {"image": str(path), "error": f"board geometry: {e}"}
@@ -86,6 +93,27 @@ def _read_one(
     if rejected is not None:
         result["rejected"] = rejected
     return result
+
+
+def _board_look(img: Any, geometry: Any) -> Any:
+    """The board's print as this frame should show it (vision.where.BoardLook), or None when the
+    board's pose cannot be solved in it."""
+    from calibration.boardlook import board_in_frame
+    from calibration.diceset import DiceSet
+    from calibration.pose import estimate_board_pose
+    from vision.where import BoardLook, DieSize
+
+    _, calibration, board = geometry
+    h, w = img.shape[:2]
+    try:
+        pose = estimate_board_pose(img, calibration, board)
+        view, valid = board_in_frame(board, pose, calibration, w, h)
+    except ValueError:
+        return None
+    cal = calibration.for_image(w, h)
+    size = float(np.median(DiceSet.of(None, board.die_size_mm).sizes_mm))
+    expected = DieSize.from_board(size, cal.camera_matrix, cal.dist_coeffs, pose.rvec, pose.tvec).expected
+    return BoardLook(view, valid, expected)
 
 
 def _board_palette(img: Any, geometry: Any) -> Any:
@@ -236,6 +264,13 @@ def read(
         help="a palette learnt at this table ('dicetable calibrate colours ... --out FILE'); default: "
         "typical plastic colours, balanced by the board's white and black when --board is given",
     ),
+    board_look: bool = typer.Option(
+        True,
+        "--board-look/--no-board-look",
+        help="with --board (pip d6): also read die-sized spots that differ from the board's print (a white "
+        "die on the white paper, a red die on a red zone), and stand a die showing a lower die's sides one "
+        "level up, as the table does ([vision] board_look, stacks_by_sides)",
+    ),
     sequence: bool = typer.Option(
         False,
         "--sequence",
@@ -287,7 +322,7 @@ def read(
     before: dict[str, Any] | None = None
     for path in images:
         ask = where if (where or explain or explain_out) else None
-        result = _read_one(path, geometry, kinds, before if sequence else None, ask, learnt)
+        result = _read_one(path, geometry, kinds, before if sequence else None, ask, learnt, board_look)
         if explain_out is not None and "dice" in result:
             _draw_explained(path, result, explain_out)
         if "dice" in result:

@@ -152,6 +152,12 @@ class VisionSection(_Strict):
     play_area_px: list[tuple[float, float]] | None = None
     #: with a board and no polygon: its outline grown by this margin (dice off the board are real)
     play_area_margin_mm: float = Field(150.0, ge=0)
+    #: with a board and its pose: where the frame differs from the board's print, a die-sized spot no
+    #: detection covers is read too (a white die on the white paper, a red die on a red zone)
+    board_look: bool = True
+    #: with the board look: a die showing the sides of a die under it is placed one level up from
+    #: one frame (calibration.raised), the die under it asked for when the table has not seen it
+    stacks_by_sides: bool = True
 
     @field_validator("die_size_px")
     @classmethod

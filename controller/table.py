@@ -272,6 +272,7 @@ class BoardGeometry:
         before: list[dict[str, Any]] | None = None,
         prefix: str = "h",
         pose: Any = None,
+        lying: np.ndarray | None = None,
     ) -> None:
         """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
 
@@ -280,6 +281,9 @@ class BoardGeometry:
         ``rests_on`` indexes the whole list.
 
         ``pose``: the board's pose in this frame when already solved (`pose`), else solved here.
+        ``lying``: where something lies on the board (`TableWhere.lying`): a die showing the sides
+        of a die under it is placed one level up; with no die seen or carried under it, its reading
+        says ``support_hidden`` and is unsure (the table asks for the die under it).
 
         ``before`` are the readings scored last: a die seen there that a newly thrown die now
         covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
@@ -309,6 +313,7 @@ class BoardGeometry:
             fit="image" if self.fit == "image" else "body",
             known=known_dice(carried),
             die_size_mm=self.die_sizes_mm,
+            lying=lying,
         )
         for n, (die, _) in enumerate(carried, 1):
             die["id"] = f"{prefix}{n}"
@@ -326,6 +331,8 @@ class BoardGeometry:
                 board_center_mm=[round(g.board_center_mm[0], 1), round(g.board_center_mm[1], 1)],
                 footprint_mm=[[round(float(x), 1), round(float(y), 1)] for x, y in g.footprint_mm],
             )
+            if g.support_hidden:
+                readings[i]["support_hidden"] = True
 
 
 class Table:
@@ -588,14 +595,17 @@ class Table:
                     before=self.previous,
                     prefix=f"r{seq}.h",
                     pose=pose,
+                    lying=self.where.lying(image) if self._reader_takes_where else None,
                 )
             except ValueError as e:
                 board_problem = str(e)
         with self._lock:
             for r in readings:
-                r["unsure"] = r.get("confidence", 1.0) < self.cfg.table.confidence_threshold and not r.get(
-                    "confirmed"
-                )
+                # a die raised on a die no frame showed: the die under it must be told
+                r["unsure"] = (
+                    r.get("confidence", 1.0) < self.cfg.table.confidence_threshold
+                    or bool(r.get("support_hidden"))
+                ) and not r.get("confirmed")
             try:  # logged before anything of it is shown
                 self.log.append(
                     self.game_no,

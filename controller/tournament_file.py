@@ -12,6 +12,8 @@ name = "ann"                  # as the players are named at the tables
 [[rounds]]
 game = "dice-fighter"
 tables = ["table-1"]          # optional: this round's tables (default: [tournament] tables)
+seats = 2                     # optional: players a table (default 2, or 4 for Dice Hunter, a 3-4 player
+                              # game); tables of 3+ are pods, Swiss only (controller/pairing.py)
 
 [mqtt]                        # how the hall reaches the broker (controller/mqtt_settings.py)
 host = "hall.local"
@@ -26,7 +28,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from controller.mqtt_settings import MqttSection
-from engine import GAMES
+from controller.pairing import pod_sizes
+from engine import GAMES, find_game
 
 TABLE_ID = r"^[A-Za-z0-9_-]{1,40}$"
 
@@ -56,9 +59,24 @@ class TournamentPlayer(_Strict):
     name: str = Field(min_length=1, max_length=32)
 
 
+def seat_range(game: str) -> tuple[int, int]:
+    """(fewest, most) players a table of ``game`` seats in a tournament (never one: that is solo)."""
+    cls = find_game(game)
+    return max(2, cls.min_players), cls.max_players
+
+
 class RoundSection(_Strict):
     game: str
     tables: list[str] | None = None
+    seats: int | None = None
+
+    @property
+    def table_size(self) -> int:
+        """Players a table this round: ``seats``, or 2 when the game allows it, else up to 4."""
+        if self.seats is not None:
+            return self.seats
+        fewest, most = seat_range(self.game)
+        return 2 if fewest <= 2 else min(4, most)
 
     @field_validator("game")
     @classmethod
@@ -79,13 +97,26 @@ class TournamentFile(_Strict):
         names = [p.name for p in self.players]
         if len(set(names)) != len(names):
             raise ValueError(f"player names must differ, got {names}")
-        matches = len(names) // 2
         if self.tournament.format == "round-robin" and len(self.rounds) > len(names) - 1 + len(names) % 2:
             n = len(names) - 1 + len(names) % 2
             raise ValueError(
                 f"a round robin of {len(names)} players has {n} rounds, the file lists {len(self.rounds)}"
             )
         for i, r in enumerate(self.rounds, start=1):
+            fewest, most = seat_range(r.game)
+            seats = r.table_size
+            if not fewest <= seats <= most:
+                raise ValueError(f"round {i}: {r.game} seats {fewest}-{most} players a table, not {seats}")
+            if seats > 2 and self.tournament.format == "round-robin":
+                raise ValueError(
+                    f"round {i}: a round robin seats two players a table, not {seats}; "
+                    'use format = "swiss" for tables of three or more'
+                )
+            if len(names) < fewest:
+                raise ValueError(
+                    f"round {i}: {r.game} needs at least {fewest} players, the file lists {len(names)}"
+                )
+            matches = len(pod_sizes(len(names), seats, min(fewest, seats))[0])
             tables = r.tables if r.tables is not None else self.tournament.tables
             if len(tables) < matches:
                 raise ValueError(

@@ -19,7 +19,7 @@ import numpy as np
 
 from calibration.diceset import DiceSet
 from controller.config import VisionSection
-from vision.where import DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
+from vision.where import BoardLook, DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
 
 log = logging.getLogger("dicetable.where")
 
@@ -63,6 +63,8 @@ class TableWhere:
         if cfg.die_size and cfg.die_size_px is not None:
             self.size = DieSize.fixed(*cfg.die_size_px)
         self.area: PlayArea | None = None
+        #: the board look of the frame the last steps were made for (vision.where.BoardLook)
+        self.look: BoardLook | None = None
         if cfg.play_area and cfg.play_area_px is not None:
             self.area = PlayArea(np.asarray(cfg.play_area_px, np.float64))
 
@@ -92,18 +94,47 @@ class TableWhere:
                     image.shape[0],
                 )
         board_view = self._board_view(image, pose)
-        if self.size is not None:
-            out.append(self.size)
-        elif self.cfg.die_size and board_view is not None:
+        board_size = None
+        if board_view is not None:
             sizes = DiceSet.of(self.die_sizes_mm, self.board.die_size_mm).sizes_mm
             # one expected size for the set: its sizes (14-19 mm) lie well inside the step's tolerance
-            out.append(DieSize.from_board(float(np.median(sizes)), *board_view))
+            board_size = DieSize.from_board(float(np.median(sizes)), *board_view)
+        if self.size is not None:
+            out.append(self.size)
+        elif self.cfg.die_size and board_size is not None:
+            out.append(board_size)
         if self.area is not None:
             out.append(self.area)
         elif self.cfg.play_area and board_view is not None:
             outline = grown_outline_mm(self.board, self.cfg.play_area_margin_mm)
             out.append(PlayArea(board_outline_px(outline, *board_view)))
+        self.look = None
+        if self.cfg.board_look and board_size is not None:
+            self.look = self._board_look(image, pose, board_size)
+            if self.look is not None:
+                out.append(self.look)
         return out
+
+    def lying(self, image: np.ndarray) -> np.ndarray | None:
+        """Where something lies on the board in ``image`` (the frame the last `steps` were for), for
+        the stacks-by-sides cue of calibration.geometry.place; None when that cue is off or the board
+        look had nothing to go on."""
+        if not self.cfg.stacks_by_sides or self.look is None:
+            return None
+        return self.look.lying(image)
+
+    def _board_look(self, image: np.ndarray, pose: Any, size: DieSize) -> BoardLook | None:
+        """The board's print as this frame should show it (vision.where.BoardLook), or None (and a
+        log line) when it cannot be drawn."""
+        from calibration.boardlook import board_in_frame
+
+        h, w = image.shape[:2]
+        try:
+            view, valid = board_in_frame(self.board, pose, self.calibration, w, h)
+        except ValueError as e:
+            log.warning("board look left out of this frame: %s", e)
+            return None
+        return BoardLook(view, valid, size.expected)
 
     def _board_view(self, image: np.ndarray, pose: Any) -> tuple[Any, Any, Any, Any] | None:
         """(camera matrix, distortion, rvec, tvec) for this frame, or None without a board or pose."""

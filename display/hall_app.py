@@ -4,19 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from display.app import STATIC, _page, _pump
-from display.hub import Hub
+from display.app import STATIC, _page
+from display.hub import Hub, Subscription
 from display.mqtt import Hall
 
 
+def wake_hub(hub: Hub) -> Callable[[int], None]:
+    """The hall's ``on_update``: a tiny wake-up for every page's sender, nothing serialised per page."""
+    return lambda version: hub.notify({"v": version})
+
+
 def create_hall_app(hall: Hall, hub: Hub) -> FastAPI:
-    """Read-only: the hall page, ``/api/tables`` and the ``/ws`` push of the same."""
+    """Read-only: the hall page, ``/api/tables`` and the ``/ws`` push of the same.
+
+    The hall must wake the hub on each change: ``Hall(on_update=lambda v: hub.notify({"v": v}))``
+    (``wake_hub`` below).  The pushes are ``{"type": "hall", ...hall.changes(since)}``.
+    """
     app = FastAPI(
         title="dicetable hall",
         version="1",
@@ -37,12 +48,40 @@ def create_hall_app(hall: Hall, hub: Hub) -> FastAPI:
         await websocket.accept()
         sub = hub.subscribe()
         try:
-            first = await asyncio.to_thread(hall.snapshot)
-            await websocket.send_text(json.dumps({"type": "snapshot", "snapshot": first}))
-            await _pump(websocket, sub)
+            await follow(websocket, sub, hall)
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             hub.unsubscribe(sub)
 
     return app
+
+
+async def follow(websocket: WebSocket, sub: Subscription, hall: Hall) -> None:
+    """Send the page the whole hall, then only what changed, until it goes away.
+
+    The hub only wakes this sender (the hall's ``on_update``); what to send comes
+    from ``hall.changes(version the page has)``, so a page that is slow to read gets
+    everything that changed meanwhile in one message, and nothing queues up.
+    """
+
+    async def watch_close() -> None:
+        try:
+            while (await websocket.receive())["type"] != "websocket.disconnect":
+                pass
+        finally:
+            sub.closed = True
+            sub.offer("")
+
+    closer = asyncio.create_task(watch_close())
+    since = 0
+    try:
+        while not sub.closed:
+            change = hall.changes(since)  # a lock and a scan of at most max_tables entries: no thread hop
+            if change["version"] != since or change["full"]:
+                change["sent"] = round(time.time(), 4)  # the hall's clock as it hands the push over
+                await websocket.send_text(json.dumps({"type": "hall", **change}, separators=(",", ":")))
+                since = change["version"]
+            await sub.next()
+    finally:
+        closer.cancel()

@@ -15,6 +15,7 @@ import json
 from typing import Any, Protocol
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,6 +29,17 @@ class TournamentBackend(Protocol):
     def state(self) -> dict[str, Any]: ...
     def start_next_round(self) -> list[dict[str, Any]]: ...
     def confirm(self, table_id: str, who: str) -> dict[str, Any]: ...
+    def enter_result(
+        self,
+        table_id: str,
+        round_no: int,
+        scores: dict[str, Any],
+        winners: list[str] | None = None,
+        who: str = "organiser",
+        override: bool = False,
+        reason: str | None = None,
+    ) -> dict[str, Any]: ...
+    def result_log(self) -> list[dict[str, Any]]: ...
     def take_result(self, table_id: str, result: dict[str, Any]) -> bool: ...
     def export_json(self) -> dict[str, Any]: ...
     def export_csv(self) -> str: ...
@@ -37,6 +49,19 @@ class Confirm(BaseModel):
     model_config = ConfigDict(extra="forbid")
     table: str = Field(min_length=1, max_length=64)
     who: str = Field("organiser", min_length=1, max_length=40)
+
+
+class ResultIn(BaseModel):
+    """An organiser's result for a match; the tournament checks the players, scores and round."""
+
+    model_config = ConfigDict(extra="forbid")
+    table: str = Field(min_length=1, max_length=64)
+    round: int
+    scores: dict[str, Any]  # checked by the tournament (whole numbers 0..MAX_SCORE, its players)
+    winners: list[str] | None = None
+    who: str = Field(min_length=1, max_length=40)
+    override: bool = False
+    reason: str | None = Field(None, max_length=200)
 
 
 class TournamentView:
@@ -119,6 +144,30 @@ def create_tournament_app(view: TournamentView, admin_token: str | None = None) 
             raise HTTPException(409, str(e)) from None
         view.changed()
         return match
+
+    @app.post("/api/result", summary="Enter or correct a match's result (organiser; logged)")
+    def enter_result(body: ResultIn, request: Request) -> dict[str, Any]:
+        organiser(request)
+        try:
+            match = backend.enter_result(
+                body.table, body.round, dict(body.scores), body.winners, body.who, body.override, body.reason
+            )
+        except ValueError as e:
+            raise HTTPException(409, str(e)) from None
+        view.changed()
+        return match
+
+    @app.get("/api/result-log", summary="Every change of a result: who, when, before, after, why")
+    def result_log() -> list[dict[str, Any]]:
+        return backend.result_log()
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors():
+            where = ".".join(str(x) for x in err["loc"] if x != "body") or "body"
+            parts.append(f"{where}: {err['msg']}")
+        return JSONResponse({"error": "; ".join(parts)}, status_code=422)
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> JSONResponse:

@@ -57,3 +57,26 @@ class Classifier(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x)  # type: ignore[no-any-return]
+
+
+class NotADie(nn.Module):
+    """Is a candidate a die at all: from the 32x32 die crop and a 32x32 crop of its surroundings
+    (6 channels, vision.verifier.net_input), one logit (a die)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            cbr(6, 16),
+            nn.MaxPool2d(2),
+            cbr(16, 32),
+            nn.MaxPool2d(2),
+            cbr(32, 48),
+            nn.MaxPool2d(2),
+            cbr(48, 64),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Linear(64, 1),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)  # type: ignore[no-any-return]

@@ -28,24 +28,31 @@ class Pyramid:
 
 
 def crop_matrix(
-    center: tuple[float, float], w: float, h: float, angle_deg: float, scale: float
+    center: tuple[float, float], w: float, h: float, angle_deg: float, scale: float, size: int = CROP
 ) -> np.ndarray:
-    """Affine map from source pixels (at `scale`) to the CROP x CROP output."""
+    """Affine map from source pixels (at `scale`) to the size x size output."""
     a = math.radians(angle_deg)
     c, s = math.cos(a), math.sin(a)
-    sx, sy = CROP / (w * scale), CROP / (h * scale)
+    sx, sy = size / (w * scale), size / (h * scale)
     cx, cy = center[0] * scale, center[1] * scale
     m = np.array([[c * sx, s * sx, 0.0], [-s * sy, c * sy, 0.0]], np.float64)
-    m[:, 2] = CROP / 2 - m[:, :2] @ np.array([cx, cy])
+    m[:, 2] = size / 2 - m[:, :2] @ np.array([cx, cy])
     return m
 
 
 def crop_die(
-    pyr: Pyramid, center: tuple[float, float], w: float, h: float, angle_deg: float = 0.0
+    pyr: Pyramid,
+    center: tuple[float, float],
+    w: float,
+    h: float,
+    angle_deg: float = 0.0,
+    size: int = CROP,
 ) -> np.ndarray:
-    """The CROP x CROP BGR crop of a (w x h) box around `center`, rotated by `angle_deg`."""
+    """The size x size (CROP: the classifier's) BGR crop of a (w x h) box around `center`, rotated
+    by `angle_deg`."""
     side = max(w, h, 1.0)
-    k = max(0, math.ceil(math.log2(side / MAX_SRC))) if side > MAX_SRC else 0
+    most = MAX_SRC * size / CROP  # the source side sampled without pre-shrinking, for this size
+    k = max(0, math.ceil(math.log2(side / most))) if side > most else 0
     img = pyr.level(k)
-    m = crop_matrix(center, w, h, angle_deg, 0.5**k)
-    return cv2.warpAffine(img, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    m = crop_matrix(center, w, h, angle_deg, 0.5**k, size)
+    return cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -22,7 +22,8 @@ from vision.image_check import check_bgr
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
-from vision.verifier import Verifier, features_of
+from vision.verifier import NetVerifier, Verifier
+from vision.verifier import load as load_verifier
 from vision.where import Box, WhereStep
 
 MODELS = Path(__file__).resolve().parent / "models"
@@ -33,6 +34,11 @@ STRIDE = 4
 # (1104 -> 1111 of 1117 read right, every labelled die found); drawn big dice and the rendered boards
 # merge as before (benchmarks/RESULTS.md, session 6).
 APART_SURE = 0.3
+#: the detector score given to a box a where step proposes (it counts as a sure peak: the reading's
+#: confidence is the classifier's)
+PROPOSED_SCORE = 0.5
+#: a proposed box's reading this close (box sides) to another reading is that die read again
+APART = 0.9
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class Candidate:
     w: float
     h: float
     score: float
+    #: a box a where step proposed (>= 0: the spot it stands for; several boxes may try one spot)
+    group: int = -1
 
 
 @dataclass(frozen=True)
@@ -103,12 +111,14 @@ class DiceReader:
         suppress_radius: float = 0.45,
         apart_sure: float = APART_SURE,
         where: Sequence[WhereStep] = (),
-        verifier: Verifier | Literal["default"] | None = "default",
+        verifier: Verifier | NetVerifier | Literal["default", "net", "logistic"] | None = "default",
+        shrink: Literal["halve", "area"] = "area",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
+        self.shrink = shrink  # how a frame is shrunk for the detector (_shrink)
         self.reject_threshold = reject_threshold
         # Each crop is read upright; one read less surely than `sure` is read again at the other
         # quarter turns (up to `rotations` views) and the views averaged (above 1: every crop).
@@ -123,8 +133,11 @@ class DiceReader:
         # "a die can only be where a die can be" (vision.where): the steps this reader applies to
         # every frame before reading it; read(..., where=...) overrides them for one frame
         self.where: tuple[WhereStep, ...] = tuple(where)
-        # a second opinion on each reading: is it a die at all (vision.verifier; None: off)
-        self.verifier = Verifier.load() if verifier == "default" else verifier
+        # a second opinion on each reading: is it a die at all (vision.verifier; None: off;
+        # "default" and "net": the not-a-die net, "logistic": issue 19's first verifier)
+        if isinstance(verifier, str):
+            verifier = load_verifier("net" if verifier == "default" else verifier)
+        self.verifier = verifier
 
     # -- stage 1: where are the dice
 
@@ -139,7 +152,7 @@ class DiceReader:
         s = scale if scale is not None else self.scale_for(h, w)
         dw, dh = max(16, round(w * s / 16) * 16), max(16, round(h * s / 16) * 16)
         sx, sy = dw / w, dh / h
-        small = _shrink(image, dw, dh, shrunk if shrunk is not None else {})
+        small = _shrink(image, dw, dh, shrunk if shrunk is not None else {}, self.shrink)
         out = self._det(blob(small[None]))[0]
         heat = 1.0 / (1.0 + np.exp(-out[0]))
         peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= self.det_threshold)
@@ -228,8 +241,33 @@ class DiceReader:
         palette = palette or Palette.default()
         pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
         cands = self.find(image, pyr)
+        steps = tuple(self.where if where is None else where)
+        kept, rejected = self._judge(image, pyr, cands, steps)
+        for step in steps:
+            # a step that knows where something lies (vision.where.BoardLook) proposes boxes where
+            # no die was read; every step, the classifier and the verifier judge them as any
+            propose = getattr(step, "propose", None)
+            if propose is not None:
+                boxes = propose(image, [Box(k[0].center, k[0].w, k[0].h) for k in kept])
+                more, why = self._judge(
+                    image, pyr, [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes], steps
+                )
+                kept += more
+                rejected += why
+        kept, dropped = _one_per_place(kept)
+        rejected += [
+            Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
+            for k in dropped
+        ]
+        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+
+    def _judge(
+        self, image: np.ndarray, pyr: Pyramid, cands: list[Candidate], steps: tuple[WhereStep, ...]
+    ) -> tuple[list[tuple[Candidate, int, float, np.ndarray, np.ndarray]], list[Rejected]]:
+        """The candidates read as dice (candidate, value, confidence, crop, probabilities) and those
+        rejected: by the where steps in order, the classifier ("not a die"), the verifier."""
         rejected: list[Rejected] = []
-        for step in self.where if where is None else where:
+        for step in steps:
             if not cands:
                 break
             verdicts = step.check(image, [Box(c.center, c.w, c.h) for c in cands])
@@ -252,14 +290,8 @@ class DiceReader:
             kept.append((c, value, conf, crop, p))
         if self.verifier is not None and kept:
             v = self.verifier
-            sure = v.score(
-                features_of(
-                    np.stack([k[4] for k in kept]),
-                    [k[0].score for k in kept],
-                    [k[0].w for k in kept],
-                    [k[0].h for k in kept],
-                    np.stack([k[3] for k in kept]),
-                )
+            sure = v.judge(
+                pyr, [k[0] for k in kept], np.stack([k[4] for k in kept]), np.stack([k[3] for k in kept])
             )
             for k, s in zip(kept, sure, strict=True):
                 if s < v.threshold:
@@ -271,7 +303,7 @@ class DiceReader:
                 for k, s in zip(kept, sure, strict=True)
                 if s >= v.threshold
             ]
-        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+        return kept, rejected
 
     def read_crop(self, crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:
         """Read an image that shows one die filling it (e.g. a crop another detector made)."""
@@ -287,19 +319,64 @@ class DiceReader:
         )
 
 
-def _shrink(image: np.ndarray, dw: int, dh: int, shrunk: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
-    """`image` resized to dw x dh by area interpolation; a coarser scale is made from the nearest
-    larger size already made, by Gaussian pyramid steps first (much faster than from the frame)."""
+def _shrink(
+    image: np.ndarray,
+    dw: int,
+    dh: int,
+    shrunk: dict[tuple[int, int], np.ndarray],
+    how: Literal["halve", "area"] = "area",
+) -> np.ndarray:
+    """`image` resized to dw x dh, made from the nearest larger size already made (in `shrunk`).
+
+    "area" (the default): by area interpolation (Gaussian pyramid steps first from a size already
+    made). "halve": halved by area while twice as big or more, then the rest linearly (as
+    vision.numbered.reader._shrink: one INTER_AREA resize by a factor that is not a whole number
+    takes 1.2 ms for a 640 px photo to 352 px on one core, this 0.2 ms), not the default: on the
+    held-out byler_d6 photos it read 2 dice fewer right (benchmarks/RESULTS.md, issue 19 part 3)."""
     if (dw, dh) in shrunk:
         return shrunk[(dw, dh)]
     bigger = [k for k in shrunk if k[0] >= dw and k[1] >= dh]
     img = shrunk[min(bigger)] if bigger else image
+    if how == "halve":
+        while img.shape[1] >= 2 * dw and img.shape[0] >= 2 * dh:
+            img = cv2.resize(img, (img.shape[1] // 2, img.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        if img.shape[:2] != (dh, dw):
+            img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_LINEAR)
+        shrunk[(dw, dh)] = img
+        return img
     while bigger and img.shape[1] >= 2 * dw and img.shape[0] >= 2 * dh:
         img = cv2.pyrDown(img)
     if img.shape[:2] != (dh, dw):
         img = cv2.resize(img, (dw, dh), interpolation=cv2.INTER_AREA)
     shrunk[(dw, dh)] = img
     return img
+
+
+K = TypeVar("K", bound=tuple[Any, ...])
+
+
+def _one_per_place(kept: list[K]) -> tuple[list[K], list[K]]:
+    """(kept, dropped): the readings of proposed boxes (``group >= 0``), at most one a proposed spot
+    (the surest) and none on a die already read (centres within APART box sides: dice lying side by
+    side are a side apart): a spot is tried at several boxes, and what differs from the board round a
+    die read already (its sides, its shadow) can read as that die again."""
+    detected = [k for k in kept if k[0].group < 0]
+    out = list(detected)
+    dropped: list[K] = []
+    groups: set[int] = set()
+    for k in sorted((k for k in kept if k[0].group >= 0), key=lambda k: -float(k[2])):
+        c = k[0]
+        near = any(
+            math.hypot(c.center[0] - o[0].center[0], c.center[1] - o[0].center[1])
+            < APART * min(c.w, c.h, o[0].w, o[0].h)
+            for o in out
+        )
+        if c.group in groups or near:
+            dropped.append(k)
+            continue
+        groups.add(c.group)
+        out.append(k)
+    return out, dropped
 
 
 def coarse_wins(coarse: float, fine: np.ndarray, apart_sure: float = APART_SURE) -> bool:

@@ -1,5 +1,17 @@
 """Is this reading a die at all? A second opinion on the classifier's readings, without retraining it.
 
+Two verifiers, both fitted on the TRAIN splits only:
+
+* :class:`NetVerifier` (the default): a small CNN (``vision/models/d6_notadie.onnx``, trained by
+  ``training/d6/notadie.py``) that sees each candidate twice, the classifier's own CROP x CROP crop
+  and a crop of CONTEXT times the box round it (a key among keys, a letter in a word, a dot on
+  cloth look like a die alone, not with what lies round them). Its positives are real d6 of the
+  train photos and drawn dice pasted on real train photos with no d6; its negatives are what the
+  detector fires on in those photos (hard-negative mining) and random crops of them.
+* :class:`Verifier`: the logistic model below (issue 19's first verifier), kept for comparison.
+
+The logistic verifier:
+
 Hard negatives (readings on real photos with no d6: desks, foam, text, signs, coins, a d20) and the
 dice read right on the train photos were turned into a few numbers each: how the classifier spread
 its belief over "not a die" and the six faces, the detector's score, the box's shape, and how the
@@ -15,13 +27,46 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
 
-from vision.crops import CROP
+from vision.crops import CROP, MARGIN, Pyramid, crop_die
+from vision.runtime import Model, blob
 
-PATH = Path(__file__).resolve().parent / "models" / "d6_verifier.json"
+MODELS = Path(__file__).resolve().parent / "models"
+PATH = MODELS / "d6_verifier.json"
+NET_PATH = MODELS / "d6_notadie.onnx"
+#: the context crop's side, in box sides (the classifier's own crop is vision.crops.MARGIN)
+CONTEXT = 2.5
+
+
+class Box(Protocol):
+    """What a verifier needs of a candidate: centre, box size and the detector's score."""
+
+    @property
+    def center(self) -> tuple[float, float]: ...
+    @property
+    def w(self) -> float: ...
+    @property
+    def h(self) -> float: ...
+    @property
+    def score(self) -> float: ...
+
+
+def context_crops(pyr: Pyramid, boxes: Sequence[Box], size: int = CROP, side: float = CONTEXT) -> np.ndarray:
+    """N x size x size x 3 crops of `side` times each box, round its centre (BGR uint8): with
+    side=CONTEXT the net's context crops, with vision.crops.MARGIN its die crops."""
+    if not boxes:
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack([crop_die(pyr, b.center, b.w * side, b.h * side, 0.0, size) for b in boxes])
+
+
+def net_input(crops: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """The not-a-die net's N x 6 x S x S input: the die crop's channels, then the context's."""
+    return np.concatenate([blob(crops), blob(context)], axis=1)
+
 
 FEATURES = (
     "p_not_die",
@@ -137,3 +182,58 @@ class Verifier:
         """P(a die) for each row of features."""
         z = ((np.atleast_2d(feats) - self.mean) / self.scale) @ self.weights + self.bias
         return np.asarray(1.0 / (1.0 + np.exp(-z)), np.float64)
+
+    def judge(self, pyr: Pyramid, boxes: Sequence[Box], probs: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """P(a die) of each reading: its box, the classifier's softmax and the crop it read."""
+        return self.score(
+            features_of(probs, [b.score for b in boxes], [b.w for b in boxes], [b.h for b in boxes], crops)
+        )
+
+
+class NetVerifier:
+    """The not-a-die CNN; a reading scoring under `threshold` is not a die, one under `doubt` is
+    read no surer than its score (the table asks about it)."""
+
+    name = "not-a-die net"
+
+    def __init__(
+        self, path: Path = NET_PATH, threshold: float | None = None, doubt: float | None = None
+    ) -> None:
+        meta_path = Path(path).with_suffix(".json")
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            self.threshold = float(meta["threshold"] if threshold is None else threshold)
+            self.doubt = float(meta.get("doubt", 0.0) if doubt is None else doubt)
+            if float(meta.get("context", CONTEXT)) != CONTEXT:
+                raise ValueError(f"context {meta['context']} is not this version's {CONTEXT}")
+            self.size = int(meta.get("crop", CROP))  # the side of both crops, pixels
+        except (OSError, KeyError, TypeError, ValueError) as e:
+            raise ValueError(
+                f"{meta_path}: expected the not-a-die net's settings (threshold, doubt) as "
+                f"training/d6/notadie.py writes them ({e})"
+            ) from None
+        self.model = Model(Path(path))
+
+    def score_input(self, x: np.ndarray) -> np.ndarray:
+        """P(a die) for each row of :func:`net_input`."""
+        if not len(x):
+            return np.zeros(0, np.float64)
+        z = np.asarray(self.model(x), np.float64).reshape(len(x))
+        return np.asarray(1.0 / (1.0 + np.exp(-z)), np.float64)
+
+    def judge(self, pyr: Pyramid, boxes: Sequence[Box], probs: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """P(a die) of each reading (the classifier's softmax `probs` is not used; its crops only
+        when the net reads crops of the classifier's size)."""
+        del probs
+        if self.size != CROP:
+            crops = context_crops(pyr, boxes, self.size, MARGIN)
+        return self.score_input(net_input(np.asarray(crops), context_crops(pyr, boxes, self.size)))
+
+
+def load(kind: str = "net") -> Verifier | NetVerifier:
+    """The committed verifier of that kind: "net" (the default) or "logistic"."""
+    if kind == "net":
+        return NetVerifier()
+    if kind == "logistic":
+        return Verifier.load()
+    raise ValueError(f"verifier kind {kind!r}: expected 'net' or 'logistic'")

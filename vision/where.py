@@ -33,6 +33,8 @@ class Box:
     center: tuple[float, float]
     w: float
     h: float
+    #: a proposed box's spot (vision.where.BoardLook tries one spot at several boxes); -1: a detection
+    group: int = -1
 
 
 class WhereStep(Protocol):
@@ -149,6 +151,161 @@ class EmptyTable:
             part = mask[max(0, ja) : jb, max(0, ia) : ib]
             seen = float(part.mean()) if part.size else 0.0
             out.append(None if seen >= self.share else f"{seen:.0%} of it differs from the empty table")
+        return out
+
+
+#: bands of print values the board's tone curve is fitted on (per channel)
+BANDS = 32
+#: a spot's middle is tried too when the solid part's middle lies this many die edges from it
+TRY_OFFSET = 0.3
+#: a spot is also tried at the middle of what differs there by more than a shadow (its pips, edges,
+#: colour), when that is at least this share of it
+SOLID_SHARE = 0.1
+#: what differs within this many box sides of a candidate is that candidate's die (its sides, shadow)
+NEAR_BOX = 0.6
+#: a shadow: the board darker than its print, by a like factor (within SHADOW_EVEN) in every channel
+SHADOW_DARKEST, SHADOW_LIGHTEST, SHADOW_EVEN = 0.9, 0.35, 1.2
+
+
+# -- the board's known look ---------------------------------------------------------------------
+
+
+@dataclass
+class BoardLook:
+    """The empty board as the camera should see it (its print warped through the board's pose,
+    :func:`calibration.boardlook.board_in_frame`): what differs from it on the board is something
+    lying there.  It drops no box; it *proposes* boxes where a die-sized part of the board differs
+    and no candidate lies (the detector misses a white die on the white paper, a red die on a red
+    zone, a die under a coloured light): the reader's classifier and verifier then judge them like
+    any candidate.
+
+    ``view`` and ``valid``: the print seen at a reduced scale of the frame and where it lies on the
+    sheet; ``expected(x, y)``: a die's edge in frame pixels at a place (``DieSize.expected``).  The
+    light is matched per channel (gain and offset, robustly: the dice are a small part of the board).
+    A frame whose board does not match its print (``poor``: the median difference after matching,
+    0-255) proposes nothing: the board is not the one printed, or the pose is off."""
+
+    view: np.ndarray = field(repr=False)
+    valid: np.ndarray = field(repr=False)
+    expected: Callable[[float, float], float] = field(repr=False)
+    level: float = 32.0
+    most: int = 16
+    poor: float = 12.0
+    name: str = "board look"
+
+    def __post_init__(self) -> None:
+        if self.view.shape[:2] != self.valid.shape[:2]:
+            raise ValueError(
+                f"board look: view {self.view.shape[:2]} and valid mask {self.valid.shape[:2]} differ in size"
+            )
+        self._last: tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None] | None = None
+        self._planes = [np.ascontiguousarray(self.view[..., c]) for c in range(3)]
+        # not the sheet's last pixels: the pose's error shows there as a difference
+        self._inner = cv2.erode(self.valid.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+
+    def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]:
+        return [None] * len(boxes)
+
+    def differs(self, image: np.ndarray) -> np.ndarray | None:
+        """Where the frame differs from the board's print (a bool mask at the view's scale), or
+        None when the board does not look like its print in this frame."""
+        got = self._compare(image)
+        return None if got is None else got[0]
+
+    def lying(self, image: np.ndarray) -> np.ndarray | None:
+        """Where something lies on the board (a bool mask at the view's scale): where the frame
+        differs from the print, less what only a shadow explains (the board darker by a like factor
+        in every channel); None when the board does not look like its print in this frame."""
+        got = self._compare(image)
+        return None if got is None else got[0] & ~got[1]
+
+    def _compare(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(differs, shadow) masks, computed once a frame."""
+        if self._last is not None and self._last[0] is image:
+            return self._last[1]
+        got = self._compute(image)
+        self._last = (image, got)
+        return got
+
+    def _compute(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        image = check_bgr(image)
+        vh, vw = self.view.shape[:2]
+        small = cv2.resize(image, (vw, vh), interpolation=cv2.INTER_AREA) if image.shape[1] != vw else image
+        a = cv2.GaussianBlur(small, (3, 3), 0)
+        inner = self._inner
+        if int(inner.sum()) < 500:
+            return None
+        # The light per channel as a tone curve from the print's value to the frame's (the median
+        # frame value of each band of print values): a colour cast, a dim or a clipped exposure, a
+        # camera's gamma; the dice, a small part of the board, do not move a median.
+        sample = inner[::3, ::3]
+        centres = (np.arange(BANDS) + 0.5) * (256.0 / BANDS)
+        resid = np.zeros(inner.shape, np.uint8)
+        ratios: list[np.ndarray] = []
+        for c in range(3):
+            x = self.view[::3, ::3, c][sample].astype(np.int32) * BANDS // 256
+            y = small[::3, ::3, c][sample]
+            order = np.lexsort((y, x))
+            counts = np.bincount(x, minlength=BANDS)
+            known = np.flatnonzero(counts)
+            middle = (np.cumsum(counts) - (counts + 1) // 2)[known]
+            curve = y[order][middle].astype(np.float64)
+            lut = np.clip(np.interp(np.arange(256), centres[known], curve), 0, 255).astype(np.uint8)
+            fitted = cv2.LUT(self._planes[c], lut)
+            ac = np.ascontiguousarray(a[..., c])
+            resid = np.asarray(cv2.max(resid, cv2.absdiff(ac, fitted)), np.uint8)
+            ratios.append(cv2.divide(ac.astype(np.float32) + 4.0, fitted.astype(np.float32) + 4.0))
+        if float(np.median(resid[::2, ::2][inner[::2, ::2]])) > self.poor:
+            return None
+        lo = cv2.min(cv2.min(ratios[0], ratios[1]), ratios[2])
+        hi = cv2.max(cv2.max(ratios[0], ratios[1]), ratios[2])
+        shadow = (hi < SHADOW_DARKEST) & (lo > SHADOW_LIGHTEST) & (hi < lo * SHADOW_EVEN)
+        return (resid > self.level) & inner, shadow
+
+    def propose(self, image: np.ndarray, boxes: Sequence[Box]) -> list[Box]:
+        """Die-sized parts of the board that differ from its print and lie apart from ``boxes``."""
+        mask = self.differs(image)
+        if mask is None or not mask.any():
+            return []
+        h, w = image.shape[:2]
+        s = mask.shape[1] / float(w)
+        e_mid = self.expected(w / 2.0, h / 2.0)
+        if not math.isfinite(e_mid) or e_mid <= 0:
+            return []
+        e = e_mid * s  # a die's edge at the view's scale
+        k = max(1, round(e / 6))
+        opened = cv2.morphologyEx(mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        kc = max(1, round(e / 3))
+        # no thin lines (the pose's error along the print's edges); pips and sides: one blob
+        m = np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((kc, kc), np.uint8)), np.uint8)
+        for b in boxes:  # what a candidate already covers
+            r = NEAR_BOX * max(b.w, b.h) * s
+            cv2.circle(m, (round(b.center[0] * s), round(b.center[1] * s)), max(1, round(r)), 0, -1)
+        dist = cv2.distanceTransform(m, cv2.DIST_L2, 3)
+        got = self._compare(image)
+        solid = (got[0] & ~got[1]) if got is not None else mask
+        out: list[Box] = []
+        spots = 0
+        while spots < self.most:
+            _, peak, _, at = cv2.minMaxLoc(dist)
+            if peak < 0.3 * e:
+                break
+            x, y = (at[0] + 0.5) / s - 0.5, (at[1] + 0.5) / s - 0.5
+            side = self.expected(x, y)
+            side = side if math.isfinite(side) and side > 0 else e_mid
+            cv2.circle(dist, at, max(1, round(0.8 * side * s)), 0.0, -1)
+            # the spot is the middle of what differs there (the die, its sides, its shadow); the die
+            # is where it differs by more than a shadow (pips, edges, its colour): no such part, no die
+            out.append(Box((float(x), float(y)), side, side, spots))
+            r = max(1, round(0.8 * side * s))
+            x0, y0 = max(0, at[0] - r), max(0, at[1] - r)
+            part = solid[y0 : at[1] + r + 1, x0 : at[0] + r + 1]
+            if part.size and float(part.mean()) >= SOLID_SHARE:
+                ys, xs = np.nonzero(part)
+                cx, cy = (xs.mean() + x0 + 0.5) / s - 0.5, (ys.mean() + y0 + 0.5) / s - 0.5
+                if math.hypot(cx - x, cy - y) > TRY_OFFSET * side:
+                    out.append(Box((float(cx), float(cy)), side, side, spots))
+            spots += 1
         return out
 
 
@@ -290,4 +447,4 @@ def board_outline_px(
     return np.asarray(px.reshape(-1, 2), np.float64)
 
 
-__all__ = ["Box", "DieSize", "EmptyTable", "PlayArea", "WhereStep", "board_outline_px"]
+__all__ = ["BoardLook", "Box", "DieSize", "EmptyTable", "PlayArea", "WhereStep", "board_outline_px"]

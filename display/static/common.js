@@ -36,7 +36,8 @@ function colourOf(name) {
   return NAMED.includes(name) ? `var(--${name})` : "#9aa5b5";
 }
 
-// Connect to /ws; call onSnapshot(snapshot) for every push.  After a drop, retry
+// Connect to /ws; call onSnapshot(snapshot) for every snapshot push (opts.onPush(msg) for any
+// other type of push).  After a drop, retry
 // with exponential backoff (0.5 s .. 10 s, with jitter) and re-fetch the state.
 // A fetched state is shown only if no push arrived while it was on its way: a push
 // is newer than a fetch that was answered before it (without this check a slow
@@ -69,6 +70,7 @@ function live(onSnapshot, opts) {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       if (msg.type === "snapshot") { pushes += 1; onSnapshot(msg.snapshot); }
+      else if (opts && opts.onPush) { pushes += 1; opts.onPush(msg); }
     };
     ws.onclose = () => {
       setConn(false, `reconnecting in ${(delay / 1000).toFixed(1)} s`);

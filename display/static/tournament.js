@@ -14,10 +14,14 @@ function matchRow(m) {
   else state = live ? (live.waiting_for ? `playing: waiting for ${live.waiting_for}` : live.status) : "online";
   const btn = m.status === "reported"
     ? h("button", { "data-confirm": m.table }, "confirm") : null;
+  const enter = m.table
+    ? h("button", { "data-enter": m.table }, m.status === "playing" ? "enter result" : "correct") : null;
+  const by = m.status === "confirmed" && m.confirmed_by && m.confirmed_by !== "table" && m.confirmed_by !== "bye"
+    ? ` (by ${m.confirmed_by})` : "";
   return h("tr", { "data-match": m.table || "bye", "data-status": m.status },
     h("td", { class: "name" }, m.table || "–"),
     h("td", {}, who),
-    h("td", { class: "muted", "data-state": m.table || "bye" }, state, " ", btn));
+    h("td", { class: "muted", "data-state": m.table || "bye" }, state, by, " ", btn, " ", enter));
 }
 
 function standingRow(r, i) {
@@ -27,10 +31,14 @@ function standingRow(r, i) {
     h("td", { class: "score", "data-points": r.name }, r.points),
     h("td", { class: "muted" }, `${r.wins}-${r.draws}-${r.losses}${r.byes ? ` +${r.byes} bye` : ""}`),
     h("td", { class: "muted" }, `Bh ${r.buchholz}`),
+    h("td", { class: "muted", title: "opponents who finished below" }, `pl ${r.placement ?? 0}`),
     h("td", { class: "muted" }, `score ${r.score}`));
 }
 
+let current = null;  // the last state shown: the result form reads its round and matches
+
 function onTournament(st) {
+  current = st;
   document.getElementById("name").textContent = st.name;
   const round = document.getElementById("round");
   round.textContent = st.round ? `round ${st.round} of ${st.rounds}: ${GAME_TITLES[st.game] || st.game}` : "not started";
@@ -47,14 +55,74 @@ function onTournament(st) {
     : (st.next_blocked_by || ""));
 }
 
+// Organiser actions send the token when one is typed (a tournament run with --admin-token);
+// without one they work only from the hall machine itself.
+function organiserPost(url, body) {
+  const headers = { "content-type": "application/json" };
+  const token = document.getElementById("token").value;
+  if (token) headers["x-admin-token"] = token;
+  return fetch(url, { method: "POST", headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+// The result form: one whole-number score per player, optional winners, who, and for a match
+// that already has a result an explicit override with a reason.  The server checks it all and
+// says what is wrong; the form stays open until it is accepted.
+let formMatch = null;
+function openResultForm(table) {
+  const m = current && current.matches.find((x) => x.table === table);
+  if (!m) return;
+  formMatch = { table: m.table, round: m.round, players: m.players, had: m.status !== "playing" };
+  document.getElementById("result-title").textContent = `Round ${m.round}, ${m.table}: ${m.players.join(" v ")}`;
+  document.getElementById("result-scores").replaceChildren(...m.players.map((p) =>
+    h("label", { class: "score-line" }, `${p} `,
+      h("input", { type: "number", min: "0", step: "1", "data-score-of": p,
+        value: m.scores && m.scores[p] !== undefined ? String(m.scores[p]) : "" }))));
+  document.getElementById("result-winners").replaceChildren(...m.players.map((p) =>
+    h("label", {}, h("input", { type: "checkbox", "data-winner": p }), ` ${p} `)));
+  document.getElementById("override-line").hidden = !formMatch.had;
+  document.getElementById("result-override").checked = false;
+  document.getElementById("result-reason").value = "";
+  document.getElementById("result-error").textContent = "";
+  document.getElementById("result-form").hidden = false;
+}
+
+document.getElementById("result-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  if (!formMatch) return;
+  const scores = {};
+  for (const el of document.querySelectorAll("[data-score-of]")) {
+    scores[el.dataset.scoreOf] = el.value === "" ? "" : (Number.isFinite(el.valueAsNumber) ? el.valueAsNumber : el.value);
+  }
+  const winners = [...document.querySelectorAll("[data-winner]")].filter((el) => el.checked).map((el) => el.dataset.winner);
+  const body = {
+    table: formMatch.table, round: formMatch.round, scores, winners: winners.length ? winners : null,
+    who: document.getElementById("result-who").value.trim(),
+    override: document.getElementById("result-override").checked,
+    reason: document.getElementById("result-reason").value.trim() || null,
+  };
+  const error = document.getElementById("result-error");
+  error.textContent = "";
+  const r = await organiserPost("/api/result", body);
+  if (r.ok) { document.getElementById("result-form").hidden = true; formMatch = null; return; }
+  let text = `refused (${r.status})`;
+  try { text = (await r.json()).error || text; } catch (e) { /* keep the status */ }
+  error.textContent = text;
+});
+
+document.getElementById("result-cancel").addEventListener("click", () => {
+  document.getElementById("result-form").hidden = true;
+  formMatch = null;
+});
+
 document.addEventListener("click", async (ev) => {
   const t = ev.target;
   let r = null;
-  if (t.dataset && t.dataset.confirm) {
-    r = await fetch("/api/confirm", { method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ table: t.dataset.confirm }) });
+  if (t.dataset && t.dataset.enter) {
+    openResultForm(t.dataset.enter);
+  } else if (t.dataset && t.dataset.confirm) {
+    r = await organiserPost("/api/confirm", { table: t.dataset.confirm });
   } else if (t.id === "start-next") {
-    r = await fetch("/api/next-round", { method: "POST" });
+    r = await organiserPost("/api/next-round");
   }
   if (r && !r.ok) alert((await r.json()).error);
 });

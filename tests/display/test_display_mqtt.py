@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from table_rig import ANGLERS, Rig, d6
 
-from display.hall_app import create_hall_app
+from display.hall_app import create_hall_app, wake_hub
 from display.hub import Hub
 from display.mqtt import Hall, TablePublisher, parse_broker, summarise
 
@@ -118,7 +118,7 @@ def test_secret_selection_never_goes_to_mqtt(broker: Any, make_rig: Callable[...
 
 def test_hall_ignores_garbage_and_serves_the_page(broker: Any) -> None:
     hub = Hub()
-    hall = Hall("127.0.0.1", broker.port, on_change=hub.notify)
+    hall = Hall("127.0.0.1", broker.port, on_update=wake_hub(hub))
     hall.start()
     try:
         wait_until(lambda: hall.connected, what="hall connected")
@@ -198,7 +198,7 @@ def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) 
 
     rig, _pub, _ = wired
     hub = Hub()
-    hall = Hall("127.0.0.1", broker.port, on_change=hub.notify, keepalive=2)
+    hall = Hall("127.0.0.1", broker.port, on_update=wake_hub(hub), keepalive=2)
     hall.start()
     args = [
         "--headless",

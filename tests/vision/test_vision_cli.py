@@ -158,3 +158,32 @@ def test_read_explain_names_the_step_that_rejected_each_candidate(tmp_path: Path
     assert line["dice"] == [] and {r["step"] for r in line["rejected"]} == {"die size"}
     res = CliRunner().invoke(app(), ["read", str(f), "--play-area", "1,2 3"])
     assert res.exit_code != 0 and "--play-area '1,2 3': expected 'x,y x,y x,y ...'" in res.output
+
+
+def test_read_with_a_board_reads_a_die_on_its_own_colour_by_the_board_look(tmp_path: Path) -> None:
+    # a low-contrast scene (white dice on the white paper, red dice on the red zones) whose detector
+    # misses a die the board look finds: `read --board` reads as the table does
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "lowcontrast"
+    truth = json.loads((folder / "scene_0006.json").read_text())
+    cam = tmp_path / "camera.json"
+    cam.write_text(
+        json.dumps(
+            {k: truth["camera"][k] for k in ("camera_matrix", "dist_coeffs")}
+            | {"image_size": truth["image_size"]}
+        )
+    )
+    board = Path(__file__).resolve().parents[2] / truth["board_file"]
+    args = [
+        "read",
+        str(folder / "scene_0006.jpg"),
+        "--json",
+        "--board",
+        str(board),
+        "--calibration",
+        str(cam),
+    ]
+    on = json.loads(CliRunner().invoke(app(), args).stdout.strip().splitlines()[-1])
+    off = json.loads(CliRunner().invoke(app(), [*args, "--no-board-look"]).stdout.strip().splitlines()[-1])
+    assert len(off["dice"]) == len(truth["dice"]) - 1
+    assert len(on["dice"]) == len(truth["dice"])
+    assert "rejected" not in on  # listed only with --explain or a where option

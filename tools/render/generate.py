@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from training.render.board_scenes import make_scene  # noqa: E402
+from training.render.board_scenes import VARIANTS, make_scene  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--seed", type=int, default=20261121)
-    ap.add_argument("--variant", choices=["train", "heldout"], default="train")
+    ap.add_argument("--variant", choices=list(VARIANTS), default="train")
     ap.add_argument(
         "--earlier",
         action="store_true",

@@ -152,6 +152,35 @@ class Throw:
         lam = -c[2] / ray[2]
         return np.asarray((c + lam * ray)[:2], np.float64)
 
+    def _square(self, p: np.ndarray) -> np.ndarray:
+        """A square 1.5 die edges wide at ``p``: room for the die at any turn."""
+        return Cube(1, "white", 1.5 * self.s, np.eye(3), np.array([p[0], p[1], 0.0])).footprint()
+
+    def paper_point(self) -> np.ndarray:
+        """A point on the board's white paper: on the sheet, in no zone."""
+        x0, y0, x1, y1 = self.board.bounds()
+        for _ in range(200):
+            p = np.asarray(self.rng.uniform([x0, y0], [x1, y1]), np.float64)
+            if not classify(self._square(p), self.board).zones:
+                return p
+        raise Rejected
+
+    def zone_point(self, multiplier: int) -> np.ndarray:
+        """A point well inside a zone of ``multiplier`` (the x8 zones are printed red)."""
+        zones = [z for z in self.board.zones if z.multiplier == multiplier]
+        if not zones:
+            raise ValueError(f"board {self.board.name!r} has no x{multiplier} zone")
+        for _ in range(200):
+            poly = zones[int(self.rng.integers(len(zones)))].polygon
+            p = np.asarray(self.rng.uniform(poly.min(axis=0), poly.max(axis=0)), np.float64)
+            place = classify(self._square(p), self.board)
+            if place.zones and place.min_multiplier == multiplier and len(place.zones) == 1:
+                return p
+        raise Rejected
+
+    def red_zone_point(self) -> np.ndarray:
+        return self.zone_point(8)
+
     def slot_point(self) -> np.ndarray:
         slot = self.board.card_slots[int(self.rng.integers(len(self.board.card_slots)))].polygon
         lo, hi = slot.min(axis=0) + self.s / 2, slot.max(axis=0) - self.s / 2
@@ -189,6 +218,8 @@ def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
                 "off": throw.off_point,
                 "slot": throw.slot_point,
                 "cocked": throw.random_point,
+                "paper": throw.paper_point,
+                "red zone": throw.red_zone_point,
             }[how]()
             cube = throw.flat(value, colour, xy, yaw)
             if how == "off":
@@ -211,6 +242,10 @@ def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
     raise Rejected
 
 
+#: make_scene's variants: the training ranges, the held-out variant, and the low-contrast set (every
+#: die on its own colour: white dice on the white paper, red dice on the red x8 zones; the held-out
+#: variant's sizes, and its coloured light in odd scenes)
+VARIANTS = ("train", "heldout", "lowcontrast")
 #: the held-out variant's dice set: several sizes a scene, drawn from these (never 12-19 uniform)
 HELDOUT_SIZES = (14.0, 16.0, 19.0)
 #: the held-out variant's pairs: white dice on the white board in every DICETAR WARS scene, red on red zones
@@ -227,18 +262,21 @@ def make_scene(
     ``earlier=True``: the same scene (camera, light, noise) before the dice of its stacks landed: only
     the dice on the board itself (level 0), as an earlier throw left them; a table's memory
     (calibration/memory.py) carries a lower die from this frame into the scene's own."""
-    if variant not in ("train", "heldout"):
-        raise ValueError(f"variant must be 'train' or 'heldout', got {variant!r}")
-    heldout = variant == "heldout"
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    low = variant == "lowcontrast"
+    heldout = variant == "heldout" or low
     rng = np.random.default_rng([seed, index])
-    board_name = "dicetar-wars" if index % 5 < 3 else "dice-fighter"
+    board_name = "dicetar-wars" if index % 5 < 3 or low else "dice-fighter"
     board = load_board(ROOT / BOARDS[board_name])
     cal = pi_camera3_calibration(W, H)
     while True:
         cam = _camera(rng, board)
         size = float(rng.uniform(12.0, 19.0))
         throw = Throw(rng, board, cam, size)
-        if board_name == "dicetar-wars":
+        if low:
+            colours = ["white"] * 5 + ["red"] * 5
+        elif board_name == "dicetar-wars":
             pairs = HELDOUT_PAIRS if heldout else PAIRS
             pair = pairs[int(rng.integers(len(pairs)))]
             colours = [pair[0]] * 5 + [pair[1]] * 5
@@ -261,6 +299,8 @@ def make_scene(
         for j in range(n):
             if plan[j] == "field" and rng.random() < 0.4:
                 plan[j] = "border"
+        if low:  # every die on its own colour: white dice on the white paper, red dice on the red zones
+            plan = ["paper" if c == "white" else "red zone" for c in colours]
         # Stacks go last so they have bases to sit on.
         sequence = sorted(range(n), key=lambda j: plan[j] == "stack")
         sizes = [float(rng.choice(HELDOUT_SIZES)) if heldout else size for _ in range(n)]
@@ -287,7 +327,9 @@ def make_scene(
         ld, float(rng.uniform(0.35, 0.55)), float(rng.uniform(0.5, 0.7)), float(rng.uniform(0.85, 1.12))
     )
     cast = (1.0, 1.0, 1.0)
-    if heldout:  # harder, dimmer light with a colour cast (training: ambient 0.35-0.55, white light)
+    if heldout and not (low and index % 2 == 0):
+        # harder, dimmer light with a colour cast (training: ambient 0.35-0.55, white light); the
+        # low-contrast set keeps the training light in its even scenes (contrast alone)
         light = Light(
             ld, float(rng.uniform(0.2, 0.32)), float(rng.uniform(0.7, 0.9)), float(rng.uniform(0.7, 1.25))
         )
