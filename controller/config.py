@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from controller.mqtt_settings import MqttSection
 from engine import GAMES
@@ -152,6 +160,9 @@ class VisionSection(_Strict):
     play_area_px: list[tuple[float, float]] | None = None
     #: with a board and no polygon: its outline grown by this margin (dice off the board are real)
     play_area_margin_mm: float = Field(150.0, ge=0)
+    #: a throw whose dice did not tumble (set down by a hand, slid with the same face up) is flagged
+    #: to the referee, logged and shown; never refused (vision.tumble)
+    tumble_check: StrictBool = True
 
     @field_validator("die_size_px")
     @classmethod
