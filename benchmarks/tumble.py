@@ -137,6 +137,14 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace, made_s: float, 
     return "\n".join(lines)
 
 
+def _made(folder: Path, seed: int, throws: int) -> bool:
+    try:
+        truth = json.loads((folder / "truth.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return bool(truth.get("seed") == seed and len(truth.get("throws", [])) == throws)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--seed", type=int, default=2026)
@@ -149,8 +157,12 @@ def main() -> None:
         base = args.keep or Path(tmp)
         started = time.perf_counter()
         real, faked = base / "thrown", base / "faked"
-        make(args.seed, real, args.thrown, ["thrown"])
-        make(args.seed + 1, faked, args.faked, ["placed", "slid"])
+        for folder, seed, n, kinds in (
+            (real, args.seed, args.thrown, ["thrown"]),
+            (faked, args.seed + 1, args.faked, ["placed", "slid"]),
+        ):
+            if not _made(folder, seed, n):  # --keep: a session made by the same command is used again
+                make(seed, folder, n, kinds)
         made = time.perf_counter() - started
         started = time.perf_counter()
         rows = judge_session(real) + judge_session(faked)

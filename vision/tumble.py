@@ -244,17 +244,15 @@ def judge_throw(
         return out
 
     after_w, after_c = work(after)
-    seq_w = [work(f) for f in frames]
-    seq = [g for g, _ in seq_w]
-    before_w, before_c = work(before) if before is not None else (seq_w[0] if seq_w else (after_w, after_c))
-    masks = [_blobs(c, before_c, after_c, st) for _, c in seq_w]
-    seq_d = [detail(f) for f in seq]
+    seq = [(g, detail(g), c) for g, c in (work(f) for f in frames)]
+    before_c = work(before)[1] if before is not None else (seq[0][2] if seq else after_c)
+    masks = [_blobs(c, before_c, after_c, st) for _, _, c in seq]
     reach = st.reach_sides * WORK_SIDE * max(1.0, 10.0 / fps)
     verdicts = []
     for d in dice:
         centre = np.array([d.x * z, d.y * z])
         verdicts.append(
-            _follow(centre, d.side * z, (after_w, detail(after_w)), before_w, seq, seq_d, masks, reach, st)
+            _follow(centre, d.side * z, (after_w, detail(after_w), after_c), before_c, seq, masks, reach, st)
         )
     return ThrowVerdict(tuple(verdicts), len(frames))
 
@@ -302,12 +300,12 @@ def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _patch(img: np.ndarray, centre: np.ndarray, half: int) -> np.ndarray | None:
     x, y = round(float(centre[0])), round(float(centre[1]))
-    h, w = img.shape
+    h, w = img.shape[:2]
     if x - half < 0 or y - half < 0 or x + half + 1 > w or y + half + 1 > h:
         padded = cv2.copyMakeBorder(img, half, half, half, half, cv2.BORDER_REPLICATE)
         x, y = x + half, y + half
         img = padded
-        h, w = img.shape
+        h, w = img.shape[:2]
         if x - half < 0 or y - half < 0 or x + half + 1 > w or y + half + 1 > h:
             return None
     return img[y - half : y + half + 1, x - half : x + half + 1]
@@ -363,18 +361,30 @@ class _Face:
 def _follow(
     centre: np.ndarray,
     side: float,
-    after_pair: tuple[np.ndarray, np.ndarray],
+    after: tuple[np.ndarray, np.ndarray, np.ndarray],
     before: np.ndarray,
-    seq: list[np.ndarray],
-    seq_d: list[np.ndarray],
+    seq: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
     masks: list[_Blobs],
     reach: float,
     st: TumbleSettings,
 ) -> DieVerdict:
-    after, after_d = after_pair
-    rest = _patch(after, centre, int(side * 0.6))
-    was = _patch(before, centre, int(side * 0.6))
-    if rest is not None and was is not None and float(np.mean(np.abs(rest - was) > st.grey_step)) < 0.15:
+    """Follow one die back from where it lies (``centre``, work pixels) and judge it.
+
+    ``after`` and each of ``seq``: (grey, detail, colour) at the work scale; ``before`` in colour.
+    """
+    _, after_d, after_c = after
+    half = int(side * 0.6)
+    rest = _patch(after_c, centre, half)
+
+    def looks_as_at_rest(img: np.ndarray, most: float) -> bool:
+        here = _patch(img, centre, half)
+        return (
+            here is not None
+            and rest is not None
+            and float(np.mean(_differ(here, rest) > st.grey_step)) < most
+        )
+
+    if looks_as_at_rest(before, 0.15):
         return DieVerdict("stayed")
     track: list[tuple[int, np.ndarray, bool]] = []  # (frame, where the die was, beside a hand), latest first
     at = centre.copy()
@@ -382,25 +392,18 @@ def _follow(
     hand = False
     resting = True  # walking back through the frames where it already lay still
     for k in range(len(seq) - 1, -1, -1):
-        frame, blobs = seq[k], masks[k]
-        if resting:
-            here = _patch(frame, centre, int(side * 0.6))
-            if (
-                here is not None
-                and rest is not None
-                and float(np.mean(np.abs(here - rest) > st.grey_step)) < 0.1
-            ):
-                continue
-            resting = False
-        h, w = frame.shape
+        frame_c, blobs = seq[k][2], masks[k]
+        if resting and looks_as_at_rest(frame_c, 0.1):
+            continue
+        resting = False
+        h, w = frame_c.shape[:2]
         xi, yi = min(max(round(float(at[0])), 0), w - 1), min(max(round(float(at[1])), 0), h - 1)
         near_hand = blobs.hand_dist is not None and float(blobs.hand_dist[yi, xi]) <= st.hand_near * WORK_SIDE
         hand |= near_hand  # the die is in, under or beside a hand
         found = [(float(np.linalg.norm(c - at)), c) for c in blobs.dice]
         found = [f for f in found if f[0] <= reach]
         if near_hand and (not found or min(f[0] for f in found) > WORK_SIDE):
-            gap = 0
-            continue
+            break  # back in the hand that brought it: nothing before this is the die on its own
         if not found:
             gap += 1
             if gap > st.max_gap:
@@ -414,7 +417,7 @@ def _follow(
     points = [centre, *(c for _, c, _ in track)]
     for n, (k, c, near_hand) in enumerate(track):
         away = float(np.linalg.norm(c - centre)) / WORK_SIDE
-        h, w = seq[k].shape
+        h, w = seq[k][0].shape
         m = FACE_R + SLACK
         if near_hand or not (m <= c[0] < w - m and m <= c[1] < h - m):
             seen.append((away, math.nan))  # partly covered by the hand, or partly out of view
@@ -424,7 +427,7 @@ def _follow(
         step = points[n] - c
         if n + 2 < len(points) and np.linalg.norm(c - points[n + 2]) > np.linalg.norm(step):
             step = c - points[n + 2]
-        seen.append((away, face.likeness(seq_d[k], c, step)))
+        seen.append((away, face.likeness(seq[k][1], c, step)))
     return decide(seen, hand, st)
 
 
