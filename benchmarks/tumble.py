@@ -75,7 +75,7 @@ def judge_session(folder: Path) -> list[dict[str, Any]]:
                         "frames": verdict.frames,
                     }
                 )
-            rec.add(frame.image_bgr, upd.state in (RollState.EMPTY, RollState.SETTLED))
+            rec.add(frame.image_bgr, upd.state in (RollState.EMPTY, RollState.SETTLED), frame.t)
     if len(out) != len(throws):
         raise SystemExit(f"{folder}: {len(throws)} throws, the gate settled {len(out)} times")
     return out

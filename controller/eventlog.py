@@ -327,10 +327,6 @@ class EventLog:
         """Log any other event (undo, control, reading, question)."""
         return self._insert([(game, source, kind, player, data)])[0]
 
-    def append_rows(self, game: int, rows: Sequence[tuple[str, dict[str, Any], str]]) -> list[int]:
-        """Log (kind, data, source) events in one transaction: all of them or none."""
-        return self._insert([(game, source, kind, None, data) for kind, data, source in rows])
-
     def restore(self, events: Sequence[Event]) -> None:
         """Write events with their own seq, game and time, in one transaction (``dicetable log
         salvage`` copies the intact events of a damaged log this way); the log must not hold them."""

@@ -180,7 +180,7 @@ def play(
         still = upd.state in (RollState.EMPTY, RollState.SETTLED)
         if point is not None and _seen(point, frame.t):
             if motion is not None:
-                motion.add(frame.image_bgr, still)
+                motion.add(frame.image_bgr, still, frame.t)
             continue  # handled before the restart
         table.tick(frame.t)
         if upd.settled_now or upd.changed:
@@ -192,7 +192,7 @@ def play(
                 motion=motion if upd.settled_now else None,  # a nudge is not a throw
             )
         if motion is not None:
-            motion.add(frame.image_bgr, still)
+            motion.add(frame.image_bgr, still, frame.t)
         if progress is not None:
             progress(frame.t, table.snapshot()["waiting_for"])
         if table.status == "over":

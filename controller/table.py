@@ -597,7 +597,6 @@ class Table:
                 )
             except ValueError as e:
                 board_problem = str(e)
-        flag = self._tumble_flag(motion, image, readings, t, seq)
         with self._lock:
             for r in readings:
                 r["unsure"] = r.get("confidence", 1.0) < self.cfg.table.confidence_threshold and not r.get(
@@ -610,15 +609,12 @@ class Table:
                     for r in readings
                 ],
             }
-            rows = [("reading", reading, "camera")]
-            if flag is not None:
-                rows.append(("control", flag, "camera"))
-            try:  # logged before anything of it is shown; the flag with its reading, or neither
-                self.log.append_rows(self.game_no, rows)
+            try:  # logged before anything of it is shown
+                self.log.append(self.game_no, "reading", reading, "camera")
             except LogWriteError as e:
                 self._held(e, lambda: self.on_settled(image, t_rest, t, motion=motion))
                 return
-            self.flag = flag
+            self.flag = None
             self.reading_set = ReadingSet(seq, t, readings)
             self.board_problem = board_problem
             self.notice = None
@@ -630,14 +626,33 @@ class Table:
             except Exception:  # a diagnostic must not stop the table
                 log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
+        # judged after the throw is scored, so that the check never delays a score
+        self._flag_if_not_tumbled(motion, image, readings, t, seq)
+
+    def _flag_if_not_tumbled(
+        self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
+    ) -> None:
+        """Flag the throw to the referee when its dice did not tumble (``[vision] tumble_check``).
+
+        Never a refusal: the throw is read and scored as usual; the flag is logged (a ``control``
+        event ``not_tumbled``), then shown on the table page until the next throw is read; the
+        referee acts (undo) only if the throw should not count."""
+        flag = self._tumble_flag(motion, image, readings, t, seq)
+        if flag is None:
+            return
+        try:
+            self.log.append(self.game_no, "control", flag, "camera")
+        except LogWriteError as e:  # not logged, so not shown; the table's own writes retry
+            log.error("the flag for the throw at t=%.2f could not be logged: %s", t, e)
+            return
+        with self._lock:
+            self.flag = flag
+        self._emit()
 
     def _tumble_flag(
         self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
     ) -> dict[str, Any] | None:
-        """The flag for a throw whose dice did not tumble (``[vision] tumble_check``), or None.
-
-        Never a refusal: the throw is read and scored as usual; the referee sees the flag on the
-        table page and in the log, and acts (undo) only if the throw should not count."""
+        """The flag for a throw whose dice did not tumble, or None."""
         if motion is None or not self.cfg.vision.tumble_check:
             return None
         from vision.tumble import DieBox

@@ -160,10 +160,13 @@ class ThrowRecorder:
 
     max_frames: int = 60
     max_width: int = 800
-    fps: float = 10.0  # the camera's frame rate: how far a die may go between two frames
+    fps: float = 10.0  # the camera's frame rate (how far a die may go between two frames), until
+    # the frames' times (``add(..., t=)``) tell it
     before: np.ndarray | None = field(default=None, init=False, repr=False)
     frames: deque[np.ndarray] = field(init=False, repr=False)
     scale: float = field(default=1.0, init=False)
+    _last_t: float | None = field(default=None, init=False, repr=False)
+    _gaps: deque[float] = field(default_factory=lambda: deque(maxlen=31), init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.max_frames < 1 or self.max_width < 64 or not self.fps > 0:
@@ -182,13 +185,24 @@ class ThrowRecorder:
             image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         return image.copy() if self.scale == 1.0 else image
 
-    def add(self, image: np.ndarray, still: bool) -> None:
+    def add(self, image: np.ndarray, still: bool, t: float | None = None) -> None:
+        """One frame, and whether the table is still in it; ``t``: its time, seconds."""
         small = self._small(image)
+        if t is not None:
+            if self._last_t is not None and t > self._last_t:
+                self._gaps.append(t - self._last_t)
+            self._last_t = t
         if still:
             self.before = small
             self.frames.clear()
         else:
             self.frames.append(small)
+
+    def frame_rate(self) -> float:
+        """Frames a second: the median interval between the frames' times, else ``fps``."""
+        if len(self._gaps) < 3:
+            return self.fps
+        return 1.0 / float(np.median(list(self._gaps)))
 
     def judge(
         self, settled: np.ndarray, dice: Sequence[DieBox], settings: TumbleSettings | None = None
@@ -197,7 +211,7 @@ class ThrowRecorder:
         after = self._small(settled)
         s = self.scale
         boxes = [DieBox(d.x * s, d.y * s, d.side * s) for d in dice]
-        return judge_throw(list(self.frames), boxes, self.before, after, settings, self.fps)
+        return judge_throw(list(self.frames), boxes, self.before, after, settings, self.frame_rate())
 
 
 def judge_throw(

@@ -56,10 +56,10 @@ def test_placed_and_slid_throws_are_flagged_logged_and_shown(tmp_path: Path) -> 
     faked = {th["t_rest"] for th in TRUTH["throws"] if th["kind"] != "thrown"}
     assert flagged == faked
     for e in flags(t):
-        # logged with its reading (the row before it), naming the dice it is about
-        assert e.seq - 1 in {r.seq for r in readings}
-        ids = {d["id"] for d in next(r for r in readings if r.seq == e.seq - 1).data["dice"]}
-        assert {d["reading"] for d in e.data["dice"]} <= ids
+        # logged after its reading (and whatever the table made of it), naming the dice it is about
+        reading = max((r for r in readings if r.seq < e.seq), key=lambda r: r.seq)
+        assert reading.data["t"] == e.data["t"]
+        assert {d["reading"] for d in e.data["dice"]} <= {d["id"] for d in reading.data["dice"]}
         assert any(d["verdict"] in ("placed", "slid") for d in e.data["dice"])
         # in words on the events list
         text = describe(e.to_json(), "dice-hunter")

@@ -34,7 +34,7 @@ def play(recorder_for: Any = ThrowRecorder) -> list[tuple[dict[str, Any], ThrowV
             if upd.settled_now:
                 throw = min(TRUTH["throws"], key=lambda th: abs(th["t_rest"] - upd.t_rest))
                 out.append((throw, rec.judge(frame.image_bgr, boxes(throw))))
-            rec.add(frame.image_bgr, upd.state in (RollState.EMPTY, RollState.SETTLED))
+            rec.add(frame.image_bgr, upd.state in (RollState.EMPTY, RollState.SETTLED), frame.t)
     return out
 
 
@@ -78,8 +78,8 @@ def test_without_the_motion_record_nothing_is_flagged() -> None:
     placing or sliding, and says it saw nothing (it never guesses a flag)."""
 
     class Blind(ThrowRecorder):
-        def add(self, image: np.ndarray, still: bool) -> None:
-            super().add(image, True)
+        def add(self, image: np.ndarray, still: bool, t: float | None = None) -> None:
+            super().add(image, True, t)
 
     for _, verdict in play(Blind):
         assert not verdict.flagged
@@ -125,3 +125,13 @@ def test_bad_input_is_refused_with_a_clear_message() -> None:
     with pytest.raises(ValueError, match="max_frames"):
         ThrowRecorder(max_frames=0)
     assert judge_throw([], [], None, img).dice == ()
+
+
+def test_the_recorder_learns_the_frame_rate_from_the_frames_times() -> None:
+    rec = ThrowRecorder()
+    img = np.zeros((60, 80, 3), np.uint8)
+    assert rec.frame_rate() == 10.0  # until told
+    for i in range(8):
+        rec.add(img, i < 3, t=i / 30)
+    assert rec.frame_rate() == pytest.approx(30.0)
+    assert len(rec.frames) == 5 and rec.before is not None
