@@ -119,7 +119,7 @@ LIMITS = """## What these figures are, and are not
   whether the face differs from the one at rest, which both give.
 - **Thresholds were chosen on seed 5 (30 throws), the fixture (seed 22) and the five demo sessions'
   throws** (`same_face` 0.8, `new_face` 0.6, 2 frames of another face for a tumble, 2 frames of the
-  face at rest for a slide), so the demo figures below are not held out; the seed-2026/2027 sets are.
+  face at rest for a slide), so the demo row above is not held out; the seed-2026/2027 sets are.
 - A slid die that a hand pushes off is told as *placed* ("came with a hand"); both are flagged.
   A die never seen before it lay still (too fast, or hidden) is *unseen* and never flagged, so a
   throw faked out of the camera's view is not caught.
@@ -151,7 +151,8 @@ def report(
         f"Held-out set: drawn sessions made by `tools/sessions/make_throws.py` with seed {args.seed} "
         "(real throws) and "
         f"{args.seed + 1} (placed and slid throws in turn); the committed fixture is seed 22, the "
-        "thresholds were chosen on seed 5 (30 throws) and the fixture. 800x600, 10 fps, d6 dice drawn "
+        "thresholds were chosen on seed 5 (30 throws), the fixture and the demo sessions. "
+        "800x600, 10 fps, d6 dice drawn "
         "top-down (`training/render/tabletop.py`). Each session is played through the motion gate and "
         "`vision.tumble.ThrowRecorder`; the dice are judged at their true places.",
         "",
