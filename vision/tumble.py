@@ -232,7 +232,7 @@ def judge_throw(
     st = settings or TumbleSettings()
     if not dice:
         return ThrowVerdict((), len(frames))
-    _grey(after)
+    _grey(after)  # a BGR or grey uint8 image, or a clear error
     sides = sorted(d.side for d in dice)
     side = sides[len(sides) // 2]
     if not side > 0:
@@ -241,7 +241,7 @@ def judge_throw(
 
     def work(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Grey (for the face) and colour (for what differs: a hand may be as bright as the mat)."""
-        _grey(img)
+        _grey(img)  # checked as ``after``
         if img.shape[:2] != after.shape[:2]:
             raise ValueError(
                 f"tumble check: frame of shape {img.shape[:2]}, the settled frame is {after.shape[:2]}"
@@ -261,7 +261,9 @@ def judge_throw(
     seq = [(g, detail(g), c) for g, c in (work(f) for f in frames)]
     before_c = work(before)[1] if before is not None else (seq[0][2] if seq else after_c)
     masks = [_blobs(c, before_c, after_c, st) for _, _, c in seq]
-    reach = st.reach_sides * WORK_SIDE * max(1.0, 10.0 / fps)
+    if not fps > 0:
+        raise ValueError(f"tumble check: fps must be > 0, got {fps!r}")
+    reach = max(1.5, st.reach_sides * 10.0 / fps) * WORK_SIDE  # reach_sides is per 0.1 s
     verdicts = []
     for d in dice:
         centre = np.array([d.x * z, d.y * z])
