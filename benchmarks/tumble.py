@@ -38,6 +38,8 @@ from hardware.frames import RecordedSource  # noqa: E402
 from vision.motion import MotionGate, RollState  # noqa: E402
 from vision.tumble import DieBox, ThrowRecorder  # noqa: E402
 
+DEFAULT_OUT = ROOT / "benchmarks" / "results" / "tumble.md"
+
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     if n == 0:
@@ -145,12 +147,15 @@ def report(
         "",
         "```",
         f"PYTHONPATH=$PWD python benchmarks/tumble.py --seed {args.seed} --thrown {args.thrown} "
-        f"--faked {args.faked}",
+        f"--faked {args.faked}"
+        + ("" if args.demos else " --no-demos")
+        + ("" if args.out == DEFAULT_OUT else f" --out {args.out}"),
         "```",
         "",
         f"Held-out set: drawn sessions made by `tools/sessions/make_throws.py` with seed {args.seed} "
-        "(real throws) and "
-        f"{args.seed + 1} (placed and slid throws in turn); the committed fixture is seed 22, the "
+        "(real throws)"
+        + (f" and {args.seed + 1} (placed and slid throws in turn)" if args.faked else "")
+        + "; the committed fixture is seed 22, the "
         "thresholds were chosen on seed 5 (30 throws), the fixture and the demo sessions. "
         "800x600, 10 fps, d6 dice drawn "
         "top-down (`training/render/tabletop.py`). Each session is played through the motion gate and "
@@ -168,6 +173,8 @@ def report(
     targets = {"real (thrown)": "≤ 1 %", "placed or slid": "≥ 95 %"}
     for name, group in groups.items():
         k, n = sum(r["flagged"] for r in group), len(group)
+        if n == 0:
+            continue
         lo, hi = wilson(k, n)
         rate = 100 * k / n if n else 0.0
         interval = f"{100 * lo:.1f}–{100 * hi:.1f} %"
@@ -175,7 +182,7 @@ def report(
     lines += ["", "Verdicts per die, by the throw's true kind:", ""]
     lines += ["| kind | " + " | ".join(("tumbled", "placed", "slid", "unclear", "unseen", "stayed")) + " |"]
     lines += ["|---|" + "---:|" * 6]
-    for kind in ("thrown", "placed", "slid"):
+    for kind in sorted({r["kind"] for r in rows}, key=("thrown", "placed", "slid").index):
         c = Counter(v for r in rows if r["kind"] == kind for v in r["verdicts"])
         lines.append(
             f"| {kind} | "
@@ -219,7 +226,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--thrown", type=int, default=200, help="real throws")
     ap.add_argument("--faked", type=int, default=100, help="placed and slid throws, in turn")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "tumble.md")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--keep", type=Path, default=None, help="make the sessions here and keep them")
     ap.add_argument("--no-demos", dest="demos", action="store_false", help="leave out the demo sessions")
     args = ap.parse_args()
