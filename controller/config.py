@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from controller.mqtt_settings import MqttSection
 from engine import GAMES
@@ -158,6 +166,9 @@ class VisionSection(_Strict):
     #: with the board look: a die showing the sides of a die under it is placed one level up from
     #: one frame (calibration.raised), the die under it asked for when the table has not seen it
     stacks_by_sides: bool = True
+    #: a throw whose dice did not tumble (set down by a hand, slid with the same face up) is flagged
+    #: to the referee, logged and shown; never refused (vision.tumble)
+    tumble_check: StrictBool = True
 
     @field_validator("die_size_px")
     @classmethod

@@ -157,9 +157,12 @@ def play(
     it had already seen through the motion gate alone (cheap), so the gate is
     where it was, and skips the script it had already consumed.
     """
-    from vision.motion import MotionGate
+    from vision.motion import MotionGate, RollState
+    from vision.tumble import ThrowRecorder
 
     gate = gate or MotionGate(settle_s=SETTLE_S)
+    # the frames of each throw, for the tumble check ([vision] tumble_check)
+    motion = ThrowRecorder() if table.cfg.vision.tumble_check else None
     point = table.resume_point if str(getattr(source, "name", "")).startswith("recorded:") else None
     if point is not None:
         table.skip_to(point)
@@ -174,11 +177,22 @@ def play(
         except (ValueError, cv2.error) as e:  # a corrupt frame (wrong shape, time going back): skip it
             log.warning("frame at t=%.2f skipped: %s", frame.t, e)
             continue
+        still = upd.state in (RollState.EMPTY, RollState.SETTLED)
         if point is not None and _seen(point, frame.t):
+            if motion is not None:
+                motion.add(frame.image_bgr, still, frame.t)
             continue  # handled before the restart
         table.tick(frame.t)
         if upd.settled_now or upd.changed:
-            table.on_settled(frame.image_bgr, upd.t_rest, frame.t, empty=getattr(gate, "empty_frame", None))
+            table.on_settled(
+                frame.image_bgr,
+                upd.t_rest,
+                frame.t,
+                empty=getattr(gate, "empty_frame", None),
+                motion=motion if upd.settled_now else None,  # a nudge is not a throw
+            )
+        if motion is not None:
+            motion.add(frame.image_bgr, still, frame.t)
         if progress is not None:
             progress(frame.t, table.snapshot()["waiting_for"])
         if table.status == "over":

@@ -393,6 +393,8 @@ class Table:
         self.secret_round: Any = None
         self.choice_rounds: dict[str, tuple[tuple[str, ...], Any]] = {}  # player -> (labels, round)
         self.notice: str | None = None  # e.g. "camera lost; reopening"
+        #: the latest throw's flag when its dice did not tumble (logged as control "not_tumbled")
+        self.flag: dict[str, Any] | None = None
         self.rest_times: list[tuple[float, float]] = []  # (t_rest of the frame, clock when scored)
         self.board_problem: str | None = None
         self._t_correction: float | None = None
@@ -544,11 +546,18 @@ class Table:
 
     # -- the camera ------------------------------------------------------------------
     def on_settled(
-        self, image: np.ndarray, t_rest: float | None, t: float, empty: np.ndarray | None = None
+        self,
+        image: np.ndarray,
+        t_rest: float | None,
+        t: float,
+        empty: np.ndarray | None = None,
+        motion: Any = None,
     ) -> None:
         """A throw has come to rest: read it if (and only if) the game expects a throw.
 
-        ``empty``: the empty table as the camera saw it last (the motion gate's ``empty_frame``)."""
+        ``empty``: the empty table as the camera saw it last (the motion gate's ``empty_frame``);
+        ``motion``: the throw's motion record (a ``vision.tumble.ThrowRecorder``): with ``[vision]
+        tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged."""
         if empty is not None:
             self.where.set_empty(empty)
         exp = self.game.expects()
@@ -606,22 +615,19 @@ class Table:
                     r.get("confidence", 1.0) < self.cfg.table.confidence_threshold
                     or bool(r.get("support_hidden"))
                 ) and not r.get("confirmed")
+            reading = {
+                "t": t,
+                "dice": [
+                    {k: r[k] for k in ("id", "kind", "value", "confidence", "colour") if k in r}
+                    for r in readings
+                ],
+            }
             try:  # logged before anything of it is shown
-                self.log.append(
-                    self.game_no,
-                    "reading",
-                    {
-                        "t": t,
-                        "dice": [
-                            {k: r[k] for k in ("id", "kind", "value", "confidence", "colour") if k in r}
-                            for r in readings
-                        ],
-                    },
-                    "camera",
-                )
+                self.log.append(self.game_no, "reading", reading, "camera")
             except LogWriteError as e:
-                self._held(e, lambda: self.on_settled(image, t_rest, t))
+                self._held(e, lambda: self.on_settled(image, t_rest, t, motion=motion))
                 return
+            self.flag = None
             self.reading_set = ReadingSet(seq, t, readings)
             self.board_problem = board_problem
             self.notice = None
@@ -633,6 +639,63 @@ class Table:
             except Exception:  # a diagnostic must not stop the table
                 log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
+        # judged after the throw is scored, so that the check never delays a score
+        self._flag_if_not_tumbled(motion, image, readings, t, seq)
+
+    def _flag_if_not_tumbled(
+        self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
+    ) -> None:
+        """Flag the throw to the referee when its dice did not tumble (``[vision] tumble_check``).
+
+        Never a refusal: the throw is read and scored as usual; the flag is logged (a ``control``
+        event ``not_tumbled``), then shown on the table page until the next throw is read; the
+        referee acts (undo) only if the throw should not count."""
+        flag = self._tumble_flag(motion, image, readings, t, seq)
+        if flag is None:
+            return
+        try:
+            self.log.append(self.game_no, "control", flag, "camera")
+        except LogWriteError as e:  # not logged, so not shown; the table's own writes retry
+            log.error("the flag for the throw at t=%.2f could not be logged: %s", t, e)
+            return
+        with self._lock:
+            self.flag = flag
+        self._emit()
+
+    def _tumble_flag(
+        self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
+    ) -> dict[str, Any] | None:
+        """The flag for a throw whose dice did not tumble, or None."""
+        if motion is None or not self.cfg.vision.tumble_check:
+            return None
+        from vision.tumble import DieBox
+
+        boxes, ids = [], []
+        for r in readings:
+            quad, center = r.get("quad"), r.get("center")
+            if not quad or not center or r.get("hidden"):
+                continue
+            side = sum(
+                float(np.hypot(quad[i][0] - quad[i - 1][0], quad[i][1] - quad[i - 1][1])) for i in range(4)
+            )
+            boxes.append(DieBox(float(center[0]), float(center[1]), side / 4))
+            ids.append(str(r["id"]))
+        try:
+            verdict = motion.judge(image, boxes)
+        except (ValueError, cv2.error) as e:  # a check that cannot run flags nothing and says why
+            log.warning("the tumble check could not judge the throw at t=%.2f: %s", t, e)
+            return None
+        if not verdict.flagged:
+            return None
+        data = verdict.to_json()
+        return {
+            "action": "not_tumbled",
+            "t": t,
+            "reading_set": seq,
+            "reason": verdict.reason(ids),
+            "dice": [{"reading": i, **d} for i, d in zip(ids, data["dice"], strict=True)],
+            "frames": data["frames"],
+        }
 
     def _reading_palette(self, image: np.ndarray | None = None, pose: Any = None) -> Any:
         """The palette the reader names colours with: the table's (or the default), cut down to the
@@ -955,6 +1018,7 @@ class Table:
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
                 "notice": self.notice,
+                "flag": self.flag,
                 "choice": {p: r.private_view(p) for p, (_, r) in list(self.choice_rounds.items())} or None,
             }
 

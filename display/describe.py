@@ -349,6 +349,11 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
     action = data.get("action")
     if action == "position":
         return f"The table marked its place (input {data.get('inputs')} next)"
+    if action == "not_tumbled":
+        at = data.get("t")
+        when = f" at {float(at):.1f} s" if isinstance(at, (int, float)) else ""
+        why = data.get("reason") or "no rolling seen"
+        return f"Flagged for the referee: the throw{when} did not tumble ({why}); it counts unless undone"
     if action == "scored_dice":
         return f"The table remembers where {len(data.get('dice', []))} scored dice lie"
     if action in ("pause", "start", "end"):

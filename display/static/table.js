@@ -57,6 +57,16 @@ function renderQuestion(snap) {
     h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · answered on the admin page`));
 }
 
+function renderFlag(snap) {
+  // a throw whose dice did not tumble: shown to the referee, never refused (vision/tumble.py)
+  const box = document.getElementById("flag");
+  const f = snap.flag;
+  if (!f) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  box.replaceChildren(h("h2", {}, "Flagged: this throw did not tumble"), h("p", {}, f.reason || ""),
+    h("p", { class: "muted" }, "The throw counts unless the referee undoes it on the admin page."));
+}
+
 async function renderEvents(seq) {
   const offset = Math.max(0, seq - 12);
   try {
@@ -96,6 +106,7 @@ async function onSnapshot(snap) {
   renderScores(snap);
   renderSecret(snap);
   renderQuestion(snap);
+  renderFlag(snap);
   const readings = NEEDS_READINGS.has(snap.game) ? await readingsFor(snap.seq) : [];
   const board = NEEDS_BOARD.has(snap.game) ? await boardFor(snap.game) : null;
   if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
