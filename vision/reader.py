@@ -19,6 +19,7 @@ import numpy as np
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
+from vision.oblique import View, crop_top, needs_rectifying, top_quad
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
@@ -104,6 +105,8 @@ class DiceReader:
         apart_sure: float = APART_SURE,
         where: Sequence[WhereStep] = (),
         verifier: Verifier | Literal["default"] | None = "default",
+        view: View | None = None,
+        rectify: bool = True,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -125,6 +128,10 @@ class DiceReader:
         self.where: tuple[WhereStep, ...] = tuple(where)
         # a second opinion on each reading: is it a die at all (vision.verifier; None: off)
         self.verifier = Verifier.load() if verifier == "default" else verifier
+        # where the camera looks from (vision.oblique: from a calibration, or estimated); with
+        # `rectify` each die seen obliquely is cut by its top face seen from straight above
+        self.view = view
+        self.rectify = rectify
 
     # -- stage 1: where are the dice
 
@@ -210,18 +217,34 @@ class DiceReader:
         turns = max(1, min(4, self.rotations if rotations is None else rotations))
         return softmax_turned(self._cls, np.stack(crops), turns, self.sure)
 
+    def crop(self, pyr: Pyramid, c: Candidate, view: View | None) -> np.ndarray:
+        """The classifier's crop of candidate `c`: its top face seen from straight above when
+        `view` says the die is seen obliquely (vision.oblique) and rectifying is on, else its box."""
+        if self.rectify and view is not None and needs_rectifying(view, c.center):
+            return crop_top(pyr, top_quad(view, c.center, c.w, c.h))
+        return crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN)
+
     def read(
-        self, image: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] | None = None
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
     ) -> list[DieReading]:
         """Every die in the frame; `where`: the vision.where steps for this frame (default: the
-        reader's own)."""
-        return self.examine(image, palette, where).readings
+        reader's own); `view`: where the camera looks from (default: the reader's own)."""
+        return self.examine(image, palette, where, view).readings
 
     def examine(
-        self, image: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] | None = None
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
     ) -> Examined:
         """The dice read, and every candidate rejected with the step that rejected it: the
-        vision.where steps in order, then the classifier ("not a die")."""
+        vision.where steps in order, then the classifier ("not a die").  `view` (default: the
+        reader's own): where the camera looks from, so oblique dice are read by their top face."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 8:
             return Examined([], [])
@@ -239,7 +262,8 @@ class DiceReader:
                 if why is not None
             ]
             cands = [c for c, why in zip(cands, verdicts, strict=True) if why is None]
-        crops = [crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in cands]
+        v = self.view if view is None else view
+        crops = [self.crop(pyr, c, v) for c in cands]
         probs = self.classify(crops)
         kept = []
         for c, p, crop in zip(cands, probs, crops, strict=True):
