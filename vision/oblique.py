@@ -145,3 +145,39 @@ def crop_top(pyr: Pyramid, quad: F64) -> np.ndarray:
 def needs_rectifying(view: View | None, center: tuple[float, float]) -> bool:
     """Whether a die seen at ``center`` is cut by its top face (``top_quad``) rather than its box."""
     return view is not None and view.view_deg(*center) >= MIN_VIEW_DEG
+
+
+#: Without a calibration: a camera's focal length over its frame's longer side (a Pi Camera
+#: Module 3 at 4:3, calibration.camera; a webcam's is about the same).
+F_SIDE = 1254.0 / 1280.0
+#: A crop of one die cut from a frame: its focal length over its side (a die is about a tenth of
+#: the frame's width, so the crop sees it nearly without perspective).
+CROP_F_SIDE = 10.0
+#: The tilts (degrees off vertical) and the directions of the nadir from the frame's centre
+#: (degrees, 0 = +x, 90 = below) that ``estimate_view`` tries beside "straight down".
+TILTS = (15.0, 30.0, 45.0)
+TOWARDS = tuple(float(a) for a in range(0, 360, 45))
+#: How much surer (mean log probability of each die's likeliest value) the dice must read under
+#: a tilt than straight down for the tilt to be taken.
+GAIN = 0.05
+
+
+def guess_matrix(width: int, height: int, f_side: float = F_SIDE) -> F64:
+    """A camera matrix for a frame with no calibration: ``f_side`` x its longer side, centred."""
+    f = f_side * max(width, height)
+    return np.array([[f, 0.0, width / 2], [0.0, f, height / 2], [0.0, 0.0, 1.0]])
+
+
+def hypotheses(width: int, height: int, camera_matrix: F64 | None = None) -> list[View]:
+    """The views ``estimate_view`` weighs against straight down (``camera_matrix``: default
+    ``guess_matrix``)."""
+    k = guess_matrix(width, height) if camera_matrix is None else camera_matrix
+    return [View.from_tilt(t, a, k) for t in TILTS for a in TOWARDS]
+
+
+def best_view(scores: list[float], views: list[View], straight: float, gain: float = GAIN) -> View | None:
+    """The view under which the dice read surest, or None (straight down) unless it beats that by ``gain``."""
+    if not views:
+        return None
+    i = int(np.argmax(scores))
+    return views[i] if scores[i] >= straight + gain else None

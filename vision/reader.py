@@ -19,7 +19,7 @@ import numpy as np
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
-from vision.oblique import View, crop_top, needs_rectifying, top_quad
+from vision.oblique import CROP_F_SIDE, View, best_view, crop_top, guess_matrix, hypotheses, needs_rectifying, top_quad
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
@@ -107,6 +107,7 @@ class DiceReader:
         verifier: Verifier | Literal["default"] | None = "default",
         view: View | None = None,
         rectify: bool = True,
+        estimate_view: bool = False,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -132,6 +133,8 @@ class DiceReader:
         # `rectify` each die seen obliquely is cut by its top face seen from straight above
         self.view = view
         self.rectify = rectify
+        # with no view given: estimate the camera's tilt from the dice of each frame (estimate_view)
+        self.estimate_view = estimate_view
 
     # -- stage 1: where are the dice
 
@@ -224,6 +227,22 @@ class DiceReader:
             return crop_top(pyr, top_quad(view, c.center, c.w, c.h))
         return crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN)
 
+    def estimated_view(
+        self, image: np.ndarray, pyr: Pyramid, cands: Sequence[Candidate], f_side: float | None = None
+    ) -> View | None:
+        """The camera's tilt estimated from the dice themselves: the view (vision.oblique.hypotheses)
+        under which the candidates read as dice surest, or None (straight down) when none reads
+        them GAIN surer than straight down does."""
+        if not cands:
+            return None
+        h, w = image.shape[:2]
+        views = hypotheses(w, h, None if f_side is None else guess_matrix(w, h, f_side))
+
+        everyone: list[View | None] = [None, *views]
+        p = self.classify([self.crop(pyr, c, v) for v in everyone for c in cands], 1)
+        sure = np.log(np.maximum(p[:, 1:].max(1), 1e-6)).reshape(len(everyone), len(cands)).mean(1)
+        return best_view([float(s) for s in sure[1:]], views, float(sure[0]))
+
     def read(
         self,
         image: np.ndarray,
@@ -263,6 +282,8 @@ class DiceReader:
             ]
             cands = [c for c, why in zip(cands, verdicts, strict=True) if why is None]
         v = self.view if view is None else view
+        if v is None and self.estimate_view and self.rectify:
+            v = self.estimated_view(image, pyr, cands)
         crops = [self.crop(pyr, c, v) for c in cands]
         probs = self.classify(crops)
         kept = []
@@ -301,7 +322,12 @@ class DiceReader:
         """Read an image that shows one die filling it (e.g. a crop another detector made)."""
         crop_bgr = check_bgr(crop_bgr, "crop")
         h, w = crop_bgr.shape[:2]
-        c = crop_die(Pyramid(crop_bgr), (w / 2, h / 2), float(w), float(h))
+        pyr = Pyramid(crop_bgr)
+        c = crop_die(pyr, (w / 2, h / 2), float(w), float(h))
+        if self.rectify and self.estimate_view:  # the crop's own tilt (it has no place in a frame)
+            whole = Candidate((w / 2, h / 2), w / MARGIN, h / MARGIN, 1.0)
+            view = self.estimated_view(crop_bgr, pyr, [whole], CROP_F_SIDE)
+            c = self.crop(pyr, whole, view)
         p = self.classify([c])[0]
         value = int(np.argmax(p[1:])) + 1
         quad = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
