@@ -31,7 +31,18 @@ from training.render.oblique import BUCKETS, HELDOUT_SEED, bucket_of, make_scene
 from vision.oblique import View  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 
-HEAD = ["set", "split / tilt", "reader", "images", "dice", "recall", "precision", "read right", "silent per 1,000", "median CPU ms"]
+HEAD = [
+    "set",
+    "split / tilt",
+    "reader",
+    "images",
+    "dice",
+    "recall",
+    "precision",
+    "read right",
+    "silent per 1,000",
+    "median CPU ms",
+]
 
 
 def row(name: str, split: str, reader: str, t: Tally, kind: str) -> list[str]:
@@ -86,7 +97,15 @@ def main(argv: list[str] | None = None) -> int:
     for b in buckets:
         for rname in names:
             if (b, rname) in tallies:
-                rows.append(row(f"rendered, seed {HELDOUT_SEED}", f"camera {b} deg", rname, tallies[(b, rname)], "scene"))
+                rows.append(
+                    row(
+                        f"rendered, seed {HELDOUT_SEED}",
+                        f"camera {b} deg",
+                        rname,
+                        tallies[(b, rname)],
+                        "scene",
+                    )
+                )
                 print(" | ".join(rows[-1]), flush=True)
     cmd = "nice -n 10 .venv/bin/python benchmarks/vision_oblique.py" + (
         f" --scenes {args.scenes}" if args.scenes != 150 else ""
@@ -98,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         __doc__.split("\n\n", 2)[2].strip(),
         "",
-        f"Asking threshold {ASK:g}. Target: >= 98 % read right, <= 1 silent error per 1,000 readings, camera up to 45 degrees off vertical.",
+        f"Asking threshold {ASK:g}. Target: >= 98 % read right, <= 1 silent error per 1,000 readings,"
+        " camera up to 45 degrees off vertical.",
         "",
         "| " + " | ".join(HEAD) + " |",
         "|" + "---|" * len(HEAD),

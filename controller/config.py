@@ -152,6 +152,9 @@ class VisionSection(_Strict):
     play_area_px: list[tuple[float, float]] | None = None
     #: with a board and no polygon: its outline grown by this margin (dice off the board are real)
     play_area_margin_mm: float = Field(150.0, ge=0)
+    #: with a board and a calibration: each die seen obliquely is read by its top face, cut as if
+    #: seen from straight above (vision.oblique), not by the side faces turned to the camera
+    rectify_oblique: bool = True
 
     @field_validator("die_size_px")
     @classmethod

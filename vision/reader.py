@@ -19,7 +19,16 @@ import numpy as np
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
-from vision.oblique import CROP_F_SIDE, View, best_view, crop_top, guess_matrix, hypotheses, needs_rectifying, top_quad
+from vision.oblique import (
+    CROP_F_SIDE,
+    View,
+    best_view,
+    crop_top,
+    guess_matrix,
+    hypotheses,
+    needs_rectifying,
+    top_quad,
+)
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
@@ -34,6 +43,8 @@ STRIDE = 4
 # (1104 -> 1111 of 1117 read right, every labelled die found); drawn big dice and the rendered boards
 # merge as before (benchmarks/RESULTS.md, session 6).
 APART_SURE = 0.3
+#: the classifier for warped top faces (training/d6/oblique.py)
+OBLIQUE_CLASSIFIER = "d6_classifier_oblique.onnx"
 
 
 @dataclass(frozen=True)
@@ -108,9 +119,16 @@ class DiceReader:
         view: View | None = None,
         rectify: bool = True,
         estimate_view: bool = False,
+        oblique_classifier: Path | Literal["default"] | None = "default",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
+        # top faces warped from oblique views (vision.oblique) are read by the classifier fine-tuned
+        # on them (training/d6/oblique.py), when there is one; None: by the box crops' classifier
+        if oblique_classifier == "default":
+            shipped = MODELS / OBLIQUE_CLASSIFIER
+            oblique_classifier = shipped if classifier is None and shipped.is_file() else None
+        self._cls_oblique = _load(OBLIQUE_CLASSIFIER, oblique_classifier) if oblique_classifier else self._cls
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
         self.reject_threshold = reject_threshold
@@ -209,23 +227,44 @@ class DiceReader:
 
     # -- stage 2: what does each top face show
 
-    def classify(self, crops: list[np.ndarray], rotations: int | None = None) -> np.ndarray:
+    def classify(
+        self, crops: list[np.ndarray], rotations: int | None = None, warped: bool = False
+    ) -> np.ndarray:
         """Softmax over (not a die, 1..6) for each CROP x CROP BGR crop.
 
         Each crop is read upright; those read less surely than `sure` are read again turned by
         quarter turns (up to `rotations` views in all) and the views' probabilities averaged.
+        `warped`: the crops are top faces warped by vision.oblique (read by the oblique classifier).
         """
         if not crops:
             return np.zeros((0, 7), np.float32)
         turns = max(1, min(4, self.rotations if rotations is None else rotations))
-        return softmax_turned(self._cls, np.stack(crops), turns, self.sure)
+        model = self._cls_oblique if warped else self._cls
+        return softmax_turned(model, np.stack(crops), turns, self.sure)
+
+    def warps(self, c: Candidate, view: View | None) -> bool:
+        """Whether candidate `c` is cut by its top face (vision.oblique) rather than its box."""
+        return self.rectify and view is not None and needs_rectifying(view, c.center)
 
     def crop(self, pyr: Pyramid, c: Candidate, view: View | None) -> np.ndarray:
         """The classifier's crop of candidate `c`: its top face seen from straight above when
         `view` says the die is seen obliquely (vision.oblique) and rectifying is on, else its box."""
-        if self.rectify and view is not None and needs_rectifying(view, c.center):
+        if view is not None and self.warps(c, view):
             return crop_top(pyr, top_quad(view, c.center, c.w, c.h))
         return crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN)
+
+    def classify_candidates(
+        self, pyr: Pyramid, cands: Sequence[Candidate], view: View | None, rotations: int | None = None
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each candidate's crop and its softmax (box crops and warped top faces each by their own
+        classifier)."""
+        crops = [self.crop(pyr, c, view) for c in cands]
+        probs = np.zeros((len(cands), 7), np.float32)
+        for warped in (False, True):
+            idx = [i for i, c in enumerate(cands) if self.warps(c, view) == warped]
+            if idx:
+                probs[idx] = self.classify([crops[i] for i in idx], rotations, warped)
+        return crops, probs
 
     def estimated_view(
         self, image: np.ndarray, pyr: Pyramid, cands: Sequence[Candidate], f_side: float | None = None
@@ -238,10 +277,15 @@ class DiceReader:
         h, w = image.shape[:2]
         views = hypotheses(w, h, None if f_side is None else guess_matrix(w, h, f_side))
 
-        everyone: list[View | None] = [None, *views]
-        p = self.classify([self.crop(pyr, c, v) for v in everyone for c in cands], 1)
-        sure = np.log(np.maximum(p[:, 1:].max(1), 1e-6)).reshape(len(everyone), len(cands)).mean(1)
-        return best_view([float(s) for s in sure[1:]], views, float(sure[0]))
+        straight = self.classify_candidates(pyr, cands, None, 1)[1]
+        warped = self.classify(
+            [crop_top(pyr, top_quad(v, c.center, c.w, c.h)) for v in views for c in cands], 1, True
+        )
+
+        def sureness(p: np.ndarray) -> np.ndarray:
+            return np.asarray(np.log(np.maximum(p[:, 1:].max(1), 1e-6)).reshape(-1, len(cands)).mean(1))
+
+        return best_view([float(s) for s in sureness(warped)], views, float(sureness(straight)[0]))
 
     def read(
         self,
@@ -281,11 +325,10 @@ class DiceReader:
                 if why is not None
             ]
             cands = [c for c, why in zip(cands, verdicts, strict=True) if why is None]
-        v = self.view if view is None else view
-        if v is None and self.estimate_view and self.rectify:
-            v = self.estimated_view(image, pyr, cands)
-        crops = [self.crop(pyr, c, v) for c in cands]
-        probs = self.classify(crops)
+        seen_from = self.view if view is None else view
+        if seen_from is None and self.estimate_view and self.rectify:
+            seen_from = self.estimated_view(image, pyr, cands)
+        crops, probs = self.classify_candidates(pyr, cands, seen_from)
         kept = []
         for c, p, crop in zip(cands, probs, crops, strict=True):
             value = int(np.argmax(p[1:])) + 1
@@ -324,11 +367,11 @@ class DiceReader:
         h, w = crop_bgr.shape[:2]
         pyr = Pyramid(crop_bgr)
         c = crop_die(pyr, (w / 2, h / 2), float(w), float(h))
+        whole = Candidate((w / 2, h / 2), w / MARGIN, h / MARGIN, 1.0)
+        view = None
         if self.rectify and self.estimate_view:  # the crop's own tilt (it has no place in a frame)
-            whole = Candidate((w / 2, h / 2), w / MARGIN, h / MARGIN, 1.0)
             view = self.estimated_view(crop_bgr, pyr, [whole], CROP_F_SIDE)
-            c = self.crop(pyr, whole, view)
-        p = self.classify([c])[0]
+        p = self.classify_candidates(pyr, [whole], view)[1][0]
         value = int(np.argmax(p[1:])) + 1
         quad = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
         colour = (palette or Palette.default()).nearest_lab(body_lab(c))[0]
@@ -476,11 +519,16 @@ def default_reader() -> DiceReader:
 
 
 def read_dice(
-    image_bgr: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] = ()
+    image_bgr: np.ndarray,
+    palette: Palette | None = None,
+    where: Sequence[WhereStep] = (),
+    view: View | None = None,
 ) -> list[DieReading]:
     """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked;
-    `where`: the vision.where steps a die must pass (the table's, from its config)."""
-    return default_reader().read(image_bgr, palette, where)
+    `where`: the vision.where steps a die must pass (the table's, from its config); `view`: where
+    the camera looks from (vision.oblique, from the table's calibration), so dice seen obliquely
+    are read by their top face."""
+    return default_reader().read(image_bgr, palette, where, view)
 
 
 def read_die_crop(crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:

@@ -53,7 +53,9 @@ def _mat(rng: np.random.Generator) -> np.ndarray:
         u = xx * np.cos(a) + yy * np.sin(a)
         v = -xx * np.sin(a) + yy * np.cos(a)
         wobble = 6.0 * np.sin(u / rng.uniform(40, 120))
-        streak = np.sin((v + wobble) / rng.uniform(1.5, 4.0)) + 0.5 * np.sin((v + wobble) / rng.uniform(6, 15))
+        streak = np.sin((v + wobble) / rng.uniform(1.5, 4.0)) + 0.5 * np.sin(
+            (v + wobble) / rng.uniform(6, 15)
+        )
         img += (rng.uniform(6, 18) * streak)[..., None]
     grain = rng.normal(0, rng.uniform(3, 8), (n // 4, n // 4)).astype(np.float32)
     img += cv2.resize(grain, (n, n), interpolation=cv2.INTER_CUBIC)[..., None]
