@@ -132,7 +132,9 @@ def _default_reader(
     where the camera looks from (vision.oblique.View, from the board's pose)."""
     import vision
 
-    return vision.read_dice(image, palette, where, view)
+    if view is None:  # no calibration (or rectify_oblique off): read as a reader without views does
+        return vision.read_dice(image, palette, where)
+    return vision.read_dice(image, palette, where, view=view)
 
 
 def _numbered_reader(kinds: tuple[str, ...], learnt: Any = None) -> Callable[..., Sequence[Any]]:
