@@ -47,16 +47,22 @@ def _read_one(
         nadir = frame_nadir(img, geometry[1], geometry[2])
     if palette is None and geometry is not None:
         palette = _board_palette(img, geometry)
+    # with board geometry, pip d6 seen obliquely are read by their top face (vision.oblique)
+    view = _board_view(img, geometry) if geometry is not None and not numbered else None
     t = time.perf_counter()
     rejected = None
     try:
         if where is not None and not numbered:
             from vision.reader import default_reader
 
-            seen = default_reader().examine(img, palette, where=where)
+            seen = default_reader().examine(img, palette, where=where, view=view)
             dice, rejected = list(seen.readings), [r.to_json() for r in seen.rejected]
         else:
-            dice = read_all(img, palette, nadir=nadir, kinds=kinds) if numbered else read_dice(img, palette)
+            dice = (
+                read_all(img, palette, nadir=nadir, kinds=kinds)
+                if numbered
+                else read_dice(img, palette, view=view)
+            )
     except ValueError as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000
@@ -86,6 +92,21 @@ def _read_one(
     if rejected is not None:
         result["rejected"] = rejected
     return result
+
+
+def _board_view(img: Any, geometry: Any) -> Any:
+    """Where the camera looks from in this frame (vision.oblique.View) from the board's pose; None
+    when the pose cannot be solved (the dice are then read by their boxes)."""
+    from calibration.pose import estimate_board_pose
+    from vision.oblique import View
+
+    _, calibration, board = geometry
+    h, w = img.shape[:2]
+    try:
+        pose = estimate_board_pose(img, calibration, board)
+        return View.from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
+    except ValueError:
+        return None
 
 
 def _board_palette(img: Any, geometry: Any) -> Any:

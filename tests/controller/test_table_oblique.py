@@ -63,3 +63,20 @@ def test_the_table_gives_the_reader_the_view_from_the_board_pose(tmp_path: Path)
     assert 0.0 < on[0].tilt_deg < 45.0  # the session's camera is tilted, not straight down
     off = views_given(tmp_path / "off", rectify_oblique=False)
     assert off == [None] * len(off)
+
+
+def test_dicetable_read_with_a_board_reads_with_the_view_from_its_pose() -> None:
+    from calibration.board import BOARDS_DIR, load_board
+    from calibration.camera import load_calibration
+    from controller.cli_vision import _board_view
+    from hardware.imagefile import read_image
+
+    geometry = (
+        None,
+        load_calibration(FOLDER / "camera.json"),
+        load_board(BOARDS_DIR / "dicetar-wars.example.toml"),
+    )
+    frame = read_image(sorted(FOLDER.glob("*.jpg"))[0])
+    view = _board_view(frame, geometry)
+    assert isinstance(view, View) and 0.0 < view.tilt_deg < 45.0
+    assert _board_view(np.full_like(frame, 128), geometry) is None  # no markers seen: no pose, no view
