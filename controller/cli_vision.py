@@ -50,6 +50,8 @@ def _read_one(
         nadir = frame_nadir(img, geometry[1], geometry[2])
     if palette is None and geometry is not None:
         palette = _board_palette(img, geometry)
+    # with board geometry, pip d6 seen obliquely are read by their top face (vision.oblique)
+    view = _board_view(img, geometry) if geometry is not None and not numbered else None
     t = time.perf_counter()
     rejected = None
     look = _board_look(img, geometry) if board_look and geometry is not None and not numbered else None
@@ -57,12 +59,18 @@ def _read_one(
         if (where is not None or look is not None) and not numbered:
             from vision.reader import default_reader
 
-            seen = default_reader().examine(img, palette, where=[*(where or []), *([look] if look else [])])
+            seen = default_reader().examine(
+                img, palette, where=[*(where or []), *([look] if look else [])], view=view
+            )
             dice = list(seen.readings)
             if where is not None:
                 rejected = [r.to_json() for r in seen.rejected]
         else:
-            dice = read_all(img, palette, nadir=nadir, kinds=kinds) if numbered else read_dice(img, palette)
+            dice = (
+                read_all(img, palette, nadir=nadir, kinds=kinds)
+                if numbered
+                else read_dice(img, palette, view=view)
+            )
     except ValueError as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000
@@ -114,6 +122,21 @@ def _board_look(img: Any, geometry: Any) -> Any:
     size = float(np.median(DiceSet.of(None, board.die_size_mm).sizes_mm))
     expected = DieSize.from_board(size, cal.camera_matrix, cal.dist_coeffs, pose.rvec, pose.tvec).expected
     return BoardLook(view, valid, expected)
+
+
+def _board_view(img: Any, geometry: Any) -> Any:
+    """Where the camera looks from in this frame (vision.oblique.View) from the board's pose; None
+    when the pose cannot be solved (the dice are then read by their boxes)."""
+    from calibration.pose import estimate_board_pose
+    from vision.oblique import View
+
+    _, calibration, board = geometry
+    h, w = img.shape[:2]
+    try:
+        pose = estimate_board_pose(img, calibration, board)
+        return View.from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
+    except ValueError:
+        return None
 
 
 def _board_palette(img: Any, geometry: Any) -> Any:

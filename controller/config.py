@@ -169,6 +169,9 @@ class VisionSection(_Strict):
     #: a throw whose dice did not tumble (set down by a hand, slid with the same face up) is flagged
     #: to the referee, logged and shown; never refused (vision.tumble)
     tumble_check: StrictBool = True
+    #: with a board and a calibration: each die seen obliquely is read by its top face, cut as if
+    #: seen from straight above (vision.oblique), not by the side faces turned to the camera
+    rectify_oblique: bool = True
 
     @field_validator("die_size_px")
     @classmethod

@@ -125,11 +125,16 @@ class Scripted:
     hold: float = 0.0
 
 
-def _default_reader(image: np.ndarray, palette: Any = None, where: Sequence[Any] = ()) -> Sequence[Any]:
-    """Pip d6 (every game but Dice Fighter); ``where``: the table's vision.where steps."""
+def _default_reader(
+    image: np.ndarray, palette: Any = None, where: Sequence[Any] = (), view: Any = None
+) -> Sequence[Any]:
+    """Pip d6 (every game but Dice Fighter); ``where``: the table's vision.where steps; ``view``:
+    where the camera looks from (vision.oblique.View, from the board's pose)."""
     import vision
 
-    return vision.read_dice(image, palette, where)
+    if view is None:  # no calibration (or rectify_oblique off): read as a reader without views does
+        return vision.read_dice(image, palette, where)
+    return vision.read_dice(image, palette, where, view=view)
 
 
 def _numbered_reader(kinds: tuple[str, ...], learnt: Any = None) -> Callable[..., Sequence[Any]]:
@@ -260,6 +265,19 @@ class BoardGeometry:
             return palette
         return palette.balanced(light.white_bgr, light.black_bgr)
 
+    def view(self, image: np.ndarray, pose: Any) -> Any:
+        """Where the camera looks from in this frame (vision.oblique.View) from the board's pose, for
+        the pip reader to read dice seen obliquely by their top face; None without a pose."""
+        from vision.oblique import View
+
+        if pose is None:
+            return None
+        h, w = image.shape[:2]
+        try:
+            return View.from_pose(pose.rvec, self.calibration.for_image(w, h).camera_matrix)
+        except ValueError:  # the board's down is not in front of the camera: a degenerate pose
+            return None
+
     def nadir(self, image: np.ndarray, pose: Any = None) -> tuple[float, float] | None:
         """The point below the camera in this frame (`frame_nadir`), from `pose` when given."""
         return frame_nadir(image, self.calibration, self.board, pose)
@@ -365,6 +383,8 @@ class Table:
         self._reader_takes_nadir = "nadir" in params
         # where a die can be (controller.where, the [vision] config): for readers that take the steps
         self._reader_takes_where = "where" in params
+        # dice seen obliquely read by their top face (vision.oblique): for readers that take a view
+        self._reader_takes_view = "view" in params and cfg.vision.rectify_oblique
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``
@@ -576,6 +596,8 @@ class Table:
                 kwargs["nadir"] = self.geometry.nadir(image, pose)
             if self._reader_takes_where:
                 kwargs["where"] = self.where.steps(image, pose)
+            if self._reader_takes_view and pose is not None and self.geometry is not None:
+                kwargs["view"] = self.geometry.view(image, pose)
             raw = self.reader(image, **kwargs)
             readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in raw]
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one

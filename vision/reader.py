@@ -19,6 +19,16 @@ import numpy as np
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
+from vision.oblique import (
+    CROP_F_SIDE,
+    View,
+    best_view,
+    crop_top,
+    guess_matrix,
+    hypotheses,
+    needs_rectifying,
+    top_quad,
+)
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
@@ -39,6 +49,8 @@ APART_SURE = 0.3
 PROPOSED_SCORE = 0.5
 #: a proposed box's reading this close (box sides) to another reading is that die read again
 APART = 0.9
+#: the classifier for warped top faces (training/d6/oblique.py)
+OBLIQUE_CLASSIFIER = "d6_classifier_oblique.onnx"
 
 
 @dataclass(frozen=True)
@@ -113,9 +125,19 @@ class DiceReader:
         where: Sequence[WhereStep] = (),
         verifier: Verifier | NetVerifier | Literal["default", "net", "logistic"] | None = "default",
         shrink: Literal["halve", "area"] = "area",
+        view: View | None = None,
+        rectify: bool = True,
+        estimate_view: bool = False,
+        oblique_classifier: Path | Literal["default"] | None = "default",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
+        # top faces warped from oblique views (vision.oblique) are read by the classifier fine-tuned
+        # on them (training/d6/oblique.py), when there is one; None: by the box crops' classifier
+        if oblique_classifier == "default":
+            shipped = MODELS / OBLIQUE_CLASSIFIER
+            oblique_classifier = shipped if classifier is None and shipped.is_file() else None
+        self._cls_oblique = _load(OBLIQUE_CLASSIFIER, oblique_classifier) if oblique_classifier else self._cls
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
         self.shrink = shrink  # how a frame is shrunk for the detector (_shrink)
@@ -138,6 +160,12 @@ class DiceReader:
         if isinstance(verifier, str):
             verifier = load_verifier("net" if verifier == "default" else verifier)
         self.verifier = verifier
+        # where the camera looks from (vision.oblique: from a calibration, or estimated); with
+        # `rectify` each die seen obliquely is cut by its top face seen from straight above
+        self.view = view
+        self.rectify = rectify
+        # with no view given: estimate the camera's tilt from the dice of each frame (estimate_view)
+        self.estimate_view = estimate_view
 
     # -- stage 1: where are the dice
 
@@ -212,29 +240,87 @@ class DiceReader:
 
     # -- stage 2: what does each top face show
 
-    def classify(self, crops: list[np.ndarray], rotations: int | None = None) -> np.ndarray:
+    def classify(
+        self, crops: list[np.ndarray], rotations: int | None = None, warped: bool = False
+    ) -> np.ndarray:
         """Softmax over (not a die, 1..6) for each CROP x CROP BGR crop.
 
         Each crop is read upright; those read less surely than `sure` are read again turned by
         quarter turns (up to `rotations` views in all) and the views' probabilities averaged.
+        `warped`: the crops are top faces warped by vision.oblique (read by the oblique classifier).
         """
         if not crops:
             return np.zeros((0, 7), np.float32)
         turns = max(1, min(4, self.rotations if rotations is None else rotations))
-        return softmax_turned(self._cls, np.stack(crops), turns, self.sure)
+        model = self._cls_oblique if warped else self._cls
+        return softmax_turned(model, np.stack(crops), turns, self.sure)
+
+    def warps(self, c: Candidate, view: View | None) -> bool:
+        """Whether candidate `c` is cut by its top face (vision.oblique) rather than its box."""
+        return self.rectify and view is not None and needs_rectifying(view, c.center)
+
+    def crop(self, pyr: Pyramid, c: Candidate, view: View | None) -> np.ndarray:
+        """The classifier's crop of candidate `c`: its top face seen from straight above when
+        `view` says the die is seen obliquely (vision.oblique) and rectifying is on, else its box."""
+        if view is not None and self.warps(c, view):
+            return crop_top(pyr, top_quad(view, c.center, c.w, c.h))
+        return crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN)
+
+    def classify_candidates(
+        self, pyr: Pyramid, cands: Sequence[Candidate], view: View | None, rotations: int | None = None
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each candidate's crop and its softmax (box crops and warped top faces each by their own
+        classifier)."""
+        crops = [self.crop(pyr, c, view) for c in cands]
+        probs = np.zeros((len(cands), 7), np.float32)
+        for warped in (False, True):
+            idx = [i for i, c in enumerate(cands) if self.warps(c, view) == warped]
+            if idx:
+                probs[idx] = self.classify([crops[i] for i in idx], rotations, warped)
+        return crops, probs
+
+    def estimated_view(
+        self, image: np.ndarray, pyr: Pyramid, cands: Sequence[Candidate], f_side: float | None = None
+    ) -> View | None:
+        """The camera's tilt estimated from the dice themselves: the view (vision.oblique.hypotheses)
+        under which the candidates read as dice surest, or None (straight down) when none reads
+        them GAIN surer than straight down does."""
+        if not cands:
+            return None
+        h, w = image.shape[:2]
+        views = hypotheses(w, h, None if f_side is None else guess_matrix(w, h, f_side))
+
+        straight = self.classify_candidates(pyr, cands, None, 1)[1]
+        warped = self.classify(
+            [crop_top(pyr, top_quad(v, c.center, c.w, c.h)) for v in views for c in cands], 1, True
+        )
+
+        def sureness(p: np.ndarray) -> np.ndarray:
+            return np.asarray(np.log(np.maximum(p[:, 1:].max(1), 1e-6)).reshape(-1, len(cands)).mean(1))
+
+        return best_view([float(s) for s in sureness(warped)], views, float(sureness(straight)[0]))
 
     def read(
-        self, image: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] | None = None
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
     ) -> list[DieReading]:
         """Every die in the frame; `where`: the vision.where steps for this frame (default: the
-        reader's own)."""
-        return self.examine(image, palette, where).readings
+        reader's own); `view`: where the camera looks from (default: the reader's own)."""
+        return self.examine(image, palette, where, view).readings
 
     def examine(
-        self, image: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] | None = None
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
     ) -> Examined:
         """The dice read, and every candidate rejected with the step that rejected it: the
-        vision.where steps in order, then the classifier ("not a die")."""
+        vision.where steps in order, then the classifier ("not a die").  `view` (default: the
+        reader's own): where the camera looks from, so oblique dice are read by their top face."""
         image = check_bgr(image)
         if min(image.shape[:2]) < 8:
             return Examined([], [])
@@ -242,7 +328,7 @@ class DiceReader:
         pyr = Pyramid(image)  # its halvings serve find's checks and the crops alike
         cands = self.find(image, pyr)
         steps = tuple(self.where if where is None else where)
-        kept, rejected = self._judge(image, pyr, cands, steps)
+        kept, rejected = self._judge(image, pyr, cands, steps, view)
         for step in steps:
             # a step that knows where something lies (vision.where.BoardLook) proposes boxes where
             # no die was read; every step, the classifier and the verifier judge them as any
@@ -250,7 +336,11 @@ class DiceReader:
             if propose is not None:
                 boxes = propose(image, [Box(k[0].center, k[0].w, k[0].h) for k in kept])
                 more, why = self._judge(
-                    image, pyr, [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes], steps
+                    image,
+                    pyr,
+                    [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes],
+                    steps,
+                    view,
                 )
                 kept += more
                 rejected += why
@@ -262,10 +352,16 @@ class DiceReader:
         return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
 
     def _judge(
-        self, image: np.ndarray, pyr: Pyramid, cands: list[Candidate], steps: tuple[WhereStep, ...]
+        self,
+        image: np.ndarray,
+        pyr: Pyramid,
+        cands: list[Candidate],
+        steps: tuple[WhereStep, ...],
+        view: View | None = None,
     ) -> tuple[list[tuple[Candidate, int, float, np.ndarray, np.ndarray]], list[Rejected]]:
         """The candidates read as dice (candidate, value, confidence, crop, probabilities) and those
-        rejected: by the where steps in order, the classifier ("not a die"), the verifier."""
+        rejected: by the where steps in order, the classifier ("not a die"), the verifier; `view`:
+        where the camera looks from (default: the reader's own, or estimated)."""
         rejected: list[Rejected] = []
         for step in steps:
             if not cands:
@@ -277,8 +373,10 @@ class DiceReader:
                 if why is not None
             ]
             cands = [c for c, why in zip(cands, verdicts, strict=True) if why is None]
-        crops = [crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN) for c in cands]
-        probs = self.classify(crops)
+        seen_from = self.view if view is None else view
+        if seen_from is None and self.estimate_view and self.rectify:
+            seen_from = self.estimated_view(image, pyr, cands)
+        crops, probs = self.classify_candidates(pyr, cands, seen_from)
         kept = []
         for c, p, crop in zip(cands, probs, crops, strict=True):
             value = int(np.argmax(p[1:])) + 1
@@ -309,8 +407,13 @@ class DiceReader:
         """Read an image that shows one die filling it (e.g. a crop another detector made)."""
         crop_bgr = check_bgr(crop_bgr, "crop")
         h, w = crop_bgr.shape[:2]
-        c = crop_die(Pyramid(crop_bgr), (w / 2, h / 2), float(w), float(h))
-        p = self.classify([c])[0]
+        pyr = Pyramid(crop_bgr)
+        c = crop_die(pyr, (w / 2, h / 2), float(w), float(h))
+        whole = Candidate((w / 2, h / 2), w / MARGIN, h / MARGIN, 1.0)
+        view = None
+        if self.rectify and self.estimate_view:  # the crop's own tilt (it has no place in a frame)
+            view = self.estimated_view(crop_bgr, pyr, [whole], CROP_F_SIDE)
+        p = self.classify_candidates(pyr, [whole], view)[1][0]
         value = int(np.argmax(p[1:])) + 1
         quad = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
         colour = (palette or Palette.default()).nearest_lab(body_lab(c))[0]
@@ -503,11 +606,16 @@ def default_reader() -> DiceReader:
 
 
 def read_dice(
-    image_bgr: np.ndarray, palette: Palette | None = None, where: Sequence[WhereStep] = ()
+    image_bgr: np.ndarray,
+    palette: Palette | None = None,
+    where: Sequence[WhereStep] = (),
+    view: View | None = None,
 ) -> list[DieReading]:
     """Every pip d6 in a BGR uint8 frame: value, centre, top-face quad, confidence, colour, cocked;
-    `where`: the vision.where steps a die must pass (the table's, from its config)."""
-    return default_reader().read(image_bgr, palette, where)
+    `where`: the vision.where steps a die must pass (the table's, from its config); `view`: where
+    the camera looks from (vision.oblique, from the table's calibration), so dice seen obliquely
+    are read by their top face."""
+    return default_reader().read(image_bgr, palette, where, view)
 
 
 def read_die_crop(crop_bgr: np.ndarray, palette: Palette | None = None) -> DieReading:

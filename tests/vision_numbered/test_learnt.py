@@ -73,8 +73,10 @@ def test_learn_dice_from_one_clip_stretch_and_read_the_rest(tmp_path: Path, read
         w = csv.DictWriter(fh, ["group", "crops", "guess", "face"])
         w.writeheader()
         w.writerows(rows)
-    pure = sum(Counter(truth[s["frame"]] for s in seen if s["group"] == g).most_common(1)[0][1]
-               for g in {s["group"] for s in seen})
+    pure = sum(
+        Counter(truth[s["frame"]] for s in seen if s["group"] == g).most_common(1)[0][1]
+        for g in {s["group"] for s in seen}
+    )
     assert pure >= 0.9 * len(seen), f"groups mix faces: {pure} of {len(seen)} crops in their group's face"
 
     cfg = tmp_path / "table.toml"

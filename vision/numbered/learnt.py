@@ -60,8 +60,10 @@ class DiceSet:
             raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {self.kind!r}")
         bad = sorted({int(v) for v in self.values} - set(VALUES[self.kind]))
         if bad:
-            raise ValueError(f"faces of the {self.kind} set {self.name!r}: a {self.kind} shows "
-                             f"{VALUES[self.kind][0]}..{VALUES[self.kind][-1]}, got {bad}")
+            raise ValueError(
+                f"faces of the {self.kind} set {self.name!r}: a {self.kind} shows "
+                f"{VALUES[self.kind][0]}..{VALUES[self.kind][-1]}, got {bad}"
+            )
         if not len(self.values) or len(self.values) != len(self.features):
             raise ValueError(
                 f"dice set {self.name!r}: expected one or more confirmed crops, each with its face, "

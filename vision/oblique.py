@@ -1,0 +1,183 @@
+"""The up face from an oblique camera: each die's top face cut out as if seen from straight above.
+
+Seen from 30-45 degrees off vertical, a die shows its top face foreshortened and one or two side
+faces below it (towards the nadir, the image of the point straight below the camera); a crop of
+its whole outline box holds the pips of a side face as well, and the classifier, taught mostly on
+overhead photos, can read them (issue 19: "a 1 on top read as 2 from the pips of a side face").
+
+With the table's "down" known in the camera's frame (``View``: from a calibration's board pose,
+or a tilt estimated from the dice themselves, ``estimate_view``), each die's box is back-projected
+onto the horizontal plane through its top face, where the top face is a square again.  The top
+face's far edge is the outline's far edge (the side faces only ever show on the nadir's side of
+it), so the square is laid against the far edge, its side the outline's extent across the view
+direction (not foreshortened), and warped to the classifier's CROP x CROP input: the top face
+fronto-parallel, the side faces pushed out of the crop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.crops import CROP, MARGIN, MAX_SRC, Pyramid
+
+F64 = NDArray[np.float64]
+
+#: Dice whose view ray is closer than this to the vertical are cut as before (an axis-aligned box
+#: crop): there the side faces hardly show, and the overhead photos the classifier learnt from are
+#: cut that way.
+MIN_VIEW_DEG = 8.0
+#: Points on a box's inscribed ellipse back-projected to find the die's extent on the plane.
+ELLIPSE_POINTS = 16
+
+
+@dataclass(frozen=True)
+class View:
+    """Where the camera looks from: its matrix and the table's down (a unit vector, camera frame)."""
+
+    camera_matrix: F64
+    down: F64
+
+    def __post_init__(self) -> None:
+        k = np.asarray(self.camera_matrix, np.float64)
+        d = np.asarray(self.down, np.float64).reshape(-1)
+        if k.shape != (3, 3) or d.shape != (3,) or not np.all(np.isfinite(d)) or d[2] <= 0.05:
+            raise ValueError(
+                f"View: expected a 3x3 camera matrix and a down vector in front of the camera, "
+                f"got matrix shape {k.shape} and down {d.tolist()}"
+            )
+        object.__setattr__(self, "camera_matrix", k)
+        object.__setattr__(self, "down", d / np.linalg.norm(d))
+
+    @classmethod
+    def from_pose(cls, rvec: object, camera_matrix: object) -> View:
+        """From a board pose (the board lies flat on the table; its z points into it)."""
+        r, _ = cv2.Rodrigues(np.asarray(rvec, np.float64).reshape(3, 1))
+        return cls(np.asarray(camera_matrix, np.float64), np.asarray(r[:, 2], np.float64))
+
+    @classmethod
+    def from_tilt(cls, tilt_deg: float, towards_deg: float, camera_matrix: object) -> View:
+        """A camera tilted ``tilt_deg`` off vertical; the nadir lies towards ``towards_deg`` in the
+        image from its centre (0: +x, 90: +y, i.e. below the centre for a camera tilted forward)."""
+        t, a = math.radians(tilt_deg), math.radians(towards_deg)
+        return cls(
+            np.asarray(camera_matrix, np.float64),
+            np.array([math.sin(t) * math.cos(a), math.sin(t) * math.sin(a), math.cos(t)]),
+        )
+
+    @property
+    def tilt_deg(self) -> float:
+        """The optical axis's angle off vertical."""
+        return math.degrees(math.acos(min(1.0, float(self.down[2]))))
+
+    def nadir(self) -> tuple[float, float]:
+        """The image of the point straight below the camera (pixels)."""
+        p = self.camera_matrix @ self.down
+        return float(p[0] / p[2]), float(p[1] / p[2])
+
+    def view_deg(self, x: float, y: float) -> float:
+        """The angle (degrees) between the ray through pixel (x, y) and the vertical."""
+        r = np.linalg.solve(self.camera_matrix, np.array([x, y, 1.0]))
+        return math.degrees(math.acos(min(1.0, float(r @ self.down / np.linalg.norm(r)))))
+
+
+def top_quad(view: View, center: tuple[float, float], w: float, h: float, margin: float = MARGIN) -> F64:
+    """The image quad (4 x 2 px; the crop's top-left, top-right, bottom-right, bottom-left) of the
+    square on the horizontal plane through a die's top face, laid against the far edge of its box
+    (``w`` x ``h`` around ``center``) and grown by ``margin``."""
+    kinv = np.linalg.inv(view.camera_matrix)
+    d = view.down
+    cx, cy = center
+    hw, hh = w / 2, h / 2
+    # the outline as the ellipse inscribed in the box: a die's outline has no corners out in the
+    # box's corners, so the box's own corners would overstate its extent across a diagonal view
+    a = np.linspace(0.0, 2 * np.pi, ELLIPSE_POINTS, endpoint=False)
+    box = np.column_stack([cx + hw * np.cos(a), cy + hh * np.sin(a), np.ones_like(a)])
+
+    def plane(px: F64) -> F64:  # rays onto the plane d . X = 1
+        rays = px @ kinv.T
+        return np.asarray(rays / (rays @ d)[:, None], np.float64)
+
+    pts = plane(box)
+    c0, cxp, cyp = plane(np.array([[cx, cy, 1.0], [cx + 1.0, cy, 1.0], [cx, cy + 1.0, 1.0]]))
+    # the crop's axes on the plane follow the image's x and y at the die
+    ex = cxp - c0
+    ex -= (ex @ d) * d
+    ex /= np.linalg.norm(ex)
+    ey = np.cross(d, ex)
+    if ey @ (cyp - c0) < 0:
+        ey = -ey
+    # away from the nadir: the ray's part along the plane
+    far = c0 - (c0 @ d) * d
+    n = float(np.linalg.norm(far))
+    rel = pts - c0
+    if n < 1e-9:
+        centre = c0
+        side = min(float(np.ptp(rel @ ex)), float(np.ptp(rel @ ey)))
+    else:
+        far /= n
+        across = np.cross(d, far)
+        a, b = rel @ far, rel @ across
+        side = min(float(np.ptp(a)), float(np.ptp(b)))
+        centre = c0 + (float(a.max()) - side / 2) * far + (float(b.max() + b.min()) / 2) * across
+    half = side * margin / 2
+    corners = [centre + sx * half * ex + sy * half * ey for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    img = np.array(corners) @ view.camera_matrix.T
+    return np.asarray(img[:, :2] / img[:, 2:3], np.float64)
+
+
+def crop_top(pyr: Pyramid, quad: F64) -> np.ndarray:
+    """The CROP x CROP BGR crop of the image quad (top-left, top-right, bottom-right, bottom-left)."""
+    side = float(max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]), 1.0))
+    k = max(0, math.ceil(math.log2(side / MAX_SRC))) if side > MAX_SRC else 0
+    src = (np.asarray(quad, np.float64) * 0.5**k).astype(np.float32)
+    dst = np.array([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]], np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(
+        pyr.level(k), m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def needs_rectifying(view: View | None, center: tuple[float, float]) -> bool:
+    """Whether a die seen at ``center`` is cut by its top face (``top_quad``) rather than its box."""
+    return view is not None and view.view_deg(*center) >= MIN_VIEW_DEG
+
+
+#: Without a calibration: a camera's focal length over its frame's longer side (a Pi Camera
+#: Module 3 at 4:3, calibration.camera; a webcam's is about the same).
+F_SIDE = 1254.0 / 1280.0
+#: A crop of one die cut from a frame: its focal length over its side (a die is about a tenth of
+#: the frame's width, so the crop sees it nearly without perspective).
+CROP_F_SIDE = 10.0
+#: The tilts (degrees off vertical) and the directions of the nadir from the frame's centre
+#: (degrees, 0 = +x, 90 = below) that ``estimate_view`` tries beside "straight down".
+TILTS = (15.0, 30.0, 45.0)
+TOWARDS = tuple(float(a) for a in range(0, 360, 45))
+#: How much surer (mean log probability of each die's likeliest value) the dice must read under
+#: a tilt than straight down for the tilt to be taken.
+GAIN = 0.05
+
+
+def guess_matrix(width: int, height: int, f_side: float = F_SIDE) -> F64:
+    """A camera matrix for a frame with no calibration: ``f_side`` x its longer side, centred."""
+    f = f_side * max(width, height)
+    return np.array([[f, 0.0, width / 2], [0.0, f, height / 2], [0.0, 0.0, 1.0]])
+
+
+def hypotheses(width: int, height: int, camera_matrix: F64 | None = None) -> list[View]:
+    """The views ``estimate_view`` weighs against straight down (``camera_matrix``: default
+    ``guess_matrix``)."""
+    k = guess_matrix(width, height) if camera_matrix is None else camera_matrix
+    return [View.from_tilt(t, a, k) for t in TILTS for a in TOWARDS]
+
+
+def best_view(scores: list[float], views: list[View], straight: float, gain: float = GAIN) -> View | None:
+    """The view under which the dice read surest, or None (straight down) unless it beats that by ``gain``."""
+    if not views:
+        return None
+    i = int(np.argmax(scores))
+    return views[i] if scores[i] >= straight + gain else None
