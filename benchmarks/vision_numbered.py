@@ -291,14 +291,15 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["die_floor"] = _probability(value)
         elif key == "kinds" and _kinds(value) is not None:
             opts[key] = _kinds(value)
-        elif key in ("second", "copy") and value in ("on", "off"):
-            opts["second_look" if key == "second" else "copy_stills"] = value == "on"
+        elif key in ("second", "copy", "backbone") and value in ("on", "off"):
+            opts[{"second": "second_look", "copy": "copy_stills"}.get(key, key)] = value == "on"
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
                 "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
-                "photos only), second=on|off or copy=on|off"
+                "photos only), second=on|off, copy=on|off or backbone=on|off (off: numbered_classifier.onnx "
+                "even where the folder holds numbered_backbone.onnx)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -324,7 +325,9 @@ def real_runs(specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int |
             pips = read_pips(img, small=copies.video) if "d6" in kinds else []
             return add_numbered(img, pips, reader=reader, copies=copies, kinds=kinds)
 
-        name = f"`{_short(models)}`" + "".join(f", {k}={v}" for k, v in spec_opts.items() if k != "kinds")
+        name = f"`{_short(models)}` ({reader.classifier_file})" + "".join(
+            f", {k}={v}" for k, v in spec_opts.items() if k != "kinds"
+        )
         runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit)))
     return real_report(runs)
 
@@ -419,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
                 title += f", detector input {reader.det_area} px ({reader.shrink})"
             if reader.has_nadir_net:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
+            title += f"; classifier `{reader.classifier_file}`"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(

@@ -34,7 +34,14 @@ sys.path.insert(0, str(ROOT))
 from vision.runtime import Model  # noqa: E402
 
 D6 = ("d6_detector.onnx", "d6_classifier.onnx")
-NUMBERED = ("numbered_detector.onnx", "numbered_topface.onnx", "numbered_classifier.onnx")
+# The reader reads numbered_backbone.onnx instead of numbered_classifier.onnx when the folder holds it
+# (vision/numbered/reader.py): the classifier it runs is the one calibrated and quantized.
+NUMBERED = (
+    "numbered_detector.onnx",
+    "numbered_topface.onnx",
+    "numbered_classifier.onnx",
+    "numbered_backbone.onnx",
+)
 MAX_BATCHES = 400  # calibration inputs kept per net (each a whole batch the reader ran)
 
 
@@ -189,7 +196,7 @@ def main() -> None:
         def numbered() -> dict[str, list[np.ndarray]]:
             reader = NumberedReader(models=args.models)
             print("numbered nets: reading TRAIN-generator windows", file=sys.stderr)
-            attrs = {"_det": NUMBERED[0], "_top": NUMBERED[1], "_cls": NUMBERED[2]}
+            attrs = {"_det": NUMBERED[0], "_top": NUMBERED[1], "_cls": reader.classifier_file}
             return record(reader, attrs, numbered_frames(args.windows, args.cache, args.hires_cache))
 
         jobs.append((NUMBERED, numbered))
