@@ -44,7 +44,7 @@ import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -170,8 +170,9 @@ def heavy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = np.clip(x + rng.normal(0, rng.uniform(2, 9), x.shape), 0, 255).astype(np.uint8)
     if rng.random() < 0.4:
         ok, enc = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 92))])
-        if ok:
-            x = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+        back = cv2.imdecode(enc, cv2.IMREAD_COLOR) if ok else None
+        if back is not None:
+            x = np.asarray(back, np.uint8)
     return x
 
 
@@ -224,7 +225,8 @@ def train(args: argparse.Namespace) -> None:
     import torch
     import torch.nn.functional as F
 
-    from training.numbered.train import cls_sample, to_tensor
+    from training.d6.train import to_tensor
+    from training.numbered.train import cls_sample
 
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
@@ -255,7 +257,7 @@ def train(args: argparse.Namespace) -> None:
     # The schedule runs on the share of the run done: the larger of steps / --steps and time / --minutes
     # (the shared machine's pace varies), warm-up over its first 5 %, then a cosine down to zero.
     def rate(done: float) -> float:
-        return args.lr * (
+        return float(args.lr) * (
             done / 0.05 if done < 0.05 else 0.5 * (1 + math.cos(math.pi * (done - 0.05) / 0.95))
         )
 
@@ -296,7 +298,7 @@ def train(args: argparse.Namespace) -> None:
         target = torch.tensor(ys)
         loss = F.cross_entropy(out, target, label_smoothing=0.05)
         opt.zero_grad()
-        loss.backward()
+        cast(Any, loss).backward()
         opt.step()
         if step % 25 == 0:
             hit = (out.argmax(1) == target).numpy()

@@ -19,8 +19,8 @@ die is seen from the point below the camera: given by the caller (`read(..., nad
 the board pose) or fitted to the other dice of the frame.
 
 The classifier sees a CROP x CROP crop centred on the face pointing up (the pretrained-backbone
-classifier, numbered_backbone.onnx, used when its file is in the models folder: the same square
-cut BACKBONE_CROP x BACKBONE_CROP) and answers one of 47 classes: not a die, d6 1-6, d10 0-9,
+classifier, numbered_backbone.onnx, read with `backbone=True` when its file is in the models folder:
+the same square cut BACKBONE_CROP x BACKBONE_CROP) and answers one of 47 classes: not a die, d6 1-6, d10 0-9,
 percentile d10 00-90, d20 1-20.  The kind is the kind with the most probability summed over its values;
 the value is that kind's most likely value.
 """
@@ -63,7 +63,8 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 TOP_FACE_FILE = "numbered_topface.onnx"
 # The classifier fine-tuned from an ImageNet-pretrained EfficientNet-Lite0 (issue 20, item 3;
 # training/numbered/train_backbone.py).  Read instead of numbered_classifier.onnx when its file is in
-# the models folder and `backbone` is True; `backbone=False` reads with the older classifier.
+# the models folder and `backbone` is True.  Not the default: it reads real held-out d20 kinds far
+# better but rendered d10, d10p and d20 values worse (MODELS.md, "Issue 20 item 3").
 BACKBONE_FILE = "numbered_backbone.onnx"
 CLASSIFIER_FILE = "numbered_classifier.onnx"
 STRIDE = 4
@@ -194,7 +195,7 @@ class NumberedReader:
         second_look: bool = True,
         copy_stills: bool = True,
         die_floor: float = DIE_FLOOR,
-        backbone: bool = True,
+        backbone: bool = False,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
