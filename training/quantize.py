@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 from vision.runtime import Model  # noqa: E402
 
 D6 = ("d6_detector.onnx", "d6_classifier.onnx")
-# The reader reads numbered_backbone.onnx instead of numbered_classifier.onnx when the folder holds it
-# (vision/numbered/reader.py): the classifier it runs is the one calibrated and quantized.
+# numbered_backbone.onnx (the opt-in classifier) is calibrated and quantized in place of
+# numbered_classifier.onnx with --backbone: the reader then runs it (NumberedReader(backbone=True)).
 NUMBERED = (
     "numbered_detector.onnx",
     "numbered_topface.onnx",
@@ -174,6 +174,12 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="pickle of the numbered detector's training windows")
     ap.add_argument("--hires-cache", type=Path, help="pickle of the numbered classifier's still windows")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="quantize only these model files")
+    ap.add_argument(
+        "--backbone",
+        action="store_true",
+        help="the numbered reader runs numbered_backbone.onnx "
+        "(calibrated in place of numbered_classifier.onnx)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     out = args.out
@@ -194,7 +200,7 @@ def main() -> None:
         from vision.numbered.reader import NumberedReader
 
         def numbered() -> dict[str, list[np.ndarray]]:
-            reader = NumberedReader(models=args.models)
+            reader = NumberedReader(models=args.models, backbone=args.backbone)
             print("numbered nets: reading TRAIN-generator windows", file=sys.stderr)
             attrs = {"_det": NUMBERED[0], "_top": NUMBERED[1], "_cls": reader.classifier_file}
             return record(reader, attrs, numbered_frames(args.windows, args.cache, args.hires_cache))
