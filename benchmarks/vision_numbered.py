@@ -291,21 +291,24 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["die_floor"] = _probability(value)
         elif key == "kinds" and _kinds(value) is not None:
             opts[key] = _kinds(value)
-        elif key in ("second", "copy") and value in ("on", "off"):
-            opts["second_look" if key == "second" else "copy_stills"] = value == "on"
+        elif key in ("second", "copy", "backbone") and value in ("on", "off"):
+            opts[{"second": "second_look", "copy": "copy_stills"}.get(key, key)] = value == "on"
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
                 "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
-                "photos only), second=on|off or copy=on|off"
+                "photos only), second=on|off, copy=on|off or backbone=on|off (on: numbered_backbone.onnx "
+                "where the folder holds it; off: numbered_classifier.onnx, the default)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
     return Path(folder), opts
 
 
-def real_runs(specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int | None) -> str:
+def real_runs(
+    specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int | None, table: bool = False
+) -> str:
     """The real held-out section: each models folder read as `dicetable read` reads (`read_all`)."""
     from benchmarks.vision_numbered_heldout import report as real_report
     from benchmarks.vision_numbered_heldout import run as real_run
@@ -324,8 +327,10 @@ def real_runs(specs: list[tuple[Path, dict[str, Any]]], root: Path, limit: int |
             pips = read_pips(img, small=copies.video) if "d6" in kinds else []
             return add_numbered(img, pips, reader=reader, copies=copies, kinds=kinds)
 
-        name = f"`{_short(models)}`" + "".join(f", {k}={v}" for k, v in spec_opts.items() if k != "kinds")
-        runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit)))
+        name = f"`{_short(models)}` ({reader.classifier_file})" + "".join(
+            f", {k}={v}" for k, v in spec_opts.items() if k != "kinds"
+        )
+        runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit, table)))
     return real_report(runs)
 
 
@@ -338,6 +343,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the shared real photos (d20_lurig, d20_desk_scenes, negatives)",
     )
     ap.add_argument("--real-only", action="store_true", help="the real photos alone, no renders")
+    ap.add_argument(
+        "--table-scale",
+        action="store_true",
+        help="d20_lurig read again at the table's scale (training.numbered.real.at_table), reported beside",
+    )
     ap.add_argument(
         "--limit", type=int, help="at most this many real photos a set, evenly spaced (a quick look)"
     )
@@ -361,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         " (quarter turns, 1, 2 or 4), det (the detector's peak threshold), sure (crops read less surely"
         " upright are read at the other turns; none: every crop at `turns` turns), second (on: read again"
         " the dice only the d6 reader found, combined.second_look; off: as session 6), copy (on: a still"
-        " read through reader.still_copies; off: read whole, as session 6)",
+        " read through reader.still_copies; off: read whole, as session 6), backbone (on: the pretrained"
+        " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default)",
     )
     ap.add_argument(
         "--turns",
@@ -396,10 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         command += " --real-only"
     if args.limit:
         command += f" --limit {args.limit}"
+    if args.table_scale:
+        command += " --table-scale"
     parts[2] = f"Reproduce: `{command}`"
     if not (args.real / "d20_lurig" / "labels.csv").is_file():
         ap.error(f"--real: {args.real} has no d20_lurig/labels.csv (expected the shared real photos)")
-    parts.append(real_runs(specs, args.real, args.limit))
+    parts.append(real_runs(specs, args.real, args.limit, args.table_scale))
     for folder in [] if args.real_only else args.scenes:
         for (models, spec_opts), n_turns in zip(specs, turns, strict=True):
             opts = {k: v for k, v in spec_opts.items() if k != "kinds"}
@@ -419,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
                 title += f", detector input {reader.det_area} px ({reader.shrink})"
             if reader.has_nadir_net:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
+            title += f"; classifier `{reader.classifier_file}`"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(

@@ -13,6 +13,10 @@ Sets (`training/numbered/real.py`: loaders and the fixed split by set-up):
   surest d20 one is a phantom (a d20 misread as another kind is counted a phantom here: without a box
   the two cannot be told apart).
 * `negatives`: no die; every reading is a phantom.
+* with `table=True`, `d20_lurig` again at the table's scale (`real.at_table`: each crop shrunk 0.45
+  into a 3456x2592 still of its border colour, the die ~100 px as a table's still shows it; the
+  crop's centre and width for the scoring are the shrunk crop's): the close-ups as they are make the
+  detector find numerals rather than dice.
 
 Silent errors: readings the table would score without asking (confidence >= SURE, the table's
 `confidence_threshold`) that are wrong (kind or value) or phantoms.  Readings are as `dicetable read`
@@ -25,13 +29,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from training.numbered.real import GROUPS, HELD_OUT_GROUPS, load_images, load_lurig
+from training.numbered.real import GROUPS, HELD_OUT_GROUPS, TABLE_SCALE, at_table, load_images, load_lurig
 from vision.reading import DieReading
 
 SURE = 0.8
@@ -122,17 +126,33 @@ def score_scene(t: Tally, got: list[DieReading], has_d20: bool) -> None:
     t.silent += sum(r.confidence >= SURE for r in rest)
 
 
-def run(read: Read, root: Path, limit: int | None = None) -> dict[str, Tally]:
+def table_view(read: Read, img: np.ndarray, t: Tally) -> tuple[list[DieReading], tuple[int, int]]:
+    """A d20_lurig crop read at the table's scale (`at_table`): the readings with their centres in the
+    shrunk crop's pixels, and the shrunk crop's size."""
+    frame = at_table(img)
+    h, w = img.shape[:2]
+    sh, sw = round(h * TABLE_SCALE), round(w * TABLE_SCALE)
+    y0, x0 = (frame.shape[0] - sh) // 2, (frame.shape[1] - sw) // 2
+    got = [replace(r, center=(r.center[0] - x0, r.center[1] - y0)) for r in _timed(read, frame, t)]
+    return got, (sh, sw)
+
+
+def run(read: Read, root: Path, limit: int | None = None, table: bool = False) -> dict[str, Tally]:
     """Tallies per set (d20_lurig per set-up, d20_desk_scenes, negatives); `limit`: at most that many
-    photos a set, evenly spaced (a quick look, not the reported figure)."""
+    photos a set, evenly spaced (a quick look, not the reported figure); `table`: d20_lurig read
+    at the table's scale too (`table_view`; tallies "d20_lurig@table/GROUP")."""
     tallies: dict[str, Tally] = {}
     lurig = load_lurig(root)
     for group in GROUPS:
         items = [x for x in lurig if x.group == group]
         t = tallies.setdefault(f"d20_lurig/{group}", Tally())
+        tt = tallies.setdefault(f"d20_lurig@table/{group}", Tally()) if table else None
         for x in _spaced(items, limit):
             img = _imread(x.path)
             score_crop(t, _timed(read, img, t), x.face, img.shape[:2])
+            if tt is not None:
+                got, size = table_view(read, img, tt)
+                score_crop(tt, got, x.face, size)
     for folder, has in (("d20_desk_scenes", True), ("negatives", False)):
         t = tallies.setdefault(folder, Tally())
         for p in _spaced(load_images(root, folder), limit):
@@ -177,6 +197,10 @@ def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
             ("d20_desk_scenes", tallies["d20_desk_scenes"]),
             ("negatives", tallies["negatives"]),
         ]
+        at = [f"d20_lurig@table/{g}" for g in HELD_OUT_GROUPS]
+        if all(k in tallies for k in at):
+            rows += [(k, tallies[k]) for k in at]
+            rows.append(("d20_lurig@table held-out, both", _add(tallies[at[0]], tallies[at[1]])))
         for k, t in rows:
             kind = "none" if k == "negatives" else "d20"
             lines.append(f"| {name} " + t.row(f"**{k}**" if "both" in k else k, kind))
@@ -189,6 +213,7 @@ def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, tallies in runs:
-        for k in train:
-            lines.append(f"| {name} " + tallies[k].row(k, "d20"))
+        for k in train + [f"d20_lurig@table/{g}" for g in GROUPS if g not in HELD_OUT_GROUPS]:
+            if k in tallies:
+                lines.append(f"| {name} " + tallies[k].row(k, "d20"))
     return "\n".join(lines) + "\n"

@@ -34,7 +34,14 @@ sys.path.insert(0, str(ROOT))
 from vision.runtime import Model  # noqa: E402
 
 D6 = ("d6_detector.onnx", "d6_classifier.onnx")
-NUMBERED = ("numbered_detector.onnx", "numbered_topface.onnx", "numbered_classifier.onnx")
+# numbered_backbone.onnx (the opt-in classifier) is calibrated and quantized in place of
+# numbered_classifier.onnx with --backbone: the reader then runs it (NumberedReader(backbone=True)).
+NUMBERED = (
+    "numbered_detector.onnx",
+    "numbered_topface.onnx",
+    "numbered_classifier.onnx",
+    "numbered_backbone.onnx",
+)
 MAX_BATCHES = 400  # calibration inputs kept per net (each a whole batch the reader ran)
 
 
@@ -167,6 +174,12 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="pickle of the numbered detector's training windows")
     ap.add_argument("--hires-cache", type=Path, help="pickle of the numbered classifier's still windows")
     ap.add_argument("--only", nargs="+", metavar="NAME", help="quantize only these model files")
+    ap.add_argument(
+        "--backbone",
+        action="store_true",
+        help="the numbered reader runs numbered_backbone.onnx "
+        "(calibrated in place of numbered_classifier.onnx)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     out = args.out
@@ -187,9 +200,9 @@ def main() -> None:
         from vision.numbered.reader import NumberedReader
 
         def numbered() -> dict[str, list[np.ndarray]]:
-            reader = NumberedReader(models=args.models)
+            reader = NumberedReader(models=args.models, backbone=args.backbone)
             print("numbered nets: reading TRAIN-generator windows", file=sys.stderr)
-            attrs = {"_det": NUMBERED[0], "_top": NUMBERED[1], "_cls": NUMBERED[2]}
+            attrs = {"_det": NUMBERED[0], "_top": NUMBERED[1], "_cls": reader.classifier_file}
             return record(reader, attrs, numbered_frames(args.windows, args.cache, args.hires_cache))
 
         jobs.append((NUMBERED, numbered))

@@ -236,9 +236,11 @@ def cls_sample(
     singles: list[Window],
     jitter: float = JITTER,
     lowres: float = 0.0,
+    out: int = CROP,
 ) -> tuple[np.ndarray, int]:
     """One training crop, centred (give or take the detector's error) on a top face, or on no die.
-    `lowres`: the share of crops of a die given a lower resolution (det_samples.maybe_lower_resolution)."""
+    `lowres`: the share of crops of a die given a lower resolution (det_samples.maybe_lower_resolution);
+    `out`: the crop's side (px; the backbone reads larger crops: train_backbone.py)."""
     ang = float(rng.uniform(0, 360))
     r = rng.random()
     if singles and r < 0.82:  # a die-centred window: its first die, or beside it
@@ -262,11 +264,11 @@ def cls_sample(
         # at the 90th percentile, on validation windows): train on crops that far off.
         j = jitter * float(rng.choice([0.5, 1.0, 1.5], p=[0.25, 0.5, 0.25]))
         c = (tx + rng.normal(0, j * side), ty + rng.normal(0, j * side))
-        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang)
+        crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.88, 1.15), ang, out)
         crop = maybe_lower_resolution(crop, rng, lowres)
         return photometric(crop, rng), INDEX[(d["kind"], int(d["value"]))]
     c = _negative_centre(dice, d, float(img.shape[1]), rng)
-    crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.85, 1.2), ang)
+    crop = crop_die(lv, c, side * MARGIN * rng.uniform(0.85, 1.2), ang, out)
     return photometric(crop, rng), 0
 
 

@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from training.dataset import LabelledImage, is_held_out, load_byler, load_skovy_crops, load_skovy_scenes
-from vision.numbered.crop import MARGIN, crop_die
+from vision.numbered.crop import CROP, MARGIN, crop_die
 from vision.numbered.labels import INDEX
 
 MODELS = Path(__file__).resolve().parents[2] / "vision" / "models"
@@ -149,12 +149,16 @@ def negative_centre(photo: RealPhoto, d: RealDie, rng: np.random.Generator) -> t
 
 
 def real_sample(
-    photos: list[RealPhoto], rng: np.random.Generator, jitter: float = JITTER, positive: float = POSITIVE
+    photos: list[RealPhoto],
+    rng: np.random.Generator,
+    jitter: float = JITTER,
+    positive: float = POSITIVE,
+    out: int = CROP,
 ) -> tuple[np.ndarray, int]:
     """One CROP x CROP crop of a real photo (before photometric changes) and its class: a labelled
     d6 (class d6:value; centred on its box's centre give or take `jitter` of the box, side MARGIN
     x SIDE_RANGE x the box's longer side, any rotation) or, with odds 1 - `positive`, a crop centred
-    clear of every labelled die (class 0, "not a die")."""
+    clear of every labelled die (class 0, "not a die").  `out`: the crop's side (px)."""
     if not photos:
         raise ValueError("photos: expected at least one real photo with labelled dice")
     ang = float(rng.uniform(0, 360))
@@ -168,10 +172,10 @@ def real_sample(
         if not want_negative:
             j = jitter * float(rng.choice([0.5, 1.0, 1.5], p=[0.25, 0.5, 0.25]))
             c = (d.cx + rng.normal(0, j * d.side), d.cy + rng.normal(0, j * d.side))
-            return crop_die(photo.levels, c, side, ang), INDEX[("d6", d.value)]
+            return crop_die(photo.levels, c, side, ang, out), INDEX[("d6", d.value)]
         neg = negative_centre(photo, d, rng)
         if neg is not None:
-            return crop_die(photo.levels, neg, side, ang), 0
+            return crop_die(photo.levels, neg, side, ang, out), 0
     raise ValueError("photos: no photo has room for a 'not a die' crop clear of its labelled dice")
 
 

@@ -8,6 +8,9 @@ import cv2
 import numpy as np
 
 CROP = 48  # classifier input side, pixels
+# The pretrained-backbone classifier (numbered_backbone.onnx, training/numbered/train_backbone.py)
+# reads the same square, cut larger: BACKBONE_CROP x BACKBONE_CROP.
+BACKBONE_CROP = 64
 # Crop side / longer side of the detector's box.  The crop is centred on the face pointing up
 # (the detector finds its centre), so this holds that face and the edges of its neighbours,
 # not the whole die, and the numeral is big enough to read.

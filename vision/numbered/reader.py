@@ -18,9 +18,10 @@ With the nadir-aware top-face net (numbered_topface_nadir.onnx) the net is told 
 die is seen from the point below the camera: given by the caller (`read(..., nadir=)`, from
 the board pose) or fitted to the other dice of the frame.
 
-The classifier sees a CROP x CROP crop centred on the face pointing up and
-answers one of 47 classes: not a die, d6 1-6, d10 0-9, percentile d10 00-90,
-d20 1-20.  The kind is the kind with the most probability summed over its values;
+The classifier sees a CROP x CROP crop centred on the face pointing up (the pretrained-backbone
+classifier, numbered_backbone.onnx, read with `backbone=True` when its file is in the models folder:
+the same square cut BACKBONE_CROP x BACKBONE_CROP) and answers one of 47 classes: not a die, d6 1-6, d10 0-9,
+percentile d10 00-90, d20 1-20.  The kind is the kind with the most probability summed over its values;
 the value is that kind's most likely value.
 """
 
@@ -37,7 +38,7 @@ import numpy as np
 
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
-from vision.numbered.crop import CROP, MARGIN, crop_die
+from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, parse_kinds
 from vision.numbered.learnt import DiceSet, LearntReading, Match
@@ -60,6 +61,12 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 # The top-face net (vision/numbered/topface.py).  Used when its file is in the models folder: a
 # folder of older models without it reads with the detector's own top-face estimate.
 TOP_FACE_FILE = "numbered_topface.onnx"
+# The classifier fine-tuned from an ImageNet-pretrained EfficientNet-Lite0 (issue 20, item 3;
+# training/numbered/train_backbone.py).  Read instead of numbered_classifier.onnx when its file is in
+# the models folder and `backbone` is True.  Not the default: it reads real held-out d20 kinds far
+# better but rendered d10, d10p and d20 values worse (MODELS.md, "Issue 20 item 3").
+BACKBONE_FILE = "numbered_backbone.onnx"
+CLASSIFIER_FILE = "numbered_classifier.onnx"
 STRIDE = 4
 # Pixels the detector sees, whatever the frame's size: 480x360 of a 4:3 frame (480x352 after rounding
 # to the detector's 16 px).  Session 4's detector was trained at 512x384; reading at 480x360 costs
@@ -188,6 +195,7 @@ class NumberedReader:
         second_look: bool = True,
         copy_stills: bool = True,
         die_floor: float = DIE_FLOOR,
+        backbone: bool = False,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -209,7 +217,14 @@ class NumberedReader:
             raise ValueError(f"det_area: expected at least 256 pixels for the detector, got {det_area!r}")
         folder = models or MODELS
         self._det = Model(detector or folder / "numbered_detector.onnx")
-        self._cls = Model(classifier or folder / "numbered_classifier.onnx")
+        if classifier is None:
+            classifier = folder / CLASSIFIER_FILE
+            if backbone and (folder / BACKBONE_FILE).is_file():
+                classifier = folder / BACKBONE_FILE
+        self._cls = Model(classifier)
+        self.classifier_file = classifier.name
+        # The classifier's input side: the backbone's file reads larger crops of the same square.
+        self.crop_side = BACKBONE_CROP if classifier.name == BACKBONE_FILE else CROP
         top = top_face or folder / TOP_FACE_FILE
         if top_face is not None and not top_face.is_file():
             raise FileNotFoundError(
@@ -434,7 +449,8 @@ class NumberedReader:
         return out, [(nx, ny) if ok else None for (nx, ny, _), ok in zip(fits, sure, strict=True)]
 
     def classify(self, crops: list[np.ndarray]) -> np.ndarray:
-        """Softmax over the 47 classes for each CROP x CROP BGR crop, averaged over quarter turns.
+        """Softmax over the 47 classes for each square BGR crop (`crops`; resized to the classifier's
+        `crop_side` when cut another size), averaged over quarter turns.
 
         A numeral can lie at any angle.  Each crop is read upright; those read less surely than
         `sure` are read again at 1 .. `turns`-1 quarter turns and the readings averaged (with
@@ -443,7 +459,7 @@ class NumberedReader:
         """
         if not crops:
             return np.zeros((0, len(CLASSES)), np.float32)
-        return softmax_turned(self._cls, np.stack(crops), self.turns, self.sure)
+        return softmax_turned(self._cls, np.stack(sized(crops, self.crop_side)), self.turns, self.sure)
 
     def embedder(self) -> Embedder:
         """The embedding net learnt sets are made and read with (loaded on first use)."""
@@ -464,7 +480,7 @@ class NumberedReader:
         probs = self.classify(crops)
         k = copies.k
         out = []
-        for f, c, p in zip(found, crops, probs, strict=True):
+        for f, c, p in zip(found, sized(crops, CROP), probs, strict=True):
             if verdict(p, self.reject_threshold, parse_kinds(kinds)).kind == "none":
                 continue
             centre = (f.center[0] * k, f.center[1] * k)
@@ -475,11 +491,12 @@ class NumberedReader:
         """The learnt set's face for each crop, or None where the set does not know it."""
         if not crops:
             return []
-        return learnt.match(self.embedder().embed(crops, TURNS))
+        return learnt.match(self.embedder().embed(sized(crops, CROP), TURNS))
 
     def crops(self, image: np.ndarray, found: list[Found]) -> list[np.ndarray]:
-        """Each die's crop, centred on its top face, cut from the frame at full resolution."""
-        return [_cut(image, f.center, max(f.w, f.h) * MARGIN) for f in found]
+        """Each die's crop, centred on its top face, cut from the frame at full resolution
+        (`crop_side` x `crop_side`: the classifier's input)."""
+        return [_cut(image, f.center, max(f.w, f.h) * MARGIN, self.crop_side) for f in found]
 
     def read(
         self,
@@ -667,6 +684,18 @@ def _found(
     bx = origin[0] + (x + 0.5 + float(np.clip(out[5, y, x], -4, 4))) * STRIDE / sx
     by = origin[1] + (y + 0.5 + float(np.clip(out[6, y, x], -4, 4))) * STRIDE / sy
     return Found((tx, ty), bw, bh, float(heat[y, x]), (bx, by))
+
+
+def sized(crops: list[np.ndarray], side: int) -> list[np.ndarray]:
+    """Square crops at `side` x `side` (INTER_AREA down, linear up); crops of that side as they are.
+    The embedder and learnt sets keep CROP-sized crops whichever classifier cut them."""
+    out = []
+    for c in crops:
+        if c.shape[0] != side or c.shape[1] != side:
+            shrink = c.shape[0] > side
+            c = cv2.resize(c, (side, side), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+        out.append(c)
+    return out
 
 
 def _cut(image: np.ndarray, center: tuple[float, float], side: float, out: int = CROP) -> np.ndarray:
