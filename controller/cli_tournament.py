@@ -6,8 +6,12 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from controller.tournament import Tournament
 
 
 def _fail(message: str) -> typer.Exit:
@@ -22,7 +26,7 @@ def default_db(name: str) -> Path:
     return data_dir() / f"tournament-{slug}.sqlite3"
 
 
-def _open(file: Path, db: Path | None) -> object:
+def _open(file: Path, db: Path | None) -> Tournament:
     from controller.tournament import Tournament
     from controller.tournament_file import load_tournament
 
@@ -30,6 +34,16 @@ def _open(file: Path, db: Path | None) -> object:
     path = db or default_db(spec.tournament.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     return Tournament(spec, path)
+
+
+def _open_for(file: Path, db: Path | None, fmt: str, formats: tuple[str, str]) -> Tournament:
+    """The tournament to print in `fmt`, one of `formats`; a wrong format or file exits with a message."""
+    if fmt not in formats:
+        raise _fail(f"--format {fmt!r}: expected {formats[0]} or {formats[1]}")
+    try:
+        return _open(file, db)
+    except ValueError as e:
+        raise _fail(str(e)) from None
 
 
 def tournament(
@@ -44,7 +58,7 @@ def tournament(
     """Run a tournament in the hall: pair rounds, take results from the tables, show standings."""
     import uvicorn
 
-    from controller.tournament import Tournament, TournamentError
+    from controller.tournament import TournamentError
     from display.hub import Hub
     from display.mqtt import Hall
     from display.server import WS_IMPL
@@ -52,7 +66,6 @@ def tournament(
 
     try:
         t = _open(file, db)
-        assert isinstance(t, Tournament)
         if t.spec.mqtt is None:
             raise ValueError(f"{file}: expected an [mqtt] section (how the hall reaches the tables' broker)")
         link = t.spec.mqtt.link("dicetable-hall")
@@ -84,15 +97,7 @@ def tournament_export(
     fmt: str = typer.Option("csv", "--format", help="csv (one row per player and match) or json."),
 ) -> None:
     """Print a tournament's results: every match and the standings."""
-    from controller.tournament import Tournament
-
-    if fmt not in ("csv", "json"):
-        raise _fail(f"--format {fmt!r}: expected csv or json")
-    try:
-        t = _open(file, db)
-    except ValueError as e:
-        raise _fail(str(e)) from None
-    assert isinstance(t, Tournament)
+    t = _open_for(file, db, fmt, ("csv", "json"))
     try:
         sys.stdout.write(t.export_csv() if fmt == "csv" else json.dumps(t.export_json(), indent=2) + "\n")
     finally:
@@ -126,14 +131,11 @@ def tournament_result(
     db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
 ) -> None:
     """Enter a match's result as an organiser: a table that broke or had no camera, or a correction."""
-    from controller.tournament import Tournament
-
     try:
         scores = parse_scores(score)
         t = _open(file, db)
     except ValueError as e:
         raise _fail(str(e)) from None
-    assert isinstance(t, Tournament)
     try:
         m = t.enter_result(table, round_no, dict(scores), winner or None, by, override, reason)
         action = t.result_log()[-1]["action"].removesuffix(" an organiser").replace(" by", "")
@@ -152,15 +154,7 @@ def tournament_log(
     fmt: str = typer.Option("text", "--format", help="text or json."),
 ) -> None:
     """Print every change of a result: who, when, before and after, and why."""
-    from controller.tournament import Tournament
-
-    if fmt not in ("text", "json"):
-        raise _fail(f"--format {fmt!r}: expected text or json")
-    try:
-        t = _open(file, db)
-    except ValueError as e:
-        raise _fail(str(e)) from None
-    assert isinstance(t, Tournament)
+    t = _open_for(file, db, fmt, ("text", "json"))
     try:
         log = t.result_log()
     finally:

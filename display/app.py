@@ -462,22 +462,20 @@ def _retry_after(wait: float) -> list[tuple[bytes, bytes]]:
     return [(b"retry-after", str(int(wait) + 1).encode())]
 
 
+async def watch_close(websocket: WebSocket, sub: Any) -> None:
+    """Wait for a page to go away (pages send nothing), then mark its subscription closed and wake
+    its sender with a final offer: run beside a sender, so that no task is created per message."""
+    try:
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+    finally:
+        sub.closed = True
+        sub.offer("")
+
+
 async def _pump(websocket: WebSocket, sub: Any) -> None:
-    """Send every new snapshot until the page goes away.
-
-    A second task only watches for the close (pages send nothing), and wakes the
-    sender with a final offer; no task is created per message.
-    """
-
-    async def watch_close() -> None:
-        try:
-            while (await websocket.receive())["type"] != "websocket.disconnect":
-                pass
-        finally:
-            sub.closed = True
-            sub.offer("")
-
-    closer = asyncio.create_task(watch_close())
+    """Send every new snapshot until the page goes away (watch_close)."""
+    closer = asyncio.create_task(watch_close(websocket, sub))
     try:
         while True:
             text = await sub.next()

@@ -12,7 +12,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from display.app import STATIC, _page
+from display.app import STATIC, _page, watch_close
 from display.hub import Hub, Subscription
 from display.mqtt import Hall
 
@@ -64,16 +64,7 @@ async def follow(websocket: WebSocket, sub: Subscription, hall: Hall) -> None:
     from ``hall.changes(version the page has)``, so a page that is slow to read gets
     everything that changed meanwhile in one message, and nothing queues up.
     """
-
-    async def watch_close() -> None:
-        try:
-            while (await websocket.receive())["type"] != "websocket.disconnect":
-                pass
-        finally:
-            sub.closed = True
-            sub.offer("")
-
-    closer = asyncio.create_task(watch_close())
+    closer = asyncio.create_task(watch_close(websocket, sub))
     since = 0
     try:
         while not sub.closed:

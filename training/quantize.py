@@ -208,7 +208,9 @@ def main() -> None:
         jobs.append((NUMBERED, numbered))
     if not jobs:
         raise SystemExit(f"--models {args.models}: no d6_*.onnx or numbered_*.onnx models found there")
+    written: set[str] = set()
     for names, run in jobs:
+        written.update(names)
         wanted = [f for f in names if not args.only or f in args.only]
         seen = run() if wanted else {}
         for fname in names:
@@ -216,6 +218,11 @@ def main() -> None:
                 quantize(args.models / fname, out / fname, seen[fname])
             elif (args.models / fname).is_file():
                 shutil.copyfile(args.models / fname, out / fname)
+    # the rest of the folder as it is (the not-a-die net and its settings, the oblique classifier, the
+    # numbered embedder and nadir top-face net...): the int8 folder reads like the float one
+    for src in sorted(args.models.iterdir()):
+        if src.suffix in (".onnx", ".json") and src.name not in written:
+            shutil.copyfile(src, out / src.name)
 
 
 if __name__ == "__main__":

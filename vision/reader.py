@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, TypeVar
 
 import cv2
 import numpy as np
@@ -32,6 +32,7 @@ from vision.oblique import (
 from vision.palette import Palette
 from vision.reading import DieReading, box_quad
 from vision.runtime import Model, blob, softmax_turned
+from vision.verifier import Box as VerifiedBox
 from vision.verifier import NetVerifier, Verifier
 from vision.verifier import load as load_verifier
 from vision.where import Box, WhereStep
@@ -525,19 +526,8 @@ def _merge(
     return suppress([f for i, f in enumerate(fine) if i not in drop] + add, radius)
 
 
-class Peak(Protocol):
-    """What suppression needs of a detection: centre, box size and score."""
-
-    @property
-    def center(self) -> tuple[float, float]: ...
-    @property
-    def w(self) -> float: ...
-    @property
-    def h(self) -> float: ...
-    @property
-    def score(self) -> float: ...
-
-
+#: what suppression needs of a detection: centre, box size and score (what a verifier needs too)
+Peak = VerifiedBox
 P = TypeVar("P", bound=Peak)
 
 

@@ -57,6 +57,15 @@ function renderQuestion(snap) {
     h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · answered on the admin page`));
 }
 
+function renderNotice(snap) {
+  // what the table could not do and what it does about it (a frame it could not read, a log it
+  // could not write, a refused choice): controller/table.py Table.notice
+  const box = document.getElementById("notice");
+  if (!snap.notice) { box.hidden = true; box.textContent = ""; return; }
+  box.hidden = false;
+  box.textContent = snap.notice;
+}
+
 function renderFlag(snap) {
   // a throw whose dice did not tumble: shown to the referee, never refused (vision/tumble.py)
   const box = document.getElementById("flag");
@@ -103,6 +112,7 @@ async function onSnapshot(snap) {
   statusPill(document.getElementById("status"), snap.status);
   document.getElementById("waiting").textContent = snap.waiting_for || "";
   document.body.dataset.seq = snap.seq;
+  renderNotice(snap);
   renderScores(snap);
   renderSecret(snap);
   renderQuestion(snap);

@@ -136,6 +136,31 @@ def test_secret_in_progress_shows_who_but_never_what(browser: Any, make_rig: Cal
         admin.close()
 
 
+def test_table_notice_is_shown_and_cleared(browser: Any, rig: Rig) -> None:
+    """A frame the camera cannot read is said on the table page; the next read frame clears it."""
+    from playwright.sync_api import expect
+
+    def unreadable(image: Any, **_: Any) -> list[dict[str, Any]]:
+        raise ValueError("the frame is 0x0 pixels, expected a BGR image")
+
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = browser.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=10_000)
+        expect(page.locator("#notice")).to_be_hidden()
+        good = rig.table.reader
+        rig.table.reader = unreadable
+        rig.settle([d6(3)])
+        expect(page.locator("#notice")).to_be_visible()
+        expect(page.locator("#notice")).to_contain_text("could not be read (the frame is 0x0 pixels")
+        expect(page.locator("#waiting")).to_have_text("roll from ann")  # nothing was scored
+        rig.table.reader = good
+        rig.settle([d6(v) for v in (3, 3, 3, 5, 6)])
+        expect(page.locator("#notice")).to_be_hidden()
+        expect(page.locator("#waiting")).to_have_text("choice from ann")
+        page.close()
+
+
 def test_page_reconnects_after_the_server_drops(browser: Any, rig: Rig) -> None:
     from playwright.sync_api import expect
 
