@@ -15,6 +15,7 @@ transaction, is in ``test_kill_9_inside_a_reveal`` below.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -58,6 +59,7 @@ class Recording:
     images: dict[str, np.ndarray]
     updates: list[Any]
     memo: dict[tuple[int, str], Any] = field(default_factory=dict)
+    flags: dict[tuple[int, float], Any] = field(default_factory=dict)
 
 
 @functools.cache
@@ -112,6 +114,17 @@ def play_session(rec: Recording, ev: EventLog) -> Table:
         return rec.memo[key]
 
     table.reader = read
+    judge = table._tumble_flag
+
+    def tumble_flag(motion: Any, image: np.ndarray, readings: Any, t: float, seq: int) -> Any:
+        # the tumble check's verdict on a throw, once per throw (its flag is a control event, which
+        # the outcome below does not compare; judging it again at every boundary took minutes)
+        key = (id(image), t)
+        if key not in rec.flags:
+            rec.flags[key] = judge(motion, image, readings, t, seq)
+        return copy.deepcopy(rec.flags[key])
+
+    table._tumble_flag = tumble_flag  # type: ignore[method-assign]
     table.pending = load_script(rec.folder / "script.jsonl")
     referee = RecordedReferee.from_session(rec.folder)
 
