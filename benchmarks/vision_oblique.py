@@ -76,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row(name, split, rname, t, kind))
                 print(" | ".join(rows[-1]), flush=True)
     tallies: dict[tuple[str, str], Tally] = {}
-    names = [*readers, "calibration"]
+    # the same view with part 1's logistic verifier instead of the not-a-die net, for comparison
+    logistic = DiceReader(verifier="logistic")
+    names = [*readers, "calibration", "calibration, logistic verifier"]
     for i in range(args.scenes):
         img, truth = make_scene(i, HELDOUT_SEED)
         cam = truth["camera"]
@@ -84,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         dice = [(tuple(d["box_px"]), int(d["value"])) for d in truth["dice"]]
         pose_view = View.from_pose(cam["rvec"], cam["camera_matrix"])
         for rname in names:
-            reader = readers["before"] if rname == "calibration" else readers[rname]
-            view = pose_view if rname == "calibration" else None
+            if rname.startswith("calibration"):
+                reader, view = (logistic if "logistic" in rname else readers["before"]), pose_view
+            else:
+                reader, view = readers[rname], None
 
             def read(im: np.ndarray, reader: DiceReader = reader, view: View | None = view) -> list:
                 return [(r.center, r.value, r.confidence) for r in reader.read(im, view=view)]

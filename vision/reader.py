@@ -389,9 +389,12 @@ class DiceReader:
             kept.append((c, value, conf, crop, p))
         if self.verifier is not None and kept:
             v = self.verifier
-            sure = v.judge(
-                pyr, [k[0] for k in kept], np.stack([k[4] for k in kept]), np.stack([k[3] for k in kept])
-            )
+            seen_crops = np.stack([k[3] for k in kept])
+            if isinstance(v, NetVerifier) and seen_from is not None:
+                # the net learnt dice cut by their boxes: a warped top face (vision.oblique) is not
+                # what it knows, so it sees each die's box crop, as without a view
+                seen_crops = np.stack([self.crop(pyr, k[0], None) for k in kept])
+            sure = v.judge(pyr, [k[0] for k in kept], np.stack([k[4] for k in kept]), seen_crops)
             for k, s in zip(kept, sure, strict=True):
                 if s < v.threshold:
                     why = f"does not look like a die ({s:.3f} < {v.threshold:.3f})"
