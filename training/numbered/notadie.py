@@ -11,18 +11,22 @@ training.numbered.det_samples.photometric).
 Positives ("a numbered die"): the candidates on a die of the numbered reader's TRAIN renders
 (training.render.numbered.scenes.window, seeds [SEED, i], video frames and stills); on the d20 of
 d20_lurig's TRAIN set-ups (d20_color, d20_off-angle: training/numbered/real.py), as close-ups and at
-the table's scale (`real.at_table`); on a labelled d6 of the byler_d6 and skovy_d6 scenes' TRAIN
-photos (training.dataset.is_held_out).
+the table's scale, nearer and farther (LURIG_SCALES, as `real.at_table`); on a labelled d6 of the
+byler_d6 and skovy_d6 scenes' TRAIN photos (training.dataset.is_held_out).
 Negatives (the reader's own phantoms, mined): every candidate on the TRAIN sources of negatives/
-(rsandrini desks, opencv_contrib scene text: training.dataset.negative_held_out), at four scales and
+(rsandrini desks, opencv_contrib scene text: training.dataset.negative_held_out), at five scales and
 mirrored; candidates off every die on the lurig close-ups (a numeral read as a small die), the d6
-photos (the tray, the wood floor) and the renders (board art, table); random crops of the photos
-with no die and of the d6 photos off their dice (cloth, wood, tray textures).
+photos (the tray, the wood floor) and the renders (board art, table); drawn table surfaces (wood
+grain, woven cloth, felt, gravel, brick; half with printed words and numbers: `texture`, seeds
+[SEED, 2]); random crops of the photos with no die, the drawn surfaces and the d6 photos off their
+dice.
 
 Never used: d20_lurig's held-out set-ups (d20_top, d20_wood), d20_desk_scenes (held out whole),
 negatives' held-out sources (scikit-image, EasyOCR), the held-out d6 photos and the TEST renders.
 A fifth of the train photos and renders (by a hash of the name) is kept out of fitting to set the
-threshold: the highest that loses at most `--lose` of those real dice and of those rendered dice.
+threshold: the highest that loses at most `--lose` of those real dice and of those rendered dice
+(dice a render window's edge cuts are left out: their crops' edges are smeared), and the doubt
+level: the highest that sends at most `--ask` of them to a person.
 Seeded (numpy and torch, SEED), one torch thread.
 """
 
@@ -481,6 +485,12 @@ def main() -> None:
     ap.add_argument(
         "--lose", type=float, default=0.005, help="share of calibration dice the threshold may lose"
     )
+    ap.add_argument(
+        "--ask",
+        type=float,
+        default=0.02,
+        help="share of each positive source's calibration dice the doubt level may send to a person",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.cache and args.cache.is_file():
@@ -495,10 +505,13 @@ def main() -> None:
     s = scores(net, data["x"][cal])
     src = data["src"][cal]
     threshold = threshold_for(s, src, args.lose)
+    # under `doubt` a reading is read no surer than the net's score (the table asks about it)
+    doubt = max(threshold, threshold_for(s, src, args.ask))
     print(
         f"threshold {threshold:.4f} (loses at most {args.lose:.1%} of each positive source's "
         "calibration dice)"
     )
+    print(f"doubt {doubt:.4f} (asks about at most {args.ask:.1%} of each positive source's calibration dice)")
     for i, name in enumerate(SOURCES):
         sel = src == i
         if sel.any():
@@ -521,7 +534,7 @@ def main() -> None:
     )
     meta = {
         "threshold": round(threshold, 6),
-        "doubt": 0.0,
+        "doubt": round(doubt, 6),
         "die": DIE,
         "context": CONTEXT,
         "side": SIDE,
@@ -530,6 +543,7 @@ def main() -> None:
         "textures": args.textures,
         "epochs": args.epochs,
         "lose": args.lose,
+        "ask": args.ask,
         "made_by": "nice -n 10 .venv/bin/python -m training.numbered.notadie (TRAIN splits only)",
     }
     onnx_path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
