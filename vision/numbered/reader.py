@@ -172,6 +172,11 @@ class NumberedReader:
     a neighbouring face), and numbered values read right (with an earlier classifier) moved
     by noise-sized amounts (77.2 -> 78.7 %, 334 dice; 78 -> 83 % and 84 -> 84 % on 64 and 76
     dice of larger video and still windows), so it is off by default.
+
+    `verify`: the not-a-die net's second opinion on every reading (vision.numbered.notadie; issue 20
+    item 5): None (the default) when numbered_notadie.onnx is in the models folder, True to require
+    it, False to read without it.  On the real held-out photos it removes most phantoms and keeps the
+    dice (benchmarks/RESULTS.md, "Issue 20 item 5").
     """
 
     def __init__(
