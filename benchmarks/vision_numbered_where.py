@@ -11,6 +11,7 @@ today (controller.table reads numbered dice without `where`); this measures what
 * `empty table` (vision.where.EmptyTable): the empty frame is the per-pixel median of the 18 desk
   photos with no die (the motion gate's empty frame stands for it at a table).  Each desk photo with
   no die is read with the median of the OTHER 17 (leave one out), so no photo is its own reference.
+  Only the desk scenes of the same size (1440x960) are read: the others are another camera mode.
 * `die size` (vision.where.DieSize.learnt, "learnt from the first throws"): the d20's box side,
   learnt from the surest d20 reading of the red d20's photos (d20_desk_scenes' TRAIN die,
   training.dataset.d20_desk_held_out), applied to every photo.
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         + "`",
         "",
         "How: `benchmarks/vision_numbered_where.py` (docstring). Phantoms: readings on the 18 desk photos"
-        " with no die, and on the 76 desk scenes every reading but the surest d20; silent: phantoms at"
+        " with no die, and on the 1440x960 desk scenes every reading but the surest d20; silent: phantoms at"
         f" confidence >= {SURE}.  The die size is learnt on the red d20's photos (TRAIN), reported on all.",
         "",
         "| kinds | not-a-die net | steps | desk, no die: phantoms | silent | desk scenes: d20 found "
@@ -99,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         for net in ("off", "on"):
             read = reader(net, kinds)
             raw_empty = {p: read(img) for p, img in empties.items()}
-            raw_scenes = [(p, cv2.imread(str(p))) for p in scenes]
+            # the desk scenes the same webcam took at the empty photos' size (the rest, 1600x1067, are
+            # another camera mode: no empty frame of it)
+            raw_scenes = [(p, img) for p in scenes if (img := cv2.imread(str(p))).shape == median.shape]
             got_scenes = [(p, img, read(img)) for p, img in raw_scenes]
             red_sides = []
             for _p, img, got in got_scenes:
