@@ -291,15 +291,16 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["die_floor"] = _probability(value)
         elif key == "kinds" and _kinds(value) is not None:
             opts[key] = _kinds(value)
-        elif key in ("second", "copy", "backbone") and value in ("on", "off"):
+        elif key in ("second", "copy", "backbone", "verify") and value in ("on", "off"):
             opts[{"second": "second_look", "copy": "copy_stills"}.get(key, key)] = value == "on"
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
                 "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
-                "photos only), second=on|off, copy=on|off or backbone=on|off (on: numbered_backbone.onnx "
-                "where the folder holds it; off: numbered_classifier.onnx, the default)"
+                "photos only), second=on|off, copy=on|off, backbone=on|off (on: numbered_backbone.onnx "
+                "where the folder holds it; off: numbered_classifier.onnx, the default) or verify=on|off "
+                "(the not-a-die net numbered_notadie.onnx; on requires it in the folder)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -372,7 +373,9 @@ def main(argv: list[str] | None = None) -> int:
         " upright are read at the other turns; none: every crop at `turns` turns), second (on: read again"
         " the dice only the d6 reader found, combined.second_look; off: as session 6), copy (on: a still"
         " read through reader.still_copies; off: read whole, as session 6), backbone (on: the pretrained"
-        " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default)",
+        " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default),"
+        " verify (on: the not-a-die net, numbered_notadie.onnx, drops what it calls no die; off: without"
+        " it; default: on when the folder holds it)",
     )
     ap.add_argument(
         "--turns",
@@ -433,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
             if reader.has_nadir_net:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
             title += f"; classifier `{reader.classifier_file}`"
+            title += f"; not-a-die net {'on' if reader.notadie is not None else 'off'}"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(

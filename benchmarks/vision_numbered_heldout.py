@@ -12,7 +12,9 @@ Sets (`training/numbered/real.py`: loaders and the fixed split by set-up):
 * `d20_desk_scenes`: one d20 a photo, no box.  Found: a d20 reading anywhere; every reading but the
   surest d20 one is a phantom (a d20 misread as another kind is counted a phantom here: without a box
   the two cannot be told apart).
-* `negatives`: no die; every reading is a phantom.
+* `negatives`: no die; every reading is a phantom.  Also reported by source: the held-out sources
+  (scikit-image, EasyOCR: 12 photos) and the train sources the not-a-die nets learn from
+  (rsandrini desks, opencv_contrib scene text: 32 photos; `training.dataset.negative_held_out`).
 * with `table=True`, `d20_lurig` again at the table's scale (`real.at_table`: each crop shrunk 0.45
   into a 3456x2592 still of its border colour, the die ~100 px as a table's still shows it; the
   crop's centre and width for the scoring are the shrunk crop's): the close-ups as they are make the
@@ -35,10 +37,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from training.dataset import negative_held_out
 from training.numbered.real import GROUPS, HELD_OUT_GROUPS, TABLE_SCALE, at_table, load_images, load_lurig
 from vision.reading import DieReading
 
 SURE = 0.8
+# negatives/ by source (training.dataset.NEGATIVE_HELD_OUT_SOURCES): the not-a-die nets (issue 19's
+# for pip d6, issue 20's for numbered dice) are trained on the train sources' photos
+NEGATIVE_PARTS = ("negatives, held-out sources", "negatives, train sources")
 CENTRE_SHARE = 0.3
 
 Read = Callable[[np.ndarray], Sequence[DieReading]]
@@ -156,7 +162,14 @@ def run(read: Read, root: Path, limit: int | None = None, table: bool = False) -
     for folder, has in (("d20_desk_scenes", True), ("negatives", False)):
         t = tallies.setdefault(folder, Tally())
         for p in _spaced(load_images(root, folder), limit):
-            score_scene(t, _timed(read, _imread(p), t), has)
+            got = _timed(read, _imread(p), t)
+            score_scene(t, got, has)
+            if folder == "negatives":  # and by source: the not-a-die nets train on the train sources
+                part = "held-out sources" if negative_held_out(p) else "train sources"
+                tp = tallies.setdefault(f"negatives, {part}", Tally())
+                tp.photos, tp.readings = tp.photos + 1, tp.readings + len(got)
+                tp.ms.append(t.ms[-1])
+                score_scene(tp, got, has)
     return tallies
 
 
@@ -197,12 +210,13 @@ def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
             ("d20_desk_scenes", tallies["d20_desk_scenes"]),
             ("negatives", tallies["negatives"]),
         ]
+        rows += [(k, tallies[k]) for k in NEGATIVE_PARTS if k in tallies]
         at = [f"d20_lurig@table/{g}" for g in HELD_OUT_GROUPS]
         if all(k in tallies for k in at):
             rows += [(k, tallies[k]) for k in at]
             rows.append(("d20_lurig@table held-out, both", _add(tallies[at[0]], tallies[at[1]])))
         for k, t in rows:
-            kind = "none" if k == "negatives" else "d20"
+            kind = "none" if k.startswith("negatives") else "d20"
             lines.append(f"| {name} " + t.row(f"**{k}**" if "both" in k else k, kind))
     lines += [
         "",

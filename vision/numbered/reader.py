@@ -42,6 +42,7 @@ from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, parse_kinds
 from vision.numbered.learnt import DiceSet, LearntReading, Match
+from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
 from vision.numbered.topface import (
     TOP,
     TOP_MARGIN,
@@ -171,6 +172,11 @@ class NumberedReader:
     a neighbouring face), and numbered values read right (with an earlier classifier) moved
     by noise-sized amounts (77.2 -> 78.7 %, 334 dice; 78 -> 83 % and 84 -> 84 % on 64 and 76
     dice of larger video and still windows), so it is off by default.
+
+    `verify`: the not-a-die net's second opinion on every reading (vision.numbered.notadie; issue 20
+    item 5): None (the default) when numbered_notadie.onnx is in the models folder, True to require
+    it, False to read without it.  On the real held-out photos it removes most phantoms and keeps the
+    dice (benchmarks/RESULTS.md, "Issue 20 item 5").
     """
 
     def __init__(
@@ -196,6 +202,7 @@ class NumberedReader:
         copy_stills: bool = True,
         die_floor: float = DIE_FLOOR,
         backbone: bool = False,
+        verify: bool | None = None,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -238,6 +245,15 @@ class NumberedReader:
                 "(expected the nadir-aware top-face net's ONNX file)"
             )
         self._top_nadir = Model(top_n) if top_n.is_file() else None
+        # Unknown is not a die (issue 20, item 5): the not-a-die net's second opinion on each reading.
+        # None: when its file is in the models folder; True: required; False: off.
+        notadie = folder / NOTADIE_FILE
+        if verify and not notadie.is_file():
+            raise FileNotFoundError(
+                f"verify: {notadie} is missing (expected the numbered not-a-die net's ONNX file, "
+                "made by training/numbered/notadie.py)"
+            )
+        self.notadie = NotADieNet(notadie) if verify is not False and notadie.is_file() else None
         self._embedder_path = folder / EMBEDDER_FILE
         self._embedder: Embedder | None = None  # loaded when a learnt set is first used
         self.estimate_nadir = estimate_nadir
@@ -570,6 +586,27 @@ class NumberedReader:
         (DIE_FLOOR).  `learnt`, `matches`: a learnt set and its face for each peak (None where it does
         not know the die): a die it knows is that face of the set's kind, whatever the classifier says."""
         palette = palette or Palette.default()
+        kept = self.verified(image, self.candidates(image, found, probs, kinds, learnt, matches))
+        # The body colours of all the dice kept, in one batch.
+        bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
+        out = [
+            _reading(image, f, v, lab, palette, quads, learnt.name if learnt is not None and known else None)
+            for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True)
+        ]
+        out.sort(key=lambda r: (r.center[1], r.center[0]))
+        return out
+
+    def candidates(
+        self,
+        image: np.ndarray,
+        found: list[Found],
+        probs: np.ndarray,
+        kinds: tuple[str, ...] = KINDS,
+        learnt: DiceSet | None = None,
+        matches: list[Match | None] | None = None,
+    ) -> list[tuple[Found, Verdict, bool]]:
+        """The peaks `readings` reads as dice, before the not-a-die net: each with its verdict and
+        whether the learnt set knows it."""
         matches = matches if matches is not None else [None] * len(found)
         kept: list[tuple[Found, Verdict, bool]] = []
         for f, p, m in zip(found, probs, matches, strict=True):
@@ -584,13 +621,28 @@ class NumberedReader:
             if _noise(image, f.center, max(f.w, f.h) * MARGIN) > NOISE_LEVEL:
                 continue
             kept.append((f, v, m is not None))
-        # The body colours of all the dice kept, in one batch.
-        bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
-        out = [
-            _reading(image, f, v, lab, palette, quads, learnt.name if learnt is not None and known else None)
-            for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True)
-        ]
-        out.sort(key=lambda r: (r.center[1], r.center[0]))
+        return kept
+
+    def verified(
+        self, image: np.ndarray, kept: list[tuple[Found, Verdict, bool]]
+    ) -> list[tuple[Found, Verdict, bool]]:
+        """`candidates` after the not-a-die net (when loaded): a reading it scores under its threshold
+        is dropped, one under its doubt level is read no surer than that score (the table asks).  A die
+        the learnt set knows is the set's, not judged."""
+        judge = [i for i, (_, _, known) in enumerate(kept) if not known]
+        if self.notadie is None or not judge:
+            return kept
+        net = self.notadie
+        p = net.judge(image, [kept[i][0] for i in judge])
+        score = dict(zip(judge, p.tolist(), strict=True))
+        out = []
+        for i, (f, v, known) in enumerate(kept):
+            s = score.get(i)
+            if s is not None and s < net.threshold:
+                continue
+            if s is not None and s < net.doubt and v.confidence > s:
+                v = replace(v, confidence=s)
+            out.append((f, v, known))
         return out
 
 
