@@ -43,7 +43,7 @@ def test_the_backbone_is_shipped_pi_sized_and_read_when_asked() -> None:
 
 
 def test_a_models_folder_without_the_backbone_reads_with_the_older_classifier(tmp_path: Path) -> None:
-    for f in MODELS.glob("numbered_*.onnx"):
+    for f in [*MODELS.glob("numbered_*.onnx"), *MODELS.glob("numbered_*.json")]:  # nets and settings
         if f.name != BACKBONE_FILE:
             (tmp_path / f.name).symlink_to(f)
     r = NumberedReader(models=tmp_path, backbone=True)

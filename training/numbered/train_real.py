@@ -277,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in args.real_share:
         out = args.out if len(args.real_share) == 1 else args.out.with_name(f"{args.out.name}_{s:g}")
         out.mkdir(parents=True, exist_ok=True)
-        for f in sorted(args.base.glob("numbered_*.onnx")):
-            if f.name != "numbered_classifier.onnx":
+        for f in sorted([*args.base.glob("numbered_*.onnx"), *args.base.glob("numbered_*.json")]):
+            if f.name != "numbered_classifier.onnx":  # the other nets and their settings as they are
                 shutil.copy2(f, out / f.name)
         torch.manual_seed(args.seed)
         rng = np.random.default_rng(args.seed)
