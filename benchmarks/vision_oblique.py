@@ -76,9 +76,13 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row(name, split, rname, t, kind))
                 print(" | ".join(rows[-1]), flush=True)
     tallies: dict[tuple[str, str], Tally] = {}
-    # the same view with part 1's logistic verifier instead of the not-a-die net, for comparison
-    logistic = DiceReader(verifier="logistic")
-    names = [*readers, "calibration", "calibration, logistic verifier"]
+    # the same view with other second opinions, for comparison: part 1's logistic verifier on the
+    # warped dice as well as the not-a-die net (opt-in), and the logistic verifier alone
+    others = {
+        "calibration, + logistic on warped dice": DiceReader(oblique_verifier="logistic"),
+        "calibration, logistic verifier only": DiceReader(verifier="logistic"),
+    }
+    names = [*readers, "calibration", *others]
     for i in range(args.scenes):
         img, truth = make_scene(i, HELDOUT_SEED)
         cam = truth["camera"]
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         pose_view = View.from_pose(cam["rvec"], cam["camera_matrix"])
         for rname in names:
             if rname.startswith("calibration"):
-                reader, view = (logistic if "logistic" in rname else readers["before"]), pose_view
+                reader, view = others.get(rname, readers["before"]), pose_view
             else:
                 reader, view = readers[rname], None
 
