@@ -127,7 +127,7 @@ def run(
         t1 = time.process_time()
         found = reader.locate(work, found, nadir=None if nadir is None else (nadir[0] / k, nadir[1] / k))
         crops = reader.crops(work, found)
-        probs = reader.classify(crops)
+        probs = reader.numeral_values(work, found, reader.classify(crops))
         readings = [scaled(r, k) for r in reader.readings(work, found, probs, palette)]
         t2 = time.process_time()
         det_ms.append((t1 - t0) * 1000)
@@ -291,15 +291,18 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["die_floor"] = _probability(value)
         elif key == "kinds" and _kinds(value) is not None:
             opts[key] = _kinds(value)
-        elif key in ("second", "copy", "backbone") and value in ("on", "off"):
-            opts[{"second": "second_look", "copy": "copy_stills"}.get(key, key)] = value == "on"
+        elif key in ("second", "copy", "backbone", "numeral") and value in ("on", "off"):
+            opts[{"second": "second_look", "copy": "copy_stills", "numeral": "value_head"}.get(key, key)] = (
+                value == "on"
+            )
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
                 "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
-                "photos only), second=on|off, copy=on|off or backbone=on|off (on: numbered_backbone.onnx "
-                "where the folder holds it; off: numbered_classifier.onnx, the default)"
+                "photos only), second=on|off, copy=on|off, backbone=on|off (on: numbered_backbone.onnx "
+                "where the folder holds it; off: numbered_classifier.onnx, the default) or numeral=on|off "
+                "(on: d20 values from the folder's numbered_numeral.onnx; off: the classifier's, the default)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -327,7 +330,8 @@ def real_runs(
             pips = read_pips(img, small=copies.video) if "d6" in kinds else []
             return add_numbered(img, pips, reader=reader, copies=copies, kinds=kinds)
 
-        name = f"`{_short(models)}` ({reader.classifier_file})" + "".join(
+        head = f" + {reader.numeral_file}" if reader.numeral_file else ""
+        name = f"`{_short(models)}` ({reader.classifier_file}{head})" + "".join(
             f", {k}={v}" for k, v in spec_opts.items() if k != "kinds"
         )
         runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit, table)))
@@ -372,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         " upright are read at the other turns; none: every crop at `turns` turns), second (on: read again"
         " the dice only the d6 reader found, combined.second_look; off: as session 6), copy (on: a still"
         " read through reader.still_copies; off: read whole, as session 6), backbone (on: the pretrained"
-        " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default)",
+        " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default), numeral"
+        " (on: d20 values from the numeral head, numbered_numeral.onnx; off: the classifier's, the default)",
     )
     ap.add_argument(
         "--turns",
@@ -433,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
             if reader.has_nadir_net:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
             title += f"; classifier `{reader.classifier_file}`"
+            if reader.numeral_file:
+                title += f", d20 values from `{reader.numeral_file}`"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(
