@@ -5,7 +5,9 @@ die, at any angle.  `numeral_patch(value, rng)` draws what the reader's crop of 
 (`vision/numbered/crop.py`: a square round the top face's centre, MARGIN of the die's box): the top
 face, a triangle, with its numeral (base parallel to an edge, as on real d20s; 6 and 9 with an
 underline or a dot), the three neighbouring faces foreshortened round it with numerals of their own,
-the rest of the die's outline darker, and the table round it.  Everything is random per patch:
+the rest of the die's outline darker, and the table round it.  The patch is the head's crop: the
+middle NUMERAL_SHARE of the reader's square (vision/numbered/numeral.py), where the top face is
+about three quarters of the crop wide.  Everything is random per patch:
 
 * the numeral's font: the DejaVu and Liberation TrueType faces (through Pillow, the `train` extra,
   when it imports) and OpenCV's Hershey faces at several stroke widths (always); its size and width;
@@ -223,7 +225,7 @@ def numeral_patch(
     mark = ("line", "dot")[int(rng.random() < 0.3)]
     body, ink = _colours(rng)
     # The top face: an equilateral triangle, its centroid near the crop's centre.
-    tri_side = float(rng.uniform(0.45, 1.05)) * n
+    tri_side = float(rng.uniform(0.5, 1.1)) * n
     radius = tri_side / math.sqrt(3)
     centre = np.array([n / 2, n / 2]) + rng.normal(0, 0.06 * n, 2)
     theta = float(rng.uniform(0, 2 * math.pi))  # where the numeral's up points
@@ -234,7 +236,7 @@ def numeral_patch(
     img = table.copy()
     tex = _texture(n, body, rng)
     # The die's outline: the top face and its neighbours grown, darker (the faces round them).
-    squash = [float(rng.uniform(0.5, 0.85)) for _ in range(3)]
+    squash = [float(rng.uniform(0.55, 0.95)) for _ in range(3)]
     neighbours = []
     for k in range(3):
         a, b = top[(k + 1) % 3], top[(k + 2) % 3]
@@ -260,7 +262,7 @@ def numeral_patch(
             if rng.random() < 0.7
             else ang[k] + math.pi
         )
-        h = float(rng.uniform(0.2, 0.34)) * tri_side
+        h = float(rng.uniform(0.26, 0.42)) * tri_side
         _ink(img, m, _affine((m.shape[1], m.shape[0]), tuple(nc), h, up, squash[k]), ink, a_n[..., 0])
     a_t = _poly_mask(n, top)[..., None]
     shade_top = float(rng.uniform(0.9, 1.15))

@@ -27,8 +27,10 @@ right: a check while developing (not held out when `--real-share` > 0).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -50,6 +52,9 @@ from vision.numbered.crop import crop_die
 from vision.numbered.labels import INDEX
 from vision.numbered.numeral import FACES, NUMERAL_CROP, NUMERAL_FILE
 
+# The head reads the middle SHARE of the reader's square round the top face (the whole die there at
+# the table's scale, its top face half as wide): the top face's numeral bigger, fewer neighbours'.
+SHARE = 0.65
 D20_BASE = INDEX[("d20", 1)]  # the classifier's class of face 1 (d20_sample's labels)
 
 
@@ -63,11 +68,15 @@ def synthetic_batch(n: int, rng: np.random.Generator, font_list: Any) -> tuple[l
     return xs, ys
 
 
-def real_batch(n: int, items: list[RealD20], rng: np.random.Generator) -> tuple[list[np.ndarray], list[int]]:
-    """`n` real train-set-up d20 crops (most recoloured) after `heavy`, and their labels 0-19."""
+def real_batch(
+    n: int, items: list[RealD20], rng: np.random.Generator, share: float
+) -> tuple[list[np.ndarray], list[int]]:
+    """`n` real train-set-up d20 crops (`d20_sample`'s, the middle `share` of them; most recoloured)
+    after `heavy`, and their labels 0-19."""
     xs, ys = [], []
     for _ in range(n):
-        crop, y = d20_sample(items, rng)
+        x = items[int(rng.integers(len(items)))]
+        crop, y = d20_sample([replace(x, side=x.side * share)], rng)
         if crop.shape[0] != NUMERAL_CROP:
             crop = cv2.resize(crop, (NUMERAL_CROP, NUMERAL_CROP), interpolation=cv2.INTER_AREA)
         crop = recolour(crop, rng) if rng.random() < RECOLOUR else crop
@@ -82,7 +91,7 @@ def check_train_setups(head_path: Path, items: list[RealD20]) -> str:
 
     head = NumeralHead(head_path)
     made = [x for x in items if not x.geometric]
-    crops = [crop_die([x.patch], x.center, x.side, 0.0, NUMERAL_CROP) for x in made]
+    crops = [crop_die([x.patch], x.center, x.side * head.share, 0.0, NUMERAL_CROP) for x in made]
     p = head.faces(crops)
     right = int(sum(int(np.argmax(q)) + 1 == x.face for q, x in zip(p, made, strict=True)))
     share = 100 * right / max(1, len(made))
@@ -131,7 +140,7 @@ def train(args: argparse.Namespace) -> None:
             mod.eval()
         xs, ys = synthetic_batch(args.batch - n_real, rng, font_list)
         if n_real:
-            rx, ry = real_batch(n_real, real, rng)
+            rx, ry = real_batch(n_real, real, rng, args.share)
             xs, ys = xs + rx, ys + ry
         out = net(to_tensor(xs))
         target = torch.tensor(ys)
@@ -152,6 +161,7 @@ def train(args: argparse.Namespace) -> None:
     torch.save(net.state_dict(), args.out / "numbered_numeral.pt")
     net.eval()
     export(net, (8, 3, NUMERAL_CROP, NUMERAL_CROP), args.out / NUMERAL_FILE)
+    (args.out / NUMERAL_FILE).with_suffix(".json").write_text(json.dumps({"share": args.share}) + "\n")
     print(f"done: {step + 1} steps in {time.time() - t0:.0f}s", flush=True)
     print(check_train_setups(args.out / NUMERAL_FILE, real), flush=True)
 
@@ -166,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--real-share", type=float, default=0.25, help="share of a batch from real train crops")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--share", type=float, default=SHARE, help="middle share of the reader's square read")
     args = ap.parse_args(argv)
+    if not 0.0 < args.share <= 1.0:
+        ap.error(f"--share: expected a share in (0, 1], got {args.share}")
     if not 0.0 <= args.real_share < 1.0:
         ap.error(f"--real-share: expected a share in [0, 1), got {args.real_share}")
     if not (args.real_root / "d20_lurig").is_dir():

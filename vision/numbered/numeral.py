@@ -3,13 +3,16 @@
 A d20 seen from above shows its value as the numeral at the centre of the die, at any angle.  The
 head (`numbered_numeral.onnx`, trained by training/numbered/train_numerals.py on synthetic top faces of
 training/numbered/numerals.py, die-agnostic) reads the reader's crop of a die (the same square round
-the top face's centre as the classifier's, cut NUMERAL_CROP x NUMERAL_CROP) and answers the
+the top face's centre as the classifier's, or its middle `share` (the head's sidecar
+numbered_numeral.json: {"share": ...}; 1.0 without one), cut NUMERAL_CROP x NUMERAL_CROP; the
+middle holds the top face's numeral bigger and fewer of its neighbours') and answers the
 probability of each of the 20 faces.  Opt-in: `NumberedReader(value_head=True)`; the reader then
 takes a d20's value from the head and its kind from the classifier (`with_values`).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +36,7 @@ class NumeralHead:
         self._net = Model(path)
         self.turns = turns
         self.file = path.name
+        self.share = _share(path.with_suffix(".json"))
 
     def faces(self, crops: list[np.ndarray]) -> np.ndarray:
         """N x 20 probabilities of faces 1-20 for N square BGR uint8 crops of NUMERAL_CROP px."""
@@ -47,6 +51,19 @@ class NumeralHead:
         if p.shape[1] != FACES:
             raise ValueError(f"{self.file}: answers {p.shape[1]} classes, expected {FACES} (faces 1-20)")
         return p
+
+
+def _share(sidecar: Path) -> float:
+    """The share of the reader's square the head reads (its sidecar's "share"; 1.0 without one)."""
+    if not sidecar.is_file():
+        return 1.0
+    try:
+        share = float(json.loads(sidecar.read_text(encoding="utf-8"))["share"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f'{sidecar}: expected {{"share": a number in (0, 1]}} ({e})') from None
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"{sidecar}: share {share!r} is not in (0, 1]")
+    return share
 
 
 def with_values(probs: np.ndarray, faces: np.ndarray, rows: list[int]) -> np.ndarray:

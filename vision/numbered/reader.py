@@ -480,14 +480,16 @@ class NumberedReader:
     ) -> np.ndarray:
         """The classifier's softmax (`probs`, one row per die of `found`) with the d20 values of the
         dice it reads as d20s (of `kinds`) taken from the numeral head; unchanged with the head off.
-        The head reads the same square as the classifier, cut NUMERAL_CROP px."""
+        The head reads the middle `share` of the classifier's square, cut NUMERAL_CROP px."""
         if self._numeral is None or "d20" not in kinds:
             return probs
         rows = [i for i, p in enumerate(probs) if verdict(p, self.reject_threshold, kinds).kind == "d20"]
         if not rows:
             return probs
+        share = self._numeral.share
         crops = [
-            _cut(image, found[i].center, max(found[i].w, found[i].h) * MARGIN, NUMERAL_CROP) for i in rows
+            _cut(image, found[i].center, max(found[i].w, found[i].h) * MARGIN * share, NUMERAL_CROP)
+            for i in rows
         ]
         return with_values(probs, self._numeral.faces(crops), rows)
 
