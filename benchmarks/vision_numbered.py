@@ -281,7 +281,7 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts[key] = int(value)
         elif (key == "nadir" and value in NADIRS) or (key == "shrink" and value in SHRINKS):
             opts[key] = value
-        elif key == "turns" and value in ("1", "2", "4"):
+        elif key in ("turns", "numeral_turns") and value in ("1", "2", "4"):
             opts[key] = int(value)
         elif key in ("det", "sure") and _probability(value) is not None:
             opts["det_threshold" if key == "det" else key] = _probability(value)
@@ -299,7 +299,8 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
-                "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
+                "sure=P|none (P a probability), floor=P, numeral_turns=1|2|4, kinds=K/K/... "
+                "(of d6, d10, d10p, d20: the real "
                 "photos only), second=on|off, copy=on|off, backbone=on|off (on: numbered_backbone.onnx "
                 "where the folder holds it; off: numbered_classifier.onnx, the default) or numeral=on|off "
                 "(on: d20 values from the folder's numbered_numeral.onnx; off: the classifier's, the default)"
