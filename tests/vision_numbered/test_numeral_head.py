@@ -89,10 +89,11 @@ def test_the_benchmark_spells_the_option() -> None:
 
 
 def test_the_share_comes_from_the_sidecar(tmp_path: Path) -> None:
-    assert NumeralHead(MODELS / NUMERAL_FILE).share == 0.65
     head = tmp_path / NUMERAL_FILE
     head.symlink_to(MODELS / NUMERAL_FILE)
     assert NumeralHead(head).share == 1.0  # no sidecar: the classifier's whole square
+    head.with_suffix(".json").write_text('{"share": 0.65}')
+    assert NumeralHead(head).share == 0.65
     head.with_suffix(".json").write_text('{"share": 1.5}')
     with pytest.raises(ValueError, match="not in"):
         NumeralHead(head)
