@@ -127,7 +127,7 @@ def run(
         t1 = time.process_time()
         found = reader.locate(work, found, nadir=None if nadir is None else (nadir[0] / k, nadir[1] / k))
         crops = reader.crops(work, found)
-        probs = reader.classify(crops)
+        probs = reader.numeral_values(work, found, reader.classify(crops))
         readings = [scaled(r, k) for r in reader.readings(work, found, probs, palette)]
         t2 = time.process_time()
         det_ms.append((t1 - t0) * 1000)
@@ -281,7 +281,7 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts[key] = int(value)
         elif (key == "nadir" and value in NADIRS) or (key == "shrink" and value in SHRINKS):
             opts[key] = value
-        elif key == "turns" and value in ("1", "2", "4"):
+        elif key in ("turns", "numeral_turns") and value in ("1", "2", "4"):
             opts[key] = int(value)
         elif key in ("det", "sure") and _probability(value) is not None:
             opts["det_threshold" if key == "det" else key] = _probability(value)
@@ -291,16 +291,20 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["die_floor"] = _probability(value)
         elif key == "kinds" and _kinds(value) is not None:
             opts[key] = _kinds(value)
-        elif key in ("second", "copy", "backbone", "verify") and value in ("on", "off"):
-            opts[{"second": "second_look", "copy": "copy_stills"}.get(key, key)] = value == "on"
+        elif key in ("second", "copy", "backbone", "verify", "numeral") and value in ("on", "off"):
+            opts[{"second": "second_look", "copy": "copy_stills", "numeral": "value_head"}.get(key, key)] = (
+                value == "on"
+            )
         else:
             ap.error(
                 f"--models {text}: {pair!r} is not det_area=PIXELS (256 or more), "
                 f"nadir={'|'.join(NADIRS)}, shrink={'|'.join(SHRINKS)}, turns=1|2|4, det=P, "
-                "sure=P|none (P a probability), floor=P, kinds=K/K/... (of d6, d10, d10p, d20: the real "
-                "photos only), second=on|off, copy=on|off, backbone=on|off (on: numbered_backbone.onnx "
-                "where the folder holds it; off: numbered_classifier.onnx, the default) or verify=on|off "
-                "(the not-a-die net numbered_notadie.onnx; on requires it in the folder)"
+                "sure=P|none (P a probability), floor=P, numeral_turns=1|2|4, kinds=K/K/... (of d6, d10, "
+                "d10p, d20: the real photos only), second=on|off, copy=on|off, backbone=on|off (on: "
+                "numbered_backbone.onnx where the folder holds it; off: numbered_classifier.onnx, the "
+                "default), verify=on|off (the not-a-die net numbered_notadie.onnx; on requires it in the "
+                "folder) or numeral=on|off (on: d20 values from the folder's numbered_numeral.onnx; off: "
+                "the classifier's, the default)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -328,7 +332,8 @@ def real_runs(
             pips = read_pips(img, small=copies.video) if "d6" in kinds else []
             return add_numbered(img, pips, reader=reader, copies=copies, kinds=kinds)
 
-        name = f"`{_short(models)}` ({reader.classifier_file})" + "".join(
+        head = f" + {reader.numeral_file}" if reader.numeral_file else ""
+        name = f"`{_short(models)}` ({reader.classifier_file}{head})" + "".join(
             f", {k}={v}" for k, v in spec_opts.items() if k != "kinds"
         )
         runs.append((name + f", kinds {','.join(kinds)}", real_run(read, root, limit, table)))
@@ -375,7 +380,8 @@ def main(argv: list[str] | None = None) -> int:
         " read through reader.still_copies; off: read whole, as session 6), backbone (on: the pretrained"
         " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default),"
         " verify (on: the not-a-die net, numbered_notadie.onnx, drops what it calls no die; off: without"
-        " it; default: on when the folder holds it)",
+        " it; default: on when the folder holds it), numeral (on: d20 values from the numeral head,"
+        " numbered_numeral.onnx; off: the classifier's, the default)",
     )
     ap.add_argument(
         "--turns",
@@ -437,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
                 title += f"; nadir-aware top-face net, nadir: {NADIR_TEXT[nadir_mode]}"
             title += f"; classifier `{reader.classifier_file}`"
             title += f"; not-a-die net {'on' if reader.notadie is not None else 'off'}"
+            if reader.numeral_file:
+                title += f", d20 values from `{reader.numeral_file}`"
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(

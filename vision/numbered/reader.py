@@ -22,7 +22,8 @@ The classifier sees a CROP x CROP crop centred on the face pointing up (the pret
 classifier, numbered_backbone.onnx, read with `backbone=True` when its file is in the models folder:
 the same square cut BACKBONE_CROP x BACKBONE_CROP) and answers one of 47 classes: not a die, d6 1-6, d10 0-9,
 percentile d10 00-90, d20 1-20.  The kind is the kind with the most probability summed over its values;
-the value is that kind's most likely value.
+the value is that kind's most likely value.  With `value_head=True` (opt-in, issue 20), a die read as
+a d20 takes its value from the numeral head (vision/numbered/numeral.py, numbered_numeral.onnx).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, parse_kinds
 from vision.numbered.learnt import DiceSet, LearntReading, Match
 from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
+from vision.numbered.numeral import NUMERAL_CROP, NUMERAL_FILE, NumeralHead, with_values
 from vision.numbered.topface import (
     TOP,
     TOP_MARGIN,
@@ -203,6 +205,8 @@ class NumberedReader:
         die_floor: float = DIE_FLOOR,
         backbone: bool = False,
         verify: bool | None = None,
+        value_head: bool | Path = False,
+        numeral_turns: int = 4,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -238,6 +242,11 @@ class NumberedReader:
                 f"top_face: {top_face} is missing (expected the top-face net's ONNX file)"
             )
         self._top = Model(top) if top.is_file() else None
+        # The numeral value head for d20 values (opt-in: True reads the models folder's file).
+        self._numeral: NumeralHead | None = None
+        if value_head is not False:
+            head = folder / NUMERAL_FILE if value_head is True else Path(value_head)
+            self._numeral = NumeralHead(head, numeral_turns)
         top_n = top_face_nadir or folder / TOP_NADIR_FILE
         if top_face_nadir is not None and not top_face_nadir.is_file():
             raise FileNotFoundError(
@@ -477,6 +486,29 @@ class NumberedReader:
             return np.zeros((0, len(CLASSES)), np.float32)
         return softmax_turned(self._cls, np.stack(sized(crops, self.crop_side)), self.turns, self.sure)
 
+    @property
+    def numeral_file(self) -> str | None:
+        """The numeral value head's file name when it is on (`value_head`), else None."""
+        return self._numeral.file if self._numeral is not None else None
+
+    def numeral_values(
+        self, image: np.ndarray, found: list[Found], probs: np.ndarray, kinds: tuple[str, ...] = KINDS
+    ) -> np.ndarray:
+        """The classifier's softmax (`probs`, one row per die of `found`) with the d20 values of the
+        dice it reads as d20s (of `kinds`) taken from the numeral head; unchanged with the head off.
+        The head reads the middle `share` of the classifier's square, cut NUMERAL_CROP px."""
+        if self._numeral is None or "d20" not in kinds:
+            return probs
+        rows = [i for i, p in enumerate(probs) if verdict(p, self.reject_threshold, kinds).kind == "d20"]
+        if not rows:
+            return probs
+        share = self._numeral.share
+        crops = [
+            _cut(image, found[i].center, max(found[i].w, found[i].h) * MARGIN * share, NUMERAL_CROP)
+            for i in rows
+        ]
+        return with_values(probs, self._numeral.faces(crops), rows)
+
     def embedder(self) -> Embedder:
         """The embedding net learnt sets are made and read with (loaded on first use)."""
         if self._embedder is None:
@@ -566,7 +598,7 @@ class NumberedReader:
         it knows (`DiceSet.match`) is read as its face, a `LearntReading`; the others as before."""
         found = self.locate(image, found, view, nadir)
         crops = self.crops(image, found)
-        probs = self.classify(crops)
+        probs = self.numeral_values(image, found, self.classify(crops), kinds)
         matches = self.learnt_matches(crops, learnt) if learnt is not None else None
         return self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
 
