@@ -43,6 +43,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from training.d6.notadie import scaled
 from training.dataset import is_held_out, load_byler, load_skovy_scenes, negative_held_out, read_image
 from training.numbered.det_samples import photometric
 from training.numbered.real import default_root, load_images, load_lurig
@@ -180,15 +181,6 @@ class Miner:
             "src": src,
             "calib": np.array(self.calib, bool),
         }
-
-
-def scaled(img: np.ndarray, k: float, flip: bool) -> np.ndarray:
-    out = (
-        img
-        if k == 1.0
-        else cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
-    )
-    return cv2.flip(out, 1) if flip else out
 
 
 #: d20_lurig's train crops are read at these scales in a still (real.at_table's is 0.45): a d20 of

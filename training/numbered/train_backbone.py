@@ -223,6 +223,12 @@ def build(pretrained: bool = True, classes: int = len(CLASSES)) -> Any:
     return Backbone()
 
 
+def warm_cosine(lr: float, done: float) -> float:
+    """The learning rate when `done` (0-1) of the run is done: a warm-up over its first 5 %, then a
+    cosine down to zero."""
+    return lr * (done / 0.05 if done < 0.05 else 0.5 * (1 + math.cos(math.pi * (done - 0.05) / 0.95)))
+
+
 def train(args: argparse.Namespace) -> None:
     import torch
     import torch.nn.functional as F
@@ -264,9 +270,7 @@ def train(args: argparse.Namespace) -> None:
     # The schedule runs on the share of the run done: the larger of steps / --steps and time / --minutes
     # (the shared machine's pace varies), warm-up over its first 5 %, then a cosine down to zero.
     def rate(done: float) -> float:
-        return float(args.lr) * (
-            done / 0.05 if done < 0.05 else 0.5 * (1 + math.cos(math.pi * (done - 0.05) / 0.95))
-        )
+        return warm_cosine(float(args.lr), done)
 
     levels: dict[int, list[np.ndarray]] = {}
     n = {k: round(v * args.batch) for k, v in SHARES.items()}

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -47,6 +46,7 @@ from training.numbered.train_backbone import (
     heavy,
     lurig_train,
     recolour,
+    warm_cosine,
 )
 from vision.numbered.crop import crop_die
 from vision.numbered.labels import INDEX
@@ -121,9 +121,7 @@ def train(args: argparse.Namespace) -> None:
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], args.lr, weight_decay=1e-4)
 
     def rate(done: float) -> float:
-        return float(args.lr) * (
-            done / 0.05 if done < 0.05 else 0.5 * (1 + math.cos(math.pi * (done - 0.05) / 0.95))
-        )
+        return warm_cosine(float(args.lr), done)
 
     n_real = round(args.real_share * args.batch)
     t0 = time.time()
