@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -223,6 +224,25 @@ def build(pretrained: bool = True, classes: int = len(CLASSES)) -> Any:
     return Backbone()
 
 
+def time_boxed(opt: Any, net: Any, lr: float, steps: int, minutes: float) -> Iterator[tuple[int, float]]:
+    """The steps of a training run and their learning rates, the net in train mode (its frozen blocks
+    in eval). The schedule runs on the share of the run done: the larger of steps done / `steps` and
+    time / `minutes` (the shared machine's pace varies); the run stops at the time box."""
+    t0 = time.time()
+    for step in range(steps):
+        done = max(step / steps, (time.time() - t0) / (60 * minutes))
+        if done >= 1.0:
+            print(f"time box reached at step {step}", flush=True)
+            return
+        rate = warm_cosine(lr, done)
+        for g in opt.param_groups:
+            g["lr"] = rate
+        net.train()
+        for mod in net.frozen():
+            mod.eval()
+        yield step, rate
+
+
 def warm_cosine(lr: float, done: float) -> float:
     """The learning rate when `done` (0-1) of the run is done: a warm-up over its first 5 %, then a
     cosine down to zero."""
@@ -267,25 +287,11 @@ def train(args: argparse.Namespace) -> None:
     params = [p for p in net.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, args.lr, weight_decay=1e-4)
 
-    # The schedule runs on the share of the run done: the larger of steps / --steps and time / --minutes
-    # (the shared machine's pace varies), warm-up over its first 5 %, then a cosine down to zero.
-    def rate(done: float) -> float:
-        return warm_cosine(float(args.lr), done)
-
     levels: dict[int, list[np.ndarray]] = {}
     n = {k: round(v * args.batch) for k, v in SHARES.items()}
     t0 = time.time()
     step = 0
-    for step in range(args.steps):
-        done = max(step / args.steps, (time.time() - t0) / (60 * args.minutes))
-        if done >= 1.0:
-            print(f"time box reached at step {step}", flush=True)
-            break
-        for g in opt.param_groups:
-            g["lr"] = rate(done)
-        net.train()
-        for mod in net.frozen():
-            mod.eval()
+    for step, lr in time_boxed(opt, net, float(args.lr), args.steps, args.minutes):
         pairs: list[tuple[np.ndarray, int]] = []
         src: list[str] = []
         for _ in range(n["render"]):
@@ -316,7 +322,7 @@ def train(args: argparse.Namespace) -> None:
             s = np.array(src)
             per = " ".join(f"{k} {hit[s == k].mean():.2f}" for k in n)
             print(
-                f"step {step}/{args.steps} lr {rate(done):.2e} loss {loss.item():.3f} "
+                f"step {step}/{args.steps} lr {lr:.2e} loss {loss.item():.3f} "
                 f"acc {hit.mean():.3f} {per} {time.time() - t0:.0f}s",
                 flush=True,
             )

@@ -46,7 +46,7 @@ from training.numbered.train_backbone import (
     heavy,
     lurig_train,
     recolour,
-    warm_cosine,
+    time_boxed,
 )
 from vision.numbered.crop import crop_die
 from vision.numbered.labels import INDEX
@@ -120,22 +120,10 @@ def train(args: argparse.Namespace) -> None:
             p.requires_grad_(False)
     opt = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], args.lr, weight_decay=1e-4)
 
-    def rate(done: float) -> float:
-        return warm_cosine(float(args.lr), done)
-
     n_real = round(args.real_share * args.batch)
     t0 = time.time()
     step = 0
-    for step in range(args.steps):
-        done = max(step / args.steps, (time.time() - t0) / (60 * args.minutes))
-        if done >= 1.0:
-            print(f"time box reached at step {step}", flush=True)
-            break
-        for g in opt.param_groups:
-            g["lr"] = rate(done)
-        net.train()
-        for mod in net.frozen():
-            mod.eval()
+    for step, lr in time_boxed(opt, net, float(args.lr), args.steps, args.minutes):
         xs, ys = synthetic_batch(args.batch - n_real, rng, font_list)
         if n_real:
             rx, ry = real_batch(n_real, real, rng, args.share)
@@ -150,7 +138,7 @@ def train(args: argparse.Namespace) -> None:
             hit = (out.argmax(1) == target).numpy()
             k = args.batch - n_real
             print(
-                f"step {step}/{args.steps} lr {rate(done):.2e} loss {loss.item():.3f} synthetic "
+                f"step {step}/{args.steps} lr {lr:.2e} loss {loss.item():.3f} synthetic "
                 f"{hit[:k].mean():.2f} real {hit[k:].mean() if n_real else float('nan'):.2f} "
                 f"{time.time() - t0:.0f}s",
                 flush=True,
