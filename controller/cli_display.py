@@ -123,7 +123,11 @@ def serve_fake(
     camera = DrawnCamera()
     with tempfile.TemporaryDirectory(prefix="dicetable-serve-fake-") as folder:
         events = EventLog(Path(folder) / "events.sqlite3")
-        table = Table(cfg, events, reader=camera.read, resume=False)
+        try:  # the game itself judges its players and options (a RuleError is a ValueError)
+            table = Table(cfg, events, reader=camera.read, resume=False)
+        except ValueError as e:
+            events.close()
+            raise _fail(f"{e} (check --game, --players and --option)") from None
         hub = Hub()
         table.listeners.append(hub.notify)
         publisher = None

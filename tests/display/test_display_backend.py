@@ -125,6 +125,9 @@ def test_broken_listener_does_not_stop_the_push() -> None:
         (["serve-fake", "--players", "ann:red,:blue"], "expected NAME:COLOUR"),
         (["serve-fake", "--table", "bad/id"], "table id 'bad/id'"),
         (["serve-fake", "--option", "novalue"], "expected KEY=VALUE"),
+        (["serve-fake", "--players", "a:red,b:blue"], "dice-hunter takes 3-4 players, got 2"),
+        (["serve-fake", "--game", "dice-fighter", "--players", "a:red"], "dice-fighter takes 2-2 players"),
+        (["serve-fake", "--option", "deck=bogus"], "deck"),
     ],
 )
 def test_cli_refuses_bad_input_clearly(args: list[str], message: str) -> None:
