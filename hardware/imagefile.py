@@ -48,22 +48,80 @@ def _jpeg(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _tiff(data: bytes) -> tuple[int, int] | None:
-    end = "<" if data[:2] == b"II" else ">"
-    (ifd,) = struct.unpack(end + "I", data[4:8])
-    if ifd + 2 > len(data):
-        return None
+#: the most TIFF directories (pages) looked at; a chain longer than this is refused
+MAX_TIFF_IFDS = 64
+_TIFF_SIZE_TAGS = {256: "width", 257: "height"}
+_TIFF_SUBIFD_TAGS = (330, 34665)  # SubIFDs, the EXIF directory: libtiff may read these as images too
+
+
+def _worse(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Is size ``a`` further over the limits than ``b`` (a side too long first, then more pixels)?"""
+    return (max(a) > MAX_SIDE, a[0] * a[1]) > (max(b) > MAX_SIDE, b[0] * b[1])
+
+
+def _tiff_directory(data: bytes, end: str, ifd: int) -> tuple[dict[int, int], list[int]]:
+    """One TIFF directory's size tags (tag -> value) and the directories it points to."""
+    if ifd < 8 or ifd + 2 > len(data):
+        raise ImageError(f"a TIFF directory at byte {ifd} lies outside the file ({len(data)} bytes)")
     (n,) = struct.unpack(end + "H", data[ifd : ifd + 2])
+    if ifd + 2 + 12 * n + 4 > len(data):
+        raise ImageError(f"the TIFF directory at byte {ifd} ({n} entries) runs past the end of the file")
     size: dict[int, int] = {}
+    links = [struct.unpack(end + "I", data[ifd + 2 + 12 * n : ifd + 6 + 12 * n])[0]]
     for k in range(n):
         at = ifd + 2 + 12 * k
-        if at + 12 > len(data):
-            break
-        tag, kind = struct.unpack(end + "HH", data[at : at + 4])
-        if tag in (256, 257):
+        tag, kind, count = struct.unpack(end + "HHI", data[at : at + 8])
+        if tag in _TIFF_SIZE_TAGS:
+            what = _TIFF_SIZE_TAGS[tag]
+            if tag in size:
+                raise ImageError(
+                    f"the TIFF names its {what} twice in one directory ({size[tag]} and more); "
+                    "an image whose size is ambiguous is not read"
+                )
+            if kind not in (3, 4) or count != 1:
+                raise ImageError(f"the TIFF's {what} is not one number (type {kind}, count {count})")
             fmt = end + ("H" if kind == 3 else "I")
             size[tag] = struct.unpack(fmt, data[at + 8 : at + 8 + struct.calcsize(fmt)])[0]
-    return (size[256], size[257]) if len(size) == 2 else None
+        elif tag in _TIFF_SUBIFD_TAGS and kind in (4, 13) and count <= MAX_TIFF_IFDS:
+            (where,) = struct.unpack(end + "I", data[at + 8 : at + 12])
+            if count == 1:
+                links.append(where)
+            elif where + 4 * count > len(data):
+                raise ImageError(f"the TIFF's sub-image list at byte {where} lies outside the file")
+            else:
+                links += struct.unpack(f"{end}{count}I", data[where : where + 4 * count])
+    return size, links
+
+
+def _tiff(data: bytes) -> tuple[int, int] | None:
+    """The largest size any directory of a TIFF names (width x height), or None if it names none.
+
+    A TIFF may name its size more than once: a tag repeated in one directory (libtiff takes one,
+    a reader that takes another sees another picture), or several directories (pages, sub-images).
+    What is decoded must be what is checked, so a repeated size tag is refused outright and every
+    directory's size is checked: the largest one stands for the file.
+    """
+    end = "<" if data[:2] == b"II" else ">"
+    (first,) = struct.unpack(end + "I", data[4:8])
+    todo, seen = [first], set()
+    biggest: tuple[int, int] | None = None
+    while todo:
+        ifd = todo.pop()
+        if ifd in seen or ifd == 0:
+            continue
+        seen.add(ifd)
+        if len(seen) > MAX_TIFF_IFDS:
+            raise ImageError(f"the TIFF has more than {MAX_TIFF_IFDS} directories (pages)")
+        size, links = _tiff_directory(data, end, ifd)
+        if len(size) == 2:
+            wh = (size[256], size[257])
+            if biggest is None or _worse(wh, biggest):
+                biggest = wh
+        elif ifd == first:
+            return None  # no size in the first directory: not an image a decoder reads either
+        # (a later directory without a size, such as EXIF, is not an image)
+        todo += links
+    return biggest
 
 
 def _pnm(data: bytes) -> tuple[int, int] | None:
@@ -79,7 +137,12 @@ def _pnm(data: bytes) -> tuple[int, int] | None:
 
 
 def image_size(data: bytes) -> tuple[str, int, int] | None:
-    """(format, width, height) from an image file's first bytes (64 KB suffice), or None if unknown."""
+    """(format, width, height) from an image file's first bytes, or None if unknown.
+
+    64 KB suffice, except for a TIFF: its directories may lie anywhere (libtiff writes them last),
+    so give it the whole file.  For a TIFF the size is the largest any of its directories names;
+    a TIFF whose size is ambiguous (a size tag twice in one directory) raises ImageError.
+    """
     try:
         if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
             w, h = struct.unpack(">II", data[16:24])
@@ -119,7 +182,11 @@ def image_size(data: bytes) -> tuple[str, int, int] | None:
 
 def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[str, int, int]:
     """The image's format and size from its header; raises ImageError when unknown or too large."""
-    found = image_size(data[: 64 * 1024])
+    head = data if data[:4] in (b"II*\x00", b"MM\x00*") else data[: 64 * 1024]
+    try:
+        found = image_size(head)
+    except ImageError as e:
+        raise ImageError(f"{name}: {e}") from None
     if found is None:
         raise ImageError(f"{name}: not a readable image (expected a {FORMATS} file)")
     fmt, w, h = found
@@ -137,13 +204,16 @@ def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[
 
 def decode(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode an image file's bytes to BGR uint8 once its header passes ``check_header``."""
-    check_header(data, name, max_pixels)
+    fmt, w, h = check_header(data, name, max_pixels)
     try:
         img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     except cv2.error as e:  # a header that passed ours but not the decoder's own checks
         raise ImageError(f"{name}: not a readable image ({str(e).strip().splitlines()[-1][:120]})") from None
     if img is None or img.size == 0:
         raise ImageError(f"{name}: not a readable image (its header is an image's, its data is not)")
+    if img.shape[1] * img.shape[0] > w * h:  # the header checked is not what was decoded
+        got = f"{img.shape[1]}x{img.shape[0]}"
+        raise ImageError(f"{name}: the {fmt} header says {w}x{h}, its data decodes to {got}; not read")
     return img
 
 

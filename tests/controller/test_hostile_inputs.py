@@ -141,3 +141,70 @@ def test_garbage_that_looks_like_an_image_is_a_clear_error(tmp_path: Path) -> No
         path.write_bytes(data)
         with pytest.raises(ImageError, match=name):
             read_image(path)
+
+
+def tiff_naming(*pages: list[tuple[int, int]]) -> bytes:
+    """A little-endian grey TIFF whose directories (one per page) name these (tag, value) pairs.
+
+    Each page's pixels are one deflated strip of zeros at most 100x100 wide, so the file stays tiny
+    whatever size it claims; a decoder that believes a larger size makes up the rest of the rows.
+    """
+    pixels = zlib.compress(b"\x00" * (100 * 100))
+    out = bytearray(b"II*\x00\x00\x00\x00\x00")
+    strip_at = len(out)
+    out += pixels
+    links: list[int] = [4]  # where each directory's offset is written
+    for entries in pages:
+        if len(out) % 2:
+            out += b"\x00"
+        struct.pack_into("<I", out, links[-1], len(out))
+        tags = [
+            *entries,
+            (258, 8),  # bits per sample
+            (259, 8),  # deflate
+            (262, 1),  # black is zero
+            (273, strip_at),
+            (277, 1),  # samples per pixel
+            (278, 100_000),  # rows per strip: one strip
+            (279, len(pixels)),
+        ]
+        out += struct.pack("<H", len(tags))
+        for tag, value in tags:  # in the order given: the repeated size tags stay where they are
+            out += struct.pack("<HHII", tag, 4, 1, value)
+        links.append(len(out))
+        out += b"\x00\x00\x00\x00"
+    return bytes(out)
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [(256, 12_000), (256, 100), (257, 12_000), (257, 100)],  # libtiff takes the first
+        [(256, 100), (256, 12_000), (257, 100), (257, 12_000)],  # a reader that takes the last
+    ],
+)
+def test_a_tiff_that_names_its_size_twice_is_refused(entries: list[tuple[int, int]], tmp_path: Path) -> None:
+    path = tmp_path / "twice.tiff"
+    path.write_bytes(tiff_naming(entries))
+    assert path.stat().st_size < 10_000
+    with pytest.raises(ImageError, match=r"twice.tiff: the TIFF names its width twice"):
+        read_image(path)
+
+
+def test_every_page_of_a_tiff_is_checked(tmp_path: Path) -> None:
+    small = [(256, 100), (257, 100)]
+    path = tmp_path / "pages.tiff"
+    path.write_bytes(tiff_naming(small, small))
+    assert read_image(path).shape == (100, 100, 3)  # a genuine two-page TIFF is read (its first page)
+    path.write_bytes(tiff_naming(small, [(256, 12_000), (257, 12_000)]))
+    with pytest.raises(ImageError, match=r"pages.tiff: the TIFF image is 12000x12000 = 144 megapixels"):
+        read_image(path)
+
+
+def test_a_tiff_whose_directory_is_written_last_is_read(tmp_path: Path) -> None:
+    """libtiff (OpenCV's own writer) puts the directory after the pixels: beyond the first 64 KB."""
+    image = np.random.default_rng(5).integers(0, 255, (600, 800, 3), np.uint8)
+    path = tmp_path / "big.tiff"
+    assert cv2.imwrite(str(path), image)
+    assert path.stat().st_size > 64 * 1024
+    assert np.array_equal(read_image(path), image)
