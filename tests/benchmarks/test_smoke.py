@@ -1,0 +1,104 @@
+"""Benchmarks that cannot rot (issue 32 item 5): every benchmark runs in its smoke mode (a few
+inputs) as ``python -m benchmarks.NAME`` from the repository's root and prints its table; a smoke
+run's figures mean nothing, so nothing here asserts a time or an accuracy."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHMARKS = ROOT / "benchmarks"
+REAL = ROOT.parent / "shared" / "fixtures" / "real"
+
+#: benchmark -> the arguments of its smoke run
+SMOKE: dict[str, list[str]] = {
+    "live": ["--smoke"],
+}
+#: benchmarks that read the shared real photos (skipped, saying so, when shared/ is absent)
+NEEDS_REAL: set[str] = set()
+#: scripts that still edit sys.path or import in a circle (being rewritten onto the harness by
+#: issue 28's perception step and issue 32's tumble work); none may be added
+PENDING = {"end_to_end", "geometry", "board_frame", "colours", "tumble"}
+#: a Markdown table's rule line, as benchmarks.harness.markdown_table writes it
+RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
+
+
+def _scripts() -> list[str]:
+    """Every benchmark that runs as a program (has a ``__main__`` block)."""
+    return sorted(
+        p.stem
+        for p in BENCHMARKS.glob("*.py")
+        if 'if __name__ == "__main__":' in p.read_text(encoding="utf-8")
+    )
+
+
+def _edits_sys_path(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "path"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sys"
+        ):
+            return True
+    return False
+
+
+def _benchmark_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("benchmarks."):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.ImportFrom) and node.module == "benchmarks":
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("benchmarks."))
+    return found
+
+
+def test_no_import_circle_among_benchmarks() -> None:
+    graph = {p.stem: _benchmark_imports(p) - {p.stem} for p in BENCHMARKS.glob("*.py")}
+
+    def reaches(a: str, b: str, seen: set[str]) -> bool:
+        return any(n == b or (n not in seen and reaches(n, b, seen | {n})) for n in graph.get(a, ()))
+
+    circles = {a for a in graph if reaches(a, a, {a})}
+    assert sorted(circles - PENDING) == []
+
+
+def test_the_checks_see_a_sys_path_edit_and_an_import(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(
+        "import sys\nfrom benchmarks.harness import ROOT\ndef f():\n    sys.path.insert(0, '')\n"
+        "    from benchmarks import geometry\n",
+        encoding="utf-8",
+    )
+    assert _edits_sys_path(tmp_path / "a.py")
+    assert _benchmark_imports(tmp_path / "a.py") == {"harness", "geometry"}
+    assert RULE.search("text\n|---|---|\n") and not RULE.search("| a | b |\n")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SMOKE))
+def test_benchmark_runs_and_prints_its_table(name: str, tmp_path: Path) -> None:
+    if name in NEEDS_REAL and not REAL.is_dir():
+        pytest.skip(f"real photos not found at {REAL} (the shared/ folder is not beside the repo)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env["DICETABLE_DATA_DIR"] = str(tmp_path / "userdata")
+    proc = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{name}", *SMOKE[name]],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, f"benchmarks.{name} failed:\n{proc.stderr[-4000:]}"
+    assert RULE.search(proc.stdout), f"benchmarks.{name} printed no table:\n{proc.stdout[-2000:]}"
