@@ -4,13 +4,20 @@ Anything a client of the broker sends is untrusted (a table's credentials may
 leak, a table may be buggy).  A message either passes whole, rebuilt from the
 checked fields only, or is refused whole with a reason naming the field; the
 hall then keeps the table's last good picture.
+
+Every check takes any JSON value without raising anything but ``BadMessage``:
+a list where a name belongs, a number of 400 digits, an array nested thousands
+deep (``parse`` refuses nesting before ``json`` recurses into it).  A check that
+raised anything else would end the MQTT client's network thread, and with it the
+hall, at every restart while the message stays retained.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Collection, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from engine import GAMES
@@ -24,8 +31,65 @@ MAX_TEXT = 200
 MAX_SCORE = 10**7
 
 
+#: the deepest nesting of arrays and objects a message may have (a summary needs 3)
+MAX_DEPTH = 8
+
+
 class BadMessage(ValueError):
     """A broker message the hall refuses; the message names the field and what was expected."""
+
+
+def parse(payload: bytes | bytearray, max_bytes: int) -> dict[str, Any]:
+    """A message's JSON object, or BadMessage saying why not (never another error)."""
+    if len(payload) > max_bytes:
+        raise BadMessage(f"expected at most {max_bytes} bytes, got {len(payload)}")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as e:
+        why = f"{e.reason} at byte {e.start}"
+        raise BadMessage(f"expected UTF-8 JSON, got bytes that are not UTF-8 ({why})") from None
+    depth = _depth(text)
+    if depth > MAX_DEPTH:
+        raise BadMessage(f"expected JSON nested at most {MAX_DEPTH} deep, got {depth}")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as e:  # ValueError: bad JSON, or an integer of > 4300 digits
+        raise BadMessage(f"expected a JSON object, got text that is not JSON ({str(e)[:80]})") from None
+    if not isinstance(value, dict):
+        raise BadMessage(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _depth(text: str) -> int:
+    """How deep arrays and objects nest in JSON text (brackets inside strings do not count)."""
+    brackets = text.count("[") + text.count("{")
+    if brackets <= MAX_DEPTH:
+        return brackets  # at most that deep: no need to look closer
+    deepest = level = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif ch in "]}":
+            level -= 1
+    return deepest
+
+
+def _one_of(value: Any, allowed: Collection[str], what: str) -> str:
+    """``value`` if it is one of the ``allowed`` strings (a list or a dict is not: no TypeError)."""
+    if not isinstance(value, str) or value not in allowed:
+        raise BadMessage(f"{what}: expected one of {sorted(allowed)}, got {value!r:.60}")
+    return value
 
 
 def _name(value: Any, what: str) -> str:
@@ -54,7 +118,8 @@ def _int(value: Any, what: str, lo: int, hi: int, optional: bool = False) -> int
 
 def _score(value: Any, what: str) -> int | float:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or abs(value) > MAX_SCORE:
+    # the range first: math.isfinite(10**400) raises OverflowError
+    if not ok or not -MAX_SCORE <= value <= MAX_SCORE or not math.isfinite(value):
         raise BadMessage(f"{what}: expected a number within ±{MAX_SCORE}, got {value!r:.60}")
     return int(value) if isinstance(value, int) else float(value)
 
@@ -62,17 +127,21 @@ def _score(value: Any, what: str) -> int | float:
 def _time(value: Any, what: str, optional: bool = True) -> str | None:
     if value is None and optional:
         return None
+    expected = f"{what}: expected an ISO 8601 time with its UTC offset, in the years 2000-2999"
     if not isinstance(value, str) or len(value) > 40:
-        raise BadMessage(f"{what}: expected an ISO 8601 time, got {value!r:.60}")
+        raise BadMessage(f"{expected}, got {value!r:.60}")
     try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        raise BadMessage(f"{what}: expected an ISO 8601 time, got {value!r:.60}") from None
+        when = datetime.fromisoformat(value)
+        utc = when.astimezone(UTC) if when.tzinfo is not None else None  # year 1 at +14:00 overflows
+    except (ValueError, OverflowError, OSError):
+        utc = None
+    if utc is None or not 2000 <= utc.year <= 2999:
+        raise BadMessage(f"{expected}, got {value!r:.60}")
     return value
 
 
 def _table(payload: Mapping[str, Any], table_id: str) -> None:
-    if payload.get("table") != table_id:
+    if not isinstance(payload.get("table"), str) or payload.get("table") != table_id:
         got = payload.get("table")
         raise BadMessage(f"table: expected {table_id!r} (the id in the topic), got {got!r:.60}")
 
@@ -85,10 +154,8 @@ def _players(payload: Mapping[str, Any]) -> list[dict[str, str]]:
     for i, p in enumerate(players):
         if not isinstance(p, Mapping):
             raise BadMessage(f"players[{i}]: expected {{name, colour}}, got {p!r:.60}")
-        colour = p.get("colour")
-        if colour not in COLOURS:
-            raise BadMessage(f"players[{i}].colour: expected one of {sorted(COLOURS)}, got {colour!r:.60}")
-        out.append({"name": _name(p.get("name"), f"players[{i}].name"), "colour": str(colour)})
+        colour = _one_of(p.get("colour"), COLOURS, f"players[{i}].colour")
+        out.append({"name": _name(p.get("name"), f"players[{i}].name"), "colour": colour})
     names = [p["name"] for p in out]
     if len(set(names)) != len(names):
         raise BadMessage(f"players: names must differ, got {names}")
@@ -100,16 +167,18 @@ def _scores_and_winners(payload: Mapping[str, Any], names: list[str]) -> tuple[d
     if not isinstance(scores, Mapping) or not set(scores) <= set(names):
         raise BadMessage(f"scores: expected player -> number for the players {names}, got {scores!r:.80}")
     winners = payload.get("winners", [])
-    if not isinstance(winners, list) or not set(winners) <= set(names) or len(winners) > len(names):
-        raise BadMessage(f"winners: expected a list of the players {names}, got {winners!r:.80}")
-    return {k: _score(v, f"scores[{k!r}]") for k, v in scores.items()}, [str(w) for w in winners]
+    if (
+        not isinstance(winners, list)
+        or not all(isinstance(w, str) and w in names for w in winners)
+        or len(set(winners)) != len(winners)
+    ):
+        raise BadMessage(f"winners: expected a list of the players {names}, each once, got {winners!r:.80}")
+    return {k: _score(v, f"scores[{k!r}]") for k, v in scores.items()}, list(winners)
 
 
 def _game(payload: Mapping[str, Any]) -> str | None:
     game = payload.get("game")
-    if game is not None and game not in GAMES:
-        raise BadMessage(f"game: expected one of {sorted(GAMES)}, got {game!r:.60}")
-    return game
+    return None if game is None else _one_of(game, GAMES, "game")
 
 
 def check_summary(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -118,11 +187,9 @@ def check_summary(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     players = _players(payload)
     names = [p["name"] for p in players]
     scores, winners = _scores_and_winners(payload, names)
-    status = payload.get("status")
-    if status not in STATUSES:
-        raise BadMessage(f"status: expected one of {sorted(STATUSES)}, got {status!r:.60}")
+    status = _one_of(payload.get("status"), STATUSES, "status")
     current = payload.get("current_player")
-    if current is not None and current not in names:
+    if current is not None and not (isinstance(current, str) and current in names):
         raise BadMessage(f"current_player: expected one of the players {names} or null, got {current!r:.60}")
     return {
         "table": table_id,
@@ -142,9 +209,7 @@ def check_summary(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
 def check_status(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """A table's ``status`` message: online or offline, and when."""
     _table(payload, table_id)
-    status = payload.get("status")
-    if status not in ("online", "offline"):
-        raise BadMessage(f"status: expected 'online' or 'offline', got {status!r:.60}")
+    status = _one_of(payload.get("status"), ("online", "offline"), "status")
     return {"table": table_id, "status": status, "t": _time(payload.get("t"), "t")}
 
 

@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -34,7 +34,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from display.broker import DEFAULT_PREFIX, BrokerLink, new_client
-from display.hall_checks import BadMessage, check_result, check_status, check_summary
+from display.hall_checks import check_result, check_status, check_summary, parse
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +223,7 @@ class Hall:
 
     MAX_PAYLOAD = 16_384
     MAX_GONE = 1024  # removed ids remembered for pages that are behind; older removals mean a full resend
+    MAX_REFUSALS = 50  # refused messages remembered (with their reason) for the page and the API
 
     def __init__(
         self,
@@ -253,10 +254,13 @@ class Hall:
         self._notifier: threading.Thread | None = None
         self.connected = False
         self.refused = 0  # messages refused by the checks (each one logged with its reason)
+        self.refusals: deque[dict[str, str]] = deque(maxlen=self.MAX_REFUSALS)  # the latest, with why
+        self.last_refused: dict[str, str] | None = None
         self.client = new_client(self.link, f"dicetable-hall-{id(self):x}")
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.suppress_exceptions = True  # behind _on_message's own last resort: the thread lives
 
     def start(self) -> None:
         self._notifier = threading.Thread(target=self._notify_loop, name="hall-notify", daemon=True)
@@ -302,10 +306,13 @@ class Hall:
         with self._lock:
             self._expire()
             tables = [dict(v, table=k) for k, v in sorted(self._tables.items())]
+            refused, last_refused = self.refused, self.last_refused
         return {
             "broker": f"{self.host}:{self.port}",
             "tls": self.link.tls,
             "connected": self.connected,
+            "refused": refused,
+            "last_refused": last_refused,
             "tables": tables,
         }
 
@@ -322,6 +329,7 @@ class Hall:
             full = since <= 0 or since < self._gone_floor or since > version
             changed = [dict(v, table=k) for k, v in self._tables.items() if full or v["v"] > since]
             gone = [] if full else [k for k, v in self._gone.items() if v > since]
+            refused, last_refused = self.refused, self.last_refused
         changed.sort(key=lambda t: t["table"])
         return {
             "version": version,
@@ -329,6 +337,8 @@ class Hall:
             "broker": f"{self.host}:{self.port}",
             "tls": self.link.tls,
             "connected": self.connected,
+            "refused": refused,
+            "last_refused": last_refused,
             "tables": changed,
             "gone": gone,
         }
@@ -394,6 +404,17 @@ class Hall:
             self._bump()
         self._changed()
 
+    def _refuse(self, topic: str, why: str) -> None:
+        """Count, log and remember a refused message: it changes nothing else."""
+        entry = {"topic": topic[:200], "why": why[:300], "at": _now_iso()}
+        with self._lock:
+            self.refused += 1
+            self.refusals.append(entry)
+            self.last_refused = entry
+            self._bump()
+        log.warning("refused message on %s: %s", entry["topic"], entry["why"])
+        self._changed()
+
     def _parse(self, msg: mqtt.MQTTMessage) -> tuple[str, str, dict[str, Any]] | None:
         """(table id, kind, checked payload), or None for a message that is refused (and logged)."""
         head, _, rest = msg.topic.rpartition("/")
@@ -402,18 +423,20 @@ class Hall:
             return None
         try:
             check_table_id(table_id)
-            if len(msg.payload) > self.MAX_PAYLOAD:
-                raise BadMessage(f"expected at most {self.MAX_PAYLOAD} bytes, got {len(msg.payload)}")
-            payload = json.loads(msg.payload.decode("utf-8"))
-            if not isinstance(payload, dict):
-                raise BadMessage("expected a JSON object")
-            return table_id, rest, CHECKS[rest](table_id, payload)
-        except (UnicodeDecodeError, ValueError) as e:  # BadMessage and JSONDecodeError are ValueErrors
-            self.refused += 1
-            log.warning("refused message on %s: %s", msg.topic, e)
+            return table_id, rest, CHECKS[rest](table_id, parse(msg.payload, self.MAX_PAYLOAD))
+        except ValueError as e:  # BadMessage, or a table id that is not one
+            self._refuse(msg.topic, str(e))
             return None
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Every message, whatever it holds: an error here would end paho's network thread (and the hall)."""
+        try:
+            self._take(msg)
+        except Exception as e:  # the last resort: the checks should have refused it already
+            log.exception("hall failed on a message on %s", msg.topic)
+            self._refuse(msg.topic, f"the hall could not take it ({type(e).__name__}: {str(e)[:120]})")
+
+    def _take(self, msg: mqtt.MQTTMessage) -> None:
         parsed = self._parse(msg)
         if parsed is None:
             return
@@ -443,9 +466,12 @@ class Hall:
                 entry[kind if kind == "result" else "summary"] = checked
             entry["seen"] = round(now, 3)
             entry["v"] = self._bump()
-        if kind == "result" and self.on_result is not None:
-            self.on_result(table_id, checked)
         self._changed()
+        if kind == "result" and self.on_result is not None:
+            try:
+                self.on_result(table_id, checked)
+            except Exception:  # a broken listener must not stop the hall
+                log.exception("hall result listener failed on table %s's result", table_id)
 
 
 CHECKS = {"state": check_summary, "status": check_status, "result": check_result}

@@ -82,6 +82,12 @@ function drawHeader() {
   b.textContent = `broker ${header.broker}${header.tls ? " (TLS)" : ""}: ${header.connected ? "connected" : "reconnecting"}`;
   document.body.dataset.broker = header.connected ? "up" : "down";
   document.getElementById("empty").hidden = hallTables.size > 0;
+  // messages the hall refused: how many, and the latest with why (they changed nothing)
+  const r = document.getElementById("refused");
+  r.hidden = !header.refused;
+  const last = header.last_refused;
+  r.textContent = header.refused
+    ? `${header.refused} message(s) refused, the latest on ${last ? last.topic : "?"}: ${last ? last.why : ""}` : "";
 }
 
 // The whole hall: from /api/tables, or a push with full = true.

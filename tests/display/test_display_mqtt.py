@@ -230,3 +230,69 @@ def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) 
             browser.close()
     finally:
         hall.stop()
+
+
+def test_retained_hostile_messages_stop_neither_hall_nor_tournament(broker: Any, tmp_path: Any) -> None:
+    """Each hostile payload retained on its own table's topic, so all are re-delivered at every start;
+    the hall and `dicetable tournament`'s wiring refuse each with why and still take a genuine result."""
+    from datetime import UTC, datetime
+
+    from test_hall_checks import HOSTILE, result_payload
+
+    from controller.tournament import Tournament
+    from controller.tournament_file import TournamentFile
+    from display.tournament_app import TournamentView
+
+    raw = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    raw.connect("127.0.0.1", broker.port)
+    raw.loop_start()
+
+    def publish(table: str, kind: str, text: str, retain: bool = True) -> None:
+        text = text.replace('"t1"', json.dumps(table))  # the topic's table id, so the deep checks run
+        topic = f"dicetable/v1/tables/{table}/{kind}"
+        raw.publish(topic, text.encode(), qos=1, retain=retain).wait_for_publish(5)
+
+    for i, (kind, text) in enumerate(HOSTILE):
+        publish(f"x{i}", kind, text)
+    spec = TournamentFile.model_validate(
+        {
+            "tournament": {"name": "Open", "tables": ["t1"], "confirm": "table"},
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "rounds": [{"game": "dicetar-wars"}],
+        }
+    )
+    tournament = Tournament(spec, tmp_path / "t.sqlite3")
+    tournament.start_next_round()
+    try:
+        kept = sum(1 for _, text in HOSTILE if text)  # an empty retained publish deletes, not keeps
+        for restart in range(2):  # retained: every start of the hall meets them all again
+            hall = Hall("127.0.0.1", broker.port, keepalive=2)
+            view = TournamentView(tournament, hall, Hub())
+            hall.on_change, hall.on_result = view.changed, view.on_result
+            hall.start()
+            try:
+                retained = f"every retained hostile message, start {restart}"
+                wait_until(lambda h=hall, n=kept: h.refused >= n, what=retained)
+                for kind, text in HOSTILE:  # and live, not retained, on the table's own topics
+                    publish("t1", kind, text, retain=False)
+                both = kept + len(HOSTILE)
+                wait_until(lambda h=hall, n=both: h.refused >= n, what="the live hostile messages")
+                assert hall.connected and hall.snapshot()["tables"] == []
+                assert "expected" in hall.snapshot()["last_refused"]["why"]
+            finally:
+                if restart == 0:
+                    hall.stop()
+        genuine = result_payload(
+            game="dicetar-wars",
+            players=[{"name": "ann", "colour": "red"}, {"name": "bob", "colour": "blue"}],
+            finished=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        publish("t1", "result", json.dumps(genuine))
+        wait_until(lambda: tournament.matches(1)[0]["status"] == "confirmed", what="the genuine result taken")
+        assert tournament.matches(1)[0]["scores"] == {"ann": 300, "bob": 100}
+        assert hall_table(hall, "t1")["result"]["winners"] == ["ann"]
+        hall.stop()
+    finally:
+        raw.loop_stop()
+        raw.disconnect()
+        tournament.close()

@@ -121,3 +121,67 @@ def test_a_result_reaches_the_results_listener_checked() -> None:
     hall._on_message(None, None, message(result_topic("t1"), result))  # type: ignore[arg-type]
     hall._on_message(None, None, message(result_topic("t1"), {**result, "winners": "ann"}))  # type: ignore[arg-type]
     assert got == [("t1", result)]
+
+
+def result_payload(table: str = "t1", **over: Any) -> dict[str, Any]:
+    result = {k: good(table)[k] for k in ("table", "game", "players", "scores", "seq")}
+    return {**result, "winners": ["ann"], "finished": "2026-11-21T21:30:00+00:00", **over}
+
+
+DEEP = "[" * 8000 + "]" * 8000
+#: (kind, JSON text) that once raised something other than ValueError inside the checks
+HOSTILE: list[tuple[str, str]] = [
+    ("state", json.dumps(good()).replace('"ann": 300', '"ann": 1' + "0" * 400)),  # 10**400
+    ("result", json.dumps(result_payload()).replace('"ann": 300', '"ann": -1' + "0" * 400)),
+    ("state", DEEP),
+    ("state", json.dumps(good(players=[])).replace('"players": []', f'"players": {DEEP}')),
+    ("state", json.dumps(good(players=[{"name": "ann", "colour": ["red"]}]))),
+    ("state", json.dumps(good(players=[{"name": "ann", "colour": {"red": 1}}]))),
+    ("result", json.dumps(result_payload(players=[{"name": "ann", "colour": []}]))),
+    ("state", json.dumps(good(status=["playing"]))),
+    ("state", json.dumps(good(status={"over": True}))),
+    ("status", json.dumps({"table": "t1", "status": ["online"]})),
+    ("status", json.dumps({"table": "t1", "status": {"online": 1}})),
+    ("state", json.dumps(good(game=["dice-hunter"]))),
+    ("state", json.dumps(good(game={"dice-hunter": 1}))),
+    ("result", json.dumps(result_payload(game={}))),
+    ("state", json.dumps(good(winners=[["ann"]]))),
+    ("state", json.dumps(good(winners=[{"ann": 1}]))),
+    ("result", json.dumps(result_payload(winners=[["ann"], {}]))),
+    ("result", json.dumps(result_payload(winners={"ann": 1}))),
+    ("state", json.dumps(good(current_player=["bob"]))),
+    ("state", json.dumps(good(table=["t1"]))),
+    ("state", json.dumps(good(updated="0001-01-01T00:00:00+14:00"))),
+    ("status", json.dumps({"table": "t1", "status": "offline", "t": "0001-01-01T00:00:00+14:00"})),
+    ("state", json.dumps(good(scores={"ann": float("nan")}))),
+    ("state", json.dumps(good(scores=[300, 100]))),
+    ("state", json.dumps(good(players={"ann": "red"}))),
+    ("state", json.dumps(good(players=[["ann", "red"]]))),
+    ("state", json.dumps(good(round=[2]))),
+    ("result", json.dumps(result_payload(winners=["ann", "ann"]))),
+    ("state", '{"table": "t1", "scores": {"ann": 1' + "0" * 5000 + "}}"),  # over Python's 4300 digits
+    ("state", "[]"),
+    ("state", "12"),
+    ("state", ""),
+]
+
+
+@pytest.mark.parametrize("kind, text", HOSTILE, ids=[f"{k}-{i}" for i, (k, _) in enumerate(HOSTILE)])
+def test_a_hostile_message_is_refused_with_why_and_raises_nothing_else(kind: str, text: str) -> None:
+    got: list[Any] = []
+    hall = Hall(clock=Clock(), on_result=lambda t, r: got.append(r))
+    topic = {"state": state_topic, "status": status_topic, "result": result_topic}[kind]("t1")
+    hall._on_message(None, None, message(topic, text.encode()))  # type: ignore[arg-type]
+    assert hall.refused == 1 and hall.snapshot()["tables"] == [] and got == []
+    why = hall.snapshot()["last_refused"]["why"]
+    assert "expected" in why and "could not take it" not in why, why  # the checks refused it, not the net
+
+
+def test_the_last_resort_keeps_the_hall_when_a_listener_or_check_fails() -> None:
+    def broken(table: str, result: dict[str, Any]) -> None:
+        raise RuntimeError("listener broke")
+
+    hall = Hall(clock=Clock(), on_result=broken)
+    hall._on_message(None, None, message(result_topic("t1"), result_payload()))  # type: ignore[arg-type]
+    [entry] = hall.snapshot()["tables"]
+    assert entry["result"]["scores"] == {"ann": 300, "bob": 100} and hall.refused == 0
