@@ -1,6 +1,6 @@
 """Benchmark the d6 reader on the shared real photos first, the renders after (issues 4 and 19).
 
-    nice -n 10 .venv/bin/python benchmarks/vision_d6.py [--real DIR] [--out FILE.md] [--models SPEC ...]
+    nice -n 10 .venv/bin/python -m benchmarks.vision_d6 [--real DIR] [--out FILE.md] [--models SPEC ...]
 
 Per set and split (held-out first): detection recall and precision (a detection matches a labelled
 die when its centre lies inside that die's box), read accuracy (right value among all labelled
@@ -16,9 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,25 +27,34 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from controller.config import TableSection  # noqa: E402
-from hardware.drawn import random_scene  # noqa: E402
-from training.baseline import read_dice_classic  # noqa: E402
-from training.dataset import (  # noqa: E402
-    LabelledImage,
-    apply_corrections,
-    d20_desk_held_out,
-    is_held_out,
-    load_all,
-    load_no_d6,
-    load_rendered,
-    negative_held_out,
+from benchmarks import harness
+from benchmarks.harness import (
+    REAL,
+    RENDERED,
+    RESULTS,
+    ROOT,
+    Set,
+    Truth,
+    add_smoke,
+    imread,
+    markdown_table,
+    match_boxes,
+    quantile,
+    run_header,
+    share,
+    shown,
+    spaced,
+    split_rank,
+    timed,
+    truth_of,
 )
-from vision.reader import DiceReader  # noqa: E402
-from vision.verifier import NET_PATH, NetVerifier  # noqa: E402
-from vision.where import DieSize, EmptyTable, PlayArea, board_outline_px  # noqa: E402
+from controller.config import TableSection
+from hardware.drawn import random_scene
+from training.baseline import read_dice_classic
+from training.dataset import LabelledImage, apply_corrections, is_held_out
+from vision.reader import DiceReader
+from vision.verifier import NET_PATH, NetVerifier
+from vision.where import DieSize, EmptyTable, PlayArea, board_outline_px
 
 #: the confidence at which the table scores a reading without asking a person (table.toml's
 #: table.confidence_threshold, default)
@@ -55,11 +62,13 @@ ASK = float(TableSection.model_fields["confidence_threshold"].default)
 
 Found = list[tuple[tuple[float, float], int, float]]  # centre, value, confidence
 Reader = Callable[[np.ndarray], Found]
-Truth = Sequence[tuple[tuple[float, float, float, float], int]]
+#: --smoke: photos a set, drawn frames
+SMOKE_PHOTOS = 2
+SMOKE_SYNTHETIC = 1
 
 
 @dataclass
-class Tally:
+class Tally(harness.Tally):
     labelled: int = 0
     detections: int = 0
     matched: int = 0
@@ -71,20 +80,9 @@ class Tally:
     cpu_ms: list[float] = field(default_factory=list)
 
     def add(self, truth: Truth, found: Found, ms: float, cpu_ms: float) -> None:
-        used: dict[int, int] = {}  # reading -> labelled value
-        right = 0
-        for box, value in truth:
-            inside = [
-                i
-                for i, ((x, y), _, _) in enumerate(found)
-                if i not in used and box[0] <= x <= box[2] and box[1] <= y <= box[3]
-            ]
-            if not inside:
-                continue
-            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-            best = min(inside, key=lambda i: (found[i][0][0] - cx) ** 2 + (found[i][0][1] - cy) ** 2)
-            used[best] = value
-            right += found[best][1] == value
+        matched = match_boxes([box for box, _ in truth], [centre for centre, _, _ in found])
+        used = {i: value for i, (_, value) in zip(matched, truth, strict=True) if i is not None}
+        right = sum(found[i][1] == value for i, value in used.items())
         self.silent += sum(1 for i, (_, v, c) in enumerate(found) if c >= ASK and used.get(i) != v)
         self.labelled += len(truth)
         self.detections += len(found)
@@ -96,12 +94,10 @@ class Tally:
         self.cpu_ms.append(cpu_ms)
 
     def row(self, kind: str) -> list[str]:
-        def count(a: int, b: int) -> str:  # to two places, with the counts: 99.46 % is not 99.5 %
-            return f"{100 * a / b:.2f} % ({a}/{b})" if b else "-"
+        count = share  # to two places, with the counts: 99.46 % is not 99.5 %
 
         def p95(v: list[float]) -> str:
-            v = sorted(v)
-            return f"{v[min(len(v) - 1, int(0.95 * len(v)))]:.1f}" if v else "-"
+            return f"{quantile(v, 0.95):.1f}" if v else "-"
 
         no_d6 = kind == "none"
         phantoms = self.detections - self.matched
@@ -241,25 +237,7 @@ def classic(img: np.ndarray) -> Found:
     return [(c, v, 1.0) for c, v in read_dice_classic(img)]
 
 
-def timed(reader: Reader, img: np.ndarray) -> tuple[Found, float, float]:
-    """The reading, wall-clock ms, and CPU ms of this process (not inflated by other jobs)."""
-    c, t = time.process_time(), time.perf_counter()
-    found = reader(img)
-    return found, (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
-
-
-def truth_of(item: LabelledImage, img: np.ndarray) -> list[tuple[tuple[float, float, float, float], int]]:
-    h, w = img.shape[:2]
-    out = []
-    for d in item.dice:
-        box = d.box if d.box[2] > d.box[0] else (0.0, 0.0, float(w), float(h))
-        out.append((box, d.value))
-    return out
-
-
-def synthetic(
-    n: int, seed: int = 7
-) -> list[tuple[np.ndarray, list[tuple[tuple[float, float, float, float], int]]]]:
+def synthetic(n: int, seed: int = 7) -> list[tuple[np.ndarray, Truth]]:
     """Drawn 1280x960 felt tables with 10 dice each (the lead's demo-frame setting)."""
     rng = np.random.default_rng(seed)
     out = []
@@ -273,73 +251,13 @@ def synthetic(
     return out
 
 
-def shown(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-@dataclass(frozen=True)
-class Set:
-    """A set of photos: its kind ("scene", "crops" or "none": no d6 on them) and its split."""
-
-    name: str
-    items: list[LabelledImage]
-    kind: str
-    split: Callable[[LabelledImage, np.ndarray], str]
-
-
-def _model_split(item: LabelledImage, img: np.ndarray) -> str:
-    return "held-out" if is_held_out(item.path.name) else "train"
-
-
-def sets_of(real: Path, rendered: Path) -> list[Set]:
-    """The real sets first, then the renders; each with its held-out split."""
-    labelled = load_all(real)
-    out = [
-        Set(name, items, "crops" if name.endswith("crops") else "scene", _model_split)
-        for name, items in labelled.items()
-    ]
-    if (real / "negatives" / "images").is_dir():
-        out.append(
-            Set(
-                "negatives (no dice)",
-                load_no_d6(real, "negatives"),
-                "none",
-                lambda item, img: "held-out" if negative_held_out(item.path) else "train",
-            )
-        )
-    if (real / "d20_desk_scenes" / "images").is_dir():
-        out.append(
-            Set(
-                "d20_desk_scenes (a d20, no d6)",
-                load_no_d6(real, "d20_desk_scenes"),
-                "none",
-                lambda item, img: "held-out" if d20_desk_held_out(img) else "train",
-            )
-        )
-    if rendered.is_dir() and any(rendered.glob("scene_*.json")):
-        out.append(
-            Set(
-                "project rendered boards",
-                load_rendered(rendered),
-                "scene",
-                lambda i, m: "scenes not trained on",
-            )
-        )
-    return out
-
-
-SPLIT_RANK = {"held-out": 0, "train": 2}
-
-
-def split_rank(split: str) -> int:
-    return SPLIT_RANK.get(split, 1)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
-    ap.add_argument("--real", type=Path, default=ROOT.parent / "shared" / "fixtures" / "real")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "vision_d6.md")
-    ap.add_argument("--rendered", type=Path, default=ROOT / "tests" / "fixtures" / "rendered")
+    ap.add_argument("--real", type=Path, default=REAL)
+    ap.add_argument(
+        "--out", type=Path, help=f"where to store the report (default {shown(RESULTS / 'vision_d6.md')})"
+    )
+    ap.add_argument("--rendered", type=Path, default=RENDERED)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--held-out-only", action="store_true", help="skip the train photos (quicker)")
     ap.add_argument(
@@ -359,11 +277,20 @@ def main() -> None:
         default=ROOT / "benchmarks" / "byler_label_corrections.csv",
         help="held-out byler_d6 label corrections judged by eye (also reported against the labels as given)",
     )
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.out is None and not args.smoke:
+        args.out = RESULTS / "vision_d6.md"
+    if args.smoke:
+        args.synthetic = min(args.synthetic, SMOKE_SYNTHETIC)
     cv2.setNumThreads(1)
     load_before = " / ".join(f"{v:.1f}" for v in os.getloadavg())
     console = Console(stderr=True)
-    sets = sets_of(args.real, args.rendered)
+    sets = harness.sets_of(args.real, args.rendered)
+    if not sets:
+        raise SystemExit(f"--real: no labelled photos under {args.real} (expected the shared real photos)")
+    if args.smoke:
+        sets = [Set(st.name, spaced(st.items, SMOKE_PHOTOS), st.kind, st.split) for st in sets]
     corrected: dict[Path, LabelledImage] = {}
     corrected_split = "held-out, labels corrected"
     byler = [s for s in sets if s.name == "byler_d6"]
@@ -404,9 +331,7 @@ def main() -> None:
         for st in sets:
             for item in st.items:
                 progress.advance(task)
-                img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-                if img is None:
-                    raise SystemExit(f"{item.path}: not a readable image")
+                img = imread(item.path)
                 split = st.split(item, img)
                 if args.held_out_only and split == "train":
                     continue
@@ -450,7 +375,7 @@ def main() -> None:
         "p95 CPU ms",
     ]
     table = Table(*head, title="pip d6 reading")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     set_order = {name: i for i, name in enumerate(kinds)}
     reader_order = {name: i for i, name in enumerate(readers)}
     ordered = sorted(
@@ -459,7 +384,7 @@ def main() -> None:
     for (set_name, split, rname), t in ordered:
         row = [set_name, split, rname, *t.row(kinds[set_name])]
         table.add_row(*row)
-        lines.append("| " + " | ".join(row) + " |")
+        rows.append(row)
     console.print(table)
     speed = []
     if "classic blobs+DBSCAN" in readers:
@@ -472,25 +397,19 @@ def main() -> None:
                     speed.append(
                         f"- {key[0]} {key[1]}, {rname}: {ratio:.1f}x the classic pip reader's median CPU ms"
                     )
-    cmd = "nice -n 10 .venv/bin/python benchmarks/vision_d6.py"
-    cmd += "".join(f" --models {m}" for m in args.models)
-    cmd += " --held-out-only" if args.held_out_only else ""
-    cmd += " --where" if args.where else ""
     text = (
         "# Vision: pip d6 reading (issues 4 and 19)\n\n"
-        f"Reproduce: `{cmd}` (one core: cv2.setNumThreads(1); timings exclude decoding the file).\n\n"
+        + run_header()
+        + "\nOne core: cv2.setNumThreads(1); timings exclude decoding the file.\n\n"
         + SPLITS
-        + "\n".join(lines)
+        + "\n".join(markdown_table(head, rows))
         + "\n\n"
         + ("Speed, same run:\n\n" + "\n".join(speed) + "\n\n" if speed else "")
-        + f"Machine: {os.cpu_count()} cores shared with other jobs; load average {load_before} at the start "
-        f"and {' / '.join(f'{v:.1f}' for v in os.getloadavg())} at the end of this run. CPU ms are this "
-        "process's CPU time (closer to an idle core than wall-clock time under load).\n\n"
+        + f"Load average {load_before} at the start of this run (the header's is at its end). CPU ms are "
+        "this process's CPU time (closer to an idle core than wall-clock time under load).\n\n"
         + NOTES.format(ask=ASK, corrections=shown(args.corrections))
     )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
-    console.print(f"wrote {args.out}")
+    harness.write(text, args.out)
 
 
 SPLITS = """Held-out splits (held-out rows first; every model was trained and every threshold tuned on the

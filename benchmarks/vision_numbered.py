@@ -1,6 +1,6 @@
 """Benchmark the numbered-dice reader: REAL photos never trained on first, then the held-out renders.
 
-    nice -n 10 .venv/bin/python benchmarks/vision_numbered.py [--scenes DIR ...] [--out FILE.md]
+    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered [--scenes DIR ...] [--out FILE.md]
 
 Real photos (`benchmarks/vision_numbered_heldout.py`, split in `training/numbered/real.py`): the
 d20_lurig set-ups held out, the d20 desk scenes and the negatives of `../shared/fixtures/real/`,
@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,20 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from training.numbered.evaluate import Score, load_truth  # noqa: E402
-from vision.numbered.labels import KINDS, parse_kinds  # noqa: E402
-from vision.numbered.reader import (  # noqa: E402
+from benchmarks.harness import (
+    REAL,
+    RESULTS,
+    ROOT,
+    add_smoke,
+    markdown_table,
+    run_header,
+    shown,
+    spaced,
+    write,
+)
+from training.numbered.evaluate import Score, load_truth
+from vision.numbered.labels import KINDS, parse_kinds
+from vision.numbered.reader import (
     MODELS,
     SHRINKS,
     VIDEO_AREA,
@@ -46,22 +53,24 @@ from vision.numbered.reader import (  # noqa: E402
     scaled,
     still_copies,
 )
-from vision.palette import Palette  # noqa: E402
+from vision.palette import Palette
 
-DEFAULT_OUT = ROOT / "benchmarks" / "results" / "vision_numbered.md"
+DEFAULT_OUT = RESULTS / "vision_numbered.md"
+#: --smoke: real photos a set, rendered scenes a folder
+SMOKE_PHOTOS, SMOKE_SCENES = 2, 2
 
 
 def combined_cost(
-    folder: Path, reader: NumberedReader, nadir_mode: str = "estimate"
+    folder: Path, reader: NumberedReader, nadir_mode: str = "estimate", limit: int | None = None
 ) -> tuple[list[float], list[float], Score]:
     """Per frame: ms of the d6 reader alone and ms added by the numbered reader (as read_all runs
-    them), and the score of read_all's merged readings."""
+    them), and the score of read_all's merged readings (``limit``: that many scenes, spaced)."""
     from vision.numbered.combined import add_numbered, read_pips
 
     base: list[float] = []
     added: list[float] = []
     score = Score()
-    for meta in sorted(folder.glob("scene_*.json")):
+    for meta in spaced(sorted(folder.glob("scene_*.json")), limit):
         truth = load_truth(meta)
         img = cv2.imread(str(folder / truth["image"]))
         nadir = frame_nadir(img, truth, nadir_mode)
@@ -103,7 +112,7 @@ def frame_nadir(img: np.ndarray, truth: dict[str, Any], mode: str) -> tuple[floa
 
 
 def run(
-    folder: Path, reader: NumberedReader, nadir_mode: str = "estimate"
+    folder: Path, reader: NumberedReader, nadir_mode: str = "estimate", limit: int | None = None
 ) -> tuple[Score, list[float], list[float], int, str]:
     palette = Palette.default()
     score = Score()
@@ -111,7 +120,7 @@ def run(
     die_ms: list[float] = []
     frames = 0
     size = "?"
-    for meta in sorted(folder.glob("scene_*.json")):
+    for meta in spaced(sorted(folder.glob("scene_*.json")), limit):
         truth = load_truth(meta)
         img = cv2.imread(str(folder / truth["image"]))
         if img is None:
@@ -151,19 +160,23 @@ def report(
     sure: float | None = None,
 ) -> str:
     total = sum(score.dice.values())
+
+    def accuracy(kind: str) -> str:
+        return f"{100 * score.value_accuracy(kind):.2f} %"
+
     lines = [
         f"## {title}",
         "",
         f"{frames} frames, {total} dice; one core (cv2.setNumThreads(1), onnxruntime one thread).",
         "",
-        "| kind | dice | found | kind right | value right | value accuracy |",
-        "|---|---|---|---|---|---|",
+        *markdown_table(
+            ("kind", "dice", "found", "kind right", "value right", "value accuracy"),
+            (
+                (k, score.dice[k], score.found[k], score.kind_right[k], score.value_right[k], accuracy(k))
+                for k in KINDS
+            ),
+        ),
     ]
-    for k in KINDS:
-        lines.append(
-            f"| {k} | {score.dice[k]} | {score.found[k]} | {score.kind_right[k]} | {score.value_right[k]} "
-            f"| {100 * score.value_accuracy(k):.2f} % |"
-        )
     lines += [
         "",
         f"Kind accuracy (all dice, a missed die counts wrong): **{100 * score.kind_accuracy():.2f} %**.  "
@@ -252,8 +265,8 @@ def _files(models: Path) -> str:
     return ", ".join(got)
 
 
-def _short(p: Path) -> Path:
-    return p.relative_to(ROOT) if p.resolve().is_relative_to(ROOT) and p.is_absolute() else p
+def _short(p: Path) -> str:
+    return shown(p)
 
 
 def _probability(text: str) -> float | None:
@@ -345,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--real",
         type=Path,
-        default=ROOT.parent / "shared" / "fixtures" / "real",
+        default=REAL,
         help="the shared real photos (d20_lurig, d20_desk_scenes, negatives)",
     )
     ap.add_argument("--real-only", action="store_true", help="the real photos alone, no renders")
@@ -363,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         default=[ROOT / "tests" / "fixtures" / "numbered", ROOT / "tests" / "fixtures" / "numbered_still"],
     )
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, help=f"where to store the report (default {shown(DEFAULT_OUT)})")
     ap.add_argument("--no-combined", action="store_true", help="skip the run with the pip-d6 reader")
     ap.add_argument(
         "--models",
@@ -390,35 +403,25 @@ def main(argv: list[str] | None = None) -> int:
         help="quarter turns the classifier averages (1, 2 or 4), one for all --models or one each "
         "(default: the reader's)",
     )
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.out is None and not args.smoke:
+        args.out = DEFAULT_OUT
+    scene_limit = SMOKE_SCENES if args.smoke else None
+    if args.smoke:
+        args.limit = min(args.limit or SMOKE_PHOTOS, SMOKE_PHOTOS)
     cv2.setNumThreads(1)
-    command = "nice -n 10 .venv/bin/python benchmarks/vision_numbered.py"
     parts = [
         "# Numbered dice reader: real held-out photos, then the held-out rendered scenes",
         "",
-        f"Reproduce: `{command}`",
-        "",
+        run_header(argv),
     ]
     specs = [spec(m, ap) for m in args.models]
-    if args.models != [str(MODELS)]:
-        command += " --models " + " ".join(args.models)
-        parts[2] = f"Reproduce: `{command}`"
     turns = args.turns or [None]
     if len(turns) == 1:
         turns = turns * len(args.models)
     if len(turns) != len(args.models) or any(t not in (None, 1, 2, 4) for t in turns):
         ap.error(f"--turns: expected one value or one per --models folder, each 1, 2 or 4; got {args.turns}")
-    if args.turns:
-        command += " --turns " + " ".join(str(t) for t in args.turns)
-    if args.out != DEFAULT_OUT:
-        command += f" --out {_short(args.out)}"
-    if args.real_only:
-        command += " --real-only"
-    if args.limit:
-        command += f" --limit {args.limit}"
-    if args.table_scale:
-        command += " --table-scale"
-    parts[2] = f"Reproduce: `{command}`"
     if not (args.real / "d20_lurig" / "labels.csv").is_file():
         ap.error(f"--real: {args.real} has no d20_lurig/labels.csv (expected the shared real photos)")
     parts.append(real_runs(specs, args.real, args.limit, args.table_scale))
@@ -429,8 +432,8 @@ def main(argv: list[str] | None = None) -> int:
             if n_turns is not None and "turns" not in opts:
                 opts["turns"] = n_turns
             reader = NumberedReader(models=models, estimate_nadir=nadir_mode != "none", **opts)
-            score, det_ms, die_ms, frames, size = run(folder, reader, nadir_mode)
-            combined = None if args.no_combined else combined_cost(folder, reader, nadir_mode)
+            score, det_ms, die_ms, frames, size = run(folder, reader, nadir_mode, scene_limit)
+            combined = None if args.no_combined else combined_cost(folder, reader, nadir_mode, scene_limit)
             title = f"{size} frames, JPEG q85: `{_short(folder)}`"
             if args.models != [str(MODELS)] or args.turns:
                 title += f"; models `{_short(models)}`, {reader.turns} quarter turns"
@@ -459,9 +462,7 @@ def main(argv: list[str] | None = None) -> int:
                     reader.sure,
                 )
             )
-    text = "\n".join(parts)
-    args.out.write_text(text)
-    print(text)
+    write("\n".join(parts), args.out)
     return 0
 
 

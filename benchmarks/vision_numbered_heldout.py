@@ -28,15 +28,15 @@ kinds the run names.  d10 and percentile d10 have no real set (INDEX.md): no rea
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
+from benchmarks import harness
+from benchmarks.harness import imread, markdown_table, median, nearest_centre, spaced
 from training.dataset import negative_held_out
 from training.numbered.real import GROUPS, HELD_OUT_GROUPS, TABLE_SCALE, at_table, load_images, load_lurig
 from vision.reading import DieReading
@@ -51,7 +51,7 @@ Read = Callable[[np.ndarray], Sequence[DieReading]]
 
 
 @dataclass
-class Tally:
+class Tally(harness.Tally):
     photos: int = 0
     dice: int = 0
     kind_right: int = 0
@@ -64,31 +64,31 @@ class Tally:
     silent: int = 0
     ms: list[float] = field(default_factory=list)
 
-    def row(self, name: str, kind: str) -> str:
+    def row(self, name: str, kind: str) -> list[object]:
         n = max(1, self.dice)
         die = (
-            f"{self.kind_right} ({100 * self.kind_right / n:.1f} %) | {self.value_right} "
-            f"({100 * self.value_right / n:.1f} %) | {self.missed} | {self.asked}"
+            [
+                f"{self.kind_right} ({100 * self.kind_right / n:.1f} %)",
+                f"{self.value_right} ({100 * self.value_right / n:.1f} %)",
+                self.missed,
+                self.asked,
+            ]
             if self.dice
-            else "- | - | - | -"
+            else ["-"] * 4
         )
         found = f"{self.found} of {self.photos}" if name.startswith("d20_desk") else "-"
         per = self.phantoms / max(1, self.photos)
-        return (
-            f"| {name} | {kind} | {self.photos} | {die} | {found} | {self.phantoms} ({per:.2f} a photo) "
-            f"| {self.silent} of {self.readings} | {statistics_median(self.ms):.0f} |"
-        )
-
-
-def statistics_median(xs: list[float]) -> float:
-    return float(np.median(xs)) if xs else float("nan")
-
-
-def _imread(path: Path) -> np.ndarray:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise SystemExit(f"{path}: not a readable image (expected a JPEG of the shared real set)")
-    return img
+        phantoms = f"{self.phantoms} ({per:.2f} a photo)"
+        return [
+            name,
+            kind,
+            self.photos,
+            *die,
+            found,
+            phantoms,
+            f"{self.silent} of {self.readings}",
+            f"{median(self.ms):.0f}",
+        ]
 
 
 def _timed(read: Read, img: np.ndarray, t: Tally) -> list[DieReading]:
@@ -104,8 +104,8 @@ def score_crop(t: Tally, got: list[DieReading], face: int, size: tuple[int, int]
     """One d20_lurig crop: the reading nearest the centre is the die's, the rest phantoms."""
     h, w = size
     t.dice += 1
-    near = sorted(got, key=lambda r: math.dist(r.center, (w / 2, h / 2)))
-    die = near[0] if near and math.dist(near[0].center, (w / 2, h / 2)) <= CENTRE_SHARE * w else None
+    i = nearest_centre([r.center for r in got], (w, h), within=CENTRE_SHARE)
+    die = None if i is None else got[i]
     rest = [r for r in got if r is not die]
     if die is None:
         t.missed += 1
@@ -153,16 +153,16 @@ def run(read: Read, root: Path, limit: int | None = None, table: bool = False) -
         items = [x for x in lurig if x.group == group]
         t = tallies.setdefault(f"d20_lurig/{group}", Tally())
         tt = tallies.setdefault(f"d20_lurig@table/{group}", Tally()) if table else None
-        for x in _spaced(items, limit):
-            img = _imread(x.path)
+        for x in spaced(items, limit):
+            img = imread(x.path)
             score_crop(t, _timed(read, img, t), x.face, img.shape[:2])
             if tt is not None:
                 got, size = table_view(read, img, tt)
                 score_crop(tt, got, x.face, size)
     for folder, has in (("d20_desk_scenes", True), ("negatives", False)):
         t = tallies.setdefault(folder, Tally())
-        for p in _spaced(load_images(root, folder), limit):
-            got = _timed(read, _imread(p), t)
+        for p in spaced(load_images(root, folder), limit):
+            got = _timed(read, imread(p), t)
             score_scene(t, got, has)
             if folder == "negatives":  # and by source: the not-a-die nets train on the train sources
                 part = "held-out sources" if negative_held_out(p) else "train sources"
@@ -171,20 +171,6 @@ def run(read: Read, root: Path, limit: int | None = None, table: bool = False) -
                 tp.ms.append(t.ms[-1])
                 score_scene(tp, got, has)
     return tallies
-
-
-def _spaced(items: list, limit: int | None) -> list:  # type: ignore[type-arg]
-    if limit is None or len(items) <= limit:
-        return items
-    return [items[round(i * (len(items) - 1) / (limit - 1))] for i in range(limit)]
-
-
-def _add(a: Tally, b: Tally) -> Tally:
-    out = Tally()
-    for k in ("photos", "dice", "kind_right", "value_right", "found", "missed", "asked", "phantoms"):
-        setattr(out, k, getattr(a, k) + getattr(b, k))
-    out.readings, out.silent, out.ms = a.readings + b.readings, a.silent + b.silent, a.ms + b.ms
-    return out
 
 
 def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
@@ -200,13 +186,11 @@ def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
         "Asked: the die's reading under that (the table asks a person). No real d10 or percentile d10 "
         "set exists (fixtures INDEX.md): their figures are the renders' below.",
         "",
-        "| reader | set | kind | photos | kind right | value right | die missed | die asked | d20 found "
-        "| phantoms | silent | ms a photo (median, one core) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    table = []
     for name, tallies in runs:
         rows = [(k, tallies[k]) for k in held] + [
-            ("d20_lurig held-out, both", _add(tallies[held[0]], tallies[held[1]])),
+            ("d20_lurig held-out, both", tallies[held[0]] + tallies[held[1]]),
             ("d20_desk_scenes", tallies["d20_desk_scenes"]),
             ("negatives", tallies["negatives"]),
         ]
@@ -214,20 +198,38 @@ def report(runs: list[tuple[str, dict[str, Tally]]]) -> str:
         at = [f"d20_lurig@table/{g}" for g in HELD_OUT_GROUPS]
         if all(k in tallies for k in at):
             rows += [(k, tallies[k]) for k in at]
-            rows.append(("d20_lurig@table held-out, both", _add(tallies[at[0]], tallies[at[1]])))
+            rows.append(("d20_lurig@table held-out, both", tallies[at[0]] + tallies[at[1]]))
         for k, t in rows:
             kind = "none" if k.startswith("negatives") else "d20"
-            lines.append(f"| {name} " + t.row(f"**{k}**" if "both" in k else k, kind))
+            table.append([name, *t.row(f"**{k}**" if "both" in k else k, kind)])
+    lines += markdown_table([*HEAD, "ms a photo (median, one core)"], table)
     lines += [
         "",
         "d20_lurig train set-ups (not held out: for reference, and what a classifier may be trained on):",
         "",
-        "| reader | set | kind | photos | kind right | value right | die missed | die asked | d20 found "
-        "| phantoms | silent | ms a photo |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, tallies in runs:
-        for k in train + [f"d20_lurig@table/{g}" for g in GROUPS if g not in HELD_OUT_GROUPS]:
-            if k in tallies:
-                lines.append(f"| {name} " + tallies[k].row(k, "d20"))
+    lines += markdown_table(
+        [*HEAD, "ms a photo"],
+        (
+            [name, *tallies[k].row(k, "d20")]
+            for name, tallies in runs
+            for k in train + [f"d20_lurig@table/{g}" for g in GROUPS if g not in HELD_OUT_GROUPS]
+            if k in tallies
+        ),
+    )
     return "\n".join(lines) + "\n"
+
+
+HEAD = (
+    "reader",
+    "set",
+    "kind",
+    "photos",
+    "kind right",
+    "value right",
+    "die missed",
+    "die asked",
+    "d20 found",
+    "phantoms",
+    "silent",
+)

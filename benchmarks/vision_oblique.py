@@ -1,6 +1,6 @@
 """The up face from an oblique camera (issue 19, deliverable 2): real angled photos first, renders after.
 
-    nice -n 10 .venv/bin/python benchmarks/vision_oblique.py [--real DIR] [--scenes N] [--out FILE.md]
+    nice -n 10 .venv/bin/python -m benchmarks.vision_oblique [--real DIR] [--scenes N] [--out FILE.md]
 
 Readers, in the same run: "before" (today's reader: each die cut by its box), "tilt estimated"
 (no calibration: vision.oblique's tilt fitted to the dice of each frame, or each crop), and, on
@@ -16,20 +16,31 @@ wrong value or no labelled die) per 1,000 readings, median CPU ms on one core.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.harness import (
+    REAL,
+    RESULTS,
+    add_smoke,
+    markdown_table,
+    run_header,
+    shown,
+    spaced,
+    timed,
+    truth_of,
+    write,
+)
+from benchmarks.vision_d6 import ASK, Tally, readers_of
+from training.dataset import is_held_out, load_all, read_image
+from training.render.oblique import BUCKETS, HELDOUT_SEED, bucket_of, make_scene
+from vision.oblique import View
+from vision.reader import DiceReader
 
-from benchmarks.vision_d6 import ASK, Tally, readers_of, timed, truth_of  # noqa: E402
-from training.dataset import is_held_out, load_all, read_image  # noqa: E402
-from training.render.oblique import BUCKETS, HELDOUT_SEED, bucket_of, make_scene  # noqa: E402
-from vision.oblique import View  # noqa: E402
-from vision.reader import DiceReader  # noqa: E402
+#: --smoke: real photos a set and split, rendered scenes
+SMOKE_PHOTOS, SMOKE_SCENES = 2, 2
 
 HEAD = [
     "set",
@@ -52,10 +63,17 @@ def row(name: str, split: str, reader: str, t: Tally, kind: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--real", type=Path, default=ROOT.parent / "shared" / "fixtures" / "real")
+    ap.add_argument("--real", type=Path, default=REAL)
     ap.add_argument("--scenes", type=int, default=150, help="rendered scenes (a third per tilt bucket)")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "vision_oblique.md")
+    ap.add_argument(
+        "--out", type=Path, help=f"where to store the report (default {shown(RESULTS / 'vision_oblique.md')})"
+    )
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.out is None and not args.smoke:
+        args.out = RESULTS / "vision_oblique.md"
+    if args.smoke:
+        args.scenes = min(args.scenes, SMOKE_SCENES)
     cv2.setNumThreads(1)
     if not (args.real / "skovy_d6").is_dir():
         raise SystemExit(f"--real {args.real}: expected the shared real photos (a skovy_d6 folder in it)")
@@ -66,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("skovy_d6/scenes", "skovy_d6/crops"):
             kind = "crops" if name.endswith("crops") else "scene"
             items = [i for i in sets[name] if is_held_out(i.path.name) == (split == "held-out")]
+            items = spaced(items, SMOKE_PHOTOS) if args.smoke else items
             for rname, reader in readers.items():
                 scene, crop = readers_of(reader)
                 t = Tally()
@@ -115,27 +134,21 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 )
                 print(" | ".join(rows[-1]), flush=True)
-    cmd = "nice -n 10 .venv/bin/python benchmarks/vision_oblique.py" + (
-        f" --scenes {args.scenes}" if args.scenes != 150 else ""
-    )
     lines = [
         "# Vision: the up face from an oblique camera (issue 19, deliverable 2)",
         "",
-        f"Reproduce: `{cmd}` (one core: cv2.setNumThreads(1); timings exclude decoding / rendering).",
+        run_header(argv),
+        "One core: cv2.setNumThreads(1); timings exclude decoding / rendering.",
         "",
         __doc__.split("\n\n", 2)[2].strip(),
         "",
         f"Asking threshold {ASK:g}. Target: >= 98 % read right, <= 1 silent error per 1,000 readings,"
         " camera up to 45 degrees off vertical.",
         "",
-        "| " + " | ".join(HEAD) + " |",
-        "|" + "---|" * len(HEAD),
-        *("| " + " | ".join(r) + " |" for r in rows),
+        *markdown_table(HEAD, rows),
         "",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines))
-    print(f"wrote {args.out}")
+    write("\n".join(lines), args.out)
     return 0
 
 

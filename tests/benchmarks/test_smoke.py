@@ -20,9 +20,13 @@ REAL = ROOT.parent / "shared" / "fixtures" / "real"
 #: benchmark -> the arguments of its smoke run
 SMOKE: dict[str, list[str]] = {
     "live": ["--smoke"],
+    "vision_d6": ["--smoke"],
+    "vision_numbered": ["--smoke"],
+    "vision_numbered_real": ["--smoke"],
+    "vision_oblique": ["--smoke"],
 }
 #: benchmarks that read the shared real photos (skipped, saying so, when shared/ is absent)
-NEEDS_REAL: set[str] = set()
+NEEDS_REAL = {"vision_d6", "vision_numbered", "vision_numbered_real", "vision_oblique"}
 #: scripts that still edit sys.path or import in a circle (being rewritten onto the harness by
 #: issue 28's perception step and issue 32's tumble work); none may be added
 PENDING = {"end_to_end", "geometry", "board_frame", "colours", "tumble"}
