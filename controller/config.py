@@ -214,14 +214,29 @@ class DisplaySection(_Strict):
     #: the names the display answers to besides its host, localhost and this machine's name
     #: (a request with another Host header is refused: DNS rebinding); IP addresses are always taken
     allowed_hosts: list[str] = []
+    #: the reverse proxies (addresses) whose X-Forwarded-For names the client; none by default, so a
+    #: client cannot claim another address to dodge the limit on wrong tokens
+    trusted_proxies: list[str] = []
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, v: list[str]) -> list[str]:
+        import ipaddress
+
+        for proxy in v:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{proxy!r} is not an IP address or network (e.g. 127.0.0.1 or 10.0.0.0/8)"
+                ) from None
+        return v
 
     def hosts(self) -> list[str]:
         """Every name a request's Host header may carry."""
-        import socket
+        from display.guard import host_names
 
-        name = socket.gethostname()
-        names = {"localhost", "127.0.0.1", "::1", self.host, name, f"{name}.local", *self.allowed_hosts}
-        return sorted(n for n in names if n)
+        return host_names(self.host, self.allowed_hosts)
 
 
 class ButtonsSection(_Strict):

@@ -106,17 +106,24 @@ def table_app(
 
 @contextlib.contextmanager
 def serve_display(
-    table: Table, host: str, port: int, admin_token: str | None, allowed_hosts: list[str] | None = None
+    table: Table,
+    host: str,
+    port: int,
+    admin_token: str | None,
+    allowed_hosts: list[str] | None = None,
+    *,
+    trusted_proxies: list[str] | None = None,
 ) -> Iterator[Any]:
-    """Serve the table's display (``table_app``) on host:port in a background thread while the block runs."""
+    """Serve the table's display (``table_app``) on host:port in a background thread while the block runs,
+    with the guards every server shares (``display.server.server_config``; ``trusted_proxies``: the
+    reverse proxies whose X-Forwarded-For is believed, none by default)."""
     import uvicorn
 
-    from display.server import WS_MAX_SIZE
+    from display.server import server_config
 
     app, hub = table_app(table, host, admin_token, allowed_hosts)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", ws_max_size=WS_MAX_SIZE)
-    )
+    config = server_config(app, host, port, lifespan="on", forwarded_allow_ips=trusted_proxies)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="display", daemon=True)
     thread.start()
     for _ in range(100):
@@ -269,7 +276,11 @@ def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True)
                 stack.callback(publish_to_hall(cfg, table).stop, wait_s=10.0)
             if serve:
                 d = cfg.display
-                stack.enter_context(serve_display(table, d.host, d.port, d.admin_token, d.hosts()))
+                stack.enter_context(
+                    serve_display(
+                        table, d.host, d.port, d.admin_token, d.hosts(), trusted_proxies=d.trusted_proxies
+                    )
+                )
                 print(
                     f"table {cfg.table.id}: {cfg.table.game} on http://{cfg.display.host}:{cfg.display.port}"
                 )

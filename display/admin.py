@@ -8,8 +8,8 @@ No web framework here (``controller.config`` checks tokens with it at load time)
 * A **session** is a random id the login sets as an HttpOnly cookie; the token itself never goes
   into a cookie, and a session ends after ``SESSION_S`` seconds.
 * **Wrong guesses** of the token (at the login or in an ``X-Admin-Token`` header) are limited per
-  client address and in total; past the limit the answer is 429 with ``Retry-After`` and the token
-  is not even compared.
+  client (its address; an IPv6 client's /64); past the limit that client's answer is 429 with
+  ``Retry-After`` and the token is not even compared.  Other clients are never locked out.
 * A request's **Host** must be one of the table's names (or an IP address): a page on another
   site whose name is made to resolve to this machine (DNS rebinding) is refused.
 """
@@ -82,52 +82,57 @@ class Sessions:
         return expires is not None and expires > self._clock()
 
 
+def client_key(address: str) -> str:
+    """Whom a wrong guess is counted against: the address, or its /64 network for IPv6 (one
+    household or machine holds a whole /64, so counting single addresses would be no limit)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
 class GuessLimit:
-    """At most ``per_client`` wrong tokens per address and ``total`` in all per ``window`` seconds."""
+    """At most ``per_client`` wrong tokens per client (``client_key``) per ``window`` seconds.
+
+    There is no limit in total: guessers at other addresses never lock out the right token (a
+    referee on another device logs in at once); the guesser's own address waits.
+    """
 
     def __init__(
         self,
         per_client: int = 5,
-        total: int = 30,
         window: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.per_client, self.total, self.window = per_client, total, window
+        self.per_client, self.window = per_client, window
         self._clock = clock
         self._by_client: dict[str, deque[float]] = {}
-        self._all: deque[float] = deque()
         self._lock = threading.Lock()
-
-    def _prune(self, now: float) -> None:
-        while self._all and self._all[0] <= now - self.window:
-            self._all.popleft()
-        for client in [c for c, q in self._by_client.items() if not q or q[-1] <= now - self.window]:
-            del self._by_client[client]
 
     def retry_after(self, client: str) -> float:
         """Seconds until ``client`` may guess again (0: now)."""
         now = self._clock()
         with self._lock:
-            self._prune(now)
-            waits = [0.0]
-            q = self._by_client.get(client)
-            if q is not None:
-                while q and q[0] <= now - self.window:
-                    q.popleft()
-                if len(q) >= self.per_client:
-                    waits.append(q[0] + self.window - now)
-            if len(self._all) >= self.total:
-                waits.append(self._all[0] + self.window - now)
-            return max(waits)
+            q = self._by_client.get(client_key(client))
+            if q is None:
+                return 0.0
+            while q and q[0] <= now - self.window:
+                q.popleft()
+            return q[0] + self.window - now if len(q) >= self.per_client else 0.0
 
     def failed(self, client: str) -> None:
         now = self._clock()
         with self._lock:
-            self._all.append(now)
-            q = self._by_client.setdefault(client, deque())
-            q.append(now)
-            if len(self._by_client) > 10_000:  # bounded, whoever fills it
-                self._by_client.pop(next(iter(self._by_client)))
+            if len(self._by_client) > 10_000:  # bounded: forget the clients whose guesses are old
+                stale = [c for c, q in self._by_client.items() if not q or q[-1] <= now - self.window]
+                for c in stale or list(self._by_client)[:1000]:
+                    del self._by_client[c]
+            self._by_client.setdefault(client_key(client), deque()).append(now)
 
 
 def host_allowed(host_header: str | None, allowed: Collection[str]) -> bool:

@@ -6,14 +6,16 @@ page and ``POST /api/admin/*``) needs the configured token, as an
 ``X-Admin-Token`` header or the session cookie the login form sets (a random
 id, never the token); with no token configured it is served only to clients on
 this machine (loopback), and with ``loopback_only_admin`` it is loopback-only
-even with a token.  Wrong tokens are limited per client and in total
-(:mod:`display.admin`).
+even with a token.  Wrong tokens are limited per client, never for the right
+token from another client (:mod:`display.admin`).
 
-Before any route runs, a guard checks what needs no body: the Host header
-against ``allowed_hosts`` (DNS rebinding), the size of the body (413, counted
-while it is read, never read whole first: ``max_body``), and for admin the
-token or session (so an unauthorised body is never read).  Every answer
-forbids framing (``frame-ancestors 'none'``).
+Before any route runs, the guard every server shares (:mod:`display.guard`)
+checks what needs no body: the Host header against ``allowed_hosts`` (DNS
+rebinding), that a POST comes from the table's own pages (CSRF: Origin,
+Sec-Fetch-Site, a JSON body), for admin the token or session (so an
+unauthorised body is never read), and the size of the body (413, counted while
+it is read, never read whole first: ``max_body``).  Every answer forbids
+framing (``frame-ancestors 'none'``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import asyncio
 import hmac
 import json
 import math
-from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,32 +35,19 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from display.admin import GuessLimit, Sessions, host_allowed, is_loopback_host
+from display.admin import GuessLimit, Sessions
 from display.backend import TableBackend
 from display.boards import board_picture, shipped_board
 from display.describe import describe_events
+from display.guard import MAX_BODY, Guard, Refusal, Scope, TokenGate, retry_after, scope_client
 from display.hub import Hub
 from display.stats_page import add_stats_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
 ADMIN_COOKIE = "dicetable_admin"
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-#: the largest request body taken (the admin API's bodies are a few hundred bytes)
-MAX_BODY = 64 * 1024
 #: the highest event offset asked for (no table logs a billion events; SQLite's integers end at 2**63)
 MAX_OFFSET = 10**9
-SECURITY_HEADERS = [
-    (b"content-security-policy", b"frame-ancestors 'none'"),
-    (b"x-frame-options", b"DENY"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 # -- request models (the OpenAPI schema documents them) --------------------------------
@@ -161,93 +150,6 @@ def _page(name: str) -> HTMLResponse:
     return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
 
 
-class BodyTooLarge(HTTPException):
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"the request body is larger than {limit} bytes")
-
-
-class Guard:
-    """ASGI middleware: the checks that need no body, before a route reads one (module docstring).
-
-    ``admin_gate(scope)`` returns (status, message, headers) to refuse an admin request, or None.
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        max_body: int | None,
-        allowed_hosts: Collection[str] | None,
-        admin_gate: Callable[[Scope], tuple[int, str, list[tuple[bytes, bytes]]] | None],
-    ) -> None:
-        self.app, self.max_body, self.allowed_hosts = app, max_body, allowed_hosts
-        self.admin_gate = admin_gate
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if self.allowed_hosts is not None and not host_allowed(headers.get("host"), self.allowed_hosts):
-            await _refuse(scope, send, 421, f"this table does not answer to the host {headers.get('host')!r}")
-            return
-        if scope["type"] == "websocket":
-            await self.app(scope, receive, send)
-            return
-        if str(scope.get("path", "")).startswith("/api/admin/"):
-            refused = self.admin_gate(scope)
-            if refused is not None:
-                await _refuse(scope, send, *refused)
-                return
-        limit = self.max_body
-        if limit is not None:
-            length = headers.get("content-length")
-            if length is not None and (not length.strip().isdigit() or int(length) > limit):
-                why = "is not a number" if not length.strip().isdigit() else f"is over {limit} bytes"
-                await _refuse(scope, send, 413, f"Content-Length {length[:30]!r} {why}")
-                return
-
-        received = 0
-
-        async def counted() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request" and limit is not None:
-                received += len(message.get("body", b""))
-                if received > limit:
-                    raise BodyTooLarge(limit)
-            return message
-
-        async def secured(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
-            await send(message)
-
-        await self.app(scope, counted, secured)
-
-
-async def _refuse(
-    scope: Scope, send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None
-) -> None:
-    if scope["type"] == "websocket":
-        await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
-        return
-    body = json.dumps({"error": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-                *SECURITY_HEADERS,
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
-
-
 # -- the app ------------------------------------------------------------------------------
 
 
@@ -291,45 +193,22 @@ def create_app(
         return HTMLResponse(_denied_page(exc.status_code, str(exc.detail)), status_code=exc.status_code)
 
     sessions = Sessions()
-    limit = guesses or GuessLimit()
+    gate = TokenGate(admin_token, loopback_only=loopback_only_admin, guesses=guesses, sessions=sessions)
+    limit = gate.guesses
 
-    def admin_refusal(
-        client: str, header_token: str | None, session: str | None
-    ) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+    def admin_refusal(client: str, header_token: str | None, session: str | None) -> Refusal | None:
         """Why an admin request is refused (status, message, headers), or None to let it in."""
-        loopback = client in LOOPBACK or is_loopback_host(client)
-        if admin_token is None or loopback_only_admin:
-            if not loopback:
-                why = "no admin token is configured" if admin_token is None else "loopback-only admin"
-                return 403, f"admin is served only to this machine ({why})", []
-            if admin_token is None:
-                return None
-        assert admin_token is not None
-        if header_token is None and sessions.valid(session):
-            return None
-        wait = limit.retry_after(client)
-        if wait > 0:
-            return 429, f"too many wrong admin tokens; try again in {wait:.0f} s", _retry_after(wait)
-        if header_token is not None and hmac.compare_digest(
-            header_token.encode("utf-8", "replace"), admin_token.encode()
-        ):
-            return None
-        if header_token is not None:
-            limit.failed(client)
-        return 401, "admin needs the table's admin token (X-Admin-Token header or login)", []
+        return gate.refusal(client, header_token, session)
 
-    def admin_gate(scope: Scope) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+    def admin_gate(scope: Scope) -> Refusal | None:
         if scope.get("path") == "/api/admin/login":  # its own checks, on a tiny body
-            client = (scope.get("client") or ("",))[0]
-            wait = limit.retry_after(client) if admin_token is not None else 0
+            wait = limit.retry_after(scope_client(scope)) if admin_token is not None else 0
             if wait > 0:
-                return 429, f"too many wrong admin tokens; try again in {wait:.0f} s", _retry_after(wait)
+                return 429, f"too many wrong admin tokens; try again in {wait:.0f} s", retry_after(wait)
             return None
         request = Request(scope)
         return admin_refusal(
-            request.client.host if request.client else "",
-            request.headers.get("x-admin-token"),
-            request.cookies.get(ADMIN_COOKIE),
+            scope_client(scope), request.headers.get("x-admin-token"), request.cookies.get(ADMIN_COOKIE)
         )
 
     def admin_check(request: Request) -> None:
@@ -454,12 +333,14 @@ def create_app(
         finally:
             hub.unsubscribe(sub)
 
-    app.add_middleware(Guard, max_body=max_body, allowed_hosts=allowed_hosts, admin_gate=admin_gate)
+    app.add_middleware(
+        Guard,
+        max_body=max_body,
+        allowed_hosts=allowed_hosts,
+        admin_gate=admin_gate,
+        guarded=lambda scope: str(scope.get("path", "")).startswith("/api/admin/"),
+    )
     return app
-
-
-def _retry_after(wait: float) -> list[tuple[bytes, bytes]]:
-    return [(b"retry-after", str(int(wait) + 1).encode())]
 
 
 async def watch_close(websocket: WebSocket, sub: Any) -> None:

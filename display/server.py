@@ -1,10 +1,29 @@
-"""Running the display: uvicorn in a thread (tests, benchmark) and the CLI's player list."""
+"""Running a server: the guards below HTTP that every server shares, uvicorn in a thread (tests,
+benchmark) and the CLI's player list.
+
+Every server the project starts (table display, hall, tournament, stats, serve-fake) is run with
+``server_config``: uvicorn trusts no ``X-Forwarded-For`` (unless ``forwarded_allow_ips`` names the
+proxy), and each connection goes through ``guarded_protocol``:
+
+* at most ``ConnectionLimits.per_client`` open connections per client address, and at most
+  ``total`` in all (below the open-file limit, so the server can always accept and answer): a
+  connection past a cap is closed at once, which frees its file descriptor;
+* a request's head (request line and headers) must arrive within ``head_timeout`` seconds of the
+  connection opening or the previous answer, and be at most ``max_head`` bytes: else the
+  connection is closed (a client that trickles its headers holds nothing for long).
+
+The ASGI ``display.guard.Guard`` does the rest (Host, CSRF, tokens, the body's size and timeout).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import resource
 import socket
 import threading
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
@@ -17,6 +36,188 @@ WS_IMPL = "websockets-sansio"
 WS_MAX_SIZE = 64 * 1024
 
 
+#: seconds an idle keep-alive connection stays open
+KEEP_ALIVE_S = 5.0
+
+
+def _default_total() -> int:
+    """Connections in all: the open-file limit less what the process needs besides (logs, camera)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 4096
+    return max(16, min(4096, soft - 128))
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """The guards below HTTP (module docstring); ``total=None``: from the open-file limit."""
+
+    per_client: int = 32
+    total: int | None = None
+    head_timeout: float = 10.0
+    max_head: int = 16 * 1024
+
+
+class ConnectionBook:
+    """The open connections per client address (each a transport; a closed one is dropped lazily:
+    a connection upgraded to a WebSocket is closed by another protocol object)."""
+
+    def __init__(self, limits: ConnectionLimits) -> None:
+        self.per_client = limits.per_client
+        self.total = limits.total if limits.total is not None else _default_total()
+        self._by_client: dict[str, set[asyncio.BaseTransport]] = {}
+        self._count = 0
+        self.refused = 0
+
+    def _prune(self) -> None:
+        for client in list(self._by_client):
+            live = {t for t in self._by_client[client] if not t.is_closing()}
+            if live:
+                self._by_client[client] = live
+            else:
+                del self._by_client[client]
+        self._count = sum(len(v) for v in self._by_client.values())
+
+    def admit(self, client: str, transport: asyncio.BaseTransport) -> bool:
+        mine = self._by_client.get(client, set())
+        if len(mine) >= self.per_client or self._count >= self.total:
+            self._prune()
+            mine = self._by_client.get(client, set())
+            if len(mine) >= self.per_client or self._count >= self.total:
+                self.refused += 1
+                return False
+        self._by_client.setdefault(client, set()).add(transport)
+        self._count += 1
+        return True
+
+    def release(self, client: str, transport: asyncio.BaseTransport) -> None:
+        mine = self._by_client.get(client)
+        if mine is not None and transport in mine:
+            mine.discard(transport)
+            self._count -= 1
+            if not mine:
+                del self._by_client[client]
+
+
+def guarded_protocol(base: type[asyncio.Protocol], limits: ConnectionLimits) -> type[asyncio.Protocol]:
+    """``base`` (uvicorn's HTTP protocol) with the caps on connections and the head's timeout and size.
+
+    It relies on what both of uvicorn's HTTP protocols have: ``cycle`` (the request being answered,
+    a new one once a request's head is complete), ``on_response_complete`` and ``loop``.
+    """
+    book = ConnectionBook(limits)
+
+    class Guarded(base):  # type: ignore[valid-type, misc]
+        connection_book = book
+        _guard_client: str | None = None
+        _head_timer: asyncio.TimerHandle | None = None
+        _head_cycle: Any = None
+        _head_bytes = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            peer = transport.get_extra_info("peername")
+            client = str(peer[0]) if isinstance(peer, tuple | list) and peer else ""
+            if not book.admit(client, transport):
+                transport.abort()  # frees the file descriptor now; the client sees a reset
+                return
+            self._guard_client = client
+            super().connection_made(transport)
+            self._arm_head()
+
+        def _arm_head(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            self._head_cycle, self._head_bytes = self.cycle, 0
+            self._head_timer = self.loop.call_later(limits.head_timeout, self._head_expired)
+
+        def _waiting_for_head(self) -> bool:
+            """No request begun since the timer was armed (the connection is not a WebSocket now)."""
+            cycle = self.cycle
+            return (
+                cycle is self._head_cycle
+                and (cycle is None or cycle.response_complete)
+                and self.transport.get_protocol() is self
+            )
+
+        def _head_expired(self) -> None:
+            self._head_timer = None
+            if not self.transport.is_closing() and self._waiting_for_head():
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self._guard_client is None:
+                return
+            waiting = self._head_timer is not None and self._waiting_for_head()
+            super().data_received(data)
+            if not waiting:
+                return
+            if not self._waiting_for_head():  # the head is complete (or a WebSocket took over)
+                if self._head_timer is not None:
+                    self._head_timer.cancel()
+                    self._head_timer = None
+                return
+            self._head_bytes += len(data)
+            if self._head_bytes > limits.max_head and not self.transport.is_closing():
+                self.transport.close()  # a head this long is not a request of ours
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm_head()  # the next request's head, on a kept-alive connection
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._guard_client is None:
+                return
+            book.release(self._guard_client, self.transport)
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+            super().connection_lost(exc)
+
+    Guarded.__name__ = Guarded.__qualname__ = f"Guarded{base.__name__}"
+    return Guarded
+
+
+def server_config(
+    app: Any,
+    host: str,
+    port: int,
+    *,
+    limits: ConnectionLimits | None = None,
+    forwarded_allow_ips: Sequence[str] | None = None,
+    lifespan: str = "off",
+    ws: str = WS_IMPL,
+) -> uvicorn.Config:
+    """uvicorn's settings for every server the project starts (module docstring).
+
+    ``forwarded_allow_ips``: the reverse proxies whose ``X-Forwarded-For`` is believed (none by
+    default: a client on this machine could otherwise claim any address and dodge the per-client
+    limits).
+    """
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan=lifespan,  # type: ignore[arg-type]
+        ws=ws,
+        ws_max_size=WS_MAX_SIZE,
+        http=guarded_protocol(AutoHTTPProtocol, limits or ConnectionLimits()),
+        proxy_headers=bool(forwarded_allow_ips),
+        forwarded_allow_ips=list(forwarded_allow_ips or []) or None,
+        timeout_keep_alive=int(KEEP_ALIVE_S),
+        h11_max_incomplete_event_size=(limits or ConnectionLimits()).max_head,
+        server_header=False,
+    )
+
+
+def serve(app: Any, host: str, port: int, **settings: Any) -> None:
+    """Serve ``app`` on ``host:port`` with the guards (``server_config``) until Ctrl-C."""
+    uvicorn.Server(server_config(app, host, port, **settings)).run()
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port nobody listens on right now."""
     with socket.socket() as sock:
@@ -26,20 +227,19 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class ServerThread:
-    """A uvicorn server on ``host:port`` in a daemon thread; ``with`` starts and stops it."""
+    """A uvicorn server on ``host:port`` in a daemon thread, with the guards (``server_config``);
+    ``with`` starts and stops it."""
 
-    def __init__(self, app: FastAPI, host: str = "127.0.0.1", port: int | None = None) -> None:
+    def __init__(
+        self,
+        app: FastAPI,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        limits: ConnectionLimits | None = None,
+    ) -> None:
         self.host = host
         self.port = port or free_port(host)
-        config = uvicorn.Config(
-            app,
-            host=self.host,
-            port=self.port,
-            log_level="warning",
-            lifespan="off",
-            ws=WS_IMPL,
-            ws_max_size=WS_MAX_SIZE,
-        )
+        config = server_config(app, self.host, self.port, limits=limits)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True, name=f"uvicorn:{self.port}")
 
