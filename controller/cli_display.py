@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     from display.broker import BrokerLink
 
 
+#: the help of every server command's --allow-host
+ALLOW_HOST_HELP = (
+    "Another name the page is reached by (repeatable); a request naming any other host is refused "
+    "(DNS rebinding). This machine's names and IP addresses are always taken."
+)
+
+
 def _fail(message: str) -> typer.Exit:
     print(f"error: {message}", file=sys.stderr)
     return typer.Exit(2)
@@ -26,14 +33,14 @@ def hall(
     ),
     host: str = typer.Option("127.0.0.1", help="Address to serve the hall page on."),
     port: int = typer.Option(8001, help="Port to serve the hall page on."),
+    allow_host: list[str] = typer.Option([], help=ALLOW_HOST_HELP),
 ) -> None:
     """Serve the tournament hall page: every table's game, scores and status, live from MQTT."""
-    import uvicorn
-
+    from display.guard import host_names
     from display.hall_app import create_hall_app, wake_hub
     from display.hub import Hub
     from display.mqtt import Hall
-    from display.server import WS_IMPL
+    from display.server import serve
 
     try:
         link = hall_link(broker, mqtt)
@@ -46,7 +53,7 @@ def hall(
     the_hall.start()
     print(f"hall on http://{host}:{port}/ (broker {link.describe()}, reconnecting with backoff)")
     try:
-        uvicorn.run(create_hall_app(the_hall, hub), host=host, port=port, log_level="warning", ws=WS_IMPL)
+        serve(create_hall_app(the_hall, hub, allowed_hosts=host_names(host, allow_host)), host, port)
     finally:
         the_hall.stop()
 
@@ -96,6 +103,7 @@ def serve_fake(
     admin_token: str | None = typer.Option(None, help="Admin token; without one admin is loopback-only."),
     broker: str | None = typer.Option(None, help="Also publish to this MQTT broker (HOST:PORT)."),
     every: float = typer.Option(4.0, help="Seconds between the drawn camera's throws (0: no autoplay)."),
+    allow_host: list[str] = typer.Option([], help=ALLOW_HOST_HELP),
 ) -> None:
     """Serve the table display over a real table whose camera is simulated (for trying the pages).
 
@@ -105,15 +113,14 @@ def serve_fake(
     import tempfile
     from pathlib import Path
 
-    import uvicorn
-
     from controller.drawn_camera import DrawnCamera, autoplay
     from controller.eventlog import EventLog
     from controller.table import Table
     from display.app import create_app
+    from display.guard import host_names
     from display.hub import Hub
     from display.mqtt import TablePublisher, parse_broker
-    from display.server import WS_IMPL
+    from display.server import serve
 
     try:
         cfg = fake_config(game, players, option, table_id)
@@ -144,13 +151,10 @@ def serve_fake(
             f"table {table_id} ({game}, drawn camera) on http://{host}:{port}/  admin: http://{host}:{port}/admin"
         )
         try:
-            uvicorn.run(
-                create_app(table, hub, admin_token, loopback_only_admin=False),
-                host=host,
-                port=port,
-                log_level="warning",
-                ws=WS_IMPL,
+            app = create_app(
+                table, hub, admin_token, loopback_only_admin=False, allowed_hosts=host_names(host, allow_host)
             )
+            serve(app, host, port)
         finally:
             stop.set()
             if player.is_alive():

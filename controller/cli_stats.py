@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from controller.cli_display import ALLOW_HOST_HELP
+
 
 def _fail(message: str) -> typer.Exit:
     print(f"error: {message}", file=sys.stderr)
@@ -44,6 +46,7 @@ def stats(
     ),
     host: str = typer.Option("127.0.0.1", help="Address to serve on (with --serve)."),
     port: int = typer.Option(8003, help="Port to serve on (with --serve)."),
+    allow_host: list[str] = typer.Option([], help=ALLOW_HOST_HELP),
 ) -> None:
     """Dice fairness: per die (table, colour, kind) the face counts, 95 % intervals, χ² test and flag."""
     try:
@@ -51,14 +54,13 @@ def stats(
     except ValueError as e:
         raise _fail(str(e)) from None
     if serve:
-        import uvicorn
-
-        from display.server import WS_IMPL
+        from display.guard import host_names
+        from display.server import serve as serve_app
         from display.stats_page import create_stats_app
 
         print(f"dice fairness of {len(logs)} log(s) on http://{host}:{port}/stats")
-        app = create_stats_app(lambda: fairness_report(logs))
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws=WS_IMPL)
+        app = create_stats_app(lambda: fairness_report(logs), allowed_hosts=host_names(host, allow_host))
+        serve_app(app, host, port)
         return
     if as_json:
         print(json.dumps({"dice": report}, indent=2))

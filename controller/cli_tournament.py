@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from controller.cli_display import ALLOW_HOST_HELP
+
 if TYPE_CHECKING:
     from controller.tournament import Tournament
 
@@ -54,14 +56,14 @@ def tournament(
     admin_token: str | None = typer.Option(
         None, help="Organiser token; without one, organiser actions are loopback-only."
     ),
+    allow_host: list[str] = typer.Option([], help=ALLOW_HOST_HELP),
 ) -> None:
     """Run a tournament in the hall: pair rounds, take results from the tables, show standings."""
-    import uvicorn
-
     from controller.tournament import TournamentError
+    from display.guard import host_names
     from display.hub import Hub
     from display.mqtt import Hall
-    from display.server import WS_IMPL
+    from display.server import serve
     from display.tournament_app import TournamentView, create_tournament_app
 
     try:
@@ -83,9 +85,8 @@ def tournament(
         f"(broker {link.describe()})",
     )
     try:
-        uvicorn.run(
-            create_tournament_app(view, admin_token), host=host, port=port, log_level="warning", ws=WS_IMPL
-        )
+        app = create_tournament_app(view, admin_token, allowed_hosts=host_names(host, allow_host))
+        serve(app, host, port)
     finally:
         hall.stop()
         t.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from display.app import STATIC, _page, watch_close
+from display.guard import Guard
 from display.hub import Hub, Subscription
 from display.mqtt import Hall
 
@@ -22,8 +23,9 @@ def wake_hub(hub: Hub) -> Callable[[int], None]:
     return lambda version: hub.notify({"v": version})
 
 
-def create_hall_app(hall: Hall, hub: Hub) -> FastAPI:
-    """Read-only: the hall page, ``/api/tables`` and the ``/ws`` push of the same.
+def create_hall_app(hall: Hall, hub: Hub, *, allowed_hosts: Collection[str] | None = None) -> FastAPI:
+    """Read-only: the hall page, ``/api/tables`` and the ``/ws`` push of the same, behind the guard
+    every server shares (``display.guard``; ``allowed_hosts``: the names it answers to, ``None``: any).
 
     The hall must wake the hub on each change: ``Hall(on_update=lambda v: hub.notify({"v": v}))``
     (``wake_hub`` below).  The pushes are ``{"type": "hall", ...hall.changes(since)}``.
@@ -54,6 +56,7 @@ def create_hall_app(hall: Hall, hub: Hub) -> FastAPI:
         finally:
             hub.unsubscribe(sub)
 
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     return app
 
 

@@ -8,13 +8,15 @@ method; ``dicetable stats LOG... --serve`` serves them for a whole hall's logs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+
+from display.guard import Guard
 
 STATIC = Path(__file__).resolve().parent / "static"
 Report = Callable[[], list[dict[str, Any]]]
@@ -32,8 +34,11 @@ def add_stats_routes(app: FastAPI, report: Report) -> None:
         return {"dice": report()}
 
 
-def create_stats_app(report: Report, title: str = "dice fairness") -> FastAPI:
-    """A stand-alone app with only the fairness page (for a hall's logs)."""
+def create_stats_app(
+    report: Report, title: str = "dice fairness", *, allowed_hosts: Collection[str] | None = None
+) -> FastAPI:
+    """A stand-alone app with only the fairness page (for a hall's logs), behind the guard every
+    server shares (``display.guard``; ``allowed_hosts``: the names it answers to, ``None``: any)."""
     app = FastAPI(title=f"dicetable {title}", version="1")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     add_stats_routes(app, report)
@@ -42,4 +47,5 @@ def create_stats_app(report: Report, title: str = "dice fairness") -> FastAPI:
     def index() -> HTMLResponse:
         return HTMLResponse('<meta http-equiv="refresh" content="0; url=/stats">')
 
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     return app

@@ -5,13 +5,16 @@ to a ``TournamentBackend`` (``controller.tournament.Tournament`` is the one
 implementation) and to the ``Hall`` for the tables' live summaries.  Reading is
 public; starting a round and confirming a result are the organiser's, allowed
 with the ``X-Admin-Token`` header or, with no token configured, from this machine.
+The guard every server shares (:mod:`display.guard`) checks the Host, that an
+organiser's POST comes from this page (CSRF), the token (wrong ones limited per
+client) and the body's size before a route runs or a body is read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
+from collections.abc import Collection
 from typing import Any, Protocol
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
@@ -20,7 +23,9 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from display.app import LOOPBACK, STATIC, _page, _pump
+from display.admin import GuessLimit
+from display.app import STATIC, _page, _pump
+from display.guard import MAX_BODY, Guard, Scope, TokenGate
 from display.hub import Hub
 from display.mqtt import Hall
 
@@ -88,20 +93,23 @@ class TournamentView:
             self.changed()
 
 
-def create_tournament_app(view: TournamentView, admin_token: str | None = None) -> FastAPI:
+def create_tournament_app(
+    view: TournamentView,
+    admin_token: str | None = None,
+    *,
+    allowed_hosts: Collection[str] | None = None,
+    max_body: int | None = MAX_BODY,
+    guesses: GuessLimit | None = None,
+) -> FastAPI:
+    """The tournament page; ``allowed_hosts``: the names it answers to (``None``: any, for tests)."""
     app = FastAPI(title="dicetable tournament", version="1", description="Rounds, pairings and standings.")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     backend = view.backend
+    gate = TokenGate(admin_token, guesses=guesses, what="organiser")
 
-    def organiser(request: Request) -> None:
-        host = request.client.host if request.client else ""
-        if admin_token is None:
-            if host not in LOOPBACK:
-                raise HTTPException(403, "organiser actions are served only to this machine (no admin token)")
-            return
-        given = request.headers.get("x-admin-token") or ""
-        if not hmac.compare_digest(given.encode(), admin_token.encode()):
-            raise HTTPException(401, "organiser actions need the admin token (X-Admin-Token header)")
+    def organiser_action(scope: Scope) -> bool:
+        """Every request that changes the tournament is the organiser's (the guard checks the token)."""
+        return str(scope.get("method", "GET")).upper() not in ("GET", "HEAD", "OPTIONS")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> HTMLResponse:
@@ -126,8 +134,7 @@ def create_tournament_app(view: TournamentView, admin_token: str | None = None) 
         )
 
     @app.post("/api/next-round", summary="Pair the next round (organiser)")
-    def next_round(request: Request) -> dict[str, Any]:
-        organiser(request)
+    def next_round() -> dict[str, Any]:
         try:
             matches = backend.start_next_round()
         except ValueError as e:
@@ -136,8 +143,7 @@ def create_tournament_app(view: TournamentView, admin_token: str | None = None) 
         return {"matches": matches}
 
     @app.post("/api/confirm", summary="Confirm the result a table reported (organiser)")
-    def confirm(body: Confirm, request: Request) -> dict[str, Any]:
-        organiser(request)
+    def confirm(body: Confirm) -> dict[str, Any]:
         try:
             match = backend.confirm(body.table, body.who)
         except ValueError as e:
@@ -146,8 +152,7 @@ def create_tournament_app(view: TournamentView, admin_token: str | None = None) 
         return match
 
     @app.post("/api/result", summary="Enter or correct a match's result (organiser; logged)")
-    def enter_result(body: ResultIn, request: Request) -> dict[str, Any]:
-        organiser(request)
+    def enter_result(body: ResultIn) -> dict[str, Any]:
         try:
             match = backend.enter_result(
                 body.table, body.round, dict(body.scores), body.winners, body.who, body.override, body.reason
@@ -186,4 +191,11 @@ def create_tournament_app(view: TournamentView, admin_token: str | None = None) 
         finally:
             view.hub.unsubscribe(sub)
 
+    app.add_middleware(
+        Guard,
+        allowed_hosts=allowed_hosts,
+        max_body=max_body,
+        admin_gate=gate.scope_refusal,
+        guarded=organiser_action,
+    )
     return app

@@ -118,15 +118,15 @@ def test_a_tournament_takes_results_from_the_tables_and_survives_a_hall_restart(
     db = tmp_path / "tournament.sqlite3"
     hall = HallProcess(spec, db, secure)
     try:
-        assert httpx.post(hall.url + "/api/next-round").status_code == 200
+        assert httpx.post(hall.url + "/api/next-round", json={}).status_code == 200
         assert hall.match()["players"] == ["ann", "bob"] and hall.match()["table"] == "table-1"
         first = final_of(run_table(tmp_path, secure, "dice-fighter-demo", "table-1"))
         m = wait_until(lambda: hall.match()["status"] == "reported" and hall.match(), what="round 1 reported")
         assert (m["scores"], m["winners"]) == (first["scores"], first["winners"])
-        refused = httpx.post(hall.url + "/api/next-round")  # not before the organiser confirms
+        refused = httpx.post(hall.url + "/api/next-round", json={})  # not before the organiser confirms
         assert refused.status_code == 409 and "without a confirmed result" in refused.json()["error"]
         assert httpx.post(hall.url + "/api/confirm", json={"table": "table-1"}).status_code == 200
-        assert httpx.post(hall.url + "/api/next-round").status_code == 200
+        assert httpx.post(hall.url + "/api/next-round", json={}).status_code == 200
 
         table2 = run_table(tmp_path, secure, "dicetar-wars-demo", "table-2")
         hall.stop()  # the hall goes down mid-round, while table-2 plays

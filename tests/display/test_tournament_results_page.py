@@ -53,7 +53,7 @@ def test_an_organiser_enters_and_corrects_results_on_the_page(served: tuple[str,
     from playwright.sync_api import expect, sync_playwright
 
     url, t = served
-    assert httpx.post(url + "/api/next-round").status_code == 200  # ann v cid at t1, bob v dan at t2
+    assert httpx.post(url + "/api/next-round", json={}).status_code == 200  # ann v cid at t1, bob v dan at t2
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -104,7 +104,7 @@ def test_the_result_api_refuses_bad_bodies_clearly_and_wants_the_organiser(
     served: tuple[str, Tournament],
 ) -> None:
     url, t = served
-    httpx.post(url + "/api/next-round")
+    httpx.post(url + "/api/next-round", json={})
     r = httpx.post(url + "/api/result", json={"table": "t1", "round": "one", "scores": {}, "who": "Y"})
     assert r.status_code == 422 and "round:" in r.json()["error"]
     r = httpx.post(
