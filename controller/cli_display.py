@@ -115,6 +115,7 @@ def serve_fake(
 
     from controller.drawn_camera import DrawnCamera, autoplay
     from controller.eventlog import EventLog
+    from controller.live import display_board
     from controller.table import Table
     from display.app import create_app
     from display.guard import host_names
@@ -152,7 +153,12 @@ def serve_fake(
         )
         try:
             app = create_app(
-                table, hub, admin_token, loopback_only_admin=False, allowed_hosts=host_names(host, allow_host)
+                table,
+                hub,
+                admin_token,
+                loopback_only_admin=False,
+                board=display_board(table),  # none configured: the game's shipped example
+                allowed_hosts=host_names(host, allow_host),
             )
             serve(app, host, port)
         finally:

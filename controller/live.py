@@ -79,6 +79,29 @@ def load_script(path: Path) -> list[Scripted]:
     return sorted(out, key=lambda s: s.t)
 
 
+def display_board(table: Table) -> dict[str, Any] | None:
+    """The board the table is configured with, as the display draws it (``display.boards``'s layout
+    form: outline, zones, centre line in mm, every shape as its outline polygon); None without a
+    configured board (the display then draws the game's shipped example, if any)."""
+    geometry = getattr(table, "geometry", None)
+    if geometry is None:
+        return None
+    board = geometry.board
+
+    def points(poly: Any) -> list[list[float]]:
+        return [[round(float(x), 2), round(float(y), 2)] for x, y in poly]
+
+    line = board.centre_line
+    return {
+        "name": board.name,
+        "outline": {"polygon": points(board.outline)},
+        "zones": [
+            {"name": z.name, "multiplier": z.multiplier, "polygon": points(z.polygon)} for z in board.zones
+        ],
+        "centre_line": None if line is None else {"a": list(line.a), "b": list(line.b)},
+    }
+
+
 def table_app(
     table: Table, host: str, admin_token: str | None, allowed_hosts: list[str] | None = None
 ) -> tuple[Any, Any]:
@@ -100,7 +123,14 @@ def table_app(
     hub = Hub()
     table.listeners.append(hub.notify)
     hosts = allowed_hosts if allowed_hosts is not None else DisplaySection(host=host).hosts()
-    app = create_app(table, hub, admin_token=admin_token, loopback_only_admin=False, allowed_hosts=hosts)
+    app = create_app(
+        table,
+        hub,
+        admin_token=admin_token,
+        loopback_only_admin=False,
+        board=display_board(table),
+        allowed_hosts=hosts,
+    )
     return app, hub
 
 
