@@ -157,7 +157,7 @@ def tournament_log(
     """Print every change of a result: who, when, before and after, and why."""
     t = _open_for(file, db, fmt, ("text", "json"))
     try:
-        log = t.result_log()
+        log, refused = t.result_log(), t.refused_results()
     finally:
         t.close()
     if fmt == "json":
@@ -169,6 +169,8 @@ def tournament_log(
         why = f" because {row['reason']}" if row["reason"] else ""
         where = f"round {row['round']} {row['table']}"
         print(f"{row['at']}  {where}: {row['action']} ({row['who']}): {scores}{why}")
+    for row in reversed(refused):  # oldest first, like the changes above
+        print(f"{row['at']}  round {row['round']} {row['table']}: refused the table's result: {row['why']}")
 
 
 def register(app: typer.Typer) -> None:

@@ -22,14 +22,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import sqlite3
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from controller.pairing import Finished, places_below, round_robin, standings, swiss
 from controller.tournament_file import TournamentFile, seat_range
+from engine import find_game
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,6 +42,13 @@ CREATE TABLE IF NOT EXISTS matches (
     round INTEGER NOT NULL, board INTEGER NOT NULL, table_id TEXT, players TEXT NOT NULL,
     status TEXT NOT NULL DEFAULT 'playing', scores TEXT, winners TEXT, finished TEXT, confirmed_by TEXT,
     PRIMARY KEY (round, board)
+);
+CREATE TABLE IF NOT EXISTS refused_results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, round INTEGER NOT NULL, table_id TEXT NOT NULL,
+    why TEXT NOT NULL, result TEXT NOT NULL, UNIQUE (round, table_id, result)
+);
+CREATE TABLE IF NOT EXISTS seen_results (
+    table_id TEXT NOT NULL, result TEXT NOT NULL, first_seen TEXT NOT NULL, PRIMARY KEY (table_id, result)
 );
 CREATE TABLE IF NOT EXISTS result_log (
     id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, round INTEGER NOT NULL, board INTEGER NOT NULL,
@@ -48,6 +59,14 @@ CREATE TABLE IF NOT EXISTS result_log (
 #: the highest game score an organiser may enter (no game of the five comes near it)
 MAX_SCORE = 100_000
 MAX_WHO, MAX_REASON = 40, 200
+#: how far ahead of the hall's clock a table's clock may be: a result that finished later is refused
+MAX_CLOCK_AHEAD_S = 300
+#: refused results shown with the round (the latest; every one stays in the database)
+SHOWN_REFUSALS = 20
+#: results remembered per table as seen before they could count (older ones are forgotten)
+SEEN_PER_TABLE = 200
+#: refused results kept per table and round (older ones are forgotten)
+REFUSED_PER_TABLE = 100
 
 
 class TournamentError(ValueError):
@@ -56,6 +75,20 @@ class TournamentError(ValueError):
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _moment(text: str) -> datetime:
+    """An ISO 8601 time as an aware datetime (a time without its offset is taken as UTC)."""
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+class _Ignore(Exception):
+    """A table's result that is not for this round's match (an earlier game's): logged, not shown."""
+
+
+class _Refuse(Exception):
+    """A table's result that claims this round's match and cannot count: shown to the organiser."""
 
 
 class Tournament:
@@ -177,6 +210,11 @@ class Tournament:
                 "standings": [r.to_json() for r in standings(self.spec.player_names, self._finished())],
                 "can_start_next": self._next_blocker() is None,
                 "next_blocked_by": self._next_blocker(),
+                "refused": [{k: r[k] for k in ("at", "table", "why")} for r in self.refused_results(no)][
+                    :SHOWN_REFUSALS
+                ]
+                if no
+                else [],
             }
 
     # -- writing -------------------------------------------------------------------------------
@@ -207,7 +245,7 @@ class Tournament:
                     names, self._finished(), seats=game.table_size, fewest=min(fewest, game.table_size)
                 )
             tables = self.spec.round_tables(no)
-            now = _now()
+            now = datetime.now(UTC).isoformat()  # to the microsecond: results seen before it never count
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self.db.execute(
@@ -232,40 +270,153 @@ class Tournament:
             return self.matches(no)
 
     def take_result(self, table_id: str, result: dict[str, Any]) -> bool:
-        """A table's final result (checked by the hall): recorded when it is this round's match's."""
+        """A table's final result (checked by the hall): recorded when it is this round's match's.
+
+        Anything a table sends is checked against the round and the game (``_judge``): a result
+        that is not for this round's match (an earlier game at the table, another hall's table)
+        is logged and ignored; one that claims the match but cannot count (the wrong players or
+        game, winners the rules do not give for those scores, from the future, published before
+        the round started, a second result for a match that has one) is refused, logged and
+        shown to the organiser with why (``refused_results``).  The hall gives every result
+        again at each restart: one already taken, ignored or refused changes nothing.
+        """
         with self._lock:
+            now = datetime.now(UTC)
             no = self.round_no
-            if not no:
+            try:
+                match = self._judge(table_id, result, now)
+            except _Ignore as e:
+                log.info("result from table %s not for round %d: %s", table_id, no, e)
+                self._seen(table_id, result, now)
                 return False
-            (started,) = self.db.execute("SELECT started FROM rounds WHERE no = ?", (no,)).fetchone()
-            match = next((m for m in self.matches(no) if m["table"] == table_id), None)
-            names = sorted(p["name"] for p in result.get("players", []))
-            if match is None or match["status"] != "playing" or names != sorted(match["players"]):
+            except _Refuse as e:
+                self._refused(no, table_id, result, str(e), now)
                 return False
-            if result.get("game") != self.spec.rounds[no - 1].game or result["finished"] < started:
-                return False  # an earlier game at this table (its result is still retained)
-            status = "confirmed" if self.spec.tournament.confirm == "table" else "reported"
-            with (
-                self._write()
-            ):  # only while still playing: an organiser (another process) may have entered it
-                cur = self.db.execute(
-                    "UPDATE matches SET status=?, scores=?, winners=?, finished=?, confirmed_by=? "
-                    "WHERE round=? AND board=? AND status='playing'",
-                    (
-                        status,
-                        json.dumps(result["scores"]),
-                        json.dumps(result["winners"]),
-                        result["finished"],
-                        "table" if status == "confirmed" else None,
-                        no,
-                        match["board"],
-                    ),
+            return self._record(match, result)
+
+    def _judge(self, table_id: str, result: dict[str, Any], now: datetime) -> dict[str, Any]:
+        """This round's match the result counts for; ``_Ignore`` or ``_Refuse`` saying why not."""
+        no = self.round_no
+        if not no:
+            raise _Ignore("no round has started")
+        match = next((m for m in self.matches(no) if m["table"] == table_id), None)
+        if match is None:
+            raise _Ignore(f"the table has no match in round {no}")
+        game = self.spec.rounds[no - 1].game
+        (started_text,) = self.db.execute("SELECT started FROM rounds WHERE no = ?", (no,)).fetchone()
+        started, finished = _moment(started_text), _moment(result["finished"])
+        names = [p["name"] for p in result.get("players", [])]
+        ours = sorted(names) == sorted(match["players"]) and result.get("game") == game
+        earlier = [m for m in self.matches() if m["table"] == table_id and m["round"] < no]
+        if any(m["finished"] == result["finished"] for m in earlier):
+            raise _Ignore("the result of the table's match in an earlier round")
+        if finished < started.replace(microsecond=0):  # a table gives whole seconds
+            if ours:  # the same players, the same game: a clock behind, or a replay
+                raise _Refuse(
+                    f"it finished at {result['finished']}, before round {no} started ({started_text}): "
+                    "an earlier game's result, or the table's clock is behind"
                 )
-                if cur.rowcount != 1:
-                    return False
-                after = {"scores": result["scores"], "winners": result["winners"], "status": status}
-                self._log(match, "table", "reported by the table", None, after)
-            return True
+            raise _Ignore(f"an earlier game's result (finished {result['finished']}, before round {no})")
+        if finished > now + timedelta(seconds=MAX_CLOCK_AHEAD_S):
+            raise _Refuse(
+                f"it finished at {result['finished']}, in the future (the hall's clock says "
+                f"{now.isoformat(timespec='seconds')}; a table's clock may be {MAX_CLOCK_AHEAD_S} s ahead)"
+            )
+        seen = self._first_seen(table_id, result)
+        if seen is not None and seen < started:
+            raise _Refuse(
+                f"it was published at {seen.isoformat(timespec='seconds')}, before round {no} started "
+                f"({started_text}), yet says it finished at {result['finished']}"
+            )
+        if result.get("game") != game:
+            raise _Refuse(f"it is a result of {result.get('game')}, round {no} plays {game}")
+        if sorted(names) != sorted(match["players"]):
+            raise _Refuse(f"its players are {names}, round {no} paired {match['players']} at this table")
+        why = find_game(game).check_result(names, result["scores"], result["winners"])
+        if why is not None:
+            raise _Refuse(f"the rules of {game} cannot give it: {why}")
+        if match["status"] != "playing":
+            if (match["scores"], match["winners"]) == (result["scores"], result["winners"]):
+                raise _Ignore("the match has this result already")
+            raise _Refuse(
+                f"the match already has a result ({_describe(match)}); an organiser may override it"
+            )
+        return match
+
+    def _record(self, match: dict[str, Any], result: dict[str, Any]) -> bool:
+        no = match["round"]
+        status = "confirmed" if self.spec.tournament.confirm == "table" else "reported"
+        with self._write():  # only while still playing: an organiser (another process) may have entered it
+            cur = self.db.execute(
+                "UPDATE matches SET status=?, scores=?, winners=?, finished=?, confirmed_by=? "
+                "WHERE round=? AND board=? AND status='playing'",
+                (
+                    status,
+                    json.dumps(result["scores"]),
+                    json.dumps(result["winners"]),
+                    result["finished"],
+                    "table" if status == "confirmed" else None,
+                    no,
+                    match["board"],
+                ),
+            )
+            if cur.rowcount != 1:
+                return False
+            after = {"scores": result["scores"], "winners": result["winners"], "status": status}
+            self._log(match, "table", "reported by the table", None, after)
+        return True
+
+    @staticmethod
+    def _key(result: dict[str, Any]) -> str:
+        return json.dumps(result, sort_keys=True, separators=(",", ":"))
+
+    def _first_seen(self, table_id: str, result: dict[str, Any]) -> datetime | None:
+        row = self.db.execute(
+            "SELECT first_seen FROM seen_results WHERE table_id = ? AND result = ?",
+            (table_id, self._key(result)),
+        ).fetchone()
+        return None if row is None else _moment(row[0])
+
+    def _seen(self, table_id: str, result: dict[str, Any], now: datetime) -> None:
+        """Remember when a result that could not count yet was first seen (so it never counts later)."""
+        with self._write():
+            self.db.execute(
+                "INSERT OR IGNORE INTO seen_results VALUES (?, ?, ?)",
+                (table_id, self._key(result), now.isoformat()),
+            )
+            self.db.execute(
+                "DELETE FROM seen_results WHERE table_id = ? AND first_seen < COALESCE(("
+                "SELECT first_seen FROM seen_results WHERE table_id = ? "
+                "ORDER BY first_seen DESC LIMIT 1 OFFSET ?), '')",
+                (table_id, table_id, SEEN_PER_TABLE - 1),
+            )
+
+    def _refused(self, no: int, table_id: str, result: dict[str, Any], why: str, now: datetime) -> None:
+        with self._write():
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO refused_results (at, round, table_id, why, result) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (now.isoformat(timespec="seconds"), no, table_id, why, self._key(result)),
+            )
+            self.db.execute(  # a flood of forgeries keeps only the latest few per table and round
+                "DELETE FROM refused_results WHERE round = ? AND table_id = ? AND id <= COALESCE(("
+                "SELECT id FROM refused_results WHERE round = ? AND table_id = ? "
+                "ORDER BY id DESC LIMIT 1 OFFSET ?), -1)",
+                (no, table_id, no, table_id, REFUSED_PER_TABLE),
+            )
+        if cur.rowcount:
+            log.warning("refused the result of table %s in round %d: %s", table_id, no, why)
+
+    def refused_results(self, round_no: int | None = None) -> list[dict[str, Any]]:
+        """Results tables sent that could not count, newest first: when, round, table, why, the result."""
+        q = "SELECT at, round, table_id, why, result FROM refused_results"
+        args: tuple[int, ...] = ()
+        if round_no is not None:
+            q, args = q + " WHERE round = ?", (round_no,)
+        rows = self.db.execute(q + " ORDER BY id DESC", args)
+        return [
+            {"at": r[0], "round": r[1], "table": r[2], "why": r[3], "result": json.loads(r[4])} for r in rows
+        ]
 
     def confirm(self, table_id: str, who: str) -> dict[str, Any]:
         """The organiser confirms the result reported by ``table_id`` in the current round."""
@@ -358,6 +509,7 @@ class Tournament:
             "standings": st["standings"],
             "matches": self.matches(),
             "result_log": self.result_log(),
+            "refused_results": self.refused_results(),
         }
 
     def export_csv(self) -> str:

@@ -88,9 +88,10 @@ class TournamentView:
         self.hub.notify(self.view())
 
     def on_result(self, table_id: str, result: dict[str, Any]) -> None:
-        """The hall's result listener: hand the result to the tournament, then show the change."""
-        if self.backend.take_result(table_id, result):
-            self.changed()
+        """The hall's result listener: hand the result to the tournament, then show the change
+        (a result taken, or one refused: the page lists those with why)."""
+        self.backend.take_result(table_id, result)
+        self.changed()
 
 
 def create_tournament_app(

@@ -396,6 +396,42 @@ class Game(ABC):
     def result(self) -> Result | None:
         """How the game ended, or None while it goes on."""
 
+    @classmethod
+    def check_result(
+        cls,
+        players: Sequence[str],
+        scores: Mapping[str, Any],
+        winners: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+    ) -> str | None:
+        """Why a final result given from elsewhere cannot be one this game's rules give, or None.
+
+        For a result that did not come from replaying the game here: a table's ``result``
+        message, read by a tournament.  ``players`` in seating order, ``scores`` as ``scores()``
+        gives them, ``winners`` as ``Result.winners``; ``options`` as the table played (the
+        game's defaults for what is not given).  Each game adds what its rules say about
+        winners and scores (``_check_final``); a result that passes may still be false, but one
+        that fails cannot have been played.
+        """
+        names = list(players)
+        if not cls.min_players <= len(names) <= cls.max_players or len(set(names)) != len(names):
+            return f"{cls.name} seats {cls.min_players}-{cls.max_players} different players, got {names}"
+        if set(scores) != set(names):
+            return f"scores: expected one for each of {names}, got {sorted(scores)}"
+        for p in names:
+            if isinstance(scores[p], bool) or not isinstance(scores[p], int) or scores[p] < 0:
+                return f"score of {p}: expected a whole number 0 or more, got {scores[p]!r:.40}"
+        if not winners or len(set(winners)) != len(winners) or not set(winners) <= set(names):
+            return f"winners: expected one or more of {names}, each once, got {list(winners)!r:.80}"
+        return cls._check_final(names, dict(scores), list(winners), dict(options or {}))
+
+    @classmethod
+    def _check_final(
+        cls, players: list[str], scores: dict[str, int], winners: list[str], options: dict[str, Any]
+    ) -> str | None:
+        """This game's own rules about a final result (``check_result`` has checked its shape)."""
+        return None
+
     # -- helpers for subclasses --------------------------------------------
     def refuse(self, why: str, inp: Input) -> RuleError:
         """Build the error for an illegal input, quoting input, expectation and state."""

@@ -1401,6 +1401,26 @@ class DiceFighter(Game):
     def scores(self) -> dict[str, int]:
         return dict(self.ko_levels)
 
+    @classmethod
+    def _check_final(
+        cls, players: list[str], scores: dict[str, int], winners: list[str], options: dict[str, Any]
+    ) -> str | None:
+        """One winner.  Once a player's KO'd levels reach the end flag, the game ends with the
+        higher total winning (sudden death starts from equal totals and only adds to the winner's);
+        only a player left without fighters before any end flag loses with more levels."""
+        if len(winners) != 1:
+            return f"winners: Dice Fighter has one winner, got {winners}"
+        flag = options.get("end_flag_levels", 5)
+        flag = flag if isinstance(flag, int) and not isinstance(flag, bool) and flag > 0 else 5
+        (winner,) = winners
+        (loser,) = (p for p in players if p != winner)
+        if scores[loser] > scores[winner] and scores[loser] >= flag:
+            return (
+                f"winner {winner} has {scores[winner]} KO'd levels, {loser} {scores[loser]}: "
+                f"{loser} reached the end flag ({flag}) with more, so {winner} cannot have won"
+            )
+        return None
+
     def result(self) -> Result | None:
         return self.ended
 

@@ -49,6 +49,7 @@ itself).  The state never shows the order of the face-down deck.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -267,6 +268,21 @@ class DiceHunter(Game):
                 "chips": self.chips_on_offer(),
             },
         )
+
+    @classmethod
+    def _check_final(
+        cls, players: list[str], scores: dict[str, int], winners: list[str], options: dict[str, Any]
+    ) -> str | None:
+        """One winner; a score is made of tiles and chips.  The winner may have any score: the
+        reversal tile wins at once, so the highest score alone does not decide."""
+        if len(winners) != 1:
+            return f"winners: Dice Hunter has one winner (the final round's order breaks ties), got {winners}"
+        unit = math.gcd(CHIP_POINTS, *(t.points for t in TILES.values()))
+        odd = [p for p in players if scores[p] % unit]
+        if odd:
+            p = odd[0]
+            return f"score of {p}: {scores[p]} is not a sum of tiles and chips (a multiple of {unit})"
+        return None
 
     def result(self) -> Result | None:
         if self.step != "over":

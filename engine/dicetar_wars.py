@@ -265,6 +265,23 @@ class DicetarWars(Game):
             detail["colour"] = self.colours[who]
         return Expectation(InputKind.THROW, (who,), detail)
 
+    @classmethod
+    def _check_final(
+        cls, players: list[str], scores: dict[str, int], winners: list[str], options: dict[str, Any]
+    ) -> str | None:
+        """One winner, with the higher total: equal totals are replayed, never shared."""
+        if len(winners) != 1:
+            return f"winners: DICETAR WARS has one winner (equal totals are replayed), got {winners}"
+        (winner,) = winners
+        beaten = [p for p in players if p != winner and scores[p] >= scores[winner]]
+        if beaten:
+            other = beaten[0]
+            return (
+                f"winner {winner} has {scores[winner]}, not more than {other}'s {scores[other]} "
+                "(the higher total wins; equal totals are replayed)"
+            )
+        return None
+
     def result(self) -> Result | None:
         if self.step != "over":
             return None

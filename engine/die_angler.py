@@ -492,6 +492,20 @@ class DieAngler(Game):
     def scores(self) -> dict[str, int]:
         return {p: len(self._held[p]) + len(self._extra_held[p]) for p in self.players}
 
+    @classmethod
+    def _check_final(
+        cls, players: list[str], scores: dict[str, int], winners: list[str], options: dict[str, Any]
+    ) -> str | None:
+        """Without the extra game the most fish cards win, and a tie shares the victory.  With it
+        (the default) a score adds the extra game's catches, which decide alone, so any winner fits."""
+        if options.get("extra_game", True) is not False:
+            return None
+        best = max(scores.values())
+        expected = [p for p in players if scores[p] == best]
+        if sorted(winners) != sorted(expected):
+            return f"winners: the most fish cards ({best}) win and a tie shares, so {expected}, got {winners}"
+        return None
+
     def result(self) -> Result | None:
         if self._phase != "over":
             return None

@@ -1075,6 +1075,22 @@ class NozokuDice(Game):
     def scores(self) -> dict[str, int]:
         return {p: self.magic(p) for p in self.players}
 
+    @classmethod
+    def _check_final(
+        cls, players: list[str], scores: dict[str, int], winners: list[str], options: dict[str, Any]
+    ) -> str | None:
+        """At a table of two or more the most magic wins, and equal magic shares the victory."""
+        if len(players) < 2:
+            return None  # solo: against the hidden wizard, whose magic the result does not give
+        best = max(scores.values())
+        expected = [p for p in players if scores[p] == best]
+        if sorted(winners) != sorted(expected):
+            return (
+                f"winners: the most magic ({best}) wins and a tie shares the victory, so {expected}, "
+                f"got {winners}"
+            )
+        return None
+
     def result(self) -> Result | None:
         if not self.finished:
             return None

@@ -49,6 +49,11 @@ function onTournament(st) {
   document.body.dataset.broker = st.connected ? "up" : "down";
   document.getElementById("matches").replaceChildren(...st.matches.map(matchRow));
   document.getElementById("standings").replaceChildren(...st.standings.map(standingRow));
+  // results the tables sent that cannot count, with why (the organiser may enter the right one)
+  const refused = st.refused || [];
+  document.getElementById("refused-title").hidden = refused.length === 0;
+  document.getElementById("refused").replaceChildren(...refused.map((r) =>
+    h("li", { "data-refused": r.table }, h("span", { class: "name" }, r.table), ` ${r.at}: ${r.why}`)));
   const next = document.getElementById("next");
   next.replaceChildren(st.can_start_next
     ? h("button", { id: "start-next" }, st.round ? `start round ${st.round + 1}` : "start round 1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,7 @@ def result(
         "scores": {p: 1 for p in players},
         "winners": [winner],
         "seq": 9,
-        "finished": "2999-01-01T00:00:00+00:00",
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ def result(table: str, players: tuple[str, ...], scores: list[int], winners: lis
         "scores": dict(zip(players, scores, strict=True)),
         "winners": winners,
         "seq": 3,
-        "finished": "2999-01-01T00:00:00+00:00",
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ def table_result(
         "scores": dict(zip(players, scores, strict=True)),
         "winners": [p for p, s in zip(players, scores, strict=True) if s == best],
         "seq": 9,
-        "finished": "2999-01-01T00:00:00+00:00",
+        "finished": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

@@ -296,3 +296,65 @@ def test_retained_hostile_messages_stop_neither_hall_nor_tournament(broker: Any,
         raw.loop_stop()
         raw.disconnect()
         tournament.close()
+
+
+def test_a_forged_result_retained_before_round_1_is_refused_after_a_hall_restart(
+    broker: Any, tmp_path: Any
+) -> None:
+    """A table's own credentials publish a result dated 2099 before round 1; the hall restarts in the
+    round: the forgery is refused and shown on the tournament page with why, the genuine result counts."""
+    from datetime import UTC, datetime
+
+    from test_hall_checks import result_payload
+
+    from controller.tournament import Tournament
+    from controller.tournament_file import TournamentFile
+    from display.tournament_app import TournamentView, create_tournament_app
+
+    spec = TournamentFile.model_validate(
+        {
+            "tournament": {"name": "Open", "tables": ["t1"], "confirm": "table"},
+            "players": [{"name": "ann"}, {"name": "bob"}],
+            "rounds": [{"game": "dicetar-wars"}],
+        }
+    )
+    players = [{"name": "ann", "colour": "red"}, {"name": "bob", "colour": "blue"}]
+    raw = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    raw.connect("127.0.0.1", broker.port)
+    raw.loop_start()
+
+    def publish(result: dict[str, Any]) -> None:
+        topic = "dicetable/v1/tables/t1/result"
+        raw.publish(topic, json.dumps(result), qos=1, retain=True).wait_for_publish(5)
+
+    def hall_for(tournament: Tournament) -> tuple[Hall, TournamentView]:
+        hall = Hall("127.0.0.1", broker.port, keepalive=2)
+        view = TournamentView(tournament, hall, Hub())
+        hall.on_change, hall.on_result = view.changed, view.on_result
+        hall.start()
+        return hall, view
+
+    forged = result_payload(game="dicetar-wars", players=players, finished="2099-01-01T00:00:00+00:00")
+    forged["scores"], forged["winners"] = {"ann": 0, "bob": 5}, ["ann"]  # the lower score wins, too
+    publish(forged)
+    tournament = Tournament(spec, tmp_path / "t.sqlite3")
+    hall, _ = hall_for(tournament)
+    try:
+        wait_until(lambda: (hall_table(hall, "t1") or {}).get("result"), what="the forgery reaches the hall")
+        hall.stop()
+        tournament.start_next_round()
+        hall, view = hall_for(tournament)  # restarted during round 1: the broker re-delivers the forgery
+        client = TestClient(create_tournament_app(view))
+        shown = wait_until(lambda: client.get("/api/tournament").json()["refused"], what="the refusal shown")
+        assert shown[0]["table"] == "t1" and "in the future" in shown[0]["why"], shown
+        assert tournament.matches(1)[0]["status"] == "playing"
+        genuine = {**forged, "winners": ["bob"], "finished": datetime.now(UTC).isoformat(timespec="seconds")}
+        publish(genuine)
+        wait_until(lambda: tournament.matches(1)[0]["status"] == "confirmed", what="the genuine result")
+        points = {r["name"]: r["points"] for r in client.get("/api/tournament").json()["standings"]}
+        assert points == {"ann": 0, "bob": 3}
+    finally:
+        hall.stop()
+        raw.loop_stop()
+        raw.disconnect()
+        tournament.close()

@@ -195,6 +195,9 @@ def play(data: st.DataObject, game: DiceFighter, steps: int) -> list[dict[str, A
         placed += sum(1 for o in outcomes if o.event == OutcomeKind.BURST)
         cleared += sum(o.detail["burst_tokens"] for o in outcomes if o.event == OutcomeKind.BURST_CLEARED)
         assert placed == cleared + game.burst, "burst tokens placed = cleared + on the table"
+    result = game.result()
+    if result is not None:  # what a table reports at the end is a result the rules give
+        assert DiceFighter.check_result(game.players, result.scores, result.winners, game.options) is None
     return log
 
 

@@ -120,6 +120,7 @@ def test_a_game_of_legal_inputs_always_finishes_with_a_ranking(data: st.DataObje
     assert result is not None, "the game did not end within 24 turns of at most 6 inputs"
     assert sorted(result.ranking) == sorted(PLAYERS4)
     assert result.winners == (result.ranking[0],)
+    assert DiceHunter.check_result(game.players, result.scores, result.winners, game.options) is None
 
 
 any_json = st.recursive(

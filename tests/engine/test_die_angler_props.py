@@ -144,6 +144,7 @@ def test_random_games_end_and_conserve_the_15_cards(setup: tuple[int, int, dict[
         result = game.result()
         assert result is not None and result.winners
         assert set(result.ranking) == set(game.players)
+        assert DieAngler.check_result(game.players, result.scores, result.winners, game.options) is None
         held = game.state["held" if game.state["part"] == "main" else "extra_held"]
         best = max(len(v) for v in held.values())
         leaders = [p for p in game.players if len(held[p]) == best]

@@ -202,6 +202,9 @@ def test_random_games_conserve_dice_and_cards_and_refuse_junk_without_change(
         game.apply(Input.from_json(legal_input(game, rnd)))
         check_conservation(game)
     check_conservation(game)
+    result = game.result()
+    if result is not None and len(game.players) > 1:  # a table's reported result fits the rules
+        assert NozokuDice.check_result(game.players, result.scores, result.winners, game.options) is None
     # Any input after the end is refused.
     if game.result() is not None:
         before = snapshot(game)

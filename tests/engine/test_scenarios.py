@@ -24,3 +24,6 @@ def test_scenarios_are_found() -> None:
 def test_scenario(path: Path) -> None:
     replay = run_scenario_file(path)
     assert replay.inputs > 0, f"{path} applies no input"
+    game, result = replay.game, replay.game.result()
+    if result is not None and len(game.players) > 1:  # the result a table would report fits the rules
+        assert type(game).check_result(game.players, result.scores, result.winners, game.options) is None
