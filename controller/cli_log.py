@@ -56,7 +56,11 @@ def salvage(
     except LogError as e:
         raise _fail(str(e)) from None
     print(report.text())
-    print(f"{out}: {len(report.events)} intact events written")
+    left = len(report.events) - report.written
+    print(
+        f"{out}: {report.written} intact events written; it replays"
+        + (f" ({left} intact events that no longer replay left out, see above)" if left else "")
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -114,6 +115,14 @@ class LogError(ValueError):
     """An event log that cannot be read or replayed; the message names the file and row."""
 
 
+class ReplayError(LogError):
+    """A game's events do not replay from row ``seq`` on (a lost input, an outcome that differs)."""
+
+    def __init__(self, message: str, seq: int) -> None:
+        super().__init__(message)
+        self.seq = seq
+
+
 class LogWriteError(OSError):
     """The event log cannot be written now (a full disk, read-only media, a damaged file).
 
@@ -167,6 +176,23 @@ def _check_magic(path: Path) -> None:
         raise LogError(f"{path}: not a dicetable event log (not an SQLite file: it starts {head[:8]!r})")
 
 
+def _unwritable(path: Path, existed: bool) -> str | None:
+    """Why a table could not write the log at ``path`` (read-only media, no permission), or None.
+
+    SQLite would call such a log "unable to open": an intact log on read-only media is not damaged,
+    so say what it is and what reads it."""
+    folder = path.parent
+    if os.access(folder, os.W_OK) and (not existed or os.access(path, os.W_OK)):
+        return None
+    what = "the event log" if existed else "a new event log"
+    where = path if existed and not os.access(path, os.W_OK) else folder
+    return (
+        f"{path}: {what} cannot be written here ({where} is read-only or not writable); a table writes "
+        f"its log: choose a writable path for it (database.path in table.toml)"
+        + (f" ('dicetable replay {path}' reads this one as it stands)" if existed else "")
+    )
+
+
 def check_file(path: Path, db: sqlite3.Connection) -> None:
     """Refuse a file that is not a sound dicetable event log (raises LogError naming the file)."""
     try:
@@ -196,10 +222,19 @@ class EventLog:
         if read_only:
             self._db = self._open_read_only()
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise LogError(
+                f"{self.path}: cannot make the event log's folder {self.path.parent} ({e.strerror}); "
+                "a table writes its log: choose a writable path for it (database.path in table.toml)"
+            ) from None
         existed = self.path.is_file() and self.path.stat().st_size > 0
         if existed:
             _check_magic(self.path)
+        unwritable = _unwritable(self.path, existed)
+        if unwritable:
+            raise LogError(unwritable)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as e:
@@ -411,9 +446,10 @@ def replay_events(events: Sequence[Event], where: str, base: Path | None = None)
         if e.kind == "outcome" and pending is not None:
             expected = pending.pop(0) if pending else None
             if expected != e.data:
-                raise LogError(
+                raise ReplayError(
                     f"{where}: row {e.seq}: logged outcome {e.data!r} differs from "
-                    f"the replayed one {expected!r}"
+                    f"the replayed one {expected!r}",
+                    e.seq,
                 )
         if e.kind != "input":
             continue
@@ -423,5 +459,7 @@ def replay_events(events: Sequence[Event], where: str, base: Path | None = None)
         try:
             pending = [_plain(o.to_json()) for o in g.apply(Input.from_json(e.data))]
         except (RuleError, ValueError) as err:
-            raise LogError(f"{where}: row {e.seq}: input {e.data!r} does not replay: {err}") from None
+            raise ReplayError(
+                f"{where}: row {e.seq}: input {e.data!r} does not replay: {err}", e.seq
+            ) from None
     return g

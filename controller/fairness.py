@@ -224,7 +224,7 @@ def collect(logs: Iterable[Path]) -> list[DieStats]:
     for path in paths:
         # a table is its log's name (a table's log is <table id>.sqlite3); two logs of one name keep apart
         table = path.stem if stems.count(path.stem) == 1 else f"{path.parent.name}/{path.stem}"
-        with EventLog(path) as log:
+        with EventLog(path, read_only=True) as log:  # stats never write (read-only media too)
             add_log(dice, log, table)
     return sorted(dice.values(), key=lambda d: d.key)
 

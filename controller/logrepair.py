@@ -20,6 +20,7 @@ from controller.eventlog import (
     EventLog,
     LogError,
     LogWriteError,
+    ReplayError,
     connect_read_only,
     parse_row,
     replay_events,
@@ -36,6 +37,8 @@ class LogReport:
     lost: list[str] = field(default_factory=list)  # why each unreadable or damaged row is left out
     gaps: list[int] = field(default_factory=list)  # seqs without a row in a sound file (salvaged before)
     games: dict[int, str | None] = field(default_factory=dict)  # game -> why it does not replay
+    left_out: dict[int, str] = field(default_factory=dict)  # game -> what salvage could not keep, and why
+    written: int = 0  # events salvage wrote to the new log
 
     @property
     def ok(self) -> bool:
@@ -52,6 +55,8 @@ class LogReport:
             lines.append(f"  ... and {len(self.lost) - 10} more")
         for game, why in sorted(self.games.items()):
             lines.append(f"  game {game}: " + ("replays" if why is None else f"does not replay ({why})"))
+        for game, what in sorted(self.left_out.items()):
+            lines.append(f"  game {game}: {what}")
         return "\n".join(lines)
 
 
@@ -134,16 +139,58 @@ def read_intact(path: Path) -> LogReport:
     return report
 
 
+def replayable(events: list[Event], where: str) -> tuple[list[Event], str | None]:
+    """The longest start of one game's ``events`` that replays, and what was left out (None: all kept).
+
+    A lost input makes every later outcome of its game unprovable, so the game is cut before the
+    first input that does not replay (or whose logged outcome differs): a salvaged log must replay."""
+    kept = list(events)
+    for _ in range(len(events) + 1):  # every cut removes at least one event
+        try:
+            replay_events(kept, where)
+        except ReplayError as err:
+            inputs = [e.seq for e in kept if e.kind == "input" and e.seq <= err.seq]
+            cut = inputs[-1] if inputs else err.seq
+            kept = [e for e in kept if e.seq < cut]
+            continue
+        except LogError as err:  # no setup row, or a setup that starts no game: nothing replays
+            why = str(err).split(": ", 2)[-1]
+            return [], f"left out all {len(events)} events: {why}"
+        break
+    if len(kept) == len(events):
+        return kept, None
+    first = events[len(kept)].seq
+    return kept, (
+        f"kept rows {events[0].seq}-{kept[-1].seq if kept else events[0].seq}, which replay; left out "
+        f"{len(events) - len(kept)} events from row {first} on, which no longer replay after the lost "
+        f"rows (they stay in the damaged file)"
+    )
+
+
 def salvage(path: Path, out: Path) -> LogReport:
-    """Copy every intact event of ``path`` into a new log ``out`` (seq, game and time kept)."""
+    """Copy every intact event of ``path`` that replays into a new log ``out`` (seq, game, time kept).
+
+    The new log always replays: a game whose events stop replaying after a lost row is kept up to
+    there, and the report says exactly what was left out and why."""
     if out.exists():
         raise LogError(f"{out}: already exists; salvage writes a new log (choose another --out)")
     if Path(out).resolve() == Path(path).resolve():
         raise LogError(f"{out}: salvage never writes over the damaged log")
     report = read_intact(path)
+    games: dict[int, list[Event]] = {}
+    for event in report.events:
+        games.setdefault(event.game, []).append(event)
+    keep: list[Event] = []
+    for game, events in sorted(games.items()):
+        kept, left_out = replayable(events, f"{path}: game {game}")
+        keep += kept
+        if left_out:
+            report.left_out[game] = left_out
+    keep.sort(key=lambda e: e.seq)
+    report.written = len(keep)
     try:
         with EventLog(out) as new:
-            new.restore(report.events)
+            new.restore(keep)
     except LogWriteError as e:
         raise LogError(str(e)) from None
     return report

@@ -317,3 +317,28 @@ def test_replay_reads_a_log_on_read_only_media_and_writes_nothing(tmp_path: Path
     names = sorted(p.name for p in tmp_path.iterdir())
     res = dicetable("replay", str(db))
     assert res.returncode == 0 and _sha(db) == sha and sorted(p.name for p in tmp_path.iterdir()) == names
+
+
+def test_run_on_read_only_media_says_so_never_damaged_nor_a_traceback(tmp_path: Path) -> None:
+    db = tmp_path / "game.sqlite3"
+    res = dicetable("replay", str(ROOT / "tests/scenarios/dice-hunter/late-game-4p.jsonl"), "--log", str(db))
+    assert res.returncode == 0, res.stderr
+    with read_only_media(tmp_path, [db]) as media:
+        for log in (media / db.name, media / "new" / "folder" / "t.sqlite3", media / "fresh.sqlite3"):
+            toml = tmp_path / "table.toml"
+            toml.write_text(f'[database]\npath = "{log}"\n[leds]\nurl = "emu://"\n', encoding="utf-8")
+            res = dicetable("run", "--config", str(toml))
+            assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+            assert "damaged" not in res.stderr and str(log) in res.stderr, res.stderr
+            assert "read-only" in res.stderr.lower() or "Read-only" in res.stderr, res.stderr
+        assert sorted(p.name for p in media.iterdir()) == [db.name]
+
+
+def test_stats_read_an_intact_log_on_read_only_media(tmp_path: Path) -> None:
+    db = tmp_path / "game.sqlite3"
+    res = dicetable("replay", str(ROOT / "tests/scenarios/dice-hunter/late-game-4p.jsonl"), "--log", str(db))
+    assert res.returncode == 0, res.stderr
+    with read_only_media(tmp_path, [db]) as media:
+        res = dicetable("stats", str(media / db.name), "--json")
+        assert res.returncode == 0 and "damaged" not in res.stderr, res.stderr
+        json.loads(res.stdout)
