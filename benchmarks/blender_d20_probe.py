@@ -1,7 +1,6 @@
 """Do Blender renders move the REAL held-out d20 figure?  A small, controlled probe.
 
-    PYTHONPATH=$PWD nice -n 10 /work/main/.venv/bin/python benchmarks/blender_d20_probe.py \\
-        --renders /tmp/blender_d20 --steps 1500
+    nice -n 10 .venv/bin/python -m benchmarks.blender_d20_probe --renders /tmp/blender_d20 --steps 1500
 
 Not the project's reader: one small CNN (48 x 48 crop -> the d20's value, 20 classes) trained from
 scratch per condition, same seed, steps, batch and augmentation, so that the only change between
@@ -25,19 +24,27 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.harness import (
+    REAL,
+    RESULTS,
+    add_smoke,
+    imread,
+    markdown_table,
+    run_header,
+    shown,
+    spaced,
+    write,
+)
+from training.numbered.real import HELD_OUT_GROUPS, load_lurig
 
-from training.numbered.real import HELD_OUT_GROUPS, load_lurig  # noqa: E402
-
-REAL = ROOT.parent / "shared" / "fixtures" / "real"
+SMOKE = (12, 3)  # --smoke: real crops (spaced over the set-ups), training steps; the real condition only
+UNSEEN_HEAD = ("faces the real train never shows", "faces it shows")
 SIDE = 64  # stored crop side; the net sees a random 48 x 48 view of it
 IN = 48
 
@@ -66,12 +73,12 @@ def square(img: np.ndarray, cx: float, cy: float, side: float, out: int = SIDE) 
     return cv2.warpAffine(img, m, (out, out), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
 
 
-def load_real() -> tuple[list[tuple[np.ndarray, int, str]], list[tuple[np.ndarray, int, str]]]:
+def load_real(
+    real: Path = REAL, limit: int | None = None
+) -> tuple[list[tuple[np.ndarray, int, str]], list[tuple[np.ndarray, int, str]]]:
     train, held = [], []
-    for item in load_lurig(REAL):
-        img = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if img is None:
-            raise ValueError(f"{item.path}: not a readable image")
+    for item in spaced(load_lurig(real), limit):
+        img = imread(item.path)
         cx, cy, side = die_box(img)
         row = (square(img, cx, cy, side), item.face, item.group)
         (held if item.held_out else train).append(row)
@@ -161,17 +168,26 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--renders", type=Path, required=True, help="a training.render.blender.generate output")
+    ap.add_argument("--renders", type=Path, help="a training.render.blender.generate output")
     ap.add_argument("--where", nargs="*", default=[], help="labels.csv COLUMN=VALUE filters on the renders")
     ap.add_argument("--conditions", nargs="+", default=["real", "real+blender", "blender"])
     ap.add_argument("--steps", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "blender_d20_probe.md")
+    ap.add_argument(
+        "--out", type=Path, help=f"append the report here (default {shown(RESULTS / 'blender_d20_probe.md')})"
+    )
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.out is None and not args.smoke:
+        args.out = RESULTS / "blender_d20_probe.md"
+    if args.smoke:
+        args.conditions, args.steps = ["real"], SMOKE[1]
+    if args.renders is None and any("blender" in c for c in args.conditions):
+        ap.error("--renders DIR is needed for the conditions with Blender crops (real+blender, blender)")
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
-    train, held = load_real()
-    blender = load_blender(args.renders, args.where)
+    train, held = load_real(limit=SMOKE[0] if args.smoke else None)
+    blender = load_blender(args.renders, args.where) if args.renders is not None else []
     train_faces = {f for _, f, _ in train}
     truth = np.array([f for _, f, _ in held])
     groups = np.array([g for _, _, g in held])
@@ -191,27 +207,24 @@ def main(argv: list[str] | None = None) -> int:
             f"{100 * ok[unseen].mean():.1f} % ({int(unseen.sum())})",
             f"{100 * ok[~unseen].mean():.1f} %",
         ]
-        rows.append(f"| {cond} | {len(data)} | " + " | ".join(cells) + " |")
-        print(rows[-1], f"({time.monotonic() - t0:.0f} s)", flush=True)
-    cmd = (
-        "PYTHONPATH=$PWD nice -n 10 /work/main/.venv/bin/python benchmarks/blender_d20_probe.py "
-        + " ".join(sys.argv[1:] if argv is None else argv)
-    )
+        rows.append([cond, len(data), *cells])
+        print(" | ".join(map(str, rows[-1])), f"({time.monotonic() - t0:.0f} s)", flush=True)
     text = [
-        f"\n## {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC: renders {args.renders.name}"
+        f"\n## Renders {args.renders.name if args.renders else '(none)'}"
         + (f", where {' '.join(args.where)}" if args.where else ""),
         "",
-        f"`{cmd}`",
-        "",
+        run_header(argv),
         f"Real held-out: d20_lurig {' + '.join(HELD_OUT_GROUPS)}, {len(held)} crops. Blender d20 crops: "
         f"{len(blender)}. Small CNN from scratch, {args.steps} steps of 64, seed {args.seed}.",
         "",
-        "| trained on | crops | value right, held out | "
-        + " | ".join(HELD_OUT_GROUPS)
-        + " | faces the real train never shows | faces it shows |",
-        "|---|---|---|---|---|---|---|",
-        *rows,
+        *markdown_table(
+            ["trained on", "crops", "value right, held out", *HELD_OUT_GROUPS, *UNSEEN_HEAD],
+            rows,
+        ),
     ]
+    write("\n".join(text), None)
+    if args.out is None:
+        return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("a") as fh:
         if fh.tell() == 0:

@@ -1,6 +1,6 @@
 """Board load time and zone-test time per die.
 
-    .venv/bin/python benchmarks/boards.py [--dice 2000] [--repeat 7] [--code DIR] [--markdown FILE]
+    nice -n 10 .venv/bin/python -m benchmarks.boards [--dice 2000] [--repeat 7] [--code DIR] [--markdown FILE]
 
 Boards timed: the shipped examples, and a round DICETAR WARS board like the one in issue 21
 (400 mm square, rings x8/x6/x4/x3 of radii 40/80/120/170 mm split into quadrants by a 6 mm
@@ -18,14 +18,17 @@ best of three passes.
 
 ``--code DIR`` imports ``calibration`` from another checkout (e.g. an export of an older
 commit) to time it on the same files, in the same run of the machine; boards that checkout
-cannot read are reported as such.
+cannot read are reported as such (the run goes on in a child process whose ``calibration`` is
+DIR's: no ``sys.path`` edit).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +37,11 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.harness import ROOT, add_smoke, markdown_table, run_header, shown
+
+#: set in the child that times another checkout's calibration (--code)
+CODE_ENV = "DICETABLE_BENCH_CODE"
+SMOKE = (50, 1)  # --smoke: dice, loads a board
 
 CENTRE = (200.0, 200.0)
 RINGS = [(0.0, 40.0, 8), (40.0, 80.0, 6), (80.0, 120.0, 4), (120.0, 170.0, 3)]
@@ -185,14 +192,40 @@ def time_board(path: Path, dice: list[np.ndarray], repeat: int) -> dict[str, Any
     }
 
 
+def row(name: str, r: dict[str, Any]) -> list[object]:
+    if "error" in r:
+        return [name, "-", "-", f"cannot load: {r['error']}", "-"]
+    load = f"{r['load_ms']:.1f}; {r['load_median_ms']:.1f}"
+    return [name, r["zones"], r["points"], load, f"{r['die_ms']:.4f}"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dice", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--code", type=Path, default=ROOT, help="checkout whose calibration/ to time")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    add_smoke(ap)
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(args.code.resolve()))
+    code = args.code.resolve()
+    if code != ROOT and os.environ.get(CODE_ENV) != str(code):
+        if not (code / "calibration").is_dir():
+            ap.error(f"--code {args.code}: no calibration/ folder there (expected a checkout of dicetable)")
+        # the same run in a child whose `calibration` is the other checkout's (first on its path)
+        env = {**os.environ, CODE_ENV: str(code), "PYTHONPATH": os.pathsep.join([str(code), str(ROOT)])}
+        argv = sys.argv[1:] if argv is None else argv
+        with tempfile.TemporaryDirectory() as cwd:  # not ROOT: its calibration/ would come first
+            return subprocess.run(
+                [sys.executable, "-m", "benchmarks.boards", *argv], env=env, cwd=cwd
+            ).returncode
+    import calibration
+
+    if not Path(calibration.__file__).resolve().is_relative_to(code):
+        raise SystemExit(
+            f"--code {args.code}: imported calibration from {calibration.__file__}, not from there"
+        )
+    if args.smoke:
+        args.dice, args.repeat = SMOKE
     dice = footprints(args.dice, np.random.default_rng(21))
     with tempfile.TemporaryDirectory() as tmp:
         files = {
@@ -206,19 +239,17 @@ def main(argv: list[str] | None = None) -> int:
         files["round rings board, polygons (turned markers)"].write_text(polygon_board())
         files["round rings board, polygons (upright markers)"].write_text(polygon_board(HEADER_PLAIN))
         rows = {name: time_board(p, dice, args.repeat) for name, p in files.items()}
-    lines = [
-        f"| board ({args.dice} dice of 14/16/19 mm; code: {args.code}) | zones | most points in a zone "
-        "| load (ms, best; median) | zone test (ms / die, best of 3 passes) |",
-        "|---|---|---|---|---|",
+    head = [
+        f"board ({args.dice} dice of 14/16/19 mm; code: {shown(args.code)})",
+        "zones",
+        "most points in a zone",
+        "load (ms, best; median)",
+        "zone test (ms / die, best of 3 passes)",
     ]
-    for name, r in rows.items():
-        if "error" in r:
-            lines.append(f"| {name} | - | - | cannot load: {r['error']} | - |")
-        else:
-            lines.append(
-                f"| {name} | {r['zones']} | {r['points']} | {r['load_ms']:.1f}; {r['load_median_ms']:.1f} "
-                f"| {r['die_ms']:.4f} |"
-            )
+    lines = [
+        run_header(argv),
+        *markdown_table(head, (row(name, r) for name, r in rows.items())),
+    ]
     shapes, polys = (
         rows["round rings board, layout shapes"],
         rows["round rings board, polygons (upright markers)"],

@@ -1,6 +1,6 @@
 """Memory of a served display under 4 concurrent 200 MB request bodies, without and with the body limit.
 
-    python benchmarks/body_limits.py [--clients 4] [--mb 200]
+    nice -n 10 .venv/bin/python -m benchmarks.body_limits [--clients 4] [--mb 200]
 
 For each mode a fresh display of a real table is served on loopback in a child process (uvicorn, as
 ``dicetable run`` serves it, admin with a token); 4 clients each POST a 200 MB body to
@@ -24,13 +24,14 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.harness import ROOT, add_smoke, markdown_table, run_header
+
+SMOKE = (1, 2)  # --smoke: one client, a 2 MB body
 TOKEN = "k3Yq-8vTn-Wp2z-Lm4R"
 
 
 def serve(limit: str, port: int) -> None:
     """The child: a real table's display on 127.0.0.1:port."""
-    sys.path.insert(0, str(ROOT))
     import uvicorn
 
     from controller.config import parse_config
@@ -82,7 +83,9 @@ def measure(limit: str, clients: int, mb: int, token: bool = False) -> dict[str,
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    child = subprocess.Popen([sys.executable, __file__, "--serve", limit, "--port", str(port)])
+    child = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.body_limits", "--serve", limit, "--port", str(port)], cwd=ROOT
+    )
     try:
         for _ in range(200):
             try:
@@ -126,12 +129,25 @@ def main() -> int:
     parser.add_argument("--mb", type=int, default=200)
     parser.add_argument("--serve", choices=["on", "off"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    add_smoke(parser)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve, args.port)
         return 0
+    if args.smoke:
+        args.clients, args.mb = SMOKE
+    runs = []
     for limit, token in (("off", False), ("on", False), ("on", True)):
-        print(json.dumps(measure(limit, args.clients, args.mb, token)), flush=True)
+        runs.append(measure(limit, args.clients, args.mb, token))
+        print(json.dumps(runs[-1]), flush=True)
+    print("\n" + run_header() + f"{args.clients} clients, {args.mb} MB each.\n")
+    head = ["guard", "token", "idle MB", "peak MB (sampled)", "peak MB (VmHWM)", "seconds", "answers"]
+    keys = ("idle_mb", "peak_sampled_mb", "peak_hwm_mb", "seconds")
+    rows = [
+        [r["limit"], "yes" if r["token"] else "no", *(r[k] for k in keys), "; ".join(r["answers"])]  # type: ignore[arg-type]
+        for r in runs
+    ]
+    print("\n".join(markdown_table(head, rows)))
     return 0
 
 

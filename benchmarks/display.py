@@ -8,7 +8,7 @@ WebSocket clients (the ``websockets`` package) and stamp each message as it
 arrives.  Both use CLOCK_MONOTONIC, which is shared by all processes on
 Linux, so latency = receipt - the correction's call.
 
-    nice -n 10 .venv/bin/python benchmarks/display.py --clients 100 --events 200 \
+    nice -n 10 .venv/bin/python -m benchmarks.display --clients 100 --events 200 \
         --out benchmarks/results/display.md
 """
 
@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -27,8 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.harness import ROOT, add_smoke, markdown_table, run_header
+
+#: --smoke: clients, events, seconds between events, client processes
+SMOKE = (2, 3, 0.01, 1)
 
 
 async def _clients(url: str, n: int, expect: int, timeout: float) -> None:
@@ -108,7 +108,8 @@ def _measure(
     shares = [n_clients // procs + (1 if i < n_clients % procs else 0) for i in range(procs)]
     children = [
         subprocess.Popen(
-            [sys.executable, __file__, "--client-mode", url, str(k), str(last)],
+            [sys.executable, "-m", "benchmarks.display", "--client-mode", url, str(k), str(last)],
+            cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
         )
@@ -147,23 +148,21 @@ Target: p95 within 100 ms at 100 clients.
 """
 
 
-def _markdown(r: dict[str, object], command: str) -> str:
+def _markdown(r: dict[str, object]) -> str:
     within = "yes" if float(r["p95"]) <= 100 else "NO"  # type: ignore[arg-type]
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load = os.getloadavg()[0]
-    return f"""
-## {r["clients"]} clients, one event every {r["gap_ms"]:.0f} ms ({when})
-
-    {command}
-
-{platform.machine()}, {os.cpu_count()} CPUs shared with other work (1-min load average {load:.1f} at the end),
-Python {platform.python_version()}; {r["clients"]} clients over {r["procs"]} processes, {r["events"]} events.
-
-| clients | deliveries | p50 ms | p95 ms | p99 ms | max ms | mean ms | p95 <= 100 ms |
-|---|---|---|---|---|---|---|---|
-| {r["clients"]} | {r["deliveries"]} / {r["expected"]} | {float(r["p50"]):.1f} | {float(r["p95"]):.1f} | \
-{float(r["p99"]):.1f} | {float(r["max"]):.1f} | {float(r["mean"]):.1f} | {within} |
-"""
+    row = [r["clients"], f"{r['deliveries']} / {r['expected']}"]
+    row += [f"{float(r[k]):.1f}" for k in ("p50", "p95", "p99", "max", "mean")]  # type: ignore[arg-type]
+    table = markdown_table(
+        ["clients", "deliveries", "p50 ms", "p95 ms", "p99 ms", "max ms", "mean ms", "p95 <= 100 ms"],
+        [[*row, within]],
+    )
+    return (
+        f"\n## {r['clients']} clients, one event every {float(r['gap_ms']):.0f} ms\n\n"  # type: ignore[arg-type]
+        + run_header()
+        + f"{r['clients']} clients over {r['procs']} processes, {r['events']} events.\n\n"
+        + "\n".join(table)
+        + "\n"
+    )
 
 
 def main() -> None:
@@ -177,12 +176,14 @@ def main() -> None:
     ap.add_argument("--gap", type=float, default=0.05, help="seconds between appends")
     ap.add_argument("--procs", type=int, default=4, help="client processes the clients are spread over")
     ap.add_argument("--out", type=Path, help="append the markdown result here")
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.clients, args.events, args.gap, args.procs = SMOKE
     if args.clients < 1 or args.events < 2:
         ap.error("--clients must be >= 1 and --events >= 2")
     r = _serve_and_measure(args.clients, args.events, args.gap, max(1, args.procs))
-    command = "nice -n 10 .venv/bin/python benchmarks/display.py " + " ".join(sys.argv[1:])
-    text = _markdown(r, command)
+    text = _markdown(r)
     print(text)
     if args.out:
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else HEADER

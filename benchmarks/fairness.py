@@ -10,18 +10,18 @@ Counts at the looks are drawn as multinomial increments between looks (the same
 distribution as rolling one die at a time).  The rule's own code decides:
 ``controller.fairness.looks`` and ``chi2_uniform`` at each look.
 
-    nice -n 10 python benchmarks/fairness.py --out benchmarks/results/fairness.md
+    nice -n 10 .venv/bin/python -m benchmarks.fairness --out benchmarks/results/fairness.md
 """
 
 from __future__ import annotations
 
 import argparse
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness import add_smoke, run_header, write
 from controller.fairness import ALPHA, LOOK_RATIO, LOOKS_BELOW, MIN_PER_FACE, chi2_uniform, looks
 from controller.fairness import first_flag as rule_flag
 
@@ -77,7 +77,15 @@ def main() -> None:
     ap.add_argument("--loaded", type=int, default=2000, help="simulated loaded d6")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--out", type=Path)
+    add_smoke(ap)
     a = ap.parse_args()
+    if a.smoke:  # a few dice, a short tournament
+        a.rolls, a.fair, a.naive, a.loaded = (
+            min(a.rolls, 300),
+            min(a.fair, 10),
+            min(a.naive, 5),
+            min(a.loaded, 5),
+        )
     rng = np.random.default_rng(a.seed)
     t0 = time.perf_counter()
     lines = [
@@ -132,15 +140,9 @@ def main() -> None:
         "",
         "Rolls to flag are look counts (the rule tests only at looks), so they step by ~25 %.",
         "",
-        f"Command: `nice -n 10 python benchmarks/fairness.py --rolls {a.rolls} --fair {a.fair} "
-        f"--naive {a.naive} --loaded {a.loaded} --seed {a.seed}` "
-        f"({time.perf_counter() - t0:.0f} s on {platform.machine()}, Python {platform.python_version()}, "
-        "shared loaded machine).",
+        run_header() + f"The run took {time.perf_counter() - t0:.0f} s.",
     ]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        a.out.write_text(text)
+    write("\n".join(lines) + "\n", a.out)
 
 
 if __name__ == "__main__":

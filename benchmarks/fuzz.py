@@ -1,7 +1,7 @@
 """Run the fuzz suite (tests/test_fuzz.py) at full size: 2,000 fresh random inputs per surface
 (config files, scenario lines, HTTP bodies and query strings, serial input, image files), 10,000 in all.
 
-    python benchmarks/fuzz.py [--per-surface 2000]
+    nice -n 10 .venv/bin/python -m benchmarks.fuzz [--per-surface 2000]
 
 Prints how many inputs each surface got and whether any gave a 500, a traceback or a crash (any such
 input fails its test, and hypothesis prints the smallest one it found).  CI runs the same tests at
@@ -14,10 +14,11 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.harness import ROOT, add_smoke, markdown_table, run_header
+
 FUZZ_FILE = ROOT / "tests" / "test_fuzz.py"
+SMOKE_PER_SURFACE = 3
 
 
 def main() -> int:
@@ -25,9 +26,10 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--per-surface", type=int, default=2000)
+    add_smoke(parser)
     args = parser.parse_args()
-    os.environ["DICETABLE_FUZZ_EXAMPLES"] = str(args.per_surface)  # also: fresh randomness
-    sys.path.insert(0, str(ROOT))
+    per_surface = SMOKE_PER_SURFACE if args.smoke else args.per_surface
+    os.environ["DICETABLE_FUZZ_EXAMPLES"] = str(per_surface)  # also: fresh randomness
     import pytest
 
     started = time.perf_counter()
@@ -35,9 +37,11 @@ def main() -> int:
     fuzz = next(m for m in list(sys.modules.values()) if getattr(m, "__file__", "") == str(FUZZ_FILE))
     seconds = time.perf_counter() - started
     total = sum(fuzz.SEEN.values())
-    print(f"\ninputs per surface: {dict(sorted(fuzz.SEEN.items()))}")
+    print("\n" + run_header())
+    print("\n".join(markdown_table(["surface", "inputs"], sorted(fuzz.SEEN.items()))))
     print(
-        f"total: {total} inputs in {seconds:.0f} s; " + ("no failure" if code == 0 else f"pytest exit {code}")
+        f"\ntotal: {total} inputs in {seconds:.0f} s; "
+        + ("no failure" if code == 0 else f"pytest exit {code}")
     )
     return int(code)
 

@@ -24,7 +24,7 @@ To show the hall stays bounded while ids churn, the publisher also sends
 ``--churn`` retained ``offline`` messages a second from ids never seen before
 (a flood of fake tables); the hall keeps at most 256 tables.
 
-    nice -n 10 .venv/bin/python benchmarks/hall.py --tables 100 --seconds 60 --out benchmarks/results/hall.md
+    nice -n 10 .venv/bin/python -m benchmarks.hall --tables 100 --seconds 60 --out benchmarks/results/hall.md
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -45,8 +44,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.harness import ROOT, add_smoke, markdown_table, quantile, run_header
+
+#: --smoke: tables, seconds, new fake ids a second
+SMOKE = (2, 2.0, 1)
 HALL = (sys.executable, "-m", "controller", "hall")
 
 ARRIVALS = """
@@ -216,8 +217,7 @@ def chromium_cpu_s() -> dict[str, float]:
 
 
 def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
+    return quantile(values, q)
 
 
 def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
@@ -270,7 +270,8 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                 pub = subprocess.Popen(
                     [
                         sys.executable,
-                        __file__,
+                        "-m",
+                        "benchmarks.hall",
                         "--publisher",
                         str(mport),
                         str(tables),
@@ -280,6 +281,7 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                     stdout=subprocess.PIPE,
                     text=True,
                     env=env,
+                    cwd=ROOT,
                 )
                 assert pub.stdout is not None
                 assert pub.stdout.readline().strip() == "READY"
@@ -293,7 +295,8 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
                 cpu0, page_cpu0, perf0 = cpu_s(hall.pid), chromium_cpu_s(), metrics()
                 t0 = time.monotonic()
                 while reader.is_alive() and time.monotonic() - t0 < seconds + 60:
-                    page.wait_for_timeout(5000)
+                    # samples 5 s apart (closer in a run shorter than that: --smoke)
+                    page.wait_for_timeout(min(5000, 1000 * seconds))
                     rss.append((round(time.monotonic() - t0, 1), rss_kib(hall.pid)))
                     loads.append(os.getloadavg()[0])
                 reader.join(timeout=30)
@@ -365,26 +368,24 @@ def run(tables: int, seconds: float, churn: int) -> dict[str, Any]:
     }
 
 
-def report(r: dict[str, Any], command: str) -> str:
+HEAD = ("published", "drawn in the page", "p50 ms", "p95 ms", "p99 ms", "max ms", "mean ms", "p95 <= 200 ms")
+
+
+def report(r: dict[str, Any]) -> str:
     loads = r["load"]
     rss = r["rss"]
+    row = [r["published"], r["drawn"], *(f"{r[k]:.1f}" for k in ("p50", "p95", "p99", "max", "mean"))]
     return "\n".join(
         [
-            f"## {r['tables']} tables, one summary a second each, {r['seconds']:.0f} s "
-            f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
+            f"## {r['tables']} tables, one summary a second each, {r['seconds']:.0f} s",
             "",
-            f"    {command}",
+            run_header(),
+            f"1-min load average {loads[0]:.1f} at the start, {statistics.fmean(loads):.1f} mean of "
+            f"{len(loads)} samples 5 s apart, {max(loads):.1f} max, {loads[-1]:.1f} at the end; "
+            "Mosquitto, `dicetable hall` and the publishers in separate processes, Debian's chromium on the "
+            "hall page.",
             "",
-            f"{platform.machine()}, {os.cpu_count()} CPUs shared with other work (1-min load average "
-            f"{loads[0]:.1f} at the start, {statistics.fmean(loads):.1f} mean of {len(loads)} samples "
-            f"5 s apart, {max(loads):.1f} max, {loads[-1]:.1f} at the end), Python "
-            f"{platform.python_version()}; Mosquitto, `dicetable hall` and the publishers in separate "
-            "processes, Debian's chromium on the hall page.",
-            "",
-            "| published | drawn in the page | p50 ms | p95 ms | p99 ms | max ms | mean ms | p95 <= 200 ms |",
-            "|---|---|---|---|---|---|---|---|",
-            f"| {r['published']} | {r['drawn']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | "
-            f"{r['max']:.1f} | {r['mean']:.1f} | {'yes' if r['p95'] <= 200 else 'no'} |",
+            *markdown_table(HEAD, [[*row, "yes" if r["p95"] <= 200 else "no"]]),
             "",
             f"The same messages at a plain subscriber of the broker (publisher and broker alone): "
             f"p50 {r['broker_p50']:.1f} ms, p95 {r['broker_p95']:.1f} ms.",
@@ -420,10 +421,13 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--churn", type=int, default=10, help="new fake table ids a second")
     ap.add_argument("--out", type=Path, help="append the report to this Markdown file")
+    add_smoke(ap)
     a = ap.parse_args()
+    if a.smoke:
+        a.tables, a.seconds, a.churn = SMOKE
     r = run(a.tables, a.seconds, a.churn)
     print(json.dumps(r["p95_by_second"]))
-    text = report(r, "nice -n 10 .venv/bin/python " + " ".join(["benchmarks/hall.py", *sys.argv[1:]]))
+    text = report(r)
     print(text)
     if a.out:
         if not a.out.exists():

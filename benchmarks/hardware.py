@@ -2,7 +2,7 @@
 
 Run from the repo root:
 
-    nice -n 10 .venv/bin/python benchmarks/hardware.py [--write]
+    nice -n 10 .venv/bin/python -m benchmarks.hardware [--write]
 
 1. Settle latency: the recorded sequences of tests/fixtures/motion (drawn by
    make_sequences.py, with ground truth in truth.json) go through
@@ -22,31 +22,30 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from hardware import patterns  # noqa: E402
-from hardware.frames import RecordedSource  # noqa: E402
-from hardware.leds import open_matrix  # noqa: E402
-from hardware.ledwire import FrameDecoder, frame_bytes, max_frame_rate  # noqa: E402
-from hardware.protocol_emu import receiver  # noqa: E402
-from vision.motion import MotionGate  # noqa: E402
+from benchmarks import harness
+from benchmarks.harness import ROOT, add_smoke, markdown_table, run_header, write
+from hardware import patterns
+from hardware.frames import RecordedSource
+from hardware.leds import open_matrix
+from hardware.ledwire import FrameDecoder, frame_bytes, max_frame_rate
+from hardware.protocol_emu import receiver
+from vision.motion import MotionGate
 
 MOTION = ROOT / "tests" / "fixtures" / "motion"
-RESULTS = ROOT / "benchmarks" / "results" / "hardware.md"
+RESULTS = harness.RESULTS / "hardware.md"
+#: --smoke: motion sequences, seconds of LED frames
+SMOKE_SEQUENCES, SMOKE_SECONDS = 1, 0.3
 
 
-def settle_latency(settle_s: float) -> tuple[list[str], list[float]]:
+def settle_latency(settle_s: float, limit: int | None = None) -> tuple[list[str], list[float]]:
     truth = json.loads((MOTION / "truth.json").read_text())
     rows, latencies = [], []
-    for name, t in truth.items():
+    for name, t in list(truth.items())[:limit]:
         frames = list(RecordedSource(MOTION / name))
         for step, fps_label in ((1, "15 fps"), (2, "7.5 fps")):
             gate = MotionGate(settle_s=settle_s)
@@ -126,23 +125,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="store the report in benchmarks/results/hardware.md")
     ap.add_argument("--settle", type=float, default=0.4, help="MotionGate settle_s (default 0.4)")
+    add_smoke(ap)
     args = ap.parse_args()
+    seconds = SMOKE_SECONDS if args.smoke else None
 
-    rows, lat = settle_latency(args.settle)
+    rows, lat = settle_latency(args.settle, SMOKE_SEQUENCES if args.smoke else None)
     lines = [
         "# Hardware edge: measurements",
         "",
-        "Command: `nice -n 10 .venv/bin/python benchmarks/hardware.py --write` "
-        f"(run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, shared 2-core machine).",
-        "",
+        run_header(),
         f"## Motion gate: settle latency (settle_s = {args.settle} s)",
         "",
         "Sequences: tests/fixtures/motion (drawn, seeded; 320x240 JPEG, 15 fps with jitter; every second "
         "frame for 7.5 fps).  Latency = time of the frame reporting the event - true time the dice came "
         "to rest; t_rest error = the gate's t_rest - the truth.",
         "",
-        "| sequence | rate | event | true rest (s) | reported at (s) | latency (ms) | t_rest error (ms) |",
-        "|---|---|---|---|---|---|---|",
+        *markdown_table(
+            [
+                "sequence",
+                "rate",
+                "event",
+                "true rest (s)",
+                "reported at (s)",
+                "latency (ms)",
+                "t_rest error (ms)",
+            ],
+            [],
+        ),
         *rows,
         "",
         f"At 15 fps: mean latency {np.mean(lat) * 1000:.0f} ms, max {np.max(lat) * 1000:.0f} ms over "
@@ -157,23 +166,19 @@ def main() -> None:
         "|---|---|---|---|---|",
     ]
     for protocol in ("adalight", "tpm2"):
-        fps, sent, decoded = led_rate_emulated(protocol)
+        fps, sent, decoded = led_rate_emulated(protocol, *([seconds] if seconds else []))
         lines.append(
             f"| {protocol} | {frame_bytes(protocol, 256)} | {max_frame_rate(protocol, 256, 115200):.2f} "
             f"| {fps:.2f} | {sent} / {decoded} |"
         )
-    pty = led_rate_pty()
+    pty = led_rate_pty(*([seconds] if seconds else []))
     lines += [
         "",
         f"Software ceiling through a real pty (no UART, pacing off, Adalight): {pty:.0f} frames/s decoded, "
         "so the serial line, not the encoder, bounds the rate.  LedMatrix paces frames to the computed rate.",
         "",
     ]
-    report = "\n".join(lines)
-    print(report)
-    if args.write:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(report, encoding="utf-8")
+    write("\n".join(lines), RESULTS if args.write else None)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """A table's own dice learnt at the table (issue 20 item 4): the real d20_lurig frames read with and
 without a learnt set.
 
-    nice -n 10 /work/main/.venv/bin/python benchmarks/vision_numbered_learnt.py \
+    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_learnt \
         --out benchmarks/results/vision_numbered_learnt.md
 
 Every d20_lurig crop is put at the table's scale (`training.numbered.real.at_table`: a die ~100
@@ -24,17 +24,22 @@ the nets were never trained on (d20_top, d20_wood) are reported first.
 from __future__ import annotations
 
 import argparse
-import math
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from benchmarks.harness import (
+    add_smoke,
+    imread,
+    markdown_table,
+    nearest_centre,
+    run_header,
+    share,
+    spaced,
+    write,
+)
 from training.numbered.real import GROUPS, HELD_OUT_GROUPS, Lurig, at_table, default_root, load_lurig
 from vision.numbered.embed import TURNS
 from vision.numbered.learnt import DiceSet, LearntReading
@@ -45,18 +50,19 @@ KINDS = ("d20",)
 SURE = 0.8  # the table's confidence_threshold
 
 
+SMOKE_FRAMES = 2  # --smoke: frames a set-up (spaced), and only the first two set-ups
+
+
 def nearest(items: Sequence[tuple[tuple[float, float], object]], size: tuple[int, int]) -> object | None:
     """The item whose centre is nearest the frame's middle (the die of a d20_lurig crop)."""
-    if not items:
-        return None
-    w, h = size
-    return min(items, key=lambda t: math.dist(t[0], (w / 2, h / 2)))[1]
+    i = nearest_centre([c for c, _ in items], size)
+    return None if i is None else items[i][1]
 
 
 def frames_of(items: list[Lurig]) -> Iterator[tuple[Lurig, np.ndarray]]:
     """Each crop at the table's scale, made when needed (a 3456x2592 still each)."""
     for x in items:
-        yield x, at_table(cv2.imread(str(x.path)))
+        yield x, at_table(imread(x.path))
 
 
 def learn(reader: NumberedReader, items: list[Lurig], name: str) -> DiceSet:
@@ -96,28 +102,47 @@ def read(
 
 
 def pct(a: int, n: int) -> str:
-    return f"{100.0 * a / n:.1f} % ({a}/{n})" if n else "–"
+    return share(a, n, places=1, empty="–")
 
 
-def row(name: str, without: dict[str, int], with_: dict[str, int]) -> str:
+def row(name: str, without: dict[str, int], with_: dict[str, int]) -> list[object]:
     n = with_["frames"]
-    return (
-        f"| {name} | {n} | {pct(without['right'], n)} | {pct(with_['right'], n)} | "
-        f"{pct(with_['learnt'], n)} | {pct(with_['learnt_right'], with_['learnt'])} | "
-        f"{without['silent']} / {with_['silent']} |"
-    )
+    return [
+        name,
+        n,
+        pct(without["right"], n),
+        pct(with_["right"], n),
+        pct(with_["learnt"], n),
+        pct(with_["learnt_right"], with_["learnt"]),
+        f"{without['silent']} / {with_['silent']}",
+    ]
+
+
+HEAD = (
+    "learnt from, read",
+    "frames",
+    "value right without the set",
+    "with the set",
+    "read by the set",
+    "of those right",
+    "silent without / with",
+)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="d20_lurig read with and without a learnt set")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--every", type=int, default=1, help="read every n-th frame only (quick runs)")
+    add_smoke(ap)
     a = ap.parse_args()
     t0 = time.perf_counter()
     reader = NumberedReader()
     items = load_lurig(default_root())
     by_group = {g: [x for x in items if x.group == g] for g in GROUPS}
     order = [*HELD_OUT_GROUPS, *(g for g in GROUPS if g not in HELD_OUT_GROUPS)]
+    if a.smoke:
+        order = order[:2]
+        by_group = {g: spaced(by_group[g], SMOKE_FRAMES) for g in order}
     sets = {g: learn(reader, by_group[g], g) for g in order}
     rows = []
     for a_g in order:
@@ -142,20 +167,15 @@ def main() -> None:
     lines = [
         "# A table's own dice learnt at the table (issue 20 item 4): d20_lurig at the table's scale",
         "",
-        f"`nice -n 10 /work/main/.venv/bin/python benchmarks/vision_numbered_learnt.py` ({TURNS} turns; "
-        f"{time.perf_counter() - t0:.0f} s). Held-out set-ups (d20_top, d20_wood) first; MATCH/MARGIN "
-        "set before any figure, not tuned. Value right: the reading nearest the crop's centre is a d20 "
+        run_header(),
+        f"{TURNS} turns; {time.perf_counter() - t0:.0f} s. Held-out set-ups (d20_top, d20_wood) first; "
+        "MATCH/MARGIN set before any figure, not tuned. Value right: the reading nearest the crop's centre "
+        "is a d20 "
         "showing the labelled face. Silent: wrong and at >= 0.8 (the table would not ask).",
         "",
-        "| learnt from, read | frames | value right without the set | with the set | read by the set | "
-        "of those right | silent without / with |",
-        "|---|---|---|---|---|---|---|",
-        *rows,
+        *markdown_table(HEAD, rows),
     ]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if a.out:
-        a.out.write_text(text, encoding="utf-8")
+    write("\n".join(lines) + "\n", a.out)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Do the cheaper levers of the pip-d6 reader (vision.where: the empty table, the die's size) help the
 numbered reader's phantoms?  Measured on real photos of ONE desk seen by one fixed webcam.
 
-    nice -n 10 .venv/bin/python benchmarks/vision_numbered_where.py [--out FILE.md]
+    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_where [--out FILE.md]
 
 The rsandrini desk (`../shared/fixtures/real`): `negatives/rsandrini_table_*` (18 photos, no die)
 and `d20_desk_scenes/` (76 photos, one d20 each) are the same desk, foam sheet and webcam
@@ -31,19 +31,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from training.dataset import d20_desk_held_out  # noqa: E402
-from training.numbered.real import default_root, load_images  # noqa: E402
-from vision.numbered.combined import add_numbered, read_pips  # noqa: E402
-from vision.numbered.labels import KINDS  # noqa: E402
-from vision.numbered.reader import NumberedReader, still_copies  # noqa: E402
-from vision.reading import DieReading  # noqa: E402
-from vision.where import Box, DieSize, EmptyTable, WhereStep  # noqa: E402
+from benchmarks.harness import RESULTS, add_smoke, markdown_table, run_header, shown, spaced, write
+from training.dataset import d20_desk_held_out
+from training.numbered.real import default_root, load_images
+from vision.numbered.combined import add_numbered, read_pips
+from vision.numbered.labels import KINDS
+from vision.numbered.reader import NumberedReader, still_copies
+from vision.reading import DieReading
+from vision.where import Box, DieSize, EmptyTable, WhereStep
 
 SURE = 0.8
-DEFAULT_OUT = ROOT / "benchmarks" / "results" / "vision_numbered_where.md"
+DEFAULT_OUT = RESULTS / "vision_numbered_where.md"
 
 
 def box(r: DieReading) -> Box:
@@ -59,14 +57,33 @@ def kept(img: np.ndarray, got: Sequence[DieReading], steps: Sequence[WhereStep])
     return out
 
 
+HEAD = (
+    "kinds",
+    "not-a-die net",
+    "steps",
+    "desk, no die: phantoms",
+    "silent",
+    "desk scenes: d20 found",
+    "phantoms",
+    "silent",
+    "green d20 (held out) found",
+)
+SMOKE_PHOTOS = 4  # --smoke: desk photos with no die (twice as many scenes); one reader
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--real", type=Path, default=default_root())
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--out", type=Path, help=f"where to store the report (default {shown(DEFAULT_OUT)})")
+    add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.out is None and not args.smoke:
+        args.out = DEFAULT_OUT
     cv2.setNumThreads(1)
     desk_empty = [p for p in load_images(args.real, "negatives") if p.name.startswith("rsandrini_table_")]
     scenes = load_images(args.real, "d20_desk_scenes")
+    if args.smoke:
+        desk_empty, scenes = spaced(desk_empty, SMOKE_PHOTOS), spaced(scenes, 2 * SMOKE_PHOTOS)
     if not desk_empty or not scenes:
         ap.error(f"--real: {args.real} lacks negatives/rsandrini_table_* or d20_desk_scenes")
     empties = {p: cv2.imread(str(p)) for p in desk_empty}
@@ -84,20 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# The where steps on the numbered reader's readings: one real desk, one fixed webcam",
         "",
-        "Reproduce: `nice -n 10 .venv/bin/python benchmarks/vision_numbered_where.py"
-        + ("" if args.out == DEFAULT_OUT else f" --out {args.out}")
-        + "`",
-        "",
+        run_header(argv),
         "How: `benchmarks/vision_numbered_where.py` (docstring). Phantoms: readings on the 18 desk photos"
         " with no die, and on the 1440x960 desk scenes every reading but the surest d20; silent: phantoms at"
         f" confidence >= {SURE}.  The die size is learnt on the red d20's photos (TRAIN), reported on all.",
         "",
-        "| kinds | not-a-die net | steps | desk, no die: phantoms | silent | desk scenes: d20 found "
-        "| phantoms | silent | green d20 (held out) found |",
-        "|---|---|---|---|---|---|---|---|---|",
+        *markdown_table(HEAD, []),
     ]
-    for kinds in (KINDS, ("d10p",)):
-        for net in ("off", "on"):
+    for kinds in (KINDS,) if args.smoke else (KINDS, ("d10p",)):
+        for net in ("off",) if args.smoke else ("off", "on"):
             read = reader(net, kinds)
             raw_empty = {p: read(img) for p, img in empties.items()}
             # the desk scenes the same webcam took at the empty photos' size (the rest, 1600x1067, are
@@ -149,10 +161,8 @@ def main(argv: list[str] | None = None) -> int:
                     f" | {sph} ({sph / m:.2f} a photo)"
                     f" | {ssi} of {sph} | {green} of {greens} |"
                 )
-            print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
-    args.out.write_text(text)
-    print(text)
+            print(lines[-1], file=sys.stderr, flush=True)
+    write("\n".join(lines) + "\n", args.out)
     return 0
 
 

@@ -5,8 +5,10 @@ run's figures mean nothing, so nothing here asserts a time or an accuracy."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,16 +19,49 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 REAL = ROOT.parent / "shared" / "fixtures" / "real"
 
-#: benchmark -> the arguments of its smoke run
+#: benchmark -> the arguments of its smoke run ({tmp}: the test's own folder). The five PENDING
+#: scripts have no --smoke yet: their own quickest options stand in for it until they move onto
+#: benchmarks.harness.
 SMOKE: dict[str, list[str]] = {
+    "blender_d20_probe": ["--smoke"],
+    "board_frame": ["--repeat", "1"],
+    "boards": ["--smoke"],
+    "body_limits": ["--smoke"],
+    "colours": ["--limit", "1"],
+    "confidence": ["--smoke"],
+    "display": ["--smoke"],
+    "fairness": ["--smoke"],
+    "fuzz": ["--smoke"],
+    "geometry": ["--limit", "1"],
+    "hall": ["--smoke"],
+    "hardware": ["--smoke"],
+    "label_audit": ["--smoke"],
     "live": ["--smoke"],
+    "tumble": ["--thrown", "1", "--faked", "1", "--no-demos", "--out", "{tmp}/tumble.md"],
     "vision_d6": ["--smoke"],
     "vision_numbered": ["--smoke"],
+    "vision_numbered_learnt": ["--smoke"],
     "vision_numbered_real": ["--smoke"],
+    "vision_numbered_where": ["--smoke"],
     "vision_oblique": ["--smoke"],
 }
 #: benchmarks that read the shared real photos (skipped, saying so, when shared/ is absent)
-NEEDS_REAL = {"vision_d6", "vision_numbered", "vision_numbered_real", "vision_oblique"}
+NEEDS_REAL = {
+    "blender_d20_probe",
+    "confidence",
+    "label_audit",
+    "vision_d6",
+    "vision_numbered",
+    "vision_numbered_learnt",
+    "vision_numbered_real",
+    "vision_numbered_where",
+    "vision_oblique",
+}
+#: benchmarks that need a program or package the test run may lack
+NEEDS = {
+    "blender_d20_probe": ("torch", "the train extra's torch is not installed"),
+    "hall": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
+}
 #: scripts that still edit sys.path or import in a circle (being rewritten onto the harness by
 #: issue 28's perception step and issue 32's tumble work); none may be added
 PENDING = {"end_to_end", "geometry", "board_frame", "colours", "tumble"}
@@ -43,6 +78,10 @@ def _scripts() -> list[str]:
     )
 
 
+def test_every_benchmark_has_a_smoke_run() -> None:
+    assert sorted(set(_scripts()) - set(SMOKE)) == []
+
+
 def _edits_sys_path(path: Path) -> bool:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if (
@@ -53,6 +92,11 @@ def _edits_sys_path(path: Path) -> bool:
         ):
             return True
     return False
+
+
+def test_no_benchmark_edits_sys_path() -> None:
+    edits = {p.stem for p in BENCHMARKS.glob("*.py") if _edits_sys_path(p)}
+    assert sorted(edits - PENDING) == []
 
 
 def _benchmark_imports(path: Path) -> set[str]:
@@ -93,10 +137,15 @@ def test_the_checks_see_a_sys_path_edit_and_an_import(tmp_path: Path) -> None:
 def test_benchmark_runs_and_prints_its_table(name: str, tmp_path: Path) -> None:
     if name in NEEDS_REAL and not REAL.is_dir():
         pytest.skip(f"real photos not found at {REAL} (the shared/ folder is not beside the repo)")
+    need, why = NEEDS.get(name, ("", ""))
+    if need.startswith("/") and not Path(need).exists() and shutil.which(Path(need).name) is None:
+        pytest.skip(why)
+    if need and not need.startswith("/") and importlib.util.find_spec(need) is None:
+        pytest.skip(why)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     env["DICETABLE_DATA_DIR"] = str(tmp_path / "userdata")
     proc = subprocess.run(
-        [sys.executable, "-m", f"benchmarks.{name}", *SMOKE[name]],
+        [sys.executable, "-m", f"benchmarks.{name}", *(a.format(tmp=tmp_path) for a in SMOKE[name])],
         cwd=ROOT,
         env=env,
         capture_output=True,
