@@ -5,7 +5,7 @@
 #   benchmarks/compare_revisions.sh REV_A REV_B OUT_DIR
 #
 # Each revision is checked out into a temporary worktree beside this one (so ../shared resolves),
-# and run with its own benchmark scripts and this checkout's .venv. OUT_DIR gets
+# and run with its own benchmark scripts (python -m benchmarks.NAME) and this checkout's .venv. OUT_DIR gets
 # NAME_A.md / NAME_B.md per benchmark (A and B are the short hashes) and the logs.
 set -euo pipefail
 [ $# -eq 3 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
@@ -21,12 +21,13 @@ for rev in "$1" "$2"; do
   git -C "$here" worktree add -q --detach "$tree" "$rev"
   trees+=("$tree")
 done
-for bench in "vision_d6.py --out" "vision_numbered.py --out" "geometry.py --split test --markdown" "live.py --out"; do
-  name=${bench%%.py*}
+for bench in "vision_d6 --out" "vision_numbered --out" "geometry --split test --markdown" "live --out"; do
+  name=${bench%% *}
   for tree in "${trees[@]}"; do
     short=${tree##*.compare-}
     echo "==> $name at $short" >&2
-    (cd "$tree" && PYTHONPATH="$tree" nice -n 5 "$py" benchmarks/$bench "$out/${name}_$short.md" \
+    # shellcheck disable=SC2086  # $bench is the module and its options, split on purpose
+    (cd "$tree" && PYTHONPATH="$tree" nice -n 5 "$py" -m benchmarks.$bench "$out/${name}_$short.md" \
       > "$out/${name}_$short.log" 2>&1) || { echo "error: $name at $short failed, see $out/${name}_$short.log" >&2; exit 1; }
   done
 done

@@ -1,7 +1,7 @@
 """The numbered reader on REAL photos never trained on: the section `vision_numbered.py` reports first.
 
-    nice -n 10 .venv/bin/python benchmarks/vision_numbered.py            # real sets, then the renders
-    nice -n 10 .venv/bin/python benchmarks/vision_numbered.py --real-only  # the real sets alone
+    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered            # real sets, then the renders
+    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered --real-only  # the real sets alone
 
 Sets (`training/numbered/real.py`: loaders and the fixed split by set-up):
 
