@@ -54,10 +54,11 @@ from controller.adapters import (
 from controller.choices import choice_menu, choice_options
 from controller.config import TableConfig
 from controller.eventlog import EventLog, LogWriteError
+from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
 from controller.panels import Edge, PanelError, PanelSet, press_edges
-from controller.scenario import Setup, new_game
+from controller.scenario import Setup
 from controller.where import TableWhere
-from engine import Game, Input, InputKind, Outcome, RuleError
+from engine import Input, InputKind, Outcome, RuleError
 
 log = logging.getLogger("dicetable.table")
 
@@ -397,7 +398,7 @@ class Table:
         self.setup = Setup(
             cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
         )
-        self.game_no, self.game, self.resumed = self._open_game(resume)
+        self.game_no, self.game, self.resumed = open_game(self.log, self.setup, resume)
         self.status = "over" if self.game.result() is not None else "playing"
         self.reading_set: ReadingSet | None = None
         self.last_input_seqs: tuple[int, ...] = ()  # the log seqs of the inputs applied last
@@ -418,13 +419,11 @@ class Table:
         self.rest_times: list[tuple[float, float]] = []  # (t_rest of the frame, clock when scored)
         self.board_problem: str | None = None
         self._t_correction: float | None = None
-        #: what to try again once the log can be written (see _held), and when it was last tried
-        self._retry: Callable[[], None] | None = None
-        self._retry_at = 0.0
-        self.retry_s = 1.0
+        #: what to try again once the log can be written (see _held)
+        self.held_write = HeldWrite(retry_s=1.0)
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
-            self.previous, self.last_seq = self._scored_dice()
+            self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
         if geometry is None and cfg.board.layout and cfg.board.calibration:
             geometry = BoardGeometry(
                 cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
@@ -444,61 +443,14 @@ class Table:
         except PanelError as e:
             raise TableError(str(e)) from None
 
-    # -- the log ---------------------------------------------------------------------
-    def _open_game(self, resume: bool) -> tuple[int, Game, bool]:
-        """Resume the latest game in the log if it is this setup and unfinished; else start one."""
-        latest = self.log.latest_game()
-        if resume and latest is not None and self.log.setup(latest) == Setup.from_json(self.setup.to_json()):
-            game = self.log.replay(latest)
-            if game.result() is None:
-                log.info("resumed game %d from %s", latest, self.log.path)
-                return latest, game, True
-        game_no = self.log.start_game(self.setup)
-        return game_no, new_game(self.setup), False
-
+    # -- the log (controller.ledger) ---------------------------------------------------
     def _resume_point(self) -> dict[str, Any] | None:
-        """Where a recorded session stood at the last input the log holds (see ``_mark``)."""
-        events = self.log.events(self.game_no)
-        n_inputs = sum(1 for e in events if e.kind == "input")
-        marks = [
-            e.data
-            for e in events
-            if e.kind == "control"
-            and e.data.get("action") == "position"
-            and e.data.get("inputs", 0) <= n_inputs
-        ]
-        return marks[-1] if marks else None
-
-    def _scored_dice(self) -> tuple[list[dict[str, Any]], int]:
-        """The dice of the last throw scored from the camera, as logged (empty when none was), and
-        the number of its reading set (0 when none was logged)."""
-        kept = [
-            e.data
-            for e in self.log.events(self.game_no)
-            if e.kind == "control" and e.data.get("action") == "scored_dice"
-        ]
-        if not kept or not isinstance(kept[-1].get("dice"), list):
-            return [], 0
-        seq = kept[-1].get("seq")
-        return [dict(d) for d in kept[-1]["dice"] if isinstance(d, dict)], seq if isinstance(seq, int) else 0
+        return resume_point(self.log.events(self.game_no))
 
     def _mark(self, t: float | None, source: str, n: int) -> list[tuple[str, dict[str, Any]]]:
-        """The row that logs where the session stands, written with the ``n`` inputs it precedes.
-
-        A mark claims the input count after its inputs; it is committed in their transaction, so a
-        kill loses both or neither, and a resumed recording repeats nothing and loses nothing.
-        """
-        if t is None:
-            return []
-        data = {
-            "action": "position",
-            "t": t,
-            "via": source,  # "camera": the frame at t was read; else only its tick had run
-            "script": self.consumed,
-            "edges": self.edges_driven,
-            "inputs": len(list(self.log.inputs(self.game_no))) + n,
-        }
-        return [("control", data)]
+        """The row that logs where the session stands, written with the ``n`` inputs it precedes."""
+        inputs = len(list(self.log.inputs(self.game_no))) + n
+        return position_mark(t, source, self.consumed, self.edges_driven, inputs)
 
     def apply(self, inp: Input, source: str, t: float | None = None) -> list[Outcome]:
         """Apply an input: log it with its outcomes (committed), then tell the listeners."""
@@ -519,42 +471,34 @@ class Table:
         with self._lock:
             if self.status != "playing":
                 raise RuleError(f"the table is {self.status}: inputs are taken only while playing")
-            saved = copy.deepcopy(self.game)
-            try:
-                applied = [(inp, self.game.apply(inp)) for inp in inputs]
-                rows = [*self._mark(t, source, len(inputs)), *also]
-                self.last_input_seqs = tuple(
-                    self.log.append_inputs(self.game_no, applied, source, before=rows)
-                )
-            except BaseException:
-                self.game = saved  # not (all) logged, so not applied
-                raise
+            rows = [*self._mark(t, source, len(inputs)), *also]
+            self.game, outcomes, self.last_input_seqs = apply_step(
+                self.game,
+                inputs,
+                lambda applied: self.log.append_inputs(self.game_no, applied, source, before=rows),
+            )
             if self.game.result() is not None:
                 self.status = "over"
         self._emit()
-        return [outcomes for _, outcomes in applied]
+        return outcomes
 
     # -- a log that cannot be written ------------------------------------------------
     def _held(self, error: LogWriteError, retry: Callable[[], None]) -> None:
         """A write failed: show why, hold ``retry`` and run it on a later tick (see ``tick``)."""
-        log.error("%s", error)
-        self._retry, self._retry_at = retry, self.clock()
-        self.notice = f"{error}. The table waits and tries again every {self.retry_s:g} s."
+        self.notice = self.held_write.hold(error, retry, self.clock())
         self._emit()
 
     def _retry_held(self) -> bool:
         """Try the held write again when it is due; True while something is still held."""
-        if self._retry is None:
-            return False
-        if self.clock() - self._retry_at < self.retry_s:
-            return True
-        retry, self._retry = self._retry, None
+        retry = self.held_write.due(self.clock())
+        if retry is None:
+            return self.held_write.waiting
         notice = self.notice
         retry()
-        if self._retry is None and self.notice == notice:
+        if not self.held_write.waiting and self.notice == notice:
             self.notice = None  # written: the table carries on
             self._emit()
-        return self._retry is not None
+        return self.held_write.waiting
 
     def _emit(self) -> None:
         snap = self.snapshot()
@@ -583,7 +527,7 @@ class Table:
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
-        if self._retry is not None:
+        if self.held_write.waiting:
             log.warning("a throw at t=%.2f came to rest while the log cannot be written; not read", t)
             return
         # the board's pose, solved once for the frame: the numbered reader's nadir and the placing
@@ -876,7 +820,7 @@ class Table:
                 except LogWriteError as e:  # not logged, so not done: it is fed again when written
                     self._pending.insert(0, item)
                     self.consumed -= 1
-                    if self._retry is None:
+                    if not self.held_write.waiting:
                         self._held(e, lambda: None)
                     return
                 continue

@@ -1,0 +1,129 @@
+"""A table's side of its event log: the game it plays, where a recording stood, atomic steps, held writes.
+
+The table (:mod:`controller.table`) keeps the state; these functions take the log and the game
+and return what they found or made, so each can be tested alone:
+
+- :func:`open_game` resumes the latest game of the same setup if it is unfinished, else starts one;
+- :func:`resume_point` and :func:`scored_dice` read back what a killed process had logged;
+- :func:`position_mark` is the row that records where a recorded session stood with its inputs;
+- :func:`apply_step` applies a group of inputs and logs them in one transaction, or neither;
+- :class:`HeldWrite` is a write the log refused (a full disk, read-only media), tried again every
+  ``retry_s`` seconds until it is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from controller.eventlog import Event, EventLog, LogWriteError
+from controller.scenario import Setup, new_game
+from engine import Game, Input, Outcome
+
+log = logging.getLogger("dicetable.table")
+
+Row = tuple[str, dict[str, Any]]
+
+
+def open_game(events: EventLog, setup: Setup, resume: bool) -> tuple[int, Game, bool]:
+    """The game to play, its number in the log, and whether it was resumed: the latest game in the
+    log if ``resume``, it has this setup and it is unfinished; else a new game (logged)."""
+    latest = events.latest_game()
+    if resume and latest is not None and events.setup(latest) == Setup.from_json(setup.to_json()):
+        game = events.replay(latest)
+        if game.result() is None:
+            log.info("resumed game %d from %s", latest, events.path)
+            return latest, game, True
+    game_no = events.start_game(setup)
+    return game_no, new_game(setup), False
+
+
+def resume_point(events: Sequence[Event]) -> dict[str, Any] | None:
+    """Where a recorded session stood at the last input ``events`` hold (see :func:`position_mark`)."""
+    n_inputs = sum(1 for e in events if e.kind == "input")
+    marks = [
+        e.data
+        for e in events
+        if e.kind == "control" and e.data.get("action") == "position" and e.data.get("inputs", 0) <= n_inputs
+    ]
+    return marks[-1] if marks else None
+
+
+def scored_dice(events: Sequence[Event]) -> tuple[list[dict[str, Any]], int]:
+    """The dice of the last throw scored from the camera, as logged (empty when none was), and the
+    number of its reading set (0 when none was logged)."""
+    kept = [e.data for e in events if e.kind == "control" and e.data.get("action") == "scored_dice"]
+    if not kept or not isinstance(kept[-1].get("dice"), list):
+        return [], 0
+    seq = kept[-1].get("seq")
+    return [dict(d) for d in kept[-1]["dice"] if isinstance(d, dict)], seq if isinstance(seq, int) else 0
+
+
+def position_mark(t: float | None, source: str, script: int, edges: int, inputs: int) -> list[Row]:
+    """The row that logs where a recorded session stands, to be written with the inputs it precedes.
+
+    ``script`` and ``edges``: the scripted items and button edges used so far; ``inputs``: the input
+    count once the step is logged.  A mark is committed in its inputs' transaction, so a kill loses
+    both or neither, and a resumed recording repeats nothing and loses nothing.  None ``t``: no mark.
+    """
+    if t is None:
+        return []
+    data = {
+        "action": "position",
+        "t": t,
+        "via": source,  # "camera": the frame at t was read; else only its tick had run
+        "script": script,
+        "edges": edges,
+        "inputs": inputs,
+    }
+    return [("control", data)]
+
+
+def apply_step(
+    game: Game,
+    inputs: Sequence[Input],
+    write: Callable[[list[tuple[Input, list[Outcome]]]], Sequence[int]],
+) -> tuple[Game, list[list[Outcome]], tuple[int, ...]]:
+    """Apply ``inputs`` to a copy of ``game`` and log them with ``write`` (one transaction): the
+    game after the step, each input's outcomes and the log seqs ``write`` gave them.
+
+    All or nothing: a RuleError from the engine or an error from ``write`` (e.g. LogWriteError)
+    propagates and ``game`` is left as it was.
+    """
+    after = copy.deepcopy(game)
+    applied = [(inp, after.apply(inp)) for inp in inputs]
+    seqs = tuple(write(applied))
+    return after, [outcomes for _, outcomes in applied], seqs
+
+
+class HeldWrite:
+    """A write the log refused, held to be tried again every ``retry_s`` seconds.
+
+    ``hold`` keeps the retry and says why; ``due`` hands it back once ``retry_s`` has passed (and
+    forgets it: a retry that fails again is held anew).
+    """
+
+    def __init__(self, retry_s: float = 1.0) -> None:
+        self.retry_s = retry_s
+        self._retry: Callable[[], None] | None = None
+        self._at = 0.0
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a write is held."""
+        return self._retry is not None
+
+    def hold(self, error: LogWriteError, retry: Callable[[], None], now: float) -> str:
+        """Hold ``retry`` from ``now``; the notice that tells the table's people why."""
+        log.error("%s", error)
+        self._retry, self._at = retry, now
+        return f"{error}. The table waits and tries again every {self.retry_s:g} s."
+
+    def due(self, now: float) -> Callable[[], None] | None:
+        """The held retry when it is due at ``now`` (no longer held), else None."""
+        if self._retry is None or now - self._at < self.retry_s:
+            return None
+        retry, self._retry = self._retry, None
+        return retry
