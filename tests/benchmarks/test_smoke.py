@@ -37,6 +37,7 @@ SMOKE: dict[str, list[str]] = {
     "hardware": ["--smoke"],
     "label_audit": ["--smoke"],
     "live": ["--smoke"],
+    "server_guards": ["--smoke"],
     "tumble": ["--thrown", "1", "--faked", "1", "--no-demos", "--out", "{tmp}/tumble.md"],
     "vision_d6": ["--smoke"],
     "vision_numbered": ["--smoke"],
