@@ -105,6 +105,7 @@ class Tournament:
             self.db.execute("INSERT INTO meta VALUES ('name', ?)", (name,))
         elif row[0] != name:
             raise TournamentError(f"{db}: holds the tournament {row[0]!r}, not {name!r} (use another --db)")
+        self._tables = {*spec.tournament.tables, *(t for r in spec.rounds for t in r.tables or ())}
 
     def close(self) -> None:
         self.db.close()
@@ -287,7 +288,8 @@ class Tournament:
                 match = self._judge(table_id, result, now)
             except _Ignore as e:
                 log.info("result from table %s not for round %d: %s", table_id, no, e)
-                self._seen(table_id, result, now)
+                if table_id in self._tables:  # another hall's table can never count here
+                    self._seen(table_id, result, now)
                 return False
             except _Refuse as e:
                 self._refused(no, table_id, result, str(e), now)

@@ -37,6 +37,7 @@ SMOKE: dict[str, list[str]] = {
     "hardware": ["--smoke"],
     "label_audit": ["--smoke"],
     "live": ["--smoke"],
+    "mqtt_fuzz": ["--smoke"],
     "server_guards": ["--smoke"],
     "tumble": ["--thrown", "1", "--faked", "1", "--no-demos", "--out", "{tmp}/tumble.md"],
     "vision_d6": ["--smoke"],
@@ -62,6 +63,7 @@ NEEDS_REAL = {
 NEEDS = {
     "blender_d20_probe": ("torch", "the train extra's torch is not installed"),
     "hall": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
+    "mqtt_fuzz": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
 }
 #: scripts that still edit sys.path or import in a circle (being rewritten onto the harness by
 #: issue 28's perception step and issue 32's tumble work); none may be added
