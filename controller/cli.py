@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import typer
-from rich.console import Console
+
+from controller.cli_errors import err, fail
 
 app = typer.Typer(
     name="dicetable",
@@ -22,8 +23,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
-
 AREAS = (
     "controller.cli_vision",
     "controller.cli_calibration",
@@ -34,12 +33,6 @@ AREAS = (
     "controller.cli_log",
     "controller.cli_stats",
 )
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print a clear error to stderr and return the Exit to raise."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
 
 
 @app.command("check-config")

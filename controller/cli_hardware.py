@@ -12,7 +12,7 @@ CAMERA_HELP = "Frame source: recorded:DIR, recorded:VIDEO.mp4, v4l2:N, usb:N, pi
 
 
 def _fail(message: str) -> typer.Exit:
-    from controller.cli import fail
+    from controller.cli_errors import fail
 
     return fail(message)
 

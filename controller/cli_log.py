@@ -14,7 +14,7 @@ log_app = typer.Typer(
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    from controller.cli import fail
+    from controller.cli_errors import fail
 
     return fail(message, code)
 

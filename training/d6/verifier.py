@@ -65,10 +65,8 @@ def labelled(items: list[LabelledImage]) -> list[tuple[Path, list[tuple[float, f
 
 
 def renders(n: int) -> list[Sample]:
-    import importlib
-
-    # the renderer's own typing is not checked here (imported by name, as training/d6/renders.py does)
-    make_scene = importlib.import_module("tools.render.generate").make_scene
+    # the board renderer itself (tools/render/generate.py only re-exports it to make the fixtures)
+    from training.render.board_scenes import make_scene
 
     out = []
     for i in range(n):
