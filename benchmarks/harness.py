@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import os
 import platform
@@ -145,6 +146,18 @@ def truth_of(item: LabelledImage, img: np.ndarray) -> Truth:
     return [(d.box if d.box[2] > d.box[0] else (0.0, 0.0, float(w), float(h)), d.value) for d in item.dice]
 
 
+def load_scenes(split: str, folder: Path = RENDERED) -> list[dict[str, Any]]:
+    """The rendered scenes' truth (``scene_*.json``) of one split ("test", "tune", or "all"), each
+    with ``_dir``: the folder its image is in."""
+    out = []
+    for p in sorted(folder.glob("scene_*.json")):
+        truth = json.loads(p.read_text())
+        if split in ("all", truth["split"]):
+            truth["_dir"] = str(folder)
+            out.append(truth)
+    return out
+
+
 def spaced(items: Sequence[T], limit: int | None) -> list[T]:
     """At most ``limit`` items, evenly spaced from first to last (all of them when ``limit`` is None)."""
     if limit is None or len(items) <= limit:
@@ -190,6 +203,17 @@ def match_nearest(truth: Sequence[Point], sides: Sequence[float], centres: Seque
             out[i] = j
             used.add(j)
     return out
+
+
+def match_quads(dice: Sequence[dict[str, Any]], centres: Sequence[Any]) -> dict[int, int]:
+    """A rendered scene's dice (``top_quad_px``) matched to readings' centres, one to one: nearest
+    pairs first, each within 0.6 of the die's top-face side (the square root of its area)."""
+    mids, sides = [], []
+    for d in dice:
+        q = np.asarray(d["top_quad_px"], np.float64)
+        mids.append(tuple(q.mean(axis=0)))
+        sides.append(float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32))))))
+    return match_nearest(mids, sides, [tuple(np.asarray(c, np.float64)) for c in centres])
 
 
 def nearest_centre(

@@ -5,12 +5,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from benchmarks.harness import (
+    RENDERED,
     Tally,
     command,
+    load_scenes,
     markdown_table,
     match_boxes,
     match_nearest,
+    match_quads,
     nearest_centre,
     quantile,
     quantile_between,
@@ -73,3 +78,16 @@ def test_markdown_table_and_run_header() -> None:
     assert "Machine: " in header and " cores" in header
     assert re.search(r"date: \d{4}-\d\d-\d\d \d\d:\d\d UTC", header)
     assert "-m benchmarks.live --smoke" in header
+
+
+def test_match_quads_is_the_geometry_benchmarks_matching() -> None:
+    # end_to_end, geometry and colours can take theirs from the harness: same pairs, scene by scene
+    from benchmarks.geometry import match as geometry_match
+
+    rng = np.random.default_rng(5)
+    for truth in load_scenes("all", RENDERED)[:20]:
+        quads = [np.asarray(d["top_quad_px"], np.float64) for d in truth["dice"]]
+        centres = [q.mean(axis=0) + rng.normal(0, 6, 2) for q in quads]
+        centres += [rng.uniform(0, 1280, 2) for _ in range(3)]  # readings on no die
+        rng.shuffle(centres)
+        assert match_quads(truth["dice"], centres) == geometry_match(truth["dice"], centres)
