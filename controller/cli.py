@@ -39,13 +39,16 @@ AREAS = (
 def check_config(file: Path = typer.Argument(..., help="The table.toml to check.")) -> None:
     """Validate a table.toml as ``run`` will need it (types, the game's options and players through the
     engine, the files it names) and print every problem with its key and what was expected."""
-    from controller.config import ConfigError, load_config, runnable_problems
+    from controller.config import ConfigError, config_warnings, load_config, runnable_problems
 
     try:
         cfg = load_config(file)
         problems = runnable_problems(cfg)
     except ConfigError as e:
         problems = e.problems
+    else:
+        for key, msg in config_warnings(cfg):
+            print(f"{file}: warning: {key}: {msg}")
     if problems:
         for key, msg in problems:
             print(f"{file}: {key}: {msg}")
@@ -156,13 +159,16 @@ def run(
     camera: str | None = typer.Option(None, help="Override the camera, e.g. recorded:DIR."),
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
-    from controller.config import ConfigError, load_config, runnable_problems
+    from controller.config import ConfigError, config_warnings, load_config, runnable_problems
     from controller.live import run_live
     from controller.table import TableError
 
     try:
         cfg = load_config(config)
-        problems = runnable_problems(cfg)
+        problems = [(k, m) for k, m in runnable_problems(cfg) if not (camera and k == "camera")]
+        if not camera:
+            for key, msg in config_warnings(cfg):
+                err.print(f"warning: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)
         if problems:
             raise ConfigError(str(config or "the embedded config"), problems)
     except ConfigError as e:

@@ -14,5 +14,8 @@ err = Console(stderr=True)
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print a clear error to stderr and return the Exit to raise."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    # escaped: a message names config sections ("[camera]") that rich would take for markup
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)

@@ -328,6 +328,29 @@ def parse_config(raw: dict[str, Any], source: str = "table.toml") -> TableConfig
         raise ConfigError(source, _problems(e)) from None
 
 
+def demo_game() -> str | None:
+    """The game the embedded demo recording plays (its session.json), None if it cannot be read."""
+    import json
+
+    try:
+        return str(json.loads((DEMO_SESSION / "session.json").read_text(encoding="utf-8"))["setup"]["game"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def camera_missing(cfg: TableConfig) -> bool:
+    """A file that sets up a table (its game or players) but names no camera: it plays the demo."""
+    named = "camera" in cfg.model_fields_set and "source" in cfg.camera.model_fields_set
+    return not named and bool(cfg.model_fields_set & {"table", "players"})
+
+
+def config_warnings(cfg: TableConfig) -> list[tuple[str, str]]:
+    """What ``run`` will do that the owner may not mean (printed, never refused)."""
+    if camera_missing(cfg) and demo_game() == cfg.table.game:
+        return [("camera", "missing: the table plays the demo's recording (set camera.source for a camera)")]
+    return []
+
+
 def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     """What ``dicetable run`` would fail on that the file's types cannot say: the game's options and
     player count (through the engine itself), and the files the config names.  Empty: it will start."""
@@ -348,6 +371,14 @@ def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     except (DataError, FileNotFoundError, ValueError, TypeError, KeyError) as e:
         problems.append(("table.data" if data else "table.options", f"{cfg.table.game} cannot start: {e}"))
     source = cfg.camera.source
+    if camera_missing(cfg) and demo_game() != cfg.table.game:
+        problems.append(
+            (
+                "camera",
+                f"missing: this {cfg.table.game} table would play the {demo_game()} demo's recording (was "
+                "the file cut short?); set camera.source to 'picam', 'v4l2:N', 'usb:N' or 'recorded:DIR'",
+            )
+        )
     if source.startswith("recorded:") and not Path(source.split(":", 1)[1]).expanduser().is_dir():
         problems.append(("camera.source", f"no recorded session folder at {source.split(':', 1)[1]!r}"))
     for key, value in (
@@ -370,16 +401,40 @@ def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     return problems
 
 
+def _cut_short(text: str) -> str | None:
+    """Why a table.toml looks cut short (a copy or write that stopped), or None.
+
+    A file cut at a line's end is valid TOML that silently falls back to defaults (a table that
+    plays the demo's recording into the default database); every editor ends a file with a line
+    break, so a last line without one, or a file with no setting at all, is refused."""
+    if not text.strip():
+        return "the file is empty (expected at least [table] and [camera]); was it cut short?"
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+        return "the file holds only comments, no setting; was it cut short?"
+    if not text.endswith("\n"):
+        last = text.rsplit("\n", 1)[-1]
+        return (
+            f"the file does not end with a line break: it looks cut short after {last[-40:]!r}; "
+            "if it is complete, end it with a line break"
+        )
+    return None
+
+
 def load_config(path: Path | None) -> TableConfig:
     """Load and validate a table.toml; ``None`` gives the embedded defaults."""
     if path is None:
         return TableConfig()
     try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+        raw = tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError(str(path), [("(file)", "no such file")]) from None
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(str(path), [("(file)", f"cannot read: {e}")]) from None
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(str(path), [("(file)", f"not valid TOML: {e}")]) from None
+        cut = " (its last line has no line break: was it cut short?)" if not text.endswith("\n") else ""
+        raise ConfigError(str(path), [("(file)", f"not valid TOML: {e}{cut}")]) from None
+    cut_short = _cut_short(text)
+    if cut_short:
+        raise ConfigError(str(path), [("(file)", cut_short)])
     return parse_config(raw, str(path))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, TableConfig, load_config
+from controller.config import ConfigError, TableConfig, config_warnings, load_config, runnable_problems
 
 GOOD = """
 [table]
@@ -24,6 +24,9 @@ pins = { up = 5, down = 6, select = 13, confirm = 19 }
 name = "bob"
 colour = "blue"
 pins = { up = 12, down = 16, select = 20, confirm = 21 }
+
+[camera]
+source = "v4l2:0"
 
 [display]
 port = 8080
@@ -131,3 +134,37 @@ def test_check_config_command(tmp_path: Path) -> None:
     assert res.returncode == 1
     assert "table.game:" in res.stdout and "leds.wiring:" in res.stdout
     assert "Traceback" not in res.stdout + res.stderr
+
+
+def test_a_table_toml_cut_short_is_refused_at_every_cut_that_changes_its_meaning(tmp_path: Path) -> None:
+    """A file cut mid-line, or cut before [camera] in a game the demo recording does not play, is refused
+    (issue 31 item 10): it would otherwise play the demo's recording into the default database."""
+    text = GOOD.replace('game = "die-angler"', 'game = "dice-fighter"').replace(
+        "[camera]", "# the club's camera\n[camera]"
+    )
+    path = tmp_path / "cut.toml"
+    passed = []
+    for cut in range(len(text) + 1):
+        path.write_text(text[:cut], encoding="utf-8")
+        try:
+            cfg = load_config(path)
+            problems = runnable_problems(cfg) + config_warnings(cfg)
+        except ConfigError as e:
+            problems = e.problems
+        if not problems:
+            passed.append(cut)
+    # only the cuts after the [camera] section's last line pass without a word
+    camera_end = text.index('"v4l2:0"\n') + len('"v4l2:0"\n')
+    assert passed and min(passed) >= camera_end, [repr(text[:c][-30:]) for c in passed if c < camera_end]
+
+
+def test_a_missing_camera_is_a_warning_when_the_demo_plays_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('[table]\ngame = "dice-hunter"\n', encoding="utf-8")
+    res = dicetable("check-config", str(path))
+    assert res.returncode == 0 and "warning: camera: missing" in res.stdout, res.stdout + res.stderr
+    path.write_text(
+        '[table]\ngame = "die-angler"\n[[players]]\nname = "a"\ncolour = "red"\n', encoding="utf-8"
+    )
+    res = dicetable("check-config", str(path))
+    assert res.returncode == 1 and "camera: missing" in res.stdout, res.stdout + res.stderr
