@@ -37,6 +37,7 @@ SMOKE: dict[str, list[str]] = {
     "hardware": ["--smoke"],
     "label_audit": ["--smoke"],
     "live": ["--smoke"],
+    "log_salvage": ["--smoke"],
     "mqtt_fuzz": ["--smoke"],
     "server_guards": ["--smoke"],
     "tumble": ["--thrown", "1", "--faked", "1", "--no-demos", "--out", "{tmp}/tumble.md"],

@@ -3,50 +3,15 @@
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.log_salvage import damage, game_log
 from controller.eventlog import EventLog, replay_events
 from controller.logrepair import read_intact, salvage
-from controller.scenario import Setup, new_game, parse_lines
-from engine import Input
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = ROOT / "tests" / "scenarios" / "dice-hunter" / "three-players-virtual-deck.jsonl"
-
-
-def game_log(path: Path) -> int:
-    """A real game's log: the scenario's inputs with their outcomes, readings between them."""
-    lines = SCENARIO.read_text(encoding="utf-8").splitlines()
-    inputs = 0
-    with EventLog(path) as ev:
-        game_no = game = None
-        for _, _, obj in parse_lines(lines, str(SCENARIO)):
-            if "setup" in obj:
-                setup = Setup.from_json(obj["setup"])
-                game, game_no = new_game(setup, SCENARIO.parent), ev.start_game(setup)
-                continue
-            if "expect" in obj or "expect_error" in obj:
-                continue
-            assert game is not None and game_no is not None
-            inp = Input.from_json(obj)
-            for k in range(3):  # what the camera saw before the input: spreads the inputs over pages
-                ev.append(game_no, "reading", {"t": inputs, "k": k, "pad": "x" * 300}, "camera")
-            ev.append_input(game_no, inp, game.apply(inp), "camera")
-            inputs += 1
-    return inputs
-
-
-def damage(path: Path, seed: int) -> None:
-    data = bytearray(path.read_bytes())
-    rng = random.Random(seed)
-    page = rng.randrange(1, len(data) // 4096)
-    off = page * 4096 + rng.randrange(0, 3000)
-    for k in range(rng.choice([6, 200, 1000])):
-        data[off + k] ^= rng.randrange(1, 256)
-    path.write_bytes(bytes(data))
 
 
 def test_every_salvaged_log_replays_and_what_was_left_out_is_named(tmp_path: Path) -> None:
