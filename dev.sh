@@ -4,7 +4,7 @@
 #   ./dev.sh demo    set everything up, then play the recorded Dice Hunter demo and
 #                    serve the live display on http://127.0.0.1:8000
 #   ./dev.sh test    set everything up (including the system packages the tests
-#                    drive: chromium, mosquitto), then run ruff, mypy and the whole test suite
+#                    drive: chromium, mosquitto, ffmpeg, GStreamer's RTSP server), then ruff, mypy, all tests
 #
 # Anything after the command is passed on (e.g. ./dev.sh demo --no-serve --json).
 set -euo pipefail
@@ -54,6 +54,10 @@ ensure_system_packages() {
   local missing=()
   command -v chromium >/dev/null || [ -x /usr/bin/chromium ] || missing+=(chromium)
   [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || missing+=(mosquitto)
+  # network cameras: an MJPEG stream served by ffmpeg, an RTSP stream by GStreamer's RTSP server
+  command -v ffmpeg >/dev/null || missing+=(ffmpeg)
+  /usr/bin/python3 -c "import gi; gi.require_version('GstRtspServer', '1.0')" 2>/dev/null ||
+    missing+=(python3-gi python3-gst-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good)
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing system packages the tests drive: ${missing[*]}"
     as_root apt-get update -q

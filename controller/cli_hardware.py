@@ -8,7 +8,10 @@ from typing import Any
 
 import typer
 
-CAMERA_HELP = "Frame source: recorded:DIR, recorded:VIDEO.mp4, v4l2:N, usb:N, picam or fake."
+CAMERA_HELP = (
+    "Frame source: recorded:DIR, recorded:VIDEO.mp4, v4l2:N, usb:N, picam, a network camera "
+    "(http://HOST:PORT/PATH for MJPEG, rtsp://HOST:PORT/PATH) or fake."
+)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -27,10 +30,10 @@ def _load_config(path: Path | None) -> Any:
 
 
 def _open_camera(spec: str, live_retries: int = 5) -> Any:
-    from hardware.frames import FrameSourceError, ReconnectingSource, open_source
+    from hardware.frames import FrameSourceError, ReconnectingSource, is_live, open_source
 
     try:
-        if spec.startswith(("v4l2:", "usb:", "picam")):
+        if is_live(spec):
             return ReconnectingSource(lambda: open_source(spec), max_attempts=live_retries)
         return open_source(spec)
     except (ValueError, FrameSourceError) as e:

@@ -113,9 +113,12 @@ class CameraSection(_Strict):
     @field_validator("source")
     @classmethod
     def _source(cls, v: str) -> str:
-        kinds = ("recorded:", "v4l2:", "usb:", "picam")
-        if not v.startswith(kinds):
-            raise ValueError(f"'recorded:DIR', 'v4l2:N', 'usb:N' or 'picam', got {v!r}")
+        kinds = ("recorded:", "v4l2:", "usb:", "http://", "https://", "rtsp://", "rtsps://")
+        if not (v.startswith(kinds) or v == "picam"):
+            raise ValueError(
+                "'recorded:DIR', 'v4l2:N', 'usb:N', 'picam' or a network camera "
+                f"('http://HOST:PORT/PATH' MJPEG, 'rtsp://HOST:PORT/PATH'), got {v!r}"
+            )
         return v
 
 

@@ -11,6 +11,8 @@ Specs understood by :func:`open_source`::
     recorded:VIDEO.mp4    any video file OpenCV can decode
     v4l2:0 / usb:0        a V4L2/USB camera through cv2.VideoCapture
     picam                 the Raspberry Pi camera (picamera2, imported lazily)
+    http://HOST:PORT/PATH a network camera: MJPEG over HTTP(S) (a phone's IP-camera app, a second Pi)
+    rtsp://HOST:PORT/PATH a network camera over RTSP (TCP), e.g. a security camera
     fake                  a synthetic still table (for hw-check --fake and demos)
 
 A recorded session on disk is a folder with ``frames.csv`` (header ``file,t``;
@@ -23,6 +25,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,8 +45,11 @@ Clock = Callable[[], float]
 Sleep = Callable[[float], None]
 
 SPEC_HELP = (
-    "expected 'recorded:DIR', 'recorded:VIDEO.mp4', 'v4l2:N', 'usb:N', 'v4l2:/dev/videoN', 'picam' or 'fake'"
+    "expected 'recorded:DIR', 'recorded:VIDEO.mp4', 'v4l2:N', 'usb:N', 'v4l2:/dev/videoN', 'picam', "
+    "a network camera 'http://HOST:PORT/PATH' (MJPEG), 'https://...' or 'rtsp://HOST:PORT/PATH', or 'fake'"
 )
+#: the URL schemes of network cameras (an IP-camera app on a phone, a second Pi, an RTSP camera)
+NETWORK_SCHEMES = ("http", "https", "rtsp", "rtsps")
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
 
@@ -397,6 +403,76 @@ def synthetic_table(width: int = 320, height: int = 240, seed: int = 0) -> np.nd
     return out
 
 
+class NetworkSource(_SourceBase):
+    """A network camera through OpenCV's FFmpeg backend: MJPEG over HTTP(S) or RTSP (over TCP).
+
+    Each frame's ``t`` is its arrival time (the clock since opening), not the stream's own clock,
+    which a phone app may start anywhere.  A stream that stops raises :class:`CameraLost` within
+    ``timeout_s`` (FFmpeg's own read timeout), so a :class:`ReconnectingSource` can say so and reopen.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        timeout_s: float = 5.0,
+        clock: Clock = time.monotonic,
+        capture_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        scheme = url.partition(":")[0].lower()
+        if scheme not in NETWORK_SCHEMES or "://" not in url or not url.split("://", 1)[1].strip("/"):
+            raise ValueError(
+                f"camera spec {url!r}: a network camera is 'http://HOST:PORT/PATH' or 'rtsp://...'"
+            )
+        self.url = url
+        self.name = _without_password(url)
+        self._clock = clock
+        if scheme.startswith("rtsp"):
+            # TCP: a lost UDP packet would tear frames; kept if the owner set other options
+            os.environ.setdefault("OPENCV_FFMPEG_CAPTURE_OPTIONS", "rtsp_transport;tcp")
+        ms = int(timeout_s * 1000)
+        params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
+        if capture_factory is not None:
+            self._cap: Any = capture_factory(url)
+        else:
+            self._cap = cv2.VideoCapture(url, cv2.CAP_FFMPEG, params)
+        if not self._cap.isOpened():
+            self._cap.release()
+            raise CameraLost(
+                f"camera {self.name!r}: no stream there (is the camera app running, the address and port "
+                f"right, and this machine on its network?)"
+            )
+        self._t0 = clock()
+
+    def read(self) -> Frame | None:
+        if self._cap is None:
+            raise CameraLost(f"camera {self.name!r} is closed")
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            raise CameraLost(f"camera {self.name!r}: the stream stopped")
+        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+def _without_password(url: str) -> str:
+    """The URL as it may be shown and logged: a password in it replaced by '***'."""
+    scheme, _, rest = url.partition("://")
+    auth, at, host = rest.partition("@")
+    if at and ":" in auth:
+        return f"{scheme}://{auth.split(':', 1)[0]}:***@{host}"
+    return url
+
+
+def is_live(spec: str) -> bool:
+    """A camera that can drop out and come back (wrap it in a :class:`ReconnectingSource`)."""
+    kind = spec.strip().partition(":")[0].lower()
+    return kind in ("v4l2", "usb", "picam", *NETWORK_SCHEMES)
+
+
 # -- wrappers ----------------------------------------------------------------------------------
 
 
@@ -595,6 +671,8 @@ def open_source(spec: str, **kw: Any) -> FrameSource:
         return CameraSource(device, **kw)
     if kind == "picam":
         return PicameraSource(**kw)
+    if kind in NETWORK_SCHEMES:
+        return NetworkSource(spec.strip(), **kw)
     if kind == "fake":
         return FakeSource(**kw)
     raise ValueError(f"camera spec {spec!r}: unknown source {kind!r}; {SPEC_HELP}")
