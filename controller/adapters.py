@@ -63,8 +63,10 @@ class Question:
 
 
 @dataclass
-class ReadingSet:
-    """The readings of one settled frame, with ids and the human's confirmations."""
+class TableReadings:
+    """The readings of one settled frame as the table scores them: the dice of the frame's
+    `controller.perceive.ReadingSet` in their dict form (`Reading.to_json`), with the human's
+    confirmations, and whether (and by which inputs) they were scored."""
 
     seq: int
     t: float

@@ -14,27 +14,18 @@ import typer
 
 def _read_one(
     path: Path,
-    geometry: Any,
-    kinds: tuple[str, ...] = ("d6",),
-    before: dict[str, Any] | None = None,
-    where: list[Any] | None = None,
-    palette: Any = None,
-    board_look: bool = True,
+    perceiver: Any,
+    seq: int,
+    before: dict[str, Any] | None,
+    listed: bool,
+    colours: dict[str, Any],
 ) -> dict[str, Any]:
-    """One image's result line.
+    """One image's result line, read by the one perception step (controller.perceive).
 
-    ``palette`` names the colours: a learnt ``vision.Palette``, or None (with board geometry, the
-    default colours balanced by the board's white and black in this frame).  With ``before`` (the
-    previous frame's result line, board geometry on), a die seen there and now covered by another is
-    carried into this frame (``calibration.memory``).  With ``where`` (a list of vision.where steps,
-    maybe empty; d6 only) the line also lists every candidate rejected ("rejected": centre, size,
-    step, why).  With board geometry and ``board_look`` (pip d6), a die-sized spot that differs from
-    the board's print is read too and a die showing a lower die's sides is placed one level up, as the
-    table does (vision.where.BoardLook, calibration.raised)."""
-
+    With ``before`` (the previous frame's result line, board geometry on), a die seen there and now
+    covered by another is carried into this frame (``calibration.memory``), with ``seen_in``.  With
+    ``listed`` the line also lists every candidate rejected ("rejected": centre, size, step, why)."""
     from hardware.imagefile import ImageError, read_image
-    from vision import read_dice
-    from vision.numbered import read_all
 
     if not path.is_file():
         return {"image": str(path), "error": "no such file"}
@@ -42,116 +33,36 @@ def _read_one(
         img = read_image(path)
     except ImageError as e:
         return {"image": str(path), "error": str(e).removeprefix(f"{path}: ")}
-    numbered = kinds != ("d6",)  # pip d6 alone: the pip reader alone
-    nadir = None
-    if numbered and geometry is not None:  # the top faces of numbered dice lean away from it
-        from controller.table import frame_nadir
-
-        nadir = frame_nadir(img, geometry[1], geometry[2])
-    if palette is None and geometry is not None:
-        palette = _board_palette(img, geometry)
-    # with board geometry, pip d6 seen obliquely are read by their top face (vision.oblique)
-    view = _board_view(img, geometry) if geometry is not None and not numbered else None
+    earlier = [{**d, "seen_in": d.get("seen_in", before["image"])} for d in before["dice"]] if before else []
     t = time.perf_counter()
-    rejected = None
-    look = _board_look(img, geometry) if board_look and geometry is not None and not numbered else None
     try:
-        if (where is not None or look is not None) and not numbered:
-            from vision.reader import default_reader
-
-            seen = default_reader().examine(
-                img, palette, where=[*(where or []), *([look] if look else [])], view=view
-            )
-            dice = list(seen.readings)
-            if where is not None:
-                rejected = [r.to_json() for r in seen.rejected]
-        else:
-            dice = (
-                read_all(img, palette, nadir=nadir, kinds=kinds)
-                if numbered
-                else read_dice(img, palette, view=view)
-            )
-    except ValueError as e:
+        seen = perceiver.perceive(img, seq=seq, before=earlier, **colours)
+    except (ValueError, cv2.error) as e:
         return {"image": str(path), "error": str(e)}
     ms = (time.perf_counter() - t) * 1000
-    out = [d.to_json() for d in dice]
-    if geometry is not None and dice:
-        from calibration.memory import carry_covered, known_dice
-
-        place, calibration, board = geometry
-        carried = carry_covered((before or {}).get("dice", []), out)
-        try:
-            # the reader's quads are outlines of each die as seen (sides too): fit the top faces
-            placed = place(
-                [d.quad for d in dice],
-                [d.kind for d in dice],
-                calibration,
-                board,
-                image=img,
-                outline=True,
-                known=known_dice(carried),
-                lying=look.lying(img) if look is not None else None,
-            )
-        except ValueError as e:
-            return {"image": str(path), "error": f"board geometry: {e}"}
-        out += [{**d, "seen_in": d.get("seen_in", (before or {}).get("image"))} for d, _ in carried]
-        for entry, g in zip(out, placed, strict=True):
-            entry.update(g.to_json())
-    result = {"image": str(path), "dice": out, "ms": round(ms, 1)}
-    if rejected is not None:
-        result["rejected"] = rejected
+    if seen.board_problem is not None:
+        return {"image": str(path), "error": f"board geometry: {seen.board_problem}"}
+    result = {"image": str(path), "dice": [d.to_json() for d in seen.dice], "ms": round(ms, 1)}
+    if listed:
+        result["rejected"] = [r.to_json() for r in seen.rejected]
     return result
 
 
-def _board_look(img: Any, geometry: Any) -> Any:
-    """The board's print as this frame should show it (vision.where.BoardLook), or None when the
-    board's pose cannot be solved in it."""
-    from calibration.boardlook import board_in_frame
-    from calibration.diceset import DiceSet
-    from calibration.pose import estimate_board_pose
-    from vision.where import BoardLook, DieSize
+def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any]]:
+    """How the table of ``config`` reads a frame (controller.perceive), and its game's colours at
+    its first throw (`throw_colours`)."""
+    from controller.config import ConfigError, load_config
+    from controller.perceive import Perceiver, TableError, player_colours, throw_colours
+    from controller.scenario import Setup, new_game
 
-    _, calibration, board = geometry
-    h, w = img.shape[:2]
     try:
-        pose = estimate_board_pose(img, calibration, board)
-        view, valid = board_in_frame(board, pose, calibration, w, h)
-    except ValueError:
-        return None
-    cal = calibration.for_image(w, h)
-    size = float(np.median(DiceSet.of(None, board.die_size_mm).sizes_mm))
-    expected = DieSize.from_board(size, cal.camera_matrix, cal.dist_coeffs, pose.rvec, pose.tvec).expected
-    return BoardLook(view, valid, expected)
-
-
-def _board_view(img: Any, geometry: Any) -> Any:
-    """Where the camera looks from in this frame (vision.oblique.View) from the board's pose; None
-    when the pose cannot be solved (the dice are then read by their boxes)."""
-    from calibration.pose import estimate_board_pose
-    from vision.oblique import View
-
-    _, calibration, board = geometry
-    h, w = img.shape[:2]
-    try:
-        pose = estimate_board_pose(img, calibration, board)
-        return View.from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
-    except ValueError:
-        return None
-
-
-def _board_palette(img: Any, geometry: Any) -> Any:
-    """The default colours balanced by the board's paper white and markers' black in this frame
-    (``calibration.boardlight``); None (the colours as the camera sees them) when they cannot be read."""
-    from calibration.boardlight import board_light
-    from calibration.pose import estimate_board_pose
-    from vision.palette import Palette
-
-    _, calibration, board = geometry
-    try:
-        light = board_light(img, estimate_board_pose(img, calibration, board), calibration, board)
-    except ValueError:
-        return None
-    return Palette.default().balanced(light.white_bgr, light.black_bgr)
+        cfg = load_config(config)
+        perceiver = Perceiver.from_config(cfg)
+        setup = Setup.for_table(cfg)
+        state = new_game(setup).state
+    except (ConfigError, TableError, ValueError) as e:
+        raise typer.BadParameter(str(e), param_hint="--config") from None
+    return perceiver, throw_colours(setup.game, player_colours(cfg, state), state)
 
 
 def _load_palette(path: Path | None) -> Any:
@@ -168,31 +79,65 @@ def _load_palette(path: Path | None) -> Any:
         ) from None
 
 
-def _where_steps(empty: Path | None, die_size: str | None, play_area: str | None) -> list[Any]:
-    """The vision.where steps the options ask for, or a BadParameter naming the option."""
-    from vision.where import DieSize, EmptyTable, PlayArea
+def _options_perceiver(
+    board: Path | None,
+    calibration: Path | None,
+    kinds_text: str | None,
+    numbered: bool,
+    empty: Path | None,
+    die_size: str | None,
+    play_area: str | None,
+    palette: Path | None,
+    board_look: bool,
+) -> Any:
+    """How plain `dicetable read` reads a frame with these options (controller.perceive): a table of
+    no game, whose [vision] steps are the options given; a BadParameter names a wrong option."""
+    from controller.config import VisionSection
+    from controller.perceive import Perceiver, reader_for
+    from vision.numbered.labels import KINDS, parse_kinds
 
-    steps: list[Any] = []
+    if numbered and kinds_text is not None:
+        raise typer.BadParameter("--numbered is the old name of --kinds d6,d10,d10p,d20: give --kinds alone")
+    if numbered:
+        typer.echo("--numbered is deprecated: use --kinds d6,d10,d10p,d20 (read as that)", err=True)
+    try:
+        kinds = KINDS if numbered else parse_kinds(kinds_text or "d6")
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--kinds") from None
+    geometry = _geometry(board, calibration)
+    size: tuple[float, float] | None = None
+    if die_size is not None:
+        try:
+            lo, hi = (float(v) for v in die_size.split(","))
+            if not 0 < lo <= hi:
+                raise ValueError("0 < LOW <= HIGH")
+            size = (lo, hi)
+        except ValueError as e:
+            raise typer.BadParameter(f"--die-size {die_size!r}: expected LOW,HIGH pixels ({e})") from None
+    area: list[tuple[float, float]] | None = None
     if play_area is not None:
         try:
             pts = [[float(v) for v in p.split(",")] for p in play_area.split()]
-            steps.append(PlayArea(np.array(pts)))
+            if len(pts) < 3 or any(len(p) != 2 for p in pts):
+                raise ValueError("3 or more points of 2 numbers")
+            area = [(p[0], p[1]) for p in pts]
         except ValueError as e:
             raise typer.BadParameter(
                 f"--play-area {play_area!r}: expected 'x,y x,y x,y ...' pixels ({e})"
             ) from None
-    if die_size is not None:
-        try:
-            lo, hi = (float(v) for v in die_size.split(","))
-            steps.append(DieSize.fixed(lo, hi))
-        except ValueError as e:
-            raise typer.BadParameter(f"--die-size {die_size!r}: expected LOW,HIGH pixels ({e})") from None
-    if empty is not None:
-        ref = cv2.imread(str(empty), cv2.IMREAD_COLOR) if empty.is_file() else None
-        if ref is None:
-            raise typer.BadParameter(f"--empty {str(empty)!r}: expected a photo of the empty table")
-        steps.append(EmptyTable(ref))
-    return steps
+    if empty is not None and (not empty.is_file() or cv2.imread(str(empty), cv2.IMREAD_COLOR) is None):
+        raise typer.BadParameter(f"--empty {str(empty)!r}: expected a photo of the empty table")
+    vision = VisionSection(
+        empty_table=empty is not None,
+        empty_table_frame=None if empty is None else str(empty),
+        die_size=size is not None,
+        die_size_px=size,
+        play_area=area is not None,
+        play_area_px=area,
+        board_look=board_look,
+        stacks_by_sides=board_look,
+    )
+    return Perceiver.of(reader_for("", kinds), vision, geometry, _load_palette(palette), kinds=kinds)
 
 
 #: drawing colours (BGR): a die read, and a candidate rejected
@@ -222,19 +167,17 @@ def _draw_explained(path: Path, result: dict[str, Any], out: Path) -> None:
 
 
 def _geometry(board: Path | None, calibration: Path | None) -> Any:
+    """The board and calibration `--board` and `--calibration` name (their die placed by the image
+    search for each top face, `fit` "image"), or None."""
     if board is None and calibration is None:
         return None
     if board is None or calibration is None:
         raise typer.BadParameter("--board and --calibration go together: give both or neither")
+    from controller.perceive import BoardGeometry, TableError
+
     try:
-        from calibration.board import load_board
-        from calibration.camera import load_calibration
-        from calibration.geometry import place
-    except ImportError as e:  # pragma: no cover - only before the calibration package exists
-        raise typer.BadParameter(f"board geometry is not available in this install: {e}") from None
-    try:
-        return place, load_calibration(calibration), load_board(board)
-    except (OSError, ValueError) as e:
+        return BoardGeometry(str(board), str(calibration), fit="image")
+    except TableError as e:
         raise typer.BadParameter(str(e)) from None
 
 
@@ -294,6 +237,12 @@ def read(
         "die on the white paper, a red die on a red zone), and stand a die showing a lower die's sides one "
         "level up, as the table does ([vision] board_look, stacks_by_sides)",
     ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="read as the table of this table.toml would: its game's kinds, its learnt set of dice, board, "
+        "calibration, palette, empty-table frame and [vision] steps (give no other reading option)",
+    ),
     sequence: bool = typer.Option(
         False,
         "--sequence",
@@ -303,49 +252,52 @@ def read(
     ),
 ) -> None:
     """Read every die of the given kinds in each image (default: pip d6): kind, value, centre,
-    top-face quad, colour."""
-    import cv2
-    import numpy as np
-
-    from vision.numbered.labels import KINDS, parse_kinds
-    from vision.numbered.reader import default_reader as numbered_reader
-    from vision.reader import default_reader
-
-    if numbered and kinds_text is not None:
-        raise typer.BadParameter("--numbered is the old name of --kinds d6,d10,d10p,d20: give --kinds alone")
-    if numbered:
-        typer.echo("--numbered is deprecated: use --kinds d6,d10,d10p,d20 (read as that)", err=True)
-    try:
-        kinds = KINDS if numbered else parse_kinds(kinds_text or "d6")
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--kinds") from None
-    cv2.setNumThreads(1)
-    geometry = _geometry(board, calibration)
-    learnt = _load_palette(palette)
+    top-face quad, colour; with --config, exactly as that table reads a settled frame."""
+    if config is not None:
+        given = {
+            "--board": board,
+            "--calibration": calibration,
+            "--kinds": kinds_text,
+            "--numbered": numbered or None,
+            "--empty": empty,
+            "--die-size": die_size,
+            "--play-area": play_area,
+            "--palette": palette,
+            "--no-board-look": None if board_look else True,
+        }
+        extra = [k for k, v in given.items() if v is not None]
+        if extra:
+            raise typer.BadParameter(
+                f"--config reads as the table does, from its table.toml; {', '.join(extra)} "
+                "belong in that file, not beside it"
+            )
+        perceiver, colours = _table_perceiver(config)
+        if sequence and perceiver.geometry is None:
+            raise typer.BadParameter(
+                f"--sequence needs a board: {config} configures no [board] layout and calibration"
+            )
+    else:
+        perceiver = _options_perceiver(
+            board, calibration, kinds_text, numbered, empty, die_size, play_area, palette, board_look
+        )
+        colours = {}
+        if sequence and perceiver.geometry is None:
+            raise typer.BadParameter(
+                "--sequence needs --board and --calibration (dice are carried by their place)"
+            )
     if explain_out is not None and len(images) != 1:
         raise typer.BadParameter(f"--explain-out draws one image, got {len(images)} images")
-    where = _where_steps(empty, die_size, play_area)
-    if (where or explain or explain_out) and kinds != ("d6",):
-        raise typer.BadParameter(
-            f"--explain, --empty, --die-size and --play-area read pip d6 only, not --kinds {','.join(kinds)}"
-        )
-    if sequence and geometry is None:
-        raise typer.BadParameter(
-            "--sequence needs --board and --calibration (dice are carried by their place)"
-        )
+    listed = bool(explain or explain_out or empty or die_size or play_area)
+    cv2.setNumThreads(1)
     try:
         # load the models and run them once now, so "ms" is the reading alone
-        blank = np.zeros((64, 64, 3), np.uint8)
-        default_reader().read(blank)
-        if kinds != ("d6",):
-            numbered_reader().read(blank)
+        perceiver.reader.read(np.zeros((64, 64, 3), np.uint8))
     except (OSError, cv2.error) as e:
         raise typer.BadParameter(f"the vision models could not be loaded: {e}") from None
     failed = False
     before: dict[str, Any] | None = None
-    for path in images:
-        ask = where if (where or explain or explain_out) else None
-        result = _read_one(path, geometry, kinds, before if sequence else None, ask, learnt, board_look)
+    for n, path in enumerate(images, 1):
+        result = _read_one(path, perceiver, n, before if sequence else None, listed, colours)
         if explain_out is not None and "dice" in result:
             _draw_explained(path, result, explain_out)
         if "dice" in result:
@@ -366,9 +318,9 @@ def read(
                 x, y = d["center"]
                 flag = " cocked" if d.get("cocked") else ""
                 if d.get("carried"):
-                    flag += f" hidden under die {d['under'] + 1}, seen in {d['seen_in']}"
+                    flag += f" hidden under die {d['under']}, seen in {d['seen_in']}"
                 typer.echo(
-                    f"  {d['kind']:<4} {d['value']:>2} {d['colour']:<7} at ({x:.0f}, {y:.0f}) "
+                    f"  {d['id']:<6} {d['kind']:<4} {d['value']:>2} {d['colour']:<7} at ({x:.0f}, {y:.0f}) "
                     f"conf {d['confidence']:.2f}{flag}"
                 )
             for r in result.get("rejected", []):

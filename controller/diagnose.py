@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.adapters import ReadingSet
+from controller.adapters import TableReadings
 
 #: board fields compared when both the truth and the placed reading have them
 BOARD_KEYS = ("field_status", "side", "zones", "stack_level", "card_slot")
@@ -352,7 +352,7 @@ def explain(game: str, session: Path | None = None, recorded_referee: bool = Tru
         raise DemoError(f"{folder}/truth.json: cannot explain without the session's truth ({e})") from None
     true_dice = truth_frames(truth)
     rows = read_frames_csv(folder)
-    seen: list[tuple[ReadingSet, str]] = []
+    seen: list[tuple[TableReadings, str]] = []
     state: dict[str, Any] = {}
 
     def observe(table: Table) -> None:

@@ -51,6 +51,17 @@ class Setup:
     data: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
+    def for_table(cls, cfg: Any) -> Setup:
+        """The setup of the game a table.toml (a `controller.config.TableConfig`: config imports this
+        module) describes (DICETAR WARS scores by the zones of the same
+        board the camera places the dice on)."""
+        data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
+        data.update(getattr(cfg.table, "data", None) or {})
+        return cls(
+            cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
+        )
+
+    @classmethod
     def from_json(cls, raw: Any) -> Setup:
         if not isinstance(raw, Mapping):
             raise ValueError(f"setup must be an object, got {raw!r}")

@@ -28,14 +28,11 @@ the write succeeds.
 from __future__ import annotations
 
 import copy
-import inspect
 import logging
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 import cv2
@@ -43,12 +40,9 @@ import numpy as np
 
 from controller.adapters import (
     GAME_DIE_KIND,
-    NOT_DICE,
     Context,
     Question,
-    ReadingSet,
-    dice_colours,
-    game_colours,
+    TableReadings,
     plan,
 )
 from controller.choices import choice_menu, choice_options
@@ -56,17 +50,13 @@ from controller.config import TableConfig
 from controller.eventlog import EventLog, LogWriteError
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
 from controller.panels import Edge, PanelError, PanelSet, press_edges
+from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
+from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
+from controller.perceive import frame_nadir as frame_nadir  # benchmarks/vision_numbered.py's import
 from controller.scenario import Setup
-from controller.where import TableWhere
 from engine import Input, InputKind, Outcome, RuleError
 
 log = logging.getLogger("dicetable.table")
-
-Reader = Callable[[np.ndarray], Sequence[Any]]
-
-
-class TableError(RuntimeError):
-    """The table cannot go on; the message says why and what to do."""
 
 
 class Notifier(Protocol):
@@ -126,234 +116,6 @@ class Scripted:
     hold: float = 0.0
 
 
-def _default_reader(
-    image: np.ndarray, palette: Any = None, where: Sequence[Any] = (), view: Any = None
-) -> Sequence[Any]:
-    """Pip d6 (every game but Dice Fighter); ``where``: the table's vision.where steps; ``view``:
-    where the camera looks from (vision.oblique.View, from the board's pose)."""
-    import vision
-
-    if view is None:  # no calibration (or rectify_oblique off): read as a reader without views does
-        return vision.read_dice(image, palette, where)
-    return vision.read_dice(image, palette, where, view=view)
-
-
-def _numbered_reader(kinds: tuple[str, ...], learnt: Any = None) -> Callable[..., Sequence[Any]]:
-    def read(
-        image: np.ndarray, palette: Any = None, nadir: tuple[float, float] | None = None
-    ) -> Sequence[Any]:
-        from vision.numbered import read_all, read_numbered
-
-        if "d6" in kinds:  # pip d6 beside numbered dice: the pip reader stays the authority on d6
-            return read_all(image, palette, nadir, kinds=kinds, learnt=learnt)
-        return read_numbered(image, palette, nadir, kinds=kinds, learnt=learnt)
-
-    return read
-
-
-#: the kinds of dice each game uses when its config names none (``table.kinds``); pip d6 for the
-#: others.  Dice Fighter throws percentile d10s (see RULINGS.md).
-GAME_KINDS: dict[str, tuple[str, ...]] = {"dice-fighter": ("d10p",)}
-#: games whose dice are not pip d6
-NUMBERED_GAMES = tuple(GAME_KINDS)
-
-
-def reader_for(
-    game: str, kinds: Sequence[str] | None = None, learnt: Any = None
-) -> Callable[..., Sequence[Any]]:
-    """The vision reader for a game's dice (``kinds``: the config's ``table.kinds``, else the
-    game's own, GAME_KINDS): the pip-d6 reader for pip d6 alone, else the numbered reader looking
-    for those kinds only.  ``learnt``: the table's learnt set of dice (``load_learnt``), read by
-    the numbered reader (its readings say so).
-
-    It takes the frame and, as ``palette``, the ``vision.Palette`` that names the body colours.
-    """
-    want = tuple(kinds) if kinds else GAME_KINDS.get(game, ("d6",))
-    if learnt is not None and learnt.kind not in want:
-        raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
-    if want == ("d6",) and learnt is None:
-        return _default_reader
-    return _numbered_reader(want, learnt)
-
-
-def load_learnt(path: Path | None) -> Any:
-    """The table's learnt set of dice (``table.dice_set``, `dicetable learn-dice`), None without one;
-    raises TableError naming the file."""
-    if path is None:
-        return None
-    from vision.numbered.learnt import load_set
-    from vision.numbered.reader import default_reader
-
-    try:
-        return load_set(path, default_reader().embedder().digest)
-    except ValueError as e:
-        raise TableError(f"table.dice_set: {e}") from None
-
-
-def load_palette(path: str) -> Any:
-    """The table's measured dice colours (a ``dicetable calibrate colours`` file); raises TableError."""
-    import json
-
-    from vision.palette import Palette
-
-    try:
-        return Palette.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
-        raise TableError(
-            f"camera.palette {path!r}: expected a palette JSON file from 'dicetable calibrate colours' ({e})"
-        ) from None
-
-
-def frame_nadir(
-    image: np.ndarray, calibration: Any, board: Any, pose: Any = None
-) -> tuple[float, float] | None:
-    """The point below the camera in this frame (pixels), from the board's pose (``pose``, or solved
-    from the frame's markers: calibration.pose), for the numbered reader's top-face net; None when
-    the pose cannot be solved (the reader then fits the nadir to the dice)."""
-    from calibration.pose import estimate_board_pose
-    from vision.numbered.topface import nadir_from_pose
-
-    h, w = image.shape[:2]
-    try:
-        pose = pose or estimate_board_pose(image, calibration, board)
-        return nadir_from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
-    except ValueError:  # PoseError: too few markers seen; or a degenerate pose
-        return None
-
-
-class BoardGeometry:
-    """The configured board layout and camera calibration: where each die lies on the board."""
-
-    def __init__(
-        self, layout: str, calibration: str, fit: str = "body", die_sizes_mm: list[float] | None = None
-    ) -> None:
-        from calibration.board import BOARDS_DIR, load_board, resolve_board_path
-        from calibration.camera import load_calibration
-
-        self.fit = fit
-        #: the dice set's sizes (table.toml [dice] sizes_mm); None: the board file's (deprecated), else 16
-        self.die_sizes_mm = die_sizes_mm
-
-        path = resolve_board_path(layout)
-        if not path.exists() and (BOARDS_DIR / Path(layout).name).exists():
-            path = BOARDS_DIR / Path(layout).name
-        try:
-            self.board = load_board(path)
-            self.calibration = load_calibration(calibration)
-        except (ValueError, OSError) as e:
-            raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
-        for note in self.board.notes:  # e.g. a die size in the board file: it belongs to [dice]
-            warnings.warn(note, FutureWarning, stacklevel=2)
-
-    def pose(self, image: np.ndarray) -> Any:
-        """The board's pose in this frame (calibration.pose.BoardPose), or None when it cannot be
-        solved (then `place` solves it again and says why)."""
-        from calibration.pose import estimate_board_pose
-
-        try:
-            return estimate_board_pose(image, self.calibration, self.board)
-        except ValueError:
-            return None
-
-    def balance(self, palette: Any, image: np.ndarray, pose: Any) -> Any:
-        """``palette`` balanced by the board's paper white and markers' black in this frame
-        (calibration.boardlight); unchanged when they cannot be read."""
-        from calibration.boardlight import board_light
-
-        try:
-            light = board_light(image, pose, self.calibration, self.board)
-        except ValueError:
-            return palette
-        return palette.balanced(light.white_bgr, light.black_bgr)
-
-    def view(self, image: np.ndarray, pose: Any) -> Any:
-        """Where the camera looks from in this frame (vision.oblique.View) from the board's pose, for
-        the pip reader to read dice seen obliquely by their top face; None without a pose."""
-        from vision.oblique import View
-
-        if pose is None:
-            return None
-        h, w = image.shape[:2]
-        try:
-            return View.from_pose(pose.rvec, self.calibration.for_image(w, h).camera_matrix)
-        except ValueError:  # the board's down is not in front of the camera: a degenerate pose
-            return None
-
-    def nadir(self, image: np.ndarray, pose: Any = None) -> tuple[float, float] | None:
-        """The point below the camera in this frame (`frame_nadir`), from `pose` when given."""
-        return frame_nadir(image, self.calibration, self.board, pose)
-
-    def place(
-        self,
-        image: np.ndarray,
-        readings: list[dict[str, Any]],
-        colours: Iterable[str] | None = None,
-        before: list[dict[str, Any]] | None = None,
-        prefix: str = "h",
-        pose: Any = None,
-        lying: np.ndarray | None = None,
-    ) -> None:
-        """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
-
-        Only the readings of ``colours`` (the game's dice; None: all) are placed: the stacking
-        search grows with the square of the dice, and nothing else can hold a game die up.
-        ``rests_on`` indexes the whole list.
-
-        ``pose``: the board's pose in this frame when already solved (`pose`), else solved here.
-        ``lying``: where something lies on the board (`TableWhere.lying`): a die showing the sides
-        of a die under it is placed one level up; with no die seen or carried under it, its reading
-        says ``support_hidden`` and is unsure (the table asks for the die under it).
-
-        ``before`` are the readings scored last: a die seen there that a newly thrown die now
-        covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
-        ``carried``, with the id ``prefix`` + n, and the die over it is placed on it.
-        """
-        from calibration.geometry import place
-        from calibration.memory import carry_covered, known_dice
-
-        wanted = None if colours is None else {c.lower() for c in colours}
-        idx = [
-            i for i, r in enumerate(readings) if wanted is None or str(r.get("colour", "")).lower() in wanted
-        ]
-        if not idx:
-            return
-        carried = carry_covered(before or [], [readings[i] for i in idx], wanted)
-        geo = place(
-            [readings[i]["quad"] for i in idx],
-            [readings[i].get("kind", "d6") for i in idx],
-            self.calibration,
-            self.board,
-            image=image,
-            pose=pose,
-            # the reader's quads are boxes about each die: their top faces by geometry alone (the image
-            # search of `dicetable read --board` costs ~50 ms a die; boxes taken for top faces make false
-            # stacks: benchmarks/results/geometry.md); "none" for readers that give exact top faces
-            outline=self.fit != "none",
-            fit="image" if self.fit == "image" else "body",
-            known=known_dice(carried),
-            die_size_mm=self.die_sizes_mm,
-            lying=lying,
-        )
-        for n, (die, _) in enumerate(carried, 1):
-            die["id"] = f"{prefix}{n}"
-            idx.append(len(readings))
-            readings.append(die)
-        for i, g in zip(idx, geo, strict=True):
-            readings[i].update(
-                zones=list(g.zones),
-                min_multiplier=g.min_multiplier,
-                side=g.side,
-                field_status=g.field_status,
-                card_slot=g.card_slot,
-                stack_level=g.stack_level,
-                rests_on=None if g.rests_on is None else idx[g.rests_on],
-                board_center_mm=[round(g.board_center_mm[0], 1), round(g.board_center_mm[1], 1)],
-                footprint_mm=[[round(float(x), 1), round(float(y), 1)] for x, y in g.footprint_mm],
-            )
-            if g.support_hidden:
-                readings[i]["support_hidden"] = True
-
-
 class Table:
     """The state of one table and everything that changes it."""
 
@@ -362,7 +124,7 @@ class Table:
         cfg: TableConfig,
         log_: EventLog,
         *,
-        reader: Reader | None = None,
+        reader: Any = None,
         listeners: Iterable[Callable[[dict[str, Any]], None]] = (),
         clock: Callable[[], float] = time.time,
         resume: bool = True,
@@ -373,34 +135,19 @@ class Table:
         self.table_id = cfg.table.id
         self.log = log_
         #: the dice colours measured at this table (None: the reader's default palette)
-        self.palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
-        self.reader: Callable[..., Sequence[Any]] = reader or reader_for(
-            cfg.table.game, cfg.table.kinds, load_learnt(cfg.dice_set_path)
-        )
-        # the table's own readers name colours with the game's palette (see _reading_palette)
-        params = inspect.signature(self.reader).parameters
-        self._reader_takes_palette = reader is None and "palette" in params
-        # the numbered reader finds top faces better told where the point below the camera is
-        self._reader_takes_nadir = "nadir" in params
-        # where a die can be (controller.where, the [vision] config): for readers that take the steps
-        self._reader_takes_where = "where" in params
-        # dice seen obliquely read by their top face (vision.oblique): for readers that take a view
-        self._reader_takes_view = "view" in params and cfg.vision.rectify_oblique
+        #: how a settled frame is read (controller.perceive): the reader for the game's dice, the
+        #: board and calibration, the measured palette and the [vision] where-steps
+        self.perceiver = Perceiver.from_config(cfg, reader, geometry)
         self.listeners = list(listeners)
         #: called with each new reading set (placed on the board, before it is scored or asked
         #: about) and what the game expected then; e.g. ``dicetable demo --explain``
-        self.reading_listeners: list[Callable[[ReadingSet, Any], None]] = []
+        self.reading_listeners: list[Callable[[TableReadings, Any], None]] = []
         self.clock = clock
         self._lock = threading.RLock()
-        # DICETAR WARS scores by the zones of the same board the camera places the dice on
-        data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
-        data.update(getattr(cfg.table, "data", None) or {})
-        self.setup = Setup(
-            cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
-        )
+        self.setup = Setup.for_table(cfg)
         self.game_no, self.game, self.resumed = open_game(self.log, self.setup, resume)
         self.status = "over" if self.game.result() is not None else "playing"
-        self.reading_set: ReadingSet | None = None
+        self.reading_set: TableReadings | None = None
         self.last_input_seqs: tuple[int, ...] = ()  # the log seqs of the inputs applied last
         self.previous: list[dict[str, Any]] = []  # the readings scored last
         self.last_seq = 0  # the reading set scored last (ids r<seq>.<n> go on from it after a restart)
@@ -424,24 +171,31 @@ class Table:
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
-        if geometry is None and cfg.board.layout and cfg.board.calibration:
-            geometry = BoardGeometry(
-                cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
-            )
-        self.geometry = geometry
-        try:
-            self.where = TableWhere(
-                cfg.vision,
-                geometry.board if geometry is not None else None,
-                geometry.calibration if geometry is not None else None,
-                cfg.dice.sizes_mm,
-            )
-        except ValueError as e:
-            raise TableError(str(e)) from None
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)
         except PanelError as e:
             raise TableError(str(e)) from None
+
+    # -- how a frame is read (controller.perceive) --------------------------------------
+    @property
+    def reader(self) -> Any:
+        """The reader of the table's dice (a vision.reading.Reader); setting a callable of the frame
+        alone reads with it instead (`controller.perceive.as_reader`)."""
+        return self.perceiver.reader
+
+    @reader.setter
+    def reader(self, reader: Any) -> None:
+        self.perceiver.reader = as_reader(reader)
+
+    @property
+    def geometry(self) -> BoardGeometry | None:
+        """The configured board and calibration (None: no board)."""
+        return self.perceiver.geometry
+
+    @property
+    def where(self) -> Any:
+        """Where a die can be at this table (controller.where.TableWhere)."""
+        return self.perceiver.where
 
     # -- the log (controller.ledger) ---------------------------------------------------
     def _resume_point(self) -> dict[str, Any] | None:
@@ -523,27 +277,22 @@ class Table:
         ``motion``: the throw's motion record (a ``vision.tumble.ThrowRecorder``): with ``[vision]
         tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged."""
         if empty is not None:
-            self.where.set_empty(empty)
+            self.perceiver.set_empty(empty)
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
             return
         if self.held_write.waiting:
             log.warning("a throw at t=%.2f came to rest while the log cannot be written; not read", t)
             return
-        # the board's pose, solved once for the frame: the numbered reader's nadir and the placing
-        pose = self.geometry.pose(image) if self.geometry is not None else None
+        seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
         try:
-            kwargs: dict[str, Any] = {}
-            if self._reader_takes_palette:
-                kwargs["palette"] = self._reading_palette(image, pose)
-            if self._reader_takes_nadir and pose is not None and self.geometry is not None:
-                kwargs["nadir"] = self.geometry.nadir(image, pose)
-            if self._reader_takes_where:
-                kwargs["where"] = self.where.steps(image, pose)
-            if self._reader_takes_view and pose is not None and self.geometry is not None:
-                kwargs["view"] = self.geometry.view(image, pose)
-            raw = self.reader(image, **kwargs)
-            readings = [r.to_json() if hasattr(r, "to_json") else dict(r) for r in raw]
+            seen = self.perceiver.perceive(
+                image,
+                seq=seq,
+                t=t,
+                **throw_colours(self.setup.game, self._context_colours(), self.game.state),
+                before=self.previous,
+            )
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
             log.warning("frame at t=%.2f could not be read: %s", t, e)
             self.notice = f"a frame at t={t:.2f} s could not be read ({e}); waiting for the next one"
@@ -557,30 +306,8 @@ class Table:
             )
             self._emit()
             return
-        board_problem: str | None = None
-        seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
-        for i, r in enumerate(readings):
-            r["id"] = f"r{seq}.{i + 1}"
-        if self.geometry is not None:
-            try:
-                self.geometry.place(
-                    image,
-                    readings,
-                    game_colours(self.setup.game, self._context_colours()),
-                    before=self.previous,
-                    prefix=f"r{seq}.h",
-                    pose=pose,
-                    lying=self.where.lying(image) if self._reader_takes_where else None,
-                )
-            except ValueError as e:
-                board_problem = str(e)
+        readings = [d.to_json() for d in seen.dice]
         with self._lock:
-            for r in readings:
-                # a die raised on a die no frame showed: the die under it must be told
-                r["unsure"] = (
-                    r.get("confidence", 1.0) < self.cfg.table.confidence_threshold
-                    or bool(r.get("support_hidden"))
-                ) and not r.get("confirmed")
             reading = {
                 "t": t,
                 "dice": [
@@ -594,8 +321,8 @@ class Table:
                 self._held(e, lambda: self.on_settled(image, t_rest, t, motion=motion))
                 return
             self.flag = None
-            self.reading_set = ReadingSet(seq, t, readings)
-            self.board_problem = board_problem
+            self.reading_set = TableReadings(seq, t, readings)
+            self.board_problem = seen.board_problem
             self.notice = None
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
             self.frame = buf.tobytes() if ok else None
@@ -663,31 +390,9 @@ class Table:
             "frames": data["frames"],
         }
 
-    def _reading_palette(self, image: np.ndarray | None = None, pose: Any = None) -> Any:
-        """The palette the reader names colours with: the table's (or the default), cut down to the
-        colours the game's dice come in now and the colours of things that are not dice.  With no
-        palette file and the board's pose in this frame, the default colours are balanced by the
-        board's white and black (`BoardGeometry.balance`).
-
-        None (the reader's default) when the game's dice may be any colour and no palette is set.
-        """
-        from vision.palette import Palette
-
-        wanted = dice_colours(self.setup.game, self._context_colours(), self.game.state)
-        palette = self.palette
-        if wanted is not None:
-            palette = (palette or Palette.default()).only(wanted | {c for c in NOT_DICE})
-        if self.palette is None and self.geometry is not None and image is not None and pose is not None:
-            palette = self.geometry.balance(palette or Palette.default(), image, pose)
-        return palette
-
     def _context_colours(self) -> dict[str, str]:
         """Each player's dice colour: the game's own (its options) over the table config's."""
-        state_colours = self.game.state.get("colours")
-        colours = {p.name: p.colour for p in self.cfg.players}
-        if isinstance(state_colours, Mapping):
-            colours.update({str(k): str(v) for k, v in state_colours.items()})
-        return colours
+        return player_colours(self.cfg, self.game.state)
 
     def _context(self, exp: Any) -> Context:
         return Context(

@@ -30,12 +30,12 @@ from vision.oblique import (
     top_quad,
 )
 from vision.palette import Palette
-from vision.reading import DieReading, box_quad
+from vision.reading import DieReading, Examined, Rejected, box_quad
 from vision.runtime import Model, blob, softmax_turned
 from vision.verifier import Box as VerifiedBox
 from vision.verifier import NetVerifier, Verifier
 from vision.verifier import load as load_verifier
-from vision.where import Box, WhereStep
+from vision.where import Box, WhereStep, screen
 
 MODELS = Path(__file__).resolve().parent / "models"
 STRIDE = 4
@@ -64,39 +64,6 @@ class Candidate:
     score: float
     #: a box a where step proposed (>= 0: the spot it stands for; several boxes may try one spot)
     group: int = -1
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """A candidate the reader did not read as a die: where, the step that rejected it and why, and
-    (when the classifier had read it) the value and confidence it would have had."""
-
-    center: tuple[float, float]
-    w: float
-    h: float
-    step: str
-    why: str
-    value: int | None = None
-    confidence: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "center": [round(self.center[0], 1), round(self.center[1], 1)],
-            "size": [round(self.w, 1), round(self.h, 1)],
-            "step": self.step,
-            "why": self.why,
-        }
-        if self.value is not None and self.confidence is not None:
-            out.update(value=self.value, confidence=round(self.confidence, 3))
-        return out
-
-
-@dataclass(frozen=True)
-class Examined:
-    """What the reader made of a frame: the dice it read and the candidates it rejected."""
-
-    readings: list[DieReading]
-    rejected: list[Rejected]
 
 
 #: the name --explain gives the classifier's own "not a die" verdict
@@ -367,17 +334,9 @@ class DiceReader:
         """The candidates read as dice (candidate, value, confidence, crop, probabilities) and those
         rejected: by the where steps in order, the classifier ("not a die"), the verifier; `view`:
         where the camera looks from (default: the reader's own, or estimated)."""
-        rejected: list[Rejected] = []
-        for step in steps:
-            if not cands:
-                break
-            verdicts = step.check(image, [Box(c.center, c.w, c.h) for c in cands])
-            rejected += [
-                Rejected(c.center, c.w, c.h, step.name, why)
-                for c, why in zip(cands, verdicts, strict=True)
-                if why is not None
-            ]
-            cands = [c for c, why in zip(cands, verdicts, strict=True) if why is None]
+        passed, stopped = screen(image, [Box(c.center, c.w, c.h) for c in cands], steps)
+        rejected = [Rejected(cands[i].center, cands[i].w, cands[i].h, step, why) for i, step, why in stopped]
+        cands = [cands[i] for i in passed]
         seen_from = self.view if view is None else view
         if seen_from is None and self.estimate_view and self.rectify:
             seen_from = self.estimated_view(image, pyr, cands)

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from vision.oblique import View
+    from vision.palette import Palette
+    from vision.where import WhereStep
 
 Point = tuple[float, float]
 Quad = tuple[Point, Point, Point, Point]
@@ -38,3 +46,64 @@ class DieReading:
             "colour": self.colour,
             "cocked": self.cocked,
         }
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A candidate the reader did not read as a die: where, the step that rejected it and why, and
+    (when the classifier had read it) the value and confidence it would have had."""
+
+    center: tuple[float, float]
+    w: float
+    h: float
+    step: str
+    why: str
+    value: int | None = None
+    confidence: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "center": [round(self.center[0], 1), round(self.center[1], 1)],
+            "size": [round(self.w, 1), round(self.h, 1)],
+            "step": self.step,
+            "why": self.why,
+        }
+        if self.value is not None and self.confidence is not None:
+            out.update(value=self.value, confidence=round(self.confidence, 3))
+        return out
+
+
+@dataclass(frozen=True)
+class Examined:
+    """What the reader made of a frame: the dice it read and the candidates it rejected."""
+
+    readings: list[DieReading]
+    rejected: list[Rejected]
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """What reads the dice of a frame: the pip-d6 reader (`vision.reader.DiceReader`) and the
+    numbered one (`vision.numbered.combined.NumberedDice`) alike.
+
+    ``palette`` names the body colours (None: the reader's default); ``where`` are the
+    `vision.where` steps a die must pass (the table's, for this frame), judged on boxes in the
+    frame's pixels; ``view`` is where the camera looks from (`vision.oblique.View`, from the board's
+    pose; None: the reader's own), which tells a reader how the dice lean (its `nadir`).  `examine`
+    also gives every candidate rejected and the step that rejected it (`dicetable read --explain`)."""
+
+    def read(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> list[DieReading]: ...
+
+    def examine(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> Examined: ...

@@ -46,6 +46,23 @@ class WhereStep(Protocol):
     def check(self, image: np.ndarray, boxes: Sequence[Box]) -> list[str | None]: ...
 
 
+def screen(
+    image: np.ndarray, boxes: Sequence[Box], steps: Sequence[WhereStep]
+) -> tuple[list[int], list[tuple[int, str, str]]]:
+    """The boxes that pass every step, in order (their indices), and for each box a step stops, its
+    index, that step's name and why (the first step that stops a box judges it; later steps see only
+    the boxes still in).  Both readers judge their candidates with it."""
+    left = list(range(len(boxes)))
+    stopped: list[tuple[int, str, str]] = []
+    for step in steps:
+        if not left:
+            break
+        verdicts = step.check(image, [boxes[i] for i in left])
+        stopped += [(i, step.name, why) for i, why in zip(left, verdicts, strict=True) if why is not None]
+        left = [i for i, why in zip(left, verdicts, strict=True) if why is None]
+    return left, stopped
+
+
 # -- the empty table ---------------------------------------------------------------------------
 
 #: working width of the comparison (the motion gate's scale is of the same order)

@@ -13,7 +13,7 @@ from calibration.board import load_board
 from calibration.diceset import DiceSet, DiceSetError
 from calibration.geometry import GeometryError, place
 from controller.config import ConfigError, parse_config
-from controller.table import BoardGeometry
+from controller.perceive import BoardGeometry
 
 
 @pytest.mark.parametrize(

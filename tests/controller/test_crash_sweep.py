@@ -107,13 +107,17 @@ def play_session(rec: Recording, ev: EventLog) -> Table:
     table = Table(rec.cfg, ev)
     inner = table.reader
 
-    def read(image: np.ndarray, **kw: Any) -> Any:  # the real reader, once per frame and arguments
-        key = (id(image), repr(sorted(kw.items())))
-        if key not in rec.memo:
-            rec.memo[key] = inner(image, **kw)
-        return rec.memo[key]
+    class Memo:  # the real reader, once per frame and arguments
+        def read(self, image: np.ndarray, *args: Any) -> Any:
+            return self.examine(image, *args).readings
 
-    table.reader = read
+        def examine(self, image: np.ndarray, *args: Any) -> Any:
+            key = (id(image), repr(args))
+            if key not in rec.memo:
+                rec.memo[key] = inner.examine(image, *args)
+            return rec.memo[key]
+
+    table.reader = Memo()
     judge = table._tumble_flag
 
     def tumble_flag(motion: Any, image: np.ndarray, readings: Any, t: float, seq: int) -> Any:

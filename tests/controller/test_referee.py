@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.adapters import Question, ReadingSet
+from controller.adapters import Question, TableReadings
 from controller.referee import RecordedReferee, Still, _hidden_under, _spans
 
 
@@ -13,7 +13,7 @@ class FakeTable:
 
     def __init__(self, question: Question | None, dice: list[dict[str, Any]], t: float = 1.0) -> None:
         self.question = question
-        self.reading_set = ReadingSet(1, t, dice)
+        self.reading_set = TableReadings(1, t, dice)
         self.commands: list[dict[str, Any]] = []
 
     def correct(self, command: dict[str, Any], who: str) -> dict[str, Any]:

@@ -430,12 +430,15 @@ def test_a_refused_secret_selection_logs_nothing_and_everyone_chooses_again(
 
 
 def test_the_tables_measured_palette_names_the_dice_colours(tmp_path: Path, monkeypatch: Any) -> None:
-    import vision
+    from vision.reader import default_reader
+    from vision.reading import Examined
 
     path = tmp_path / "palette.json"
     path.write_text(json.dumps({"red": {"lab": [40.0, 60.0, 40.0]}, "blue": {"bgr": [170, 90, 30]}}))
     seen: list[Any] = []
-    monkeypatch.setattr(vision, "read_dice", lambda image, palette=None, where=(): seen.append(palette) or [])
+    monkeypatch.setattr(
+        default_reader(), "examine", lambda image, palette=None, *_: seen.append(palette) or Examined([], [])
+    )
     cfg = parse_config(
         {"table": {"game": "dice-hunter", "options": {"deck": "virtual"}}, "camera": {"palette": str(path)}}
     )
@@ -503,12 +506,15 @@ def test_dice_fighter_asks_about_a_die_read_as_another_kind_and_takes_the_answer
 
 def test_the_reader_names_colours_among_the_games_own(tmp_path: Path, monkeypatch: Any) -> None:
     """A red die under warm light is red, not pink, when the game's dice are red, blue and green."""
-    import vision
     from vision.palette import Palette
+    from vision.reader import default_reader
+    from vision.reading import Examined
 
     palettes: list[Any] = []
     monkeypatch.setattr(
-        vision, "read_dice", lambda image, palette=None, where=(): palettes.append(palette) or []
+        default_reader(),
+        "examine",
+        lambda image, palette=None, *_: palettes.append(palette) or Examined([], []),
     )
     cfg = parse_config({"table": {"game": "dicetar-wars"}, "players": [dict(p) for p in WARRIORS]})
     table = Table(cfg, EventLog(tmp_path / "c.sqlite3"), resume=False)
@@ -561,32 +567,39 @@ def test_a_die_covered_by_the_next_throw_is_carried_even_across_a_restart(tmp_pa
 def test_the_numbered_reader_is_told_the_nadir_the_board_markers_give(tmp_path: Path) -> None:
     """Dice Fighter (percentile d10s) on its board: the table solves the board's pose from the markers
     of the settled frame and hands the numbered reader the point below the camera."""
+    from controller.perceive import frame_nadir
     from controller.session import session_config
-    from controller.table import frame_nadir
 
     folder = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "dice-fighter-demo"
     throw = json.loads((folder / "truth.json").read_text(encoding="utf-8"))["throws"][0]
     frame = cv2.imread(str(folder / throw["frame"]))
     given: list[Any] = []
 
-    def reader(image: np.ndarray, nadir: tuple[float, float] | None = None) -> list[Any]:
-        given.append(nadir)
-        return []
+    class Reader:  # a vision.reading.Reader that only notes the nadir of the view it is given
+        def read(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> Any:
+            return self.examine(image, palette, where, view).readings
 
-    table = Table(session_config(folder), EventLog(tmp_path / "t.sqlite3"), reader=reader, resume=False)
+        def examine(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> Any:
+            from vision.reading import Examined
+
+            given.append(None if view is None else view.nadir())
+            return Examined([], [])
+
+    table = Table(session_config(folder), EventLog(tmp_path / "t.sqlite3"), reader=Reader(), resume=False)
     assert table.geometry is not None
     for player, fighter in (("ann", "lv3-ronin"), ("bob", "lv3-titan")):  # the round's secret picks
         table.apply(Input.from_json({"type": "secret", "player": player, "fighter": fighter}), "button", 0.5)
     table.on_settled(frame, 1.0, 1.0)
     assert len(given) == 1 and given[0] is not None
-    assert given[0] == frame_nadir(frame, table.geometry.calibration, table.geometry.board)
+    want = frame_nadir(frame, table.geometry.calibration, table.geometry.board)
+    assert want is not None and math.dist(given[0], want) < 1e-6
     table.log.close()
 
 
 def test_the_nadir_solved_from_the_markers_matches_the_camera_the_scene_was_rendered_with() -> None:
     from calibration.board import load_board
     from calibration.camera import pi_camera3_calibration
-    from controller.table import frame_nadir
+    from controller.perceive import frame_nadir
     from vision.numbered.topface import nadir_from_pose
 
     root = Path(__file__).resolve().parents[2]

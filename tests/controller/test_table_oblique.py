@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-import vision
 from controller.config import TableConfig
 from controller.eventlog import EventLog
 from controller.live import load_script, play
@@ -18,6 +17,7 @@ from controller.session import session_config
 from controller.table import Table
 from hardware.frames import Frame, RecordedSource
 from vision.oblique import View
+from vision.reader import default_reader
 
 FOLDER = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "dicetar-wars-demo"
 
@@ -38,14 +38,18 @@ def views_given(tmp_path: Path, **vision_cfg: Any) -> list[Any]:
     cfg = cfg.model_copy(update={"vision": cfg.vision.model_copy(update=vision_cfg)})
     seen: list[Any] = []
 
-    def reader(image: np.ndarray, palette: Any = None, where: Any = (), view: Any = None) -> Any:
-        seen.append(view)
-        return vision.read_dice(image, palette, where, view)
+    class Reader:  # the pip reader, telling which view it was given
+        def read(self, image: np.ndarray, palette: Any = None, where: Any = (), view: Any = None) -> Any:
+            return self.examine(image, palette, where, view).readings
+
+        def examine(self, image: np.ndarray, palette: Any = None, where: Any = (), view: Any = None) -> Any:
+            seen.append(view)
+            return default_reader().examine(image, palette, where, view)
 
     table = Table(
         TableConfig.model_validate(cfg.model_dump()),
         EventLog(tmp_path / "w.sqlite3"),
-        reader=reader,
+        reader=Reader(),
         resume=False,
     )
     table.pending = load_script(FOLDER / "script.jsonl")
@@ -66,17 +70,35 @@ def test_the_table_gives_the_reader_the_view_from_the_board_pose(tmp_path: Path)
 
 
 def test_dicetable_read_with_a_board_reads_with_the_view_from_its_pose() -> None:
-    from calibration.board import BOARDS_DIR, load_board
-    from calibration.camera import load_calibration
-    from controller.cli_vision import _board_view
+    from calibration.board import BOARDS_DIR
+    from controller.cli_vision import _options_perceiver
     from hardware.imagefile import read_image
+    from vision.reading import Examined
 
-    geometry = (
+    perceiver = _options_perceiver(
+        BOARDS_DIR / "dicetar-wars.example.toml",
+        FOLDER / "camera.json",
         None,
-        load_calibration(FOLDER / "camera.json"),
-        load_board(BOARDS_DIR / "dicetar-wars.example.toml"),
+        False,
+        None,
+        None,
+        None,
+        None,
+        True,
     )
+    views: list[Any] = []
+
+    class Reader:  # notes the view `dicetable read` gives its reader
+        def read(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> Any:
+            return self.examine(image, palette, where, view).readings
+
+        def examine(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> Any:
+            views.append(view)
+            return Examined([], [])
+
+    perceiver.reader = Reader()
     frame = read_image(sorted(FOLDER.glob("*.jpg"))[0])
-    view = _board_view(frame, geometry)
-    assert isinstance(view, View) and 0.0 < view.tilt_deg < 45.0
-    assert _board_view(np.full_like(frame, 128), geometry) is None  # no markers seen: no pose, no view
+    perceiver.perceive(frame)
+    perceiver.perceive(np.full_like(frame, 128))  # no markers seen: no pose, no view
+    assert isinstance(views[0], View) and 0.0 < views[0].tilt_deg < 45.0
+    assert views[1] is None

@@ -41,7 +41,18 @@ def test_read_json_lines_and_errors(tmp_path: Path) -> None:
     assert [d["image"] for d in lines] == [str(good), str(bad), str(empty)]
     first = lines[0]
     assert sorted(d["value"] for d in first["dice"]) == [1, 2, 6]
-    assert set(first["dice"][0]) == {"kind", "value", "center", "quad", "confidence", "colour", "cocked"}
+    # the one dict form of a die (controller.perceive.Reading): with its id, and whether a table would ask
+    assert set(first["dice"][0]) == {
+        "id",
+        "kind",
+        "value",
+        "center",
+        "quad",
+        "confidence",
+        "colour",
+        "cocked",
+        "unsure",
+    }
     assert first["ms"] > 0
     assert "not a readable image" in lines[1]["error"] and "error" in lines[2]
 
@@ -128,7 +139,7 @@ def test_read_a_sequence_carries_a_die_covered_in_the_next_frame() -> None:
         lower["value"],
         frames[0],
     )
-    top = second["dice"][carried["under"]]
+    top = next(d for d in second["dice"] if d["id"] == carried["under"])
     assert top["stack_level"] == 1 and second["dice"][top["rests_on"]]["carried"]
 
 

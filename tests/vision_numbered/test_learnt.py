@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from controller.cli import app
 from controller.config import load_config
 from controller.learn_dice import cluster
-from controller.table import TableError, load_learnt, reader_for
+from controller.perceive import TableError, load_learnt, reader_for
 from training.numbered.real import Lurig, at_table, default_root, load_lurig
 from vision.numbered.learnt import DiceSet, load_set
 from vision.numbered.reader import NumberedReader

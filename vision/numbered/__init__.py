@@ -2,9 +2,10 @@
 
 `read_numbered(image)`: this package's reader alone (all four kinds).
 `read_all(image)`: merged with the pip-d6 reader (which stays the authority on d6).
+`NumberedDice(kinds, learnt)`: either, as a `vision.reading.Reader` (the table's).
 """
 
-from vision.numbered.combined import merge, read_all
+from vision.numbered.combined import NumberedDice, merge, read_all
 from vision.numbered.reader import NumberedReader, read_numbered
 
-__all__ = ["NumberedReader", "merge", "read_all", "read_numbered"]
+__all__ = ["NumberedDice", "NumberedReader", "merge", "read_all", "read_numbered"]

@@ -17,17 +17,21 @@ it calls 6 of the 370 numbered and `read_all` reads 359 right
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.numbered.labels import KINDS, parse_kinds
 from vision.palette import Palette
-from vision.reading import DieReading
+from vision.reading import DieReading, Examined, Rejected
+from vision.where import Box, WhereStep, screen
 
 if TYPE_CHECKING:
     from vision.numbered.learnt import DiceSet
     from vision.numbered.reader import Copies, NumberedReader
+    from vision.oblique import View
 
 
 def _size(r: DieReading) -> float:
@@ -74,6 +78,8 @@ def read_all(
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
     learnt: DiceSet | None = None,
+    where: Sequence[WhereStep] = (),
+    rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
     """Every die in a BGR uint8 frame, d6 and numbered (kind d6, d10, d10p or d20).
 
@@ -86,6 +92,8 @@ def read_all(
     numbered reader's detector starts from it, and the numbered reader cuts its crops from the
     first halving.  `nadir`: the point below the camera (frame pixels) when the board's pose is
     known (`NumberedReader.read`).  `learnt`: the table's learnt set of dice (`NumberedReader.read_at`).
+    `where`: the vision.where steps each reader's candidates must pass (in the frame's pixels), each
+    one they stop added to `rejected` when given.
     """
     from vision.image_check import check_bgr
     from vision.numbered.reader import still_copies
@@ -93,24 +101,52 @@ def read_all(
     image_bgr = check_bgr(image_bgr)
     kinds = parse_kinds(kinds)
     copies = still_copies(image_bgr)
-    pips = read_pips(image_bgr, palette, copies.video) if "d6" in kinds else []
-    return add_numbered(image_bgr, pips, palette, nadir, copies=copies, kinds=kinds, learnt=learnt)
+    pips = read_pips(image_bgr, palette, copies.video, where, rejected) if "d6" in kinds else []
+    return add_numbered(
+        image_bgr,
+        pips,
+        palette,
+        nadir,
+        copies=copies,
+        kinds=kinds,
+        learnt=learnt,
+        where=where,
+        rejected=rejected,
+    )
 
 
 def read_pips(
-    image_bgr: np.ndarray, palette: Palette | None = None, small: np.ndarray | None = None
+    image_bgr: np.ndarray,
+    palette: Palette | None = None,
+    small: np.ndarray | None = None,
+    where: Sequence[WhereStep] = (),
+    rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
     """The pip-d6 reader's dice in a checked BGR frame; a still larger than a video frame is read
     shrunk to the video frame's size (`small`, its `video_copy` when already made), its dice scaled
-    back to the still's pixels."""
+    back to the still's pixels.  `where`: the steps its candidates must pass (a shrunk still's dice
+    are judged after reading, on their boxes in the still's pixels), each stopped added to `rejected`."""
     from vision.numbered.reader import scaled, video_copy
     from vision.reader import default_reader as d6_reader
 
     small = video_copy(image_bgr) if small is None else small
     if small is None:
-        return d6_reader().read(image_bgr, palette)
+        seen = d6_reader().examine(image_bgr, palette, where or None)
+        if rejected is not None:
+            rejected += seen.rejected
+        return seen.readings
     k = image_bgr.shape[1] / small.shape[1]
-    return [scaled(r, k) for r in d6_reader().read(small, palette)]
+    got = [scaled(r, k) for r in d6_reader().read(small, palette)]
+    if not where:
+        return got
+    boxes = [Box(r.center, _size(r), _size(r)) for r in got]
+    passed, stopped = screen(image_bgr, boxes, where)
+    if rejected is not None:
+        rejected += [
+            Rejected(boxes[i].center, boxes[i].w, boxes[i].h, step, why, got[i].value, got[i].confidence)
+            for i, step, why in stopped
+        ]
+    return [got[i] for i in passed]
 
 
 def add_numbered(
@@ -122,18 +158,30 @@ def add_numbered(
     copies: Copies | None = None,
     kinds: tuple[str, ...] = KINDS,
     learnt: DiceSet | None = None,
+    where: Sequence[WhereStep] = (),
+    rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
     """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
     (`reader`, the default one if None; `copies`: the frame's `still_copies` when already made).
 
     A die only the pip reader found is looked at once more by the numbered reader (`second_look`).
     A d6 of the numbered reader is kept only where the pip reader found none, so its top face is
-    looked for then, not for every d6 it reads.  `kinds`: as `read_all`'s."""
+    looked for then, not for every d6 it reads.  `kinds`, `where`, `rejected`: as `read_all`'s."""
     from vision.numbered.reader import default_reader, with_face_quad
 
     reader = reader or default_reader()
     copies = copies if reader.copy_stills else None
-    numbered = reader.read(image_bgr, palette, nadir, quads=False, copies=copies, kinds=kinds, learnt=learnt)
+    numbered = reader.read(
+        image_bgr,
+        palette,
+        nadir,
+        quads=False,
+        copies=copies,
+        kinds=kinds,
+        learnt=learnt,
+        where=where,
+        rejected=rejected,
+    )
     if reader.second_look:
         numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir, kinds=kinds, learnt=learnt)
     pip = {id(r) for r in d6}
@@ -171,3 +219,41 @@ def second_look(
     found = [Found(r.center, sizes[id(r)], sizes[id(r)], 0.0, r.center) for r in lone]
     got = reader.read_at(image_bgr, found, palette, nadir, quads=False, view=view, kinds=kinds, learnt=learnt)
     return [r for r in got if r.kind != "d6"]
+
+
+@dataclass(frozen=True)
+class NumberedDice:
+    """The numbered reader as a `vision.reading.Reader`: the dice of `kinds` in a frame (with d6 among
+    them, the pip-d6 reader reads the d6 beside it: `read_all`; else `read_numbered`), a die the
+    table's learnt set `learnt` knows read as its face.  The `view` tells it the point below the
+    camera (`View.nadir`), where the dice's top faces lean from; `where`: the vision.where steps."""
+
+    kinds: tuple[str, ...] = KINDS
+    learnt: DiceSet | None = None
+
+    def read(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> list[DieReading]:
+        return self.examine(image, palette, where, view).readings
+
+    def examine(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> Examined:
+        from vision.numbered.reader import read_numbered
+
+        nadir = view.nadir() if view is not None else None
+        rejected: list[Rejected] = []
+        steps = tuple(where or ())
+        if "d6" in self.kinds:  # pip d6 beside numbered dice: the pip reader stays the authority on d6
+            got = read_all(image, palette, nadir, self.kinds, self.learnt, steps, rejected)
+        else:
+            got = read_numbered(image, palette, nadir, self.kinds, self.learnt, steps, rejected)
+        return Examined(got, rejected)

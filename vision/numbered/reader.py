@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,9 @@ from vision.numbered.topface import (
 )
 from vision.palette import Palette
 from vision.reader import suppress
-from vision.reading import DieReading, box_quad
+from vision.reading import DieReading, Rejected, box_quad
 from vision.runtime import Model, blob, softmax_turned
+from vision.where import Box, WhereStep, screen
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 # The top-face net (vision/numbered/topface.py).  Used when its file is in the models folder: a
@@ -555,6 +557,8 @@ class NumberedReader:
         copies: Copies | None = None,
         kinds: tuple[str, ...] = KINDS,
         learnt: DiceSet | None = None,
+        where: Sequence[WhereStep] = (),
+        rejected: list[Rejected] | None = None,
     ) -> list[DieReading]:
         """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
 
@@ -564,7 +568,9 @@ class NumberedReader:
         `copies`: the frame's `still_copies`, made here when not given (with `copy_stills`; without,
         a still is read whole as in session 6).  `kinds`: the kinds the game uses (`verdict`); a die
         read as another kind is not one of the table's dice.  `learnt`: the table's learnt set of
-        dice (`read_at`)."""
+        dice (`read_at`).  `where`: the vision.where steps a die must pass, judged on the detector's
+        boxes in the frame's pixels before a die is read; each box a step stops is added to
+        `rejected` (when given) with the step and why."""
         image = check_bgr(image)
         kinds = parse_kinds(kinds)
         if min(image.shape[:2]) < 16:
@@ -578,6 +584,8 @@ class NumberedReader:
             nadir = (nadir[0] / k, nadir[1] / k)
         work = copies.work
         found = self.detect(work, shrunk=copies.video)
+        if where:
+            found = screened(image, found, k, where, rejected)
         got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt)
         return got if k == 1.0 else [scaled(r, k) for r in got]
 
@@ -745,6 +753,22 @@ def _shrink(image: np.ndarray, dw: int, dh: int, halves: list[np.ndarray] | None
     return image if (w, h) == (dw, dh) else cv2.resize(image, (dw, dh), interpolation=cv2.INTER_LINEAR)
 
 
+def screened(
+    image: np.ndarray,
+    found: list[Found],
+    k: float,
+    where: Sequence[WhereStep],
+    rejected: list[Rejected] | None = None,
+) -> list[Found]:
+    """The detector's peaks (found in a copy of `image` shrunk by `k`) that pass the where steps,
+    judged on their boxes in `image`'s pixels; those stopped are added to `rejected` when given."""
+    boxes = [Box((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k) for f in found]
+    passed, stopped = screen(image, boxes, where)
+    if rejected is not None:
+        rejected += [Rejected(boxes[i].center, boxes[i].w, boxes[i].h, step, why) for i, step, why in stopped]
+    return [found[i] for i in passed]
+
+
 def _check_nadir(nadir: object) -> tuple[float, float]:
     try:
         x, y = (float(v) for v in nadir)  # type: ignore[attr-defined]
@@ -879,9 +903,14 @@ def read_numbered(
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
     learnt: DiceSet | None = None,
+    where: Sequence[WhereStep] = (),
+    rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
     """Every d6, d10, percentile d10 and d20 in a BGR uint8 frame (d10p values 0, 10, ... 90).
 
     `nadir`: the point below the camera (frame pixels) when the camera's pose is known; `kinds`:
-    the kinds the game uses (others are not looked for); `learnt`: the table's learnt set of dice."""
-    return default_reader().read(image_bgr, palette, nadir, kinds=kinds, learnt=learnt)
+    the kinds the game uses (others are not looked for); `learnt`: the table's learnt set of dice;
+    `where`, `rejected`: as `NumberedReader.read`'s."""
+    return default_reader().read(
+        image_bgr, palette, nadir, kinds=kinds, learnt=learnt, where=where, rejected=rejected
+    )

@@ -1,0 +1,597 @@
+"""One perception step: a settled frame in, the dice on it out (a typed, frozen `ReadingSet`).
+
+The table (`controller.table.Table.on_settled`), `dicetable read` (plain, or `--config table.toml`
+to read exactly as that table would), `dicetable learn-dice` and the benchmarks read a frame
+through `Perceiver.perceive` and nothing else.  A `Perceiver` is a table's setup for reading: the
+reader for its kinds of dice (a `vision.reading.Reader`, with its learnt set of dice), its board and
+camera calibration (`BoardGeometry`), its measured palette and its `[vision]` where-steps with the
+empty table (`controller.where.TableWhere`).  For each frame it runs, in order:
+
+1. the board's pose, solved once from the frame's markers (when a board is configured);
+2. the palette: cut down to the colours the game's dice come in now and balanced by the board's
+   white and black (without a measured palette);
+3. where a die can be (`TableWhere.steps`: the empty table, the die's size, the play area, the
+   board's look) and where the camera looks from (`vision.oblique.View`, from the pose);
+4. the reader (`Reader.examine`): every die read, every candidate rejected and why;
+5. ids (`r<seq>.<n>`), then the place of each die on the board (`calibration.geometry.place`:
+   zones, side, field, stacking; dice the last scored throw showed and a new die now covers carried
+   over: `calibration.memory`), then which readings are unsure.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from controller.where import TableWhere
+
+if TYPE_CHECKING:
+    from controller.config import TableConfig, VisionSection
+    from vision.reading import Examined, Reader, Rejected
+
+
+class TableError(RuntimeError):
+    """The table cannot go on; the message says why and what to do."""
+
+
+# -- one die, one frame ----------------------------------------------------------------------------
+
+#: what a reader says of a die, in its JSON order (vision.reading.DieReading.to_json; `learnt`: the
+#: learnt set that read it)
+READ_FIELDS = ("kind", "value", "center", "quad", "confidence", "colour", "cocked", "learnt")
+#: where a die lies on the board (calibration.geometry.place), all or none of them
+PLACE_FIELDS = (
+    "zones",
+    "min_multiplier",
+    "side",
+    "field_status",
+    "card_slot",
+    "stack_level",
+    "rests_on",
+    "board_center_mm",
+    "footprint_mm",
+)
+#: a die carried over from the throw scored before (calibration.memory) and a person's answers
+MEMORY_FIELDS = ("hidden", "carried", "under", "seen_as", "seen_in", "confirmed", "thrower")
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a die lies on the board (`calibration.geometry.DieGeometry`, as the table keeps it)."""
+
+    zones: tuple[str, ...]
+    min_multiplier: int | None
+    side: str | None
+    field_status: str
+    card_slot: str | None
+    stack_level: int
+    rests_on: int | None  # an index into the same reading set's dice
+    board_center_mm: tuple[float, float]
+    footprint_mm: tuple[tuple[float, float], ...]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One die of a frame: what the reader said (None: a reader that did not say it), its place on
+    the board (None: no board, or it could not be placed), what the memory of covered dice says,
+    and whether the table must ask about it.  `to_json` is the one dict form of a die (the table's
+    readings, the event log, `dicetable read --json`); `extra` keeps keys a test's or a recording's
+    reader added that no field here names."""
+
+    id: str
+    kind: str | None = None
+    value: Any = None
+    center: tuple[float, float] | None = None
+    quad: tuple[tuple[float, float], ...] | None = None
+    confidence: float | None = None
+    colour: str | None = None
+    cocked: bool | None = None
+    learnt: str | None = None
+    place: Placed | None = None
+    support_hidden: bool = False
+    hidden: bool | None = None
+    carried: bool | None = None
+    under: Any = None
+    seen_as: str | None = None
+    seen_in: str | None = None
+    confirmed: bool | None = None
+    thrower: str | None = None
+    unsure: bool | None = None
+    extra: tuple[tuple[str, Any], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k in READ_FIELDS:
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = [list(p) for p in v] if k == "quad" else list(v) if k == "center" else v
+        out["id"] = self.id
+        if self.place is not None:
+            p = self.place
+            out.update(
+                zones=list(p.zones),
+                min_multiplier=p.min_multiplier,
+                side=p.side,
+                field_status=p.field_status,
+                card_slot=p.card_slot,
+                stack_level=p.stack_level,
+                rests_on=p.rests_on,
+                board_center_mm=list(p.board_center_mm),
+                footprint_mm=[list(q) for q in p.footprint_mm],
+            )
+        if self.support_hidden:
+            out["support_hidden"] = True
+        for k in MEMORY_FIELDS:
+            v = getattr(self, k)
+            if v is not None:
+                out[k] = v
+        if self.unsure is not None:
+            out["unsure"] = self.unsure
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Reading:
+        """A die from its dict form (a reader's `to_json`, or a dict a test's reader gives)."""
+        known = {*READ_FIELDS, *PLACE_FIELDS, *MEMORY_FIELDS, "id", "support_hidden", "unsure"}
+        kw: dict[str, Any] = {k: d[k] for k in (*READ_FIELDS, *MEMORY_FIELDS, "unsure") if k in d}
+        if "center" in kw and kw["center"] is not None:
+            kw["center"] = tuple(kw["center"])
+        if "quad" in kw and kw["quad"] is not None:
+            kw["quad"] = tuple(tuple(p) for p in kw["quad"])
+        extra = {k: v for k, v in d.items() if k not in known}
+        if all(k in d for k in PLACE_FIELDS):
+            kw["place"] = Placed(
+                tuple(d["zones"]),
+                d["min_multiplier"],
+                d["side"],
+                d["field_status"],
+                d["card_slot"],
+                d["stack_level"],
+                d["rests_on"],
+                tuple(d["board_center_mm"]),
+                tuple(tuple(p) for p in d["footprint_mm"]),
+            )
+        else:  # a partial place (e.g. a remembered die's footprint): kept as given
+            extra.update({k: d[k] for k in PLACE_FIELDS if k in d})
+        return cls(
+            id=str(d.get("id", "")),
+            support_hidden=bool(d.get("support_hidden", False)),
+            extra=tuple(extra.items()),
+            **kw,
+        )
+
+
+@dataclass(frozen=True)
+class ReadingSet:
+    """The dice of one settled frame (`seq`: its number at the table, `t`: its time), what the
+    readers rejected and why (`dicetable read --explain`), and why the dice could not be placed on
+    the board (`board_problem`; None: placed, or no board)."""
+
+    seq: int
+    t: float
+    dice: tuple[Reading, ...] = ()
+    rejected: tuple[Rejected, ...] = ()
+    board_problem: str | None = None
+    #: whether the board's pose was solved in the frame (None: no board configured)
+    pose_found: bool | None = None
+    #: CPU milliseconds the step took (process time)
+    ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seq": self.seq, "t": self.t, "dice": [d.to_json() for d in self.dice]}
+        if self.rejected:
+            out["rejected"] = [r.to_json() for r in self.rejected]
+        if self.board_problem is not None:
+            out["board_problem"] = self.board_problem
+        return out
+
+
+# -- a table's setup for reading --------------------------------------------------------------------
+
+#: the kinds of dice each game uses when its config names none (``table.kinds``); pip d6 for the
+#: others.  Dice Fighter throws percentile d10s (see RULINGS.md).
+GAME_KINDS: dict[str, tuple[str, ...]] = {"dice-fighter": ("d10p",)}
+#: games whose dice are not pip d6
+NUMBERED_GAMES = tuple(GAME_KINDS)
+
+
+@dataclass(frozen=True)
+class FrameOnly:
+    """A reader of the frame alone (a test's, a recorded camera's: a callable giving `DieReading`s or
+    dicts) as a `vision.reading.Reader`: it is given no palette, where-steps or view, and the table
+    gives it none of the where-steps' cues (the stacks-by-sides cue) either."""
+
+    fn: Any
+
+    def read(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> list[Any]:
+        return list(self.fn(image))
+
+    def examine(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> Any:
+        from vision.reading import Examined
+
+        return Examined(self.read(image), [])
+
+
+def player_colours(cfg: TableConfig, state: Mapping[str, Any]) -> dict[str, str]:
+    """Each player's dice colour: the game's own (its state's ``colours``) over the table config's."""
+    colours = {p.name: p.colour for p in cfg.players}
+    own = state.get("colours")
+    if isinstance(own, Mapping):
+        colours.update({str(k): str(v) for k, v in own.items()})
+    return colours
+
+
+def throw_colours(game: str, colours: Mapping[str, str], state: Mapping[str, Any]) -> dict[str, Any]:
+    """`Perceiver.perceive`'s ``colours`` (what the game's dice come in now: the palette is cut to
+    them) and ``place_colours`` (the dice placed on the board) for a game in ``state`` whose players'
+    colours are ``colours`` (`player_colours`)."""
+    from controller.adapters import dice_colours, game_colours
+
+    return {"colours": dice_colours(game, colours, state), "place_colours": game_colours(game, colours)}
+
+
+def _as_dict(r: Any) -> dict[str, Any]:
+    """A reader's die as a dict: a `DieReading`'s `to_json`, or a test's dict as it is."""
+    return dict(r.to_json() if hasattr(r, "to_json") else r)
+
+
+def as_reader(reader: Any) -> Reader:
+    """`reader` as a `vision.reading.Reader`: itself when it is one, else a callable of the frame
+    alone (`FrameOnly`)."""
+    from vision.reading import Reader
+
+    return reader if isinstance(reader, Reader) else FrameOnly(reader)
+
+
+def reader_for(game: str, kinds: Sequence[str] | None = None, learnt: Any = None) -> Reader:
+    """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
+    GAME_KINDS): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
+    only (`vision.numbered.NumberedDice`).  ``learnt``: the table's learnt set of dice
+    (``load_learnt``), read by the numbered reader (its readings say so)."""
+    want = tuple(kinds) if kinds else GAME_KINDS.get(game, ("d6",))
+    if learnt is not None and learnt.kind not in want:
+        raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
+    if want == ("d6",) and learnt is None:
+        from vision.reader import default_reader
+
+        return default_reader()
+    from vision.numbered import NumberedDice
+
+    return NumberedDice(want, learnt)
+
+
+def load_learnt(path: Path | None) -> Any:
+    """The table's learnt set of dice (``table.dice_set``, `dicetable learn-dice`), None without one;
+    raises TableError naming the file."""
+    if path is None:
+        return None
+    from vision.numbered.learnt import load_set
+    from vision.numbered.reader import default_reader
+
+    try:
+        return load_set(path, default_reader().embedder().digest)
+    except ValueError as e:
+        raise TableError(f"table.dice_set: {e}") from None
+
+
+def load_palette(path: str | Path, what: str = "camera.palette") -> Any:
+    """A measured palette (a ``dicetable calibrate colours`` file); raises TableError naming it."""
+    from vision.palette import Palette
+
+    try:
+        return Palette.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        raise TableError(
+            f"{what} {str(path)!r}: expected a palette JSON file from 'dicetable calibrate colours' ({e})"
+        ) from None
+
+
+def frame_nadir(
+    image: np.ndarray, calibration: Any, board: Any, pose: Any = None
+) -> tuple[float, float] | None:
+    """The point below the camera in this frame (pixels), from the board's pose (``pose``, or solved
+    from the frame's markers: calibration.pose); None when the pose cannot be solved."""
+    from calibration.pose import estimate_board_pose
+    from vision.numbered.topface import nadir_from_pose
+
+    h, w = image.shape[:2]
+    try:
+        pose = pose or estimate_board_pose(image, calibration, board)
+        return nadir_from_pose(pose.rvec, calibration.for_image(w, h).camera_matrix)
+    except ValueError:  # PoseError: too few markers seen; or a degenerate pose
+        return None
+
+
+class BoardGeometry:
+    """The configured board layout and camera calibration: where each die lies on the board."""
+
+    def __init__(
+        self, layout: str, calibration: str, fit: str = "body", die_sizes_mm: list[float] | None = None
+    ) -> None:
+        from calibration.board import BOARDS_DIR, load_board, resolve_board_path
+        from calibration.camera import load_calibration
+
+        self.fit = fit
+        #: the dice set's sizes (table.toml [dice] sizes_mm); None: the board file's (deprecated), else 16
+        self.die_sizes_mm = die_sizes_mm
+
+        path = resolve_board_path(layout)
+        if not path.exists() and (BOARDS_DIR / Path(layout).name).exists():
+            path = BOARDS_DIR / Path(layout).name
+        try:
+            self.board = load_board(path)
+            self.calibration = load_calibration(calibration)
+        except (ValueError, OSError) as e:
+            raise TableError(f"board {layout!r} / calibration {calibration!r}: {e}") from None
+        for note in self.board.notes:  # e.g. a die size in the board file: it belongs to [dice]
+            warnings.warn(note, FutureWarning, stacklevel=2)
+
+    def pose(self, image: np.ndarray) -> Any:
+        """The board's pose in this frame (calibration.pose.BoardPose), or None when it cannot be
+        solved (then `place` solves it again and says why)."""
+        from calibration.pose import estimate_board_pose
+
+        try:
+            return estimate_board_pose(image, self.calibration, self.board)
+        except ValueError:
+            return None
+
+    def balance(self, palette: Any, image: np.ndarray, pose: Any) -> Any:
+        """``palette`` balanced by the board's paper white and markers' black in this frame
+        (calibration.boardlight); unchanged when they cannot be read."""
+        from calibration.boardlight import board_light
+
+        try:
+            light = board_light(image, pose, self.calibration, self.board)
+        except ValueError:
+            return palette
+        return palette.balanced(light.white_bgr, light.black_bgr)
+
+    def view(self, image: np.ndarray, pose: Any) -> Any:
+        """Where the camera looks from in this frame (vision.oblique.View) from the board's pose; None
+        without a pose."""
+        from vision.oblique import View
+
+        if pose is None:
+            return None
+        h, w = image.shape[:2]
+        try:
+            return View.from_pose(pose.rvec, self.calibration.for_image(w, h).camera_matrix)
+        except ValueError:  # the board's down is not in front of the camera: a degenerate pose
+            return None
+
+    def nadir(self, image: np.ndarray, pose: Any = None) -> tuple[float, float] | None:
+        """The point below the camera in this frame (`frame_nadir`), from `pose` when given."""
+        return frame_nadir(image, self.calibration, self.board, pose)
+
+    def place(
+        self,
+        image: np.ndarray,
+        readings: list[dict[str, Any]],
+        colours: Iterable[str] | None = None,
+        before: Sequence[Mapping[str, Any]] | None = None,
+        prefix: str = "h",
+        pose: Any = None,
+        lying: np.ndarray | None = None,
+    ) -> None:
+        """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
+
+        Only the readings of ``colours`` (the game's dice; None: all) are placed: the stacking
+        search grows with the square of the dice, and nothing else can hold a game die up.
+        ``rests_on`` indexes the whole list.
+
+        ``pose``: the board's pose in this frame when already solved (`pose`), else solved here.
+        ``lying``: where something lies on the board (`TableWhere.lying`): a die showing the sides
+        of a die under it is placed one level up; with no die seen or carried under it, its reading
+        says ``support_hidden`` and is unsure (the table asks for the die under it).
+
+        ``before`` are the readings scored last: a die seen there that a newly thrown die now
+        covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
+        ``carried``, with the id ``prefix`` + n, and the die over it is placed on it.
+        """
+        from calibration.geometry import place
+        from calibration.memory import carry_covered, known_dice
+
+        wanted = None if colours is None else {c.lower() for c in colours}
+        idx = [
+            i for i, r in enumerate(readings) if wanted is None or str(r.get("colour", "")).lower() in wanted
+        ]
+        if not idx:
+            return
+        carried = carry_covered([dict(d) for d in before or []], [readings[i] for i in idx], wanted)
+        geo = place(
+            [readings[i]["quad"] for i in idx],
+            [readings[i].get("kind", "d6") for i in idx],
+            self.calibration,
+            self.board,
+            image=image,
+            pose=pose,
+            # the reader's quads are boxes about each die: their top faces by geometry alone (the image
+            # search costs ~50 ms a die; boxes taken for top faces make false stacks:
+            # benchmarks/results/geometry.md); "none" for readers that give exact top faces
+            outline=self.fit != "none",
+            fit="image" if self.fit == "image" else "body",
+            known=known_dice(carried),
+            die_size_mm=self.die_sizes_mm,
+            lying=lying,
+        )
+        for n, (die, _) in enumerate(carried, 1):
+            die["id"] = f"{prefix}{n}"
+            idx.append(len(readings))
+            readings.append(die)
+        for i, g in zip(idx, geo, strict=True):
+            readings[i].update(
+                zones=list(g.zones),
+                min_multiplier=g.min_multiplier,
+                side=g.side,
+                field_status=g.field_status,
+                card_slot=g.card_slot,
+                stack_level=g.stack_level,
+                rests_on=None if g.rests_on is None else idx[g.rests_on],
+                board_center_mm=[round(g.board_center_mm[0], 1), round(g.board_center_mm[1], 1)],
+                footprint_mm=[[round(float(x), 1), round(float(y), 1)] for x, y in g.footprint_mm],
+            )
+            if g.support_hidden:
+                readings[i]["support_hidden"] = True
+
+
+@dataclass
+class Perceiver:
+    """A table's setup for reading frames (see the module's doc); `perceive` reads one frame.
+
+    ``palette``: the palette measured at the table (None: the reader's default colours, balanced by
+    the board's white and black when the pose is known); ``threshold``: a reading less sure than this
+    is unsure; ``rectify``: ``[vision] rectify_oblique`` (off: the reader is told no view)."""
+
+    reader: Reader
+    where: TableWhere
+    geometry: BoardGeometry | None = None
+    palette: Any = None
+    threshold: float = 0.8
+    rectify: bool = True
+    #: whether the table's own palette goes to the reader (not for a reader it was handed)
+    own_reader: bool = True
+    kinds: tuple[str, ...] = field(default=("d6",))
+
+    @classmethod
+    def from_config(
+        cls, cfg: TableConfig, reader: Any = None, geometry: BoardGeometry | None = None
+    ) -> Perceiver:
+        """The setup a table.toml describes: its game's kinds and learnt set of dice, board and
+        calibration, palette, empty-table frame and ``[vision]`` steps; raises TableError naming
+        what is wrong.  ``reader``: a reader to use instead of the config's (`as_reader`);
+        ``geometry``: a board geometry to use instead of the config's."""
+        palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
+        kinds = tuple(cfg.table.kinds) if cfg.table.kinds else GAME_KINDS.get(cfg.table.game, ("d6",))
+        chosen = (
+            as_reader(reader)
+            if reader is not None
+            else reader_for(cfg.table.game, cfg.table.kinds, load_learnt(cfg.dice_set_path))
+        )
+        if geometry is None and cfg.board.layout and cfg.board.calibration:
+            geometry = BoardGeometry(
+                cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
+            )
+        return cls.of(
+            chosen,
+            cfg.vision,
+            geometry,
+            palette,
+            cfg.table.confidence_threshold,
+            own_reader=reader is None,
+            kinds=kinds,
+            die_sizes_mm=cfg.dice.sizes_mm,
+        )
+
+    @classmethod
+    def of(
+        cls,
+        reader: Reader,
+        vision: VisionSection,
+        geometry: BoardGeometry | None = None,
+        palette: Any = None,
+        threshold: float = 0.8,
+        own_reader: bool = True,
+        kinds: tuple[str, ...] = ("d6",),
+        die_sizes_mm: list[float] | None = None,
+    ) -> Perceiver:
+        """A setup from its parts (raises TableError when the ``[vision]`` steps cannot be made)."""
+        try:
+            where = TableWhere(
+                vision,
+                geometry.board if geometry is not None else None,
+                geometry.calibration if geometry is not None else None,
+                die_sizes_mm,
+            )
+        except ValueError as e:
+            raise TableError(str(e)) from None
+        return cls(reader, where, geometry, palette, threshold, vision.rectify_oblique, own_reader, kinds)
+
+    def set_empty(self, empty: np.ndarray) -> None:
+        """The empty table as the camera saw it last (the motion gate's empty frame)."""
+        self.where.set_empty(empty)
+
+    def reading_palette(self, image: np.ndarray, pose: Any, colours: Iterable[str] | None) -> Any:
+        """The palette the reader names colours with: the table's (or the default), cut down to
+        ``colours`` (the colours the game's dice come in now; None: any) and the colours of things
+        that are not dice; without a measured palette and with the board's pose, the default colours
+        balanced by the board's white and black.  None: the reader's default."""
+        from controller.adapters import NOT_DICE
+        from vision.palette import Palette
+
+        palette = self.palette
+        if colours is not None:
+            palette = (palette or Palette.default()).only({*colours} | set(NOT_DICE))
+        if self.palette is None and self.geometry is not None and pose is not None:
+            palette = self.geometry.balance(palette or Palette.default(), image, pose)
+        return palette
+
+    def perceive(
+        self,
+        image: np.ndarray,
+        *,
+        seq: int = 1,
+        t: float = 0.0,
+        empty: np.ndarray | None = None,
+        colours: Iterable[str] | None = None,
+        place_colours: Iterable[str] | None = None,
+        before: Sequence[Mapping[str, Any]] = (),
+    ) -> ReadingSet:
+        """The dice of one settled frame (see the module's doc for the stages).
+
+        ``empty``: the empty table as the camera saw it last; ``colours``: the colours the game's
+        dice come in now (None: any); ``place_colours``: the dice placed on the board (the game's:
+        `controller.adapters.game_colours`; None: all); ``before``: the dice of the throw scored
+        last (a die they show that a new die covers is carried over).  Raises ValueError or
+        cv2.error for a frame that cannot be read; a board the dice cannot be placed on is the
+        set's ``board_problem``."""
+        c0 = time.process_time()
+        if empty is not None:
+            self.set_empty(empty)
+        pose = self.geometry.pose(image) if self.geometry is not None else None
+        palette = self.reading_palette(image, pose, colours) if self.own_reader else None
+        frame_only = isinstance(self.reader, FrameOnly)
+        steps = [] if frame_only else self.where.steps(image, pose)
+        view = None
+        if self.rectify and self.geometry is not None and pose is not None:
+            view = self.geometry.view(image, pose)
+        seen: Examined = self.reader.examine(image, palette, steps, view)
+        readings = [_as_dict(r) for r in seen.readings]
+        for i, r in enumerate(readings):
+            r["id"] = f"r{seq}.{i + 1}"
+        board_problem: str | None = None
+        if self.geometry is not None:
+            try:
+                self.geometry.place(
+                    image,
+                    readings,
+                    place_colours,
+                    before=before,
+                    prefix=f"r{seq}.h",
+                    pose=pose,
+                    lying=None if frame_only else self.where.lying(image),
+                )
+            except ValueError as e:
+                board_problem = str(e)
+        for r in readings:
+            # a die raised on a die no frame showed: the die under it must be told
+            r["unsure"] = (
+                r.get("confidence", 1.0) < self.threshold or bool(r.get("support_hidden"))
+            ) and not r.get("confirmed")
+        return ReadingSet(
+            seq,
+            t,
+            tuple(Reading.from_json(r) for r in readings),
+            tuple(seen.rejected),
+            board_problem,
+            None if self.geometry is None else pose is not None,
+            1000 * (time.process_time() - c0),
+        )
