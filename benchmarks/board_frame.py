@@ -1,6 +1,7 @@
-"""What a settled 1280x960 frame with a board costs the table: the board's pose, the d6 reader with the
-table's vision.where steps (controller.where, the default [vision] config) on and off, and placing the
-dice on the board; the classic pip reader on the same frames, same run (issue 19).
+"""What a settled 1280x960 frame with a board costs the table: its perception step (controller.perceive:
+the board's pose, the palette balanced by the board, the d6 reader with the table's vision.where steps,
+the default [vision] config, on and off, and placing the dice on the board); the reader alone and the
+classic pip reader on the same frames, same run (issue 19).
 
     nice -n 10 .venv/bin/python benchmarks/board_frame.py [--repeat 5] [--out FILE.md]
 
@@ -27,12 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from controller.config import VisionSection  # noqa: E402
-from controller.table import BoardGeometry  # noqa: E402
-from controller.where import TableWhere  # noqa: E402
+from controller.perceive import BoardGeometry, Perceiver  # noqa: E402
 from training.baseline import read_dice_classic  # noqa: E402
 from vision.reader import default_reader  # noqa: E402
 
 SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
+#: the table's [vision] with every where-step off
+NO_STEPS = VisionSection(
+    empty_table=False, die_size=False, play_area=False, board_look=False, stacks_by_sides=False
+)
 
 
 def main() -> None:
@@ -48,17 +52,19 @@ def main() -> None:
     frames = [
         (cv2.imread(str(SESSION / t["frame"]), cv2.IMREAD_COLOR), len(t["dice"])) for t in truth["throws"]
     ]
-    where = TableWhere(VisionSection(), geometry.board, geometry.calibration)
-    where.set_empty(empty)
     reader = default_reader()
+    # the table's own perception step (controller.perceive), [vision] as shipped and with every step off
+    table = {
+        on: Perceiver.of(reader, VisionSection() if on else NO_STEPS, geometry, kinds=("d6",))
+        for on in (True, False)
+    }
+    for p in table.values():
+        p.set_empty(empty)
+    where = table[True].where
     reader.read(empty)  # load the models before timing
 
     def table_work(img: np.ndarray, steps_on: bool) -> int:
-        pose = geometry.pose(img)
-        steps = where.steps(img, pose) if steps_on else []
-        readings = [r.to_json() for r in reader.read(img, where=steps)]
-        geometry.place(img, readings, pose=pose)
-        return len(readings)
+        return len(table[steps_on].perceive(img).dice)
 
     runs: dict[str, Any] = {
         "table: pose + d6 reader + where steps on + place": lambda img: table_work(img, True),

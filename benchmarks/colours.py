@@ -1,5 +1,6 @@
 """Die colours with no palette file: before (the default palette, as the camera sees) and after
-(the board's white and black balance the light; each die named among the game's colours), same run.
+(the palette the table names them with, controller.perceive: the board's white and black balance the
+light; each die named among the game's colours and white and black), same run.
 
 Scenes: the rendered test split (`tests/fixtures/rendered`, 150 scenes, white light of varied
 strength) and the DICETAR WARS demo session's six throws, each also under held-out lights the
@@ -32,7 +33,8 @@ from benchmarks.geometry import SCENES, load_scenes, match  # noqa: E402
 from calibration.board import load_board  # noqa: E402
 from calibration.boardlight import board_light  # noqa: E402
 from calibration.camera import load_calibration, parse_calibration  # noqa: E402
-from calibration.pose import estimate_board_pose  # noqa: E402
+from controller.config import VisionSection  # noqa: E402
+from controller.perceive import BoardGeometry, Perceiver  # noqa: E402
 from vision.palette import Palette  # noqa: E402
 
 SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
@@ -46,6 +48,8 @@ LIGHTS: dict[str, tuple[float, float, float]] = {
     "dim (x0.45)": (0.45, 0.45, 0.45),
     "warm and dim": (0.3, 0.45, 0.55),
 }
+#: the column of the palette the table names the dice with
+AFTER = "after: as the table names them (board light; game colours + white/black)"
 NOT_DICE = ("white", "black")  # what the table adds to the game's colours today (controller.adapters)
 
 
@@ -111,7 +115,7 @@ def frames() -> list[dict[str, Any]]:
 
 
 def run(limit: int = 0) -> dict[str, Any]:
-    from vision.reader import read_dice
+    from vision.reader import default_reader, read_dice
 
     todo = frames()
     if limit:
@@ -132,15 +136,17 @@ def run(limit: int = 0) -> dict[str, Any]:
             labs = [rec.seen[int(r.colour)] for r in readings]  # type: ignore[attr-defined]
             pairs = match(f["dice"], [np.asarray(r.center) for r in readings])
             before_game = Palette.default().only(set(f["colours"]) | set(NOT_DICE))
-            after = Palette.default().only(f["colours"])
+            # the palette the table names them with (controller.perceive: the board's pose, its light)
+            table = Perceiver.of(default_reader(), VisionSection(), BoardGeometry.of(board, cal))
+            t0 = time.perf_counter()
+            pose = table.geometry.pose(image) if table.geometry is not None else None
+            after = table.reading_palette(image, pose, f["colours"])
+            t_light.append(time.perf_counter() - t0)
             try:
-                t0 = time.perf_counter()
-                pose = estimate_board_pose(image, cal, board)
-                bl = board_light(image, pose, cal, board)
-                t_light.append(time.perf_counter() - t0)
-                after = after.balanced(bl.white_bgr, bl.black_bgr)
+                if pose is None:
+                    raise ValueError("no pose")
                 if light == "as rendered":
-                    lights.append(bl.to_json())
+                    lights.append(board_light(image, pose, cal, board).to_json())
             except ValueError:
                 tally[light]["no board light"] += 1
             c = tally[light]
@@ -154,7 +160,7 @@ def run(limit: int = 0) -> dict[str, Any]:
                     "before: default palette, game colours + white/black": before_game.nearest_lab(labs[j])[
                         0
                     ],
-                    "after: board light, game colours": after.nearest_lab(labs[j])[0],
+                    AFTER: after.nearest_lab(labs[j])[0],
                 }
                 for k, got in names.items():
                     c[k] += got == want
@@ -168,7 +174,7 @@ def markdown(res: dict[str, Any]) -> str:
     heads = [
         "before: default palette",
         "before: default palette, game colours + white/black",
-        "after: board light, game colours",
+        AFTER,
     ]
     lines = [
         f"Frames: {res['frames']} (rendered test split + the DICETAR WARS demo's throws), each under "

@@ -1,12 +1,13 @@
 """End to end from pixels: what the table scores from a frame with its board (issue 21 item 7).
 
-Each rendered scene is read as the table reads a settled frame (`controller.table.Table.on_settled`
-with a board, no palette file): the board's pose from its markers, the palette cut to the game's
-colours and balanced by the board's white and black (`calibration.boardlight`), the `vision.where`
-steps the table's default `[vision]` gives with a board (die size from the dice set, play area; no
-empty-table frame: the scenes have none), `vision.read_dice`'s reader, then `calibration.geometry.place`
-as `BoardGeometry.place` calls it (top faces from the reader's boxes, `fit="body"`, the dice set's
-sizes). Nothing of the truth goes in; it is only compared with.
+Each rendered scene is read by the table's own perception step (`controller.perceive.Perceiver.perceive`,
+as `controller.table.Table.on_settled` calls it with a board and no palette file): the board's pose
+from its markers, the palette cut to the game's colours and the colours of things that are not dice
+and balanced by the board's white and black (`calibration.boardlight`), the `vision.where` steps the
+table's default `[vision]` gives with a board (die size from the dice set, play area, board look; no
+empty-table frame: the scenes have none), the view from the pose, the d6 reader, then
+`calibration.geometry.place` (top faces from the reader's boxes, `fit="body"`, the dice set's sizes).
+Nothing of the truth goes in but the game's colours; the rest is only compared with.
 
 Per die (truth dice matched one to one with readings, nearest first, within 0.6 of a top face): found,
 value, colour, zone (lowest multiplier and field status), stack (level >= 1 or not), and the points the
@@ -20,7 +21,6 @@ place), one OpenCV thread.
 from __future__ import annotations
 
 import json
-import time
 import tomllib
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -31,16 +31,11 @@ import numpy as np
 
 from benchmarks.geometry import ROOT, match
 from calibration.board import load_board
-from calibration.boardlight import board_light
 from calibration.camera import parse_calibration
-from calibration.geometry import place
-from calibration.memory import carry_covered, known_dice
-from calibration.pose import estimate_board_pose
 from controller.config import VisionSection
-from controller.where import TableWhere
+from controller.perceive import BoardGeometry, Perceiver
 from engine.core import Die, Input, InputKind
 from engine.dicetar_wars import DicetarWars, parse_board
-from vision.palette import Palette
 
 FAILURES = ("missed", "wrong value", "wrong colour", "wrong zone", "wrong stack")
 DICE_FIGHTER_COLOURS = ["blue", "green", "red"]
@@ -97,9 +92,10 @@ def read_scene(
     before: list[dict[str, Any]] | None = None,
     vision: VisionSection | None = None,
 ) -> dict[str, Any]:
-    """One frame through the table's path: the game's readings as the table keeps them (dicts, placed:
-    zones, min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU
-    ms it took.  ``before``: the readings of the throw scored before (the table's memory)."""
+    """One frame through the table's own perception step (controller.perceive, the game's colours
+    being the scene's): the game's readings as the table keeps them (dicts, placed: zones,
+    min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU ms it
+    took.  ``before``: the readings of the throw scored before (the table's memory)."""
     board = boards.setdefault(truth["board_file"], load_board(ROOT / truth["board_file"]))
     cam = truth["camera"]
     cal = parse_calibration(
@@ -111,53 +107,26 @@ def read_scene(
     )
     image = cv2.imread(str(Path(truth["_dir"]) / truth["image"]), cv2.IMREAD_COLOR)
     colours = sorted({d["colour"] for d in truth["dice"]})
-    sizes = truth.get("die_sizes_mm") or [truth["die_size_mm"]]
-    where = TableWhere(vision or VisionSection(), board, cal, list(sizes))
-    c0 = time.process_time()
-    try:
-        pose = estimate_board_pose(image, cal, board)
-    except ValueError:
-        return {"readings": [], "ms": 1000 * (time.process_time() - c0), "pose": False}
-    palette = Palette.default().only(set(colours))
-    try:
-        light = board_light(image, pose, cal, board)
-        palette = palette.balanced(light.white_bgr, light.black_bgr)
-    except ValueError:
-        light = None  # no white/black reference visible: read with the unbalanced default palette
-    found = reader.read(image, palette=palette, where=where.steps(image, pose))
-    readings = [r.to_json() for r in found if r.colour in colours]
-    carried = carry_covered(before or [], readings, colours)
-    placed = (
-        place(
-            [np.asarray(r["quad"], np.float64) for r in readings],
-            ["d6"] * len(readings),
-            cal,
-            board,
-            image=image,
-            pose=pose,
-            outline=True,
-            fit="body",
-            die_size_mm=list(sizes),
-            known=known_dice(carried),
-            lying=where.lying(image),
-        )
-        if readings or carried
-        else []
+    sizes = list(truth.get("die_sizes_mm") or [truth["die_size_mm"]])
+    perceiver = Perceiver.of(
+        reader, vision or VisionSection(), BoardGeometry.of(board, cal, "body", sizes), die_sizes_mm=sizes
     )
-    ms = 1000 * (time.process_time() - c0)
-    readings += [d for d, _ in carried]
-    for r, g in zip(readings, placed, strict=True):
-        r.update(
-            zones=list(g.zones),
-            min_multiplier=g.min_multiplier,
-            field_status=g.field_status,
-            card_slot=g.card_slot,
-            stack_level=g.stack_level,
-            rests_on=g.rests_on,
-            support_hidden=g.support_hidden,
-            footprint_mm=[[float(x), float(y)] for x, y in g.footprint_mm],
-        )
-    return {"readings": readings, "ms": ms, "pose": True}
+    seen = perceiver.perceive(image, colours=colours, place_colours=colours, before=before or [])
+    if not seen.pose_found:
+        return {"readings": [], "ms": seen.ms, "pose": False}
+    if seen.board_problem is not None:
+        raise ValueError(f"scene {truth['scene']}: {seen.board_problem}")
+    # the game's dice (a die read in another colour is no game die); rests_on indexes this list
+    dice = [d.to_json() for d in seen.dice]
+    keep = [i for i, d in enumerate(dice) if d.get("colour") in colours]
+    at = {i: n for n, i in enumerate(keep)}
+    readings = []
+    for i in keep:
+        r = dice[i]
+        r["rests_on"] = None if r.get("rests_on") is None else at[r["rests_on"]]
+        r["support_hidden"] = bool(r.get("support_hidden"))
+        readings.append(r)
+    return {"readings": readings, "ms": seen.ms, "pose": True}
 
 
 def evaluate(

@@ -334,6 +334,15 @@ class BoardGeometry:
         for note in self.board.notes:  # e.g. a die size in the board file: it belongs to [dice]
             warnings.warn(note, FutureWarning, stacklevel=2)
 
+    @classmethod
+    def of(
+        cls, board: Any, calibration: Any, fit: str = "body", die_sizes_mm: list[float] | None = None
+    ) -> BoardGeometry:
+        """A loaded board layout and camera calibration (a rendered scene's, a test's)."""
+        self = cls.__new__(cls)
+        self.board, self.calibration, self.fit, self.die_sizes_mm = board, calibration, fit, die_sizes_mm
+        return self
+
     def pose(self, image: np.ndarray) -> Any:
         """The board's pose in this frame (calibration.pose.BoardPose), or None when it cannot be
         solved (then `place` solves it again and says why)."""
