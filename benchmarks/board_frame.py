@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,13 +23,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from controller.config import VisionSection  # noqa: E402
-from controller.perceive import BoardGeometry, Perceiver  # noqa: E402
-from training.baseline import read_dice_classic  # noqa: E402
-from vision.reader import default_reader  # noqa: E402
+from benchmarks.harness import ROOT, add_smoke, run_header
+from controller.config import VisionSection
+from controller.perceive import BoardGeometry, Perceiver
+from training.baseline import read_dice_classic
+from vision.reader import default_reader
 
 SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
 #: the table's [vision] with every where-step off
@@ -43,7 +40,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="times each frame is read per reader")
     ap.add_argument("--out", type=Path, help="write the table as Markdown here")
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:  # one pass over two frames
+        args.repeat = 1
     cv2.setNumThreads(1)
     meta = json.loads((SESSION / "session.json").read_text())
     truth = json.loads((SESSION / "truth.json").read_text())
@@ -51,7 +51,7 @@ def main() -> None:
     empty = cv2.imread(str(SESSION / "00001.jpg"), cv2.IMREAD_COLOR)
     frames = [
         (cv2.imread(str(SESSION / t["frame"]), cv2.IMREAD_COLOR), len(t["dice"])) for t in truth["throws"]
-    ]
+    ][: 2 if args.smoke else None]
     reader = default_reader()
     # the table's own perception step (controller.perceive), [vision] as shipped and with every step off
     table = {
@@ -98,8 +98,12 @@ def main() -> None:
         )
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     text = (
-        "\n".join(lines) + f"\n\n{len(frames)} frames x {args.repeat}; load average at the end {load} "
-        f"on {os.cpu_count()} cores.\n"
+        run_header()
+        + "\n"
+        + (
+            "\n".join(lines) + f"\n\n{len(frames)} frames x {args.repeat}; load average at the end {load} "
+            f"on {os.cpu_count()} cores.\n"
+        )
     )
     print(text)
     if args.out:

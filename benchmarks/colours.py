@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,16 +25,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.geometry import SCENES, load_scenes, match  # noqa: E402
-from calibration.board import load_board  # noqa: E402
-from calibration.boardlight import board_light  # noqa: E402
-from calibration.camera import load_calibration, parse_calibration  # noqa: E402
-from controller.config import VisionSection  # noqa: E402
-from controller.perceive import BoardGeometry, Perceiver  # noqa: E402
-from vision.palette import Palette  # noqa: E402
+from benchmarks.harness import ROOT, add_smoke, run_header
+from benchmarks.scenes import SCENES, load_scenes, match
+from calibration.board import load_board
+from calibration.boardlight import board_light
+from calibration.camera import load_calibration, parse_calibration
+from controller.config import VisionSection
+from controller.perceive import BoardGeometry, Perceiver
+from vision.palette import Palette
 
 SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
 #: held-out lights: linear-light gains (B, G, R) applied to the frame
@@ -195,8 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--limit", type=int, default=0, help="only the first N rendered scenes")
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    add_smoke(ap)
     args = ap.parse_args(argv)
-    text = markdown(run(args.limit))
+    text = run_header(argv) + "\n" + markdown(run(1 if args.smoke else args.limit))
     print(text)
     if args.markdown:
         args.markdown.write_text(text)

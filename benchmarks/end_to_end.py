@@ -29,7 +29,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchmarks.geometry import ROOT, match
+from benchmarks.harness import ROOT
+from benchmarks.scenes import match
 from calibration.board import load_board
 from calibration.camera import parse_calibration
 from controller.config import VisionSection

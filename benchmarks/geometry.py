@@ -36,26 +36,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from calibration.board import load_board  # noqa: E402
-from calibration.camera import parse_calibration  # noqa: E402
-from calibration.geometry import place  # noqa: E402
-from calibration.pose import PoseError, estimate_board_pose  # noqa: E402
-
-SCENES = ROOT / "tests" / "fixtures" / "rendered"
-
-
-def load_scenes(split: str, folder: Path = SCENES) -> list[dict[str, Any]]:
-    out = []
-    for p in sorted(folder.glob("scene_*.json")):
-        truth = json.loads(p.read_text())
-        if split in ("all", truth["split"]):
-            truth["_dir"] = str(folder)
-            out.append(truth)
-    return out
-
+from benchmarks.harness import ROOT, add_smoke, run_header
+from benchmarks.scenes import SCENES, load_scenes, match
+from calibration.board import load_board
+from calibration.camera import parse_calibration
+from calibration.geometry import place
+from calibration.pose import PoseError, estimate_board_pose
 
 READER: Any = None  # a vision.reader.DiceReader to use instead of vision.read_dice (--models)
 
@@ -84,27 +70,6 @@ def reference_pose(truth: dict[str, Any], cal: Any, board: Any) -> Any:
     tex = render_board_image(board, 3.0)
     empty, _ = render_scene(tex, 3.0, [], r, t, cal, light, np.random.default_rng(truth["scene"]))
     return estimate_board_pose(empty, cal, board)
-
-
-def match(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, int]:
-    """Truth die index -> reading index, one to one: nearest pairs first, each within 0.6 of the
-    die's top-face side (px) of the die's top-face centre."""
-    cands = []
-    for i, d in enumerate(dice):
-        q = np.asarray(d["top_quad_px"], np.float64)
-        c = q.mean(axis=0)
-        side = float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32)))))
-        for j, r in enumerate(centres):
-            dist = float(np.linalg.norm(np.asarray(r, np.float64) - c))
-            if dist <= 0.6 * side:
-                cands.append((dist, i, j))
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for _, i, j in sorted(cands):
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
-    return out
 
 
 def evaluate(
@@ -418,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--noise-px", type=float, default=0.0, help="Gaussian noise added to each quad corner")
     ap.add_argument("--scenes", type=Path, default=SCENES)
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of the split")
+    add_smoke(ap)
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     ap.add_argument(
         "--heldout",
@@ -476,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
         print("--fit needs --quads vision", file=sys.stderr)
         return 2
     scenes = load_scenes(args.split, args.scenes)
+    if args.smoke:
+        args.limit = args.limit or 2
     if args.limit:
         scenes = scenes[: args.limit]
     if not scenes:
@@ -491,8 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = []
     for spec in args.models or [None]:
         if spec is not None:
-            sys.path.insert(0, str(ROOT / "benchmarks"))
-            from vision_d6 import reader_from_spec
+            from benchmarks.vision_d6 import reader_from_spec
 
             READER = reader_from_spec(spec)
         if not args.no_end_to_end:
@@ -515,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
             print("pose failed:", f)
         tables.append(table)
     if args.markdown:
-        args.markdown.write_text("\n".join(tables))
+        args.markdown.write_text(run_header() + "\n" + "\n".join(tables))
     return 0
 
 

@@ -19,20 +19,20 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 REAL = ROOT.parent / "shared" / "fixtures" / "real"
 
-#: benchmark -> the arguments of its smoke run ({tmp}: the test's own folder). The five PENDING
-#: scripts have no --smoke yet: their own quickest options stand in for it until they move onto
+#: benchmark -> the arguments of its smoke run ({tmp}: the test's own folder). The PENDING
+#: script has no --smoke yet: its own quickest options stand in for it until it moves onto
 #: benchmarks.harness.
 SMOKE: dict[str, list[str]] = {
     "blender_d20_probe": ["--smoke"],
-    "board_frame": ["--repeat", "1"],
+    "board_frame": ["--smoke"],
     "boards": ["--smoke"],
     "body_limits": ["--smoke"],
-    "colours": ["--limit", "1"],
+    "colours": ["--smoke"],
     "confidence": ["--smoke"],
     "display": ["--smoke"],
     "fairness": ["--smoke"],
     "fuzz": ["--smoke"],
-    "geometry": ["--limit", "1"],
+    "geometry": ["--smoke"],
     "hall": ["--smoke"],
     "hardware": ["--smoke"],
     "label_audit": ["--smoke"],
@@ -67,8 +67,8 @@ NEEDS = {
     "mqtt_fuzz": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
 }
 #: scripts that still edit sys.path or import in a circle (being rewritten onto the harness by
-#: issue 28's perception step and issue 32's tumble work); none may be added
-PENDING = {"end_to_end", "geometry", "board_frame", "colours", "tumble"}
+#: issue 32's tumble work); none may be added
+PENDING = {"tumble"}
 #: a Markdown table's rule line, as benchmarks.harness.markdown_table writes it
 RULE = re.compile(r"^\|(\s*:?-{3,}:?\s*\|)+\s*$", re.MULTILINE)
 

@@ -1,0 +1,48 @@
+"""The rendered board scenes (tools/render/generate.py, committed with their seed in
+tests/fixtures/rendered): loading a split, and matching readings to their true dice.  Shared by the
+geometry, end-to-end and colour benchmarks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from benchmarks.harness import RENDERED
+
+SCENES = RENDERED
+
+
+def load_scenes(split: str, folder: Path = SCENES) -> list[dict[str, Any]]:
+    """The scenes of ``split`` (test, tune or all) in ``folder``, each its truth JSON with ``_dir``."""
+    out = []
+    for p in sorted(folder.glob("scene_*.json")):
+        truth = json.loads(p.read_text())
+        if split in ("all", truth["split"]):
+            truth["_dir"] = str(folder)
+            out.append(truth)
+    return out
+
+
+def match(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, int]:
+    """Truth die index -> reading index, one to one: nearest pairs first, each within 0.6 of the
+    die's top-face side (px) of the die's top-face centre."""
+    cands = []
+    for i, d in enumerate(dice):
+        q = np.asarray(d["top_quad_px"], np.float64)
+        c = q.mean(axis=0)
+        side = float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32)))))
+        for j, r in enumerate(centres):
+            dist = float(np.linalg.norm(np.asarray(r, np.float64) - c))
+            if dist <= 0.6 * side:
+                cands.append((dist, i, j))
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _, i, j in sorted(cands):
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
