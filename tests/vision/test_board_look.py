@@ -110,8 +110,12 @@ def test_the_print_seen_through_the_pose_matches_a_rendered_frame() -> None:
 @pytest.mark.slow
 def test_low_contrast_dice_are_found_with_the_board_look(reader: DiceReader) -> None:
     scenes = [{**json.loads(p.read_text()), "_dir": str(LOW)} for p in sorted(LOW.glob("scene_*.json"))[:8]]
-    on = dict(summary(evaluate(scenes, reader, vision=VisionSection())))
-    off = dict(summary(evaluate(scenes, reader, vision=VisionSection(board_look=False))))
+    # the board look alone: without the oblique view (with it, as the table reads by default, these 8
+    # scenes give 79/80 found and 2 phantoms: benchmarks/RESULTS.md, issue 28's perception step)
+    on = dict(summary(evaluate(scenes, reader, vision=VisionSection(rectify_oblique=False))))
+    off = dict(
+        summary(evaluate(scenes, reader, vision=VisionSection(board_look=False, rectify_oblique=False)))
+    )
     key = "dice found (target >= 99 %)"
 
     def share(text: str) -> float:
