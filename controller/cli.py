@@ -157,6 +157,12 @@ def demo(
 def run(
     config: Path | None = typer.Option(None, "--config", "-c", help="table.toml (default: embedded)."),
     camera: str | None = typer.Option(None, help="Override the camera, e.g. recorded:DIR."),
+    hold: bool | None = typer.Option(
+        None,
+        "--hold/--no-hold",
+        help="When a recorded camera ends before the game, keep the display up saying so until Ctrl-C "
+        "(default: when run from a terminal).",
+    ),
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
     from controller.config import ConfigError, config_warnings, load_config, runnable_problems
@@ -174,7 +180,7 @@ def run(
     except ConfigError as e:
         raise fail(str(e)) from None
     try:
-        run_live(cfg, camera=camera)
+        run_live(cfg, camera=camera, hold=sys.stdin.isatty() if hold is None else hold)
     except TableError as e:
         raise fail(str(e)) from None
 

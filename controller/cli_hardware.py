@@ -29,6 +29,15 @@ def _load_config(path: Path | None) -> Any:
         raise _fail(str(e)) from None
 
 
+def _open_live(spec: str, live_retries: int = 5) -> Any:
+    """The camera for ``spec`` (a live one waited for), raising ValueError or FrameSourceError."""
+    from hardware.frames import ReconnectingSource, is_live, open_source
+
+    if is_live(spec):
+        return ReconnectingSource(lambda: open_source(spec), max_attempts=live_retries)
+    return open_source(spec)
+
+
 def _open_camera(spec: str, live_retries: int = 5) -> Any:
     from hardware.frames import FrameSourceError, ReconnectingSource, is_live, open_source
 
@@ -98,7 +107,7 @@ def hw_check_cmd(
     out.mkdir(parents=True, exist_ok=True)
     report = hwcheck.CheckReport()
     clock, sleep = time.monotonic, time.sleep
-    pins = {p.name: (p.pins.model_dump() if not fake else _fake_pins()) for p in cfg.players}
+    pins = {p.name: p.pins.model_dump() for p in cfg.players}  # --fake too: the wiring as configured
     panels, tell = _panels(cfg, pins, fake, clock)
     try:
         hwcheck.check_buttons(list(panels.values()), pins, tell, clock, sleep, report, timeout_s=timeout)
@@ -125,21 +134,22 @@ def hw_check_cmd(
         hwcheck.check_leds(matrix, ask, report, out)
 
     layout = _board(board)
-    if fake and camera is None:
-        source = _board_camera(layout) if layout is not None else _open_camera("fake")
-    else:
-        source = _open_camera(camera or cfg.camera.source)
-    with source:
-        hwcheck.check_camera(source, report, out, layout)
+    spec = "fake" if fake and camera is None else camera or cfg.camera.source
+    try:
+        if fake and camera is None and layout is not None:
+            source = _board_camera(layout)
+        else:
+            source = _open_live(spec)
+        with source:
+            hwcheck.check_camera(source, report, out, layout)
+    except Exception as e:  # a camera that cannot be opened or read: a failed check, then the summary
+        report.problems.append(f"camera {spec!r}: {e}")
 
     for line in report.lines():
         typer.echo(line)
+    typer.echo(report.summary())
     if not report.passed:
         raise typer.Exit(1)
-
-
-def _fake_pins() -> dict[str, int | None]:
-    return {"up": None, "down": None, "select": None, "confirm": None}
 
 
 def _panels(
@@ -150,8 +160,9 @@ def _panels(
 
     if fake:
         fakes = {p.name: FakeButtonPanel(p.name, clock=clock) for p in cfg.players}
-        for name in pins:  # fake panels have every button, on made-up pin numbers
-            pins[name] = {b: 100 + i for i, b in enumerate(BUTTONS)}
+        for name, wired in pins.items():  # a player with no pins configured: every button, made-up pins
+            if not any(pin is not None for pin in wired.values()):
+                pins[name] = {b: 100 + i for i, b in enumerate(BUTTONS)}
         return fakes, _Both(ScriptedPresser(fakes, clock))
     _set_pin_factory(cfg.buttons.pin_factory)
     panels = {}

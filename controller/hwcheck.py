@@ -48,6 +48,11 @@ class CheckReport:
     def passed(self) -> bool:
         return not self.problems
 
+    def summary(self) -> str:
+        """One line at the end: what passed and what failed."""
+        verdict = "all passed" if self.passed else f"{len(self.problems)} failed"
+        return f"hw-check: {len(self.ok)} passed, {len(self.problems)} failed ({verdict})"
+
     def lines(self) -> list[str]:
         return (
             [f"ok: {m}" for m in self.ok]

@@ -289,8 +289,30 @@ def publish_to_hall(cfg: TableConfig, table: Table) -> Any:
     return publisher
 
 
-def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True) -> dict[str, Any]:
-    """``dicetable run``: the configured table until its game ends, the recording ends, or Ctrl-C."""
+def hold_display(table: Table, wait: Callable[[], None]) -> None:
+    """The recording ended before the game did: say so on the page and keep it up until ``wait`` returns
+    (Ctrl-C), so the people at the table see where the game stopped instead of a page that vanished."""
+    if table.status == "over":
+        return
+    table.notice = "the recording ended; the game stops here (the display stays up until Ctrl-C)"
+    table._emit()
+    print(f"table {table.cfg.table.id}: {table.notice}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        wait()
+
+
+def _until_interrupted() -> None:
+    while True:
+        time.sleep(3600)
+
+
+def run_live(
+    cfg: TableConfig, camera: str | None = None, *, serve: bool = True, hold: bool = False
+) -> dict[str, Any]:
+    """``dicetable run``: the configured table until its game ends, the recording ends, or Ctrl-C.
+
+    With ``hold`` (and the display served) a recording that ends before the game keeps the display up,
+    saying so, until Ctrl-C."""
     table, ev = open_table(cfg)
     led = led_listener(cfg)
     if led is not None:
@@ -317,6 +339,8 @@ def run_live(cfg: TableConfig, camera: str | None = None, *, serve: bool = True)
             if table.resumed:
                 print(f"resumed game {table.game_no} from {ev.path}", flush=True)
             play(table, source)
+            if hold and serve and spec.startswith("recorded:"):
+                hold_display(table, _until_interrupted)
         result = table.game.result()
         summary = {
             "scores": table.game.scores(),

@@ -130,3 +130,30 @@ def test_led_patterns_are_rendered_through_the_emulated_wire(tmp_path: Path) -> 
     assert question.shape == (128, 128, 3)
     res = runner.invoke(app, ["led-patterns", "--out", str(tmp_path), "--protocol", "dmx"])
     assert res.exit_code == 2 and "protocol must be one of" in res.output
+
+
+def test_hw_check_fake_asks_for_the_configured_pins_and_sums_up(tmp_path: Path) -> None:
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(
+        '[[players]]\nname = "ann"\ncolour = "red"\npins = { up = 5, down = 6, select = 13, confirm = 19 }\n'
+        '[[players]]\nname = "bob"\ncolour = "blue"\n'
+        "pins = { up = 20, down = 21, select = 16, confirm = 12 }\n"
+        '[camera]\nsource = "v4l2:0"\n',
+        encoding="utf-8",
+    )
+    res = runner.invoke(app, ["hw-check", "--fake", "--config", str(cfg), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "ann: press UP (BCM 5)" in res.output and "bob: press CONFIRM (BCM 12)" in res.output
+    assert "BCM 100" not in res.output
+    assert res.output.strip().splitlines()[-1].startswith("hw-check: ") and "all passed" in res.output
+
+
+def test_hw_check_sums_up_when_the_camera_fails(tmp_path: Path) -> None:
+    res = runner.invoke(
+        app,
+        ["hw-check", "--fake", "--camera", "recorded:/no/such/folder", "--out", str(tmp_path / "o")],
+    )
+    assert res.exit_code == 1, res.output
+    assert "ok: ann up" in res.output and "PROBLEM: camera 'recorded:/no/such/folder'" in res.output
+    last = res.output.strip().splitlines()[-1]
+    assert last.startswith("hw-check: ") and "1 failed" in last, last
