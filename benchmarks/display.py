@@ -98,11 +98,13 @@ def _measure(
     """Serve the table to the client processes, correct it n_events times; (receipts, seq -> call time)."""
     from display.app import create_app
     from display.hub import Hub
-    from display.server import ServerThread
+    from display.server import ConnectionLimits, ServerThread
 
     hub = Hub()
     table.listeners.append(hub.notify)
-    server = ServerThread(create_app(table, hub)).start()
+    # every client here is on 127.0.0.1: one address holds all the pages (a hall's are many devices)
+    limits = ConnectionLimits(per_client=n_clients + 16)
+    server = ServerThread(create_app(table, hub), limits=limits).start()
     url = f"ws://127.0.0.1:{server.port}/ws"
     last = table.snapshot()["seq"] + n_events
     shares = [n_clients // procs + (1 if i < n_clients % procs else 0) for i in range(procs)]
