@@ -205,8 +205,8 @@ def read(
     explain: bool = typer.Option(
         False,
         "--explain",
-        help="also list every candidate the d6 reader rejected and the step that rejected it (empty table, "
-        "die size, play area, classifier, verifier)",
+        help="also list every candidate the reader rejected and the step that rejected it (empty table, "
+        "die size, play area, board look; the d6 reader's classifier and verifier too)",
     ),
     explain_out: Path | None = typer.Option(
         None,
