@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # dicetable's two commands, for a fresh Debian / Raspberry Pi OS machine with Python 3.11+:
 #
-#   ./dev.sh demo    set everything up, then play the recorded Dice Hunter demo and
-#                    serve the live display on http://127.0.0.1:8000
+#   ./dev.sh demo    set up what the table needs, then play the recorded Dice Hunter demo
+#                    and serve the live display on http://127.0.0.1:8000
 #   ./dev.sh test    set everything up (including the system packages the tests
 #                    drive: chromium, mosquitto, ffmpeg, GStreamer's RTSP server), then ruff, mypy, all tests
 #
@@ -27,7 +27,13 @@ check_python() {
     echo "error: $("$PY" --version) is too old; dicetable needs Python 3.11 or newer" >&2; exit 1; }
 }
 
+# ensure_venv [EXTRA]: the venv with dicetable installed (editable), plus the optional dependencies
+# EXTRA (pyproject's [project.optional-dependencies]; `test`: the test tools). `demo` installs no
+# extra, so a first run shows the table without downloading the test tools; `test` adds them.
+# One stamp per extra, each the checksum of pyproject.toml it was installed from: an edited
+# pyproject installs again, and a venv made by `demo` gets the test tools at the first `test`.
 ensure_venv() {
+  local extra=${1:-}
   check_python
   if [ ! -x "$VENV/bin/python" ]; then
     say "creating the virtual environment $VENV"
@@ -40,13 +46,18 @@ ensure_venv() {
       "$PY" -m venv "$VENV"
     fi
   fi
-  local stamp="$VENV/.installed" want
-  want=$(cat pyproject.toml | cksum)
+  local want stamp="$VENV/.installed${extra:+-$extra}"
+  want=$(cksum < pyproject.toml)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    say "installing dicetable and its dependencies into $VENV"
-    "$VENV/bin/python" -m pip install -q --upgrade pip
-    "$VENV/bin/python" -m pip install -q -e ".[test]"
+    if [ -n "$extra" ]; then
+      say "installing dicetable and its dependencies with the $extra tools into $VENV"
+    else
+      say "installing dicetable and its dependencies into $VENV (the test tools come with ./dev.sh test)"
+    fi
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".${extra:+[$extra]}"
     echo "$want" > "$stamp"
+    # the extra's install is also the plain one
+    [ -z "$extra" ] || echo "$want" > "$VENV/.installed"
   fi
 }
 
@@ -73,7 +84,7 @@ case "$cmd" in
     exec "$VENV/bin/dicetable" demo "$@"
     ;;
   test)
-    ensure_venv
+    ensure_venv test
     ensure_system_packages
     say "ruff"
     "$VENV/bin/ruff" check .

@@ -1,0 +1,74 @@
+"""./dev.sh installs what each command needs: `demo` the table alone, `test` the test tools too.
+
+The venv here is a stand-in whose programs only write down how they were called, so the test
+sees every pip install dev.sh asks for without installing anything."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _program(path: Path, log: Path) -> None:
+    path.write_text(f'#!/bin/sh\necho "{path.name} $*" >> "{log}"\n')
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    repo, log = tmp_path / "repo", tmp_path / "calls.log"
+    repo.mkdir()
+    for name in ("dev.sh", "pyproject.toml"):
+        shutil.copy2(ROOT / name, repo / name)
+    bindir = repo / ".venv" / "bin"
+    bindir.mkdir(parents=True)
+    for name in ("python", "dicetable", "ruff", "mypy", "pytest", "coverage"):
+        _program(bindir / name, log)
+    tools = tmp_path / "tools"  # the system packages `test` wants, present
+    tools.mkdir()
+    for name in ("chromium", "mosquitto"):
+        _program(tools / name, log)
+    env = {**os.environ, "PATH": f"{tools}:{os.environ['PATH']}", "PYTHON": sys.executable}
+    return repo, log, env
+
+
+def _run(repo: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run(["bash", str(repo / "dev.sh"), *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def _installs(log: Path) -> list[str]:
+    calls = log.read_text().splitlines() if log.exists() else []
+    return [c.split(" -e ", 1)[1] for c in calls if c.startswith("python -m pip install")]
+
+
+def test_demo_installs_no_test_tools_and_test_adds_them(checkout: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, log, env = checkout
+    _run(repo, env, "demo", "--no-serve")
+    assert _installs(log) == ["."]  # the table alone: no playwright, mypy, ruff, hypothesis, pytest
+    assert "dicetable demo --no-serve" in log.read_text()
+    _run(repo, env, "demo", "--no-serve")
+    assert _installs(log) == ["."], "installed once"
+    _run(repo, env, "test", "-q")
+    assert _installs(log) == [".", ".[test]"], "switching from demo to test installs the test tools"
+    calls = log.read_text()
+    assert "ruff check ." in calls and "mypy" in calls and "pytest -q --cov" in calls
+    _run(repo, env, "test")
+    _run(repo, env, "demo")
+    assert _installs(log) == [".", ".[test]"], "the test tools' install serves the demo too"
+
+
+def test_an_edited_pyproject_installs_again(checkout: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, log, env = checkout
+    _run(repo, env, "test")
+    (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# edited\n")
+    _run(repo, env, "demo")
+    _run(repo, env, "test")
+    assert _installs(log) == [".[test]", ".", ".[test]"]
