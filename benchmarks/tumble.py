@@ -1,6 +1,6 @@
 """The tumble check on held-out recorded throws: how many placed or slid throws it flags, how many real ones.
 
-    python benchmarks/tumble.py [--seed 2026] [--thrown 200] [--faked 100] [--out FILE.md]
+    python benchmarks/tumble.py [--seed 2026] [--thrown 200] [--faked 100] [--out FILE.md] [--vs REV]
 
 Makes two drawn sessions with ``tools/sessions/make_throws.py`` and a seed that
 neither the committed fixture (22) nor the tuning of the thresholds (5) used:
@@ -12,14 +12,23 @@ reader finding the dice is measured by the vision benchmarks).  Writes the
 flag rates with 95 % Wilson intervals, the verdicts per kind, the time the
 check takes per throw, and how many real throws of the five demo sessions the
 table flags (``--no-demos`` leaves them out).
+
+``--vs REV`` judges every throw a second time, in the same run, with ``vision/tumble.py`` as it
+was at the git revision ``REV`` (e.g. ``--vs main``), and adds both check's flags, their
+agreement throw by throw, and both times.  Times are one core's: OpenCV and the BLAS are held to
+one thread, and each judgement is timed by the thread's CPU clock (what the check costs, whatever
+else the machine runs) and by the wall clock.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,10 +36,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+# one core: set before numpy loads its BLAS
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools" / "sessions"))
 
+import cv2  # noqa: E402
 from make_throws import make  # noqa: E402
 
 from controller.live import SETTLE_S  # noqa: E402
@@ -51,11 +65,40 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def judge_session(folder: Path) -> list[dict[str, Any]]:
-    """Every settled throw of the session: its true kind, whether it was flagged, the verdicts."""
+def tumble_at(rev: str) -> Any:
+    """``vision/tumble.py`` as it was at the git revision ``rev``, loaded as a module of its own."""
+    try:
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{rev}:vision/tumble.py"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except subprocess.CalledProcessError as e:
+        raise SystemExit(f"--vs {rev}: no vision/tumble.py at that revision ({e.stderr.strip()})") from None
+    name = f"tumble_at_{rev.replace('/', '_').replace('-', '_').replace('.', '_')}"
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    exec(compile(source, f"{rev}:vision/tumble.py", "exec"), module.__dict__)
+    return module
+
+
+def _timed(judge: Any, *args: Any) -> tuple[Any, float, float]:
+    """The verdict, and the milliseconds it took: the thread's CPU time and the wall clock."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    verdict = judge(*args)
+    return verdict, (time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000
+
+
+def judge_session(folder: Path, vs: Any = None) -> list[dict[str, Any]]:
+    """Every settled throw of the session: its true kind, whether it was flagged, the verdicts (and,
+    with ``vs``, another ``vision.tumble`` module, its verdicts on the same frames)."""
     truth = json.loads((folder / "truth.json").read_text())
     throws = truth["throws"]
     gate, rec = MotionGate(settle_s=SETTLE_S), ThrowRecorder()
+    other = vs.ThrowRecorder() if vs is not None else None
     out = []
     with RecordedSource(folder) as src:
         while (frame := src.read()) is not None:
@@ -65,19 +108,25 @@ def judge_session(folder: Path) -> list[dict[str, Any]]:
                 if abs(th["t_rest"] - upd.t_rest) > 0.35:
                     raise SystemExit(f"{folder}: the gate settled at t={upd.t_rest}, no throw rests then")
                 boxes = [DieBox(d["center"][0], d["center"][1], d["side"]) for d in th["dice"]]
-                started = time.perf_counter()
-                verdict = rec.judge(frame.image_bgr, boxes)
-                ms = (time.perf_counter() - started) * 1000
-                out.append(
-                    {
-                        "kind": th["kind"],
-                        "flagged": verdict.flagged,
-                        "verdicts": [d.verdict for d in verdict.dice],
-                        "ms": ms,
-                        "frames": verdict.frames,
-                    }
-                )
-            rec.add(frame.image_bgr, upd.state in (RollState.EMPTY, RollState.SETTLED), frame.t)
+                verdict, cpu, wall = _timed(rec.judge, frame.image_bgr, boxes)
+                row = {
+                    "kind": th["kind"],
+                    "flagged": verdict.flagged,
+                    "verdicts": [d.verdict for d in verdict.dice],
+                    "ms": cpu,
+                    "wall_ms": wall,
+                    "frames": verdict.frames,
+                }
+                if other is not None:
+                    theirs = [vs.DieBox(b.x, b.y, b.side) for b in boxes]
+                    v, cpu, wall = _timed(other.judge, frame.image_bgr, theirs)
+                    row["vs"] = {"flagged": v.flagged, "verdicts": [d.verdict for d in v.dice], "ms": cpu}
+                    row["vs"]["wall_ms"] = wall
+                out.append(row)
+            still = upd.state in (RollState.EMPTY, RollState.SETTLED)
+            rec.add(frame.image_bgr, still, frame.t)
+            if other is not None:
+                other.add(frame.image_bgr, still, frame.t)
     if len(out) != len(throws):
         raise SystemExit(f"{folder}: {len(throws)} throws, the gate settled {len(out)} times")
     return out
@@ -149,6 +198,7 @@ def report(
         f"PYTHONPATH=$PWD python benchmarks/tumble.py --seed {args.seed} --thrown {args.thrown} "
         f"--faked {args.faked}"
         + ("" if args.demos else " --no-demos")
+        + (f" --vs {args.vs}" if args.vs else "")
         + ("" if args.out == DEFAULT_OUT else f" --out {args.out}"),
         "```",
         "",
@@ -189,15 +239,16 @@ def report(
             + " | ".join(str(c[v]) for v in ("tumbled", "placed", "slid", "unclear", "unseen", "stayed"))
             + " |"
         )
-    ms = sorted(r["ms"] for r in rows)
     frames = sorted(r["frames"] for r in rows)
     lines += [
         "",
-        f"Time to judge one throw (this machine, {platform.machine()}, shared): median "
-        f"{ms[len(ms) // 2]:.0f} ms, 90th percentile {ms[int(len(ms) * 0.9)]:.0f} ms; the motion "
-        f"record held a median of {frames[len(frames) // 2]} frames.",
+        f"Time to judge one throw (this machine, {platform.machine()}, one core, shared): "
+        + _times(rows)
+        + f"; the motion record held a median of {frames[len(frames) // 2]} frames.",
         "",
     ]
+    if args.vs:
+        lines += _versus(rows, args.vs)
     if demos is not None:
         n, k = sum(d["throws"] for d in demos), sum(d["flagged"] for d in demos)
         lines += [
@@ -211,6 +262,51 @@ def report(
             "",
         ]
     return "\n".join(lines) + "\n" + LIMITS
+
+
+def _times(rows: list[dict[str, Any]]) -> str:
+    cpu, wall = sorted(r["ms"] for r in rows), sorted(r["wall_ms"] for r in rows)
+    mid, p90 = len(rows) // 2, int(len(rows) * 0.9)
+    return (
+        f"median **{cpu[mid]:.0f} ms** CPU (90th percentile {cpu[p90]:.0f} ms, most {cpu[-1]:.0f} ms); "
+        f"wall clock median {wall[mid]:.0f} ms, 90th percentile {wall[p90]:.0f} ms"
+    )
+
+
+def _versus(rows: list[dict[str, Any]], rev: str) -> list[str]:
+    """Both checks on the same throws: flag rates, agreement, times."""
+    theirs = [{**r, **r["vs"]} for r in rows]
+    lines = [
+        f"### Beside `vision/tumble.py` at `{rev}` (`--vs {rev}`: the same frames, the same run)",
+        "",
+        "| throws | n | flagged (this) | flagged (" + rev + ") | flags differ | dice whose verdict differs |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, kinds in (("real (thrown)", {"thrown"}), ("placed or slid", {"placed", "slid"})):
+        mine = [r for r in rows if r["kind"] in kinds]
+        if not mine:
+            continue
+        other = [r["vs"] for r in mine]
+        differ = sum(a["flagged"] != b["flagged"] for a, b in zip(mine, other, strict=True))
+        dice = sum(
+            x != y
+            for a, b in zip(mine, other, strict=True)
+            for x, y in zip(a["verdicts"], b["verdicts"], strict=True)
+        )
+        n_dice = sum(len(a["verdicts"]) for a in mine)
+        flagged, flagged_vs = sum(a["flagged"] for a in mine), sum(b["flagged"] for b in other)
+        lines.append(f"| {name} | {len(mine)} | {flagged} | {flagged_vs} | {differ} | {dice} of {n_dice} |")
+    cpu_this = sorted(r["ms"] for r in rows)
+    cpu_that = sorted(r["ms"] for r in theirs)
+    ratio = cpu_that[len(rows) // 2] / max(cpu_this[len(rows) // 2], 1e-9)
+    lines += [
+        "",
+        f"- this revision: {_times(rows)}",
+        f"- `{rev}`: {_times(theirs)}",
+        f"- median CPU time: {ratio:.1f}x less.",
+        "",
+    ]
+    return lines
 
 
 def _made(folder: Path, seed: int, throws: int) -> bool:
@@ -229,7 +325,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--keep", type=Path, default=None, help="make the sessions here and keep them")
     ap.add_argument("--no-demos", dest="demos", action="store_false", help="leave out the demo sessions")
+    ap.add_argument(
+        "--vs", default=None, help="judge every throw again with vision/tumble.py at this git revision"
+    )
     args = ap.parse_args()
+    cv2.setNumThreads(1)  # one core
+    vs = tumble_at(args.vs) if args.vs else None
     with tempfile.TemporaryDirectory() as tmp:
         base = args.keep or Path(tmp)
         started = time.perf_counter()
@@ -242,7 +343,7 @@ def main() -> None:
                 make(seed, folder, n, kinds)
         made = time.perf_counter() - started
         started = time.perf_counter()
-        rows = judge_session(real) + judge_session(faked)
+        rows = judge_session(real, vs) + judge_session(faked, vs)
         judged = time.perf_counter() - started
     demos = judge_demos() if args.demos else None
     text = report(rows, args, made, judged, demos)

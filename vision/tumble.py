@@ -41,8 +41,9 @@ import numpy as np
 WORK_SIDE = 32.0  # a die is compared with its face at rest at this many pixels a side
 FACE_R = 15  # the disc of the face compared: radius in pixels at WORK_SIDE (every pip of a d6)
 SLACK = 6  # pixels the face may lie off the blob's centre
-TURN_STEP = 15  # degrees between the turns tried
+TURN_STEP = 15  # degrees between the turns tried (a divisor of 180)
 EXPOSURES = (0.2, 0.35, 0.5)  # smears tried: these fractions of the way moved since the frame before
+BLOB_SIDE = 16.0  # dice and hands are found in whole frames at this many pixels a die's side (or less)
 
 VERDICTS = ("tumbled", "placed", "slid", "stayed", "unseen", "unclear")
 FLAGGED = ("placed", "slid")
@@ -228,49 +229,101 @@ def judge_throw(
     ``dice``: the dice at rest in ``after``; ``before``: the still table before the throw (None:
     the first frame of the episode stands in for it); ``fps``: the frames' rate, for how far a die
     may go between two of them.
+
+    Two scales keep it cheap (tens of milliseconds a throw, ``benchmarks/tumble.py``): what differs
+    from the table (dice and hands) is found in whole frames at the *blob* scale, where a die is at
+    most ``WORK_SIDE`` pixels (no frame is enlarged); the faces are compared at the *work* scale
+    (a die ``WORK_SIDE`` pixels) only in small crops around the places a die was followed to.
     """
     st = settings or TumbleSettings()
     if not dice:
         return ThrowVerdict((), len(frames))
     _grey(after)  # a BGR or grey uint8 image, or a clear error
-    sides = sorted(d.side for d in dice)
-    side = sides[len(sides) // 2]
-    if not side > 0:
-        raise ValueError(f"tumble check: a die's side must be > 0 pixels, got {side!r}")
-    z = WORK_SIDE / side
-
-    def work(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Grey (for the face) and colour (for what differs: a hand may be as bright as the mat)."""
-        _grey(img)  # checked as ``after``
+    for img in (*frames, *([before] if before is not None else [])):
+        _grey(img)
         if img.shape[:2] != after.shape[:2]:
             raise ValueError(
                 f"tumble check: frame of shape {img.shape[:2]}, the settled frame is {after.shape[:2]}"
             )
-        size = (max(1, round(img.shape[1] * z)), max(1, round(img.shape[0] * z)))
-        small = cv2.resize(img, size, interpolation=cv2.INTER_AREA if z < 1 else cv2.INTER_LINEAR)
-        colour = cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0.8)
-        grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY) if colour.ndim == 3 else colour
-        return grey, colour
-
-    def detail(img: np.ndarray) -> np.ndarray:
-        # the pips, not the light: what is left after the face's smooth shading is taken away
-        out: np.ndarray = img - cv2.GaussianBlur(img, (0, 0), WORK_SIDE * 0.15)
-        return out
-
-    after_w, after_c = work(after)
-    seq = [(g, detail(g), c) for g, c in (work(f) for f in frames)]
-    before_c = work(before)[1] if before is not None else (seq[0][2] if seq else after_c)
-    masks = [_blobs(c, before_c, after_c, st) for _, _, c in seq]
+    sides = sorted(d.side for d in dice)
+    side = sides[len(sides) // 2]
+    if not side > 0:
+        raise ValueError(f"tumble check: a die's side must be > 0 pixels, got {side!r}")
     if not fps > 0:
         raise ValueError(f"tumble check: fps must be > 0, got {fps!r}")
-    reach = max(1.5, st.reach_sides * 10.0 / fps) * WORK_SIDE  # reach_sides is per 0.1 s
+    view = _View(after.shape[1], after.shape[0], WORK_SIDE / side)
+    after_c = view.colour(after)
+    seq = [view.colour(f) for f in frames]
+    before_c = view.colour(before) if before is not None else (seq[0] if seq else after_c)
+    masks = [_blobs(c, before_c, after_c, view.blob_side, st) for c in seq]
+    reach = max(1.5, st.reach_sides * 10.0 / fps) * view.blob_side  # reach_sides is per 0.1 s
     verdicts = []
     for d in dice:
-        centre = np.array([d.x * z, d.y * z])
-        verdicts.append(
-            _follow(centre, d.side * z, (after_w, detail(after_w), after_c), before_c, seq, masks, reach, st)
-        )
+        centre = view.to_blob(np.array([d.x, d.y], np.float64))
+        followed = _track(centre, d.side * view.zb, after_c, before_c, seq, masks, reach, view.blob_side, st)
+        if followed is None:
+            verdicts.append(DieVerdict("stayed"))
+            continue
+        verdicts.append(_judge_track(centre, *followed, frames, after, view, st))
     return ThrowVerdict(tuple(verdicts), len(frames))
+
+
+class _View:
+    """The two scales of one throw's frames: ``z`` (work: a die ``WORK_SIDE`` pixels, where faces
+    are compared) and ``zb = min(z, 1)`` (blob: where dice and hands are found in whole frames)."""
+
+    def __init__(self, width: int, height: int, z: float) -> None:
+        self.width, self.height, self.z = width, height, z
+        self.zb = min(z * BLOB_SIDE / WORK_SIDE, 1.0)
+        self.blob_side = WORK_SIDE * self.zb / z  # a die's side at the blob scale
+        self.blob_size = (max(1, round(width * self.zb)), max(1, round(height * self.zb)))
+        self.work_size = (max(1, round(width * z)), max(1, round(height * z)))
+
+    def colour(self, img: np.ndarray) -> np.ndarray:
+        """The frame at the blob scale, lightly blurred (uint8, colour kept: a hand may be as bright
+        as the mat).  Halved exactly first while that stays above the size, so that the linear
+        resize does not alias."""
+        w = self.blob_size[0]
+        while img.shape[1] >= 2 * w:
+            img = cv2.pyrDown(img)
+        if (img.shape[1], img.shape[0]) != self.blob_size:
+            img = cv2.resize(img, self.blob_size, interpolation=cv2.INTER_LINEAR)
+        out: np.ndarray = cv2.GaussianBlur(img, (3, 3), 0.8)
+        return out
+
+    def to_blob(self, p: np.ndarray) -> np.ndarray:
+        """Frame pixels (a pixel's index is its centre) to blob pixels."""
+        return (p + 0.5) * self.zb - 0.5
+
+    def to_work(self, p: np.ndarray) -> np.ndarray:
+        """Blob pixels to work pixels."""
+        return (p + 0.5) * (self.z / self.zb) - 0.5
+
+    def detail(self, img: np.ndarray, at: np.ndarray, half: int) -> np.ndarray | None:
+        """The face's detail (the pips, not the light: the grey frame less its smooth shading) at the
+        work scale, the ``2 * half + 1`` square around ``at`` (work pixels), from a crop of ``img``
+        (frame pixels) just large enough for the blurs' reach."""
+        z = self.z
+        pad = half + _SHADING_REACH + 2
+        h, w = img.shape[:2]
+        u = (at + 0.5) / z - 0.5  # in frame pixels
+        x0, y0 = max(0, math.floor(u[0] - pad / z)), max(0, math.floor(u[1] - pad / z))
+        x1, y1 = min(w, math.ceil(u[0] + pad / z) + 1), min(h, math.ceil(u[1] + pad / z) + 1)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            return None
+        size = (max(1, round((x1 - x0) * z)), max(1, round((y1 - y0) * z)))
+        crop = img[y0:y1, x0:x1]
+        small = cv2.resize(crop, size, interpolation=cv2.INTER_AREA if z < 1 else cv2.INTER_LINEAR)
+        colour = cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0.8)
+        grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY) if colour.ndim == 3 else colour
+        detail = grey - cv2.GaussianBlur(grey, (0, 0), WORK_SIDE * 0.15)
+        sx, sy = size[0] / (x1 - x0), size[1] / (y1 - y0)
+        local = np.array([(u[0] - x0 + 0.5) * sx - 0.5, (u[1] - y0 + 0.5) * sy - 0.5])
+        return _patch(detail, local, half)
+
+
+# how far the shading blur (sigma 0.15 WORK_SIDE, float: a 39-pixel kernel) and the light blur reach
+_SHADING_REACH = 19 + 1
 
 
 @dataclass(frozen=True)
@@ -279,29 +332,36 @@ class _Blobs:
     hand_dist: np.ndarray | None  # distance to the nearest hand-sized blob (None: no hand in view)
 
 
-def _blobs(frame: np.ndarray, before: np.ndarray, after: np.ndarray, st: TumbleSettings) -> _Blobs:
-    """What differs from the table before the throw: die-sized blobs, and hands (far bigger)."""
+def _blobs(
+    frame: np.ndarray, before: np.ndarray, after: np.ndarray, side: float, st: TumbleSettings
+) -> _Blobs:
+    """What differs from the table before the throw: die-sized blobs, and hands (far bigger);
+    ``side``: a die's side in these pixels."""
     raw = (_differ(frame, before) > st.grey_step).astype(np.uint8)
     opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    fg: np.ndarray = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
-    die_area = WORK_SIDE * WORK_SIDE
-    moved = _differ(frame, after) > st.grey_step
+    close = 5 if side >= 24 else 3
+    fg: np.ndarray = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
+    # 16-bit labels (far faster stats): a component holds at least the opening's square
+    ltype = cv2.CV_16U if fg.size < 60000 * 9 else cv2.CV_32S
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8, ltype=ltype)
+    die_area = side * side
     dice: list[np.ndarray] = []
-    hands = np.zeros(fg.shape, np.uint8)
+    hands: np.ndarray | None = None
     for i in range(1, n):
         area = float(stats[i, cv2.CC_STAT_AREA])
         x, y, w, h = (int(v) for v in stats[i, :4])
         at_edge = x == 0 or y == 0 or x + w >= fg.shape[1] or y + h >= fg.shape[0]
         if area >= st.hand_area * die_area and at_edge:
-            hands[labels == i] = 1  # an arm comes in from the edge of the view; dice flying together do not
+            # an arm comes in from the edge of the view; dice flying together do not
+            hands = (labels == i) if hands is None else (hands | (labels == i))
         elif area >= 0.25 * die_area:
             own = labels[y : y + h, x : x + w] == i
-            if float(moved[y : y + h, x : x + w][own].mean()) >= 0.15:  # else: a die already at rest
+            box = _differ(frame[y : y + h, x : x + w], after[y : y + h, x : x + w]) > st.grey_step
+            if float(box[own].mean()) >= 0.15:  # else: a die already at rest
                 dice.append(np.asarray(cents[i], np.float64))
     dist = None
-    if hands.any():
-        dist = cv2.distanceTransform((1 - hands).astype(np.uint8), cv2.DIST_L2, 3)
+    if hands is not None:
+        dist = cv2.distanceTransform((~hands).astype(np.uint8), cv2.DIST_L2, 3)
     return _Blobs(dice, dist)
 
 
@@ -328,69 +388,122 @@ def _patch(img: np.ndarray, centre: np.ndarray, half: int) -> np.ndarray | None:
 
 
 class _Face:
-    """A die's face at rest (the detail image), turned in steps: what it looks like at any turn."""
+    """A die's face at rest (its detail at the work scale), turned in steps: what it looks like at
+    any turn, sharp or smeared, compared with a frame as ``cv2.matchTemplate``'s masked
+    ``TM_CCOEFF_NORMED`` would, at every turn, smear and place at once (one matrix product)."""
 
-    def __init__(self, after_d: np.ndarray, centre: np.ndarray) -> None:
+    def __init__(self, patch: np.ndarray | None) -> None:
         half = int(WORK_SIDE)
-        patch = _patch(after_d, centre, half)
-        self.turned: list[np.ndarray] = []
+        self.cut, self.size = half - FACE_R, 2 * FACE_R + 1
+        disc = np.zeros((self.size, self.size), np.uint8)
+        cv2.circle(disc, (FACE_R, FACE_R), FACE_R, 1, -1)
+        self.disc = disc.astype(bool)
+        # (turns, 2 half + 1, 2 half + 1), the turns of half a circle: every smear is a straight line
+        # through the middle, so a turn by 180 degrees more is the same square upside down, compared
+        # as the window's pixels in reverse order (the disc is symmetric)
+        self.turned: np.ndarray | None = None
+        self._padded: tuple[int, np.ndarray] | None = None
         if patch is not None:
-            for turn in range(0, 360, TURN_STEP):
-                rot = cv2.getRotationMatrix2D((half, half), turn, 1.0)
-                self.turned.append(
-                    cv2.warpAffine(patch, rot, patch.shape[::-1], borderMode=cv2.BORDER_REPLICATE)
-                )
-        size = 2 * FACE_R + 1
-        self.mask = np.zeros((size, size), np.float32)
-        cv2.circle(self.mask, (FACE_R, FACE_R), FACE_R, 1.0, -1)
-        self.cut = half - FACE_R
+            rots = [cv2.getRotationMatrix2D((half, half), t, 1.0) for t in range(0, 180, TURN_STEP)]
+            shape = patch.shape[::-1]
+            turned = [cv2.warpAffine(patch, r, shape, borderMode=cv2.BORDER_REPLICATE) for r in rots]
+            self.turned = np.stack(turned).astype(np.float32)
+            c, size = self.cut, self.size
+            self.sharp = self._templates(self.turned[:, c : c + size, c : c + size])
+        # where each place's disc lies in a window (2 (FACE_R + SLACK) + 1 square), as flat indices
+        side, places = 2 * (FACE_R + SLACK) + 1, 2 * SLACK + 1
+        ys, xs = np.nonzero(self.disc)
+        starts = (np.arange(places)[:, None] * side + np.arange(places)[None, :]).ravel()
+        self.index = starts[:, None] + (ys * side + xs)[None, :]
 
-    def likeness(self, frame_d: np.ndarray, centre: np.ndarray, step: np.ndarray) -> float:
-        """The best correlation, near ``centre`` in ``frame_d``, of the face at any turn, sharp or
-        smeared along ``step`` (how far the die moved between this frame and a neighbour)."""
-        window = _patch(frame_d, centre, FACE_R + SLACK)
-        if window is None or not self.turned:
-            return 0.0
-        kernels: list[np.ndarray | None] = [None]
+    def _templates(self, squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The compared squares as rows of their disc's pixels less their mean, and those rows'
+        squared norms; squares with next to no detail (std < 0.5) are left out."""
+        keep = squares.reshape(len(squares), -1).std(axis=1) >= 0.5
+        t = squares[keep][:, self.disc]
+        t -= t.mean(axis=1, keepdims=True)
+        return t, np.einsum("ij,ij->i", t, t)
+
+    def _smeared(self, step: np.ndarray) -> list[np.ndarray]:
+        """Every turn smeared along ``step`` by each of ``EXPOSURES`` (a straight line of pixels as
+        long as the fraction of the step, averaged), the compared squares of each: (turns, size, size)."""
+        assert self.turned is not None
         length = float(np.linalg.norm(step))
-        for e in EXPOSURES:
-            n = round(e * length)
-            if n >= 2:
-                k = np.zeros((n | 1, n | 1), np.float32)
-                m = (k.shape[0] - 1) / 2
-                dx, dy = step / length * m
-                cv2.line(k, (round(m - dx), round(m - dy)), (round(m + dx), round(m + dy)), 1.0, 1)
-                kernels.append(k / k.sum())
-        best = -1.0
-        c, size = self.cut, 2 * FACE_R + 1
-        for turned in self.turned:
-            for kernel in kernels:
-                img = turned if kernel is None else cv2.filter2D(turned, -1, kernel)
-                t = np.ascontiguousarray(img[c : c + size, c : c + size])
-                if float(t.std()) < 0.5:
-                    continue
-                r = cv2.matchTemplate(window, t, cv2.TM_CCOEFF_NORMED, mask=self.mask)
-                best = max(best, float(np.nan_to_num(r, nan=-1.0).max()))
-        return best
+        halves = [(n | 1) // 2 for n in (round(e * length) for e in EXPOSURES) if n >= 2]
+        if not halves:
+            return []
+        ux, uy = step / length
+        major = max(abs(ux), abs(uy))
+        # the line's pixels, from its middle out: t along the major axis, the minor one rounded;
+        # a shorter exposure's line is the middle of a longer one's
+        ends = [round(m * major) for m in halves]
+        reach = max(ends)
+
+        def tap(t: int) -> tuple[int, int]:  # (row, column)
+            return (round(t * uy / ux), t) if abs(ux) >= abs(uy) else (t, round(t * ux / uy))
+
+        c, size = self.cut, self.size
+        pad = max(0, reach - c)  # beyond the turned square: its edge mirrored (filter2D's border)
+        if self._padded is None or self._padded[0] < pad:
+            self._padded = (pad, np.pad(self.turned, ((0, 0), (pad, pad), (pad, pad)), mode="reflect"))
+        p0, src = self._padded
+        o = c + p0
+
+        def shifted(t: int) -> np.ndarray:
+            dy, dx = tap(t)
+            return src[:, o + dy : o + dy + size, o + dx : o + dx + size]
+
+        acc = shifted(0).copy()
+        out = []
+        for t in range(1, reach + 1):
+            acc += shifted(t)
+            acc += shifted(-t)
+            out += [acc / (2 * t + 1)] * ends.count(t)
+        out += [shifted(0)] * ends.count(0)
+        return out
+
+    def likeness(self, window: np.ndarray | None, step: np.ndarray) -> float:
+        """The best correlation within ``window`` (the frame's detail around where the die was,
+        ``2 (FACE_R + SLACK) + 1`` square) of the face at any turn, sharp or smeared along ``step``
+        (how far the die moved between this frame and a neighbour)."""
+        if window is None or self.turned is None:
+            return 0.0
+        t, t_norm = self.sharp
+        smeared = self._smeared(step)
+        if smeared:
+            more, more_norm = self._templates(np.concatenate(smeared))
+            t, t_norm = np.concatenate([t, more]), np.concatenate([t_norm, more_norm])
+        if not len(t):
+            return -1.0
+        x = np.ascontiguousarray(window, np.float32).ravel()[self.index]  # (places, disc pixels)
+        x_upside_down = np.ascontiguousarray(x[:, ::-1])
+        x_var = (
+            np.einsum("ij,ij->i", x, x, dtype=np.float64) - x.sum(axis=1, dtype=np.float64) ** 2 / x.shape[1]
+        )
+        flat = ~(x_var > 1e-9)  # a place with nothing in it: no correlation (-1, as NaN was)
+        x_scale = (1.0 / np.sqrt(np.where(flat, 1.0, x_var))).astype(np.float32)
+        num = np.maximum(x @ t.T, x_upside_down @ t.T)
+        r = num * x_scale[:, None] * (1.0 / np.sqrt(t_norm)).astype(np.float32)[None, :]
+        r[flat] = -1.0
+        return float(r.max())
 
 
-def _follow(
+def _track(
     centre: np.ndarray,
     side: float,
-    after: tuple[np.ndarray, np.ndarray, np.ndarray],
+    after: np.ndarray,
     before: np.ndarray,
-    seq: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    seq: list[np.ndarray],
     masks: list[_Blobs],
     reach: float,
+    die: float,
     st: TumbleSettings,
-) -> DieVerdict:
-    """Follow one die back from where it lies (``centre``, work pixels) and judge it.
-
-    ``after`` and each of ``seq``: (grey, detail, colour) at the work scale; ``before`` in colour.
-    """
-    _, after_d, after_c = after
+) -> tuple[list[tuple[int, np.ndarray, bool]], bool] | None:
+    """Follow one die back from where it lies (``centre``; every image at the blob scale, where a
+    die is ``die`` pixels and this one ``side``): where it was seen, latest first (frame, place,
+    beside a hand), and whether a hand touched it; None when it lay there before the throw."""
     half = int(side * 0.6)
-    rest = _patch(after_c, centre, half)
+    rest = _patch(after, centre, half)
 
     def looks_as_at_rest(img: np.ndarray, most: float) -> bool:
         here = _patch(img, centre, half)
@@ -401,24 +514,24 @@ def _follow(
         )
 
     if looks_as_at_rest(before, 0.15):
-        return DieVerdict("stayed")
-    track: list[tuple[int, np.ndarray, bool]] = []  # (frame, where the die was, beside a hand), latest first
+        return None
+    track: list[tuple[int, np.ndarray, bool]] = []
     at = centre.copy()
     gap = 0
     hand = False
     resting = True  # walking back through the frames where it already lay still
     for k in range(len(seq) - 1, -1, -1):
-        frame_c, blobs = seq[k][2], masks[k]
+        frame_c, blobs = seq[k], masks[k]
         if resting and looks_as_at_rest(frame_c, 0.1):
             continue
         resting = False
         h, w = frame_c.shape[:2]
         xi, yi = min(max(round(float(at[0])), 0), w - 1), min(max(round(float(at[1])), 0), h - 1)
-        near_hand = blobs.hand_dist is not None and float(blobs.hand_dist[yi, xi]) <= st.hand_near * WORK_SIDE
+        near_hand = blobs.hand_dist is not None and float(blobs.hand_dist[yi, xi]) <= st.hand_near * die
         hand |= near_hand  # the die is in, under or beside a hand
         found = [(float(np.linalg.norm(c - at)), c) for c in blobs.dice]
         found = [f for f in found if f[0] <= reach]
-        if near_hand and (not found or min(f[0] for f in found) > WORK_SIDE):
+        if near_hand and (not found or min(f[0] for f in found) > die):
             break  # back in the hand that brought it: nothing before this is the die on its own
         if not found:
             gap += 1
@@ -428,14 +541,29 @@ def _follow(
         gap = 0
         at = min(found, key=lambda f: f[0])[1]
         track.append((k, at, near_hand))
-    face = _Face(after_d, centre)
+    return track, hand
+
+
+def _judge_track(
+    centre: np.ndarray,
+    track: list[tuple[int, np.ndarray, bool]],
+    hand: bool,
+    frames: Sequence[np.ndarray],
+    after: np.ndarray,
+    view: _View,
+    st: TumbleSettings,
+) -> DieVerdict:
+    """Compare the die's face at rest with what it showed where it was followed to."""
+    centre_w = view.to_work(centre)
+    face = _Face(view.detail(after, centre_w, int(WORK_SIDE)))
     seen: list[tuple[float, float]] = []
     points = [centre, *(c for _, c, _ in track)]
+    m = FACE_R + SLACK
+    w, h = view.work_size
     for n, (k, c, near_hand) in enumerate(track):
-        away = float(np.linalg.norm(c - centre)) / WORK_SIDE
-        h, w = seq[k][0].shape
-        m = FACE_R + SLACK
-        if near_hand or not (m <= c[0] < w - m and m <= c[1] < h - m):
+        away = float(np.linalg.norm(c - centre)) / view.blob_side
+        cw = view.to_work(c)
+        if near_hand or not (m <= cw[0] < w - m and m <= cw[1] < h - m):
             seen.append((away, math.nan))  # partly covered by the hand, or partly out of view
             continue
         # the smear is of the way the die moved while the shutter was open: towards the next frame's
@@ -443,7 +571,8 @@ def _follow(
         step = points[n] - c
         if n + 2 < len(points) and np.linalg.norm(c - points[n + 2]) > np.linalg.norm(step):
             step = c - points[n + 2]
-        seen.append((away, face.likeness(seq[k][1], c, step)))
+        step = step * (view.z / view.zb)
+        seen.append((away, face.likeness(view.detail(frames[k], cw, m), step)))
     return decide(seen, hand, st)
 
 
