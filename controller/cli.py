@@ -32,6 +32,7 @@ AREAS = (
     "controller.cli_learn",
     "controller.cli_log",
     "controller.cli_stats",
+    "controller.cli_service",
 )
 
 
