@@ -48,6 +48,7 @@ from controller.adapters import (
 from controller.choices import choice_menu, choice_options
 from controller.config import TableConfig
 from controller.eventlog import EventLog, LogWriteError
+from controller.hidden import HeldInputs
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
 from controller.panels import Edge, PanelError, PanelSet, press_edges
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
@@ -160,6 +161,7 @@ class Table:
         self.secret_progress: dict[str, Any] | None = None
         self.secret_round: Any = None
         self.choice_rounds: dict[str, tuple[tuple[str, ...], Any]] = {}  # player -> (labels, round)
+        self.held_choices = HeldInputs()  # the secret rule: choices held until everyone asked has chosen
         self.notice: str | None = None  # e.g. "camera lost; reopening"
         #: the latest throw's flag when its dice did not tumble (logged as control "not_tumbled")
         self.flag: dict[str, Any] | None = None
@@ -221,18 +223,29 @@ class Table:
         is applied (a RuleError or a LogWriteError leaves the game as it was); then tell the listeners.
 
         ``also``: (kind, data) rows that belong to the step (e.g. the dice it scored), logged with it.
+
+        The secret rule (controller.hidden): while the game's expectation is secret, an input is held,
+        not applied, until every player asked has chosen; then all are applied and logged as one step.
         """
         with self._lock:
             if self.status != "playing":
                 raise RuleError(f"the table is {self.status}: inputs are taken only while playing")
-            rows = [*self._mark(t, source, len(inputs)), *also]
-            self.game, outcomes, self.last_input_seqs = apply_step(
-                self.game,
-                inputs,
-                lambda applied: self.log.append_inputs(self.game_no, applied, source, before=rows),
-            )
-            if self.game.result() is not None:
-                self.status = "over"
+            group = self.held_choices.hold(self.game, inputs) if self.game.expects().secret else list(inputs)
+            if group is not None:
+                rows = [*self._mark(t, source, len(group)), *also]
+                self.game, outcomes, self.last_input_seqs = apply_step(
+                    self.game,
+                    group,
+                    lambda applied: self.log.append_inputs(self.game_no, applied, source, before=rows),
+                )  # a RuleError or a refused write leaves the game, and what was held, as it was
+                self.held_choices.forget()
+                if self.game.result() is not None:
+                    self.status = "over"
+        if group is None:
+            who = ", ".join(str(i.player) for i in inputs)
+            log.info("%s chose; shown when everyone asked has chosen", who)
+            self._emit()
+            return [[] for _ in inputs]
         self._emit()
         return outcomes
 
@@ -634,7 +647,10 @@ class Table:
 
         state = self.game.state
         rounds: dict[str, tuple[tuple[str, ...], Any]] = {}
+        chosen = self.held_choices.players(self.game)  # a held secret choice is final
         for player in exp.players:
+            if player in chosen:
+                continue
             options = choice_options(self.setup.game, exp, player, state)
             if not options or player not in self.panels.panels:
                 continue
@@ -685,12 +701,15 @@ class Table:
                 "state": state,
                 "status": self.status,
                 "waiting_for": self._waiting_for(exp),
-                "secret": self.secret_progress,
+                "secret": self.held_choices.progress(self.game, self.secret_progress),
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
                 "notice": self.notice,
                 "flag": self.flag,
-                "choice": {p: r.private_view(p) for p, (_, r) in list(self.choice_rounds.items())} or None,
+                # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
+                "choice": None
+                if self.game.expects().secret
+                else {p: r.private_view(p) for p, (_, r) in list(self.choice_rounds.items())} or None,
             }
 
     def _waiting_for(self, exp: Mapping[str, Any]) -> str:
@@ -935,6 +954,8 @@ class Table:
         if inp.kind is InputKind.SECRET:
             raise ValueError("secret selections come from the players' button panels, not the admin page")
         self.apply(inp, "admin", self._t_correction)
+        if inp.player is not None and inp.player in self.held_choices.players(self.game):
+            return f"{inp.player}'s {inp.kind.value} is held until everyone asked has chosen"
         rs = self.reading_set
         if inp.kind in (InputKind.ROLL, InputKind.THROW) and rs is not None and not rs.applied:
             # a roll typed while the camera's readings wait for an answer replaces them: the

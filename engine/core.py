@@ -243,12 +243,21 @@ class Expectation:
     ``players`` is everyone who may give this input now (several at once for
     simultaneous secret selection or a simultaneous throw).  ``detail`` says
     more in the game's words, e.g. ``{"dice": 5, "roll": 2}`` or the choices on
-    offer; it never holds a secret.
+    offer; it never holds a secret.  ``hidden``: the players choose at once and
+    in secret (a choice the game reveals only when everyone has chosen, like
+    Dice Fighter's attack declarations); see :attr:`secret`.
     """
 
     kind: InputKind | None  # None: the game is over
     players: tuple[str, ...] = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
+    hidden: bool = False
+
+    @property
+    def secret(self) -> bool:
+        """The secret rule: each player's input is shown only as "who has chosen" until every
+        player asked has given one; then all of them are revealed (and applied) together."""
+        return self.hidden or self.kind is InputKind.SECRET
 
     def describe(self) -> str:
         if self.kind is None:
@@ -258,11 +267,14 @@ class Expectation:
         return f"{self.kind.value} from {who}{extra}"
 
     def to_json(self) -> JSON:
-        return {
+        out: JSON = {
             "kind": None if self.kind is None else self.kind.value,
             "players": list(self.players),
             "detail": dict(self.detail),
         }
+        if self.secret:
+            out["secret"] = True
+        return out
 
 
 @dataclass(frozen=True)

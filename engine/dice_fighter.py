@@ -736,6 +736,7 @@ class DiceFighter(Game):
                 InputKind.CHOICE,
                 waiting,
                 {"declare": "attack", "options": {p: ["normal", *self.attack_options[p]] for p in waiting}},
+                hidden=not self.open_declarations,
             )
         if ph == "special_roll":
             rollers = tuple(a.attacker for a in self.attacks if not a.rolled)

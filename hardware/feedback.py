@@ -57,7 +57,8 @@ class LedFeedback:
         w, h = self.matrix.width, self.matrix.height
         colours = [p.get("colour", "white") for p in snapshot.get("players", [])]
         state = snapshot.get("state") or {}
-        kind = (state.get("expects") or {}).get("kind")
+        secret = snapshot.get("secret")
+        kind = "secret" if isinstance(secret, Mapping) and secret.get("status") == "selecting" else None
         frames: list[np.ndarray] = []
         if self._last_kind == "secret" and kind != "secret":
             frames += patterns.reveal(w, h, colours)

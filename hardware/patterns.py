@@ -195,9 +195,10 @@ def for_snapshot(snapshot: Mapping[str, Any], width: int, height: int) -> np.nda
         win = result.get("winners") or []
         return winner(width, height, [colours.get(w, "white") for w in win])[0]
     exp = state.get("expects") or {}
-    if exp.get("kind") == "secret":
-        waiting = set(exp.get("players") or [])
-        return confirmed(width, height, [colours[p] for p in players], [p not in waiting for p in players])
+    secret = snapshot.get("secret")
+    if isinstance(secret, Mapping) and secret.get("status") == "selecting":  # who has chosen, never what
+        done = set(secret.get("confirmed") or [])
+        return confirmed(width, height, [colours[p] for p in players], [p in done for p in players])
     who = exp.get("players") or []
     if len(who) == 1 and who[0] in colours:
         return turn(width, height, colours[who[0]], players.index(who[0]) + 1)

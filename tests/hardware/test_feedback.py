@@ -13,7 +13,16 @@ PLAYERS = [{"name": "ann", "colour": "red"}, {"name": "bob", "colour": "blue"}]
 
 
 def snap(kind: str | None, players: list[str], result: dict | None = None) -> dict:
-    return {"players": PLAYERS, "state": {"expects": {"kind": kind, "players": players}, "result": result}}
+    """A table snapshot: while a secret choice runs, its "secret" names who has chosen (never what)."""
+    secret = None
+    if kind == "secret":
+        done = [p["name"] for p in PLAYERS if p["name"] not in players]
+        secret = {"status": "selecting", "confirmed": done, "waiting": players}
+    return {
+        "players": PLAYERS,
+        "state": {"expects": {"kind": kind, "players": players}, "result": result},
+        "secret": secret,
+    }
 
 
 def test_feedback_follows_the_game_and_animates_the_reveal_and_the_winner() -> None:

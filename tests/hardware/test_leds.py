@@ -200,7 +200,8 @@ def test_the_secret_pattern_shows_who_confirmed_never_what() -> None:
     assert not np.array_equal(a, b)
     snap = {
         "players": [{"name": "ann", "colour": "red"}, {"name": "bob", "colour": "blue"}],
-        "state": {"expects": {"kind": "secret", "players": ["bob"]}},
+        "state": {"expects": {"kind": "secret", "players": ["ann", "bob"]}},
+        "secret": {"status": "selecting", "confirmed": ["ann"], "waiting": ["bob"]},  # the table's progress
     }
     assert np.array_equal(patterns.for_snapshot(snap, 16, 16), a)
 
