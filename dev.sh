@@ -32,18 +32,41 @@ check_python() {
 # extra, so a first run shows the table without downloading the test tools; `test` adds them.
 # One stamp per extra, each the checksum of pyproject.toml it was installed from: an edited
 # pyproject installs again, and a venv made by `demo` gets the test tools at the first `test`.
+# a Raspberry Pi: its camera (picamera2) and GPIO (lgpio) libraries come from Raspberry Pi OS's apt,
+# built for its camera stack, so the venv is made to see the system's packages
+is_pi() { grep -qsa "Raspberry Pi" /proc/device-tree/model; }
+
+ensure_pi_packages() {
+  is_pi || return 0
+  local missing=()
+  /usr/bin/python3 -c "import picamera2" 2>/dev/null || missing+=(python3-picamera2)
+  /usr/bin/python3 -c "import lgpio" 2>/dev/null || missing+=(python3-lgpio)
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "a Raspberry Pi ($(tr -d '\0' < /proc/device-tree/model)): installing ${missing[*]}"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q "${missing[@]}"
+  fi
+  if [ -f "$VENV/pyvenv.cfg" ] && ! grep -q "include-system-site-packages = true" "$VENV/pyvenv.cfg"; then
+    say "$VENV cannot see the system's picamera2 and lgpio: making it again with --system-site-packages"
+    rm -rf "$VENV"
+  fi
+}
+
 ensure_venv() {
   local extra=${1:-}
   check_python
+  ensure_pi_packages
+  local venv_opts=()
+  is_pi && venv_opts+=(--system-site-packages)
   if [ ! -x "$VENV/bin/python" ]; then
     say "creating the virtual environment $VENV"
-    if ! "$PY" -m venv "$VENV" 2>/dev/null; then
+    if ! "$PY" -m venv "${venv_opts[@]}" "$VENV" 2>/dev/null; then
       # Debian's python3 ships without ensurepip unless python3-venv is installed
       rm -rf "$VENV"
       ver=$("$PY" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
       say "installing python$ver-venv (Debian splits venv out of python3)"
       as_root apt-get install -y -q "python$ver-venv" || as_root apt-get install -y -q python3-venv
-      "$PY" -m venv "$VENV"
+      "$PY" -m venv "${venv_opts[@]}" "$VENV"
     fi
   fi
   local want stamp="$VENV/.installed${extra:+-$extra}"
@@ -67,6 +90,7 @@ ensure_system_packages() {
   [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || missing+=(mosquitto)
   # network cameras: an MJPEG stream served by ffmpeg, an RTSP stream by GStreamer's RTSP server
   command -v ffmpeg >/dev/null || missing+=(ffmpeg)
+  command -v systemd-analyze >/dev/null || missing+=(systemd)  # checks the unit install-service writes
   /usr/bin/python3 -c "import gi; gi.require_version('GstRtspServer', '1.0')" 2>/dev/null ||
     missing+=(python3-gi python3-gst-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good)
   if [ ${#missing[@]} -gt 0 ]; then

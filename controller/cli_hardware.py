@@ -189,21 +189,14 @@ class _Both:
 
 def _set_pin_factory(name: str) -> None:
     from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
 
-    modules = {
-        "mock": ("gpiozero.pins.mock", "MockFactory"),
-        "native": ("gpiozero.pins.native", "NativeFactory"),
-        "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
-        "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
-        "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
-    }
-    module, cls = modules[name]
+    from controller.panels import PanelError, _real_factory
+
     try:
-        import importlib
-
-        Device.pin_factory = getattr(importlib.import_module(module), cls)()
-    except Exception as e:  # the pin library is missing or this is not a Pi
-        raise _fail(f"buttons.pin_factory {name!r} cannot be used here: {e}") from None
+        Device.pin_factory = MockFactory() if name == "mock" else _real_factory(name)
+    except PanelError as e:  # the pin library is missing or this is not a Pi: what to do about it
+        raise _fail(str(e)) from None
 
 
 def _ask(question: str) -> bool:

@@ -144,6 +144,8 @@ def _real_factory(name: str) -> Any:
 
         return PiGPIOFactory()
     except Exception as e:  # no GPIO on this machine, or the library is missing
-        raise PanelError(
-            f"buttons.pin_factory {name!r} cannot be used here ({e}); use 'mock' off a Raspberry Pi"
-        ) from None
+        from hardware.pi import install_advice
+
+        package = {"lgpio": "python3-lgpio", "rpigpio": "python3-rpi-lgpio", "pigpio": "python3-pigpio"}
+        advice = install_advice(package.get(name, "python3-lgpio"), elsewhere="use pin_factory = 'mock'")
+        raise PanelError(f"buttons.pin_factory {name!r} cannot be used here ({e}); {advice}") from None

@@ -316,9 +316,13 @@ class PicameraSource(_SourceBase):
         try:
             from picamera2 import Picamera2  # only importable on a Pi
         except ImportError as e:
+            from hardware.pi import install_advice
+
+            advice = install_advice(
+                "python3-picamera2", elsewhere="use 'v4l2:0', a network camera or 'recorded:DIR'"
+            )
             raise FrameSourceError(
-                f"camera 'picam': picamera2 is not installed or not usable here ({e}); "
-                "on a Raspberry Pi install python3-picamera2, elsewhere use 'v4l2:0' or 'recorded:DIR'"
+                f"camera 'picam': picamera2 does not import here ({e}); {advice}"
             ) from None
         self.name = "picam"
         self._clock = clock
