@@ -209,6 +209,7 @@ class NumberedReader:
         verify: bool | None = None,
         value_head: bool | Path = False,
         numeral_turns: int = 4,
+        ocr: bool = False,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -277,6 +278,13 @@ class NumberedReader:
         self.sure_peak = sure_peak
         self.weak_floor = weak_floor
         self.die_floor = die_floor
+        # issue 29 (opt-in): d10, d10p and d20 values from the OCR head (vision/numbered/ocr.py), its
+        # confidence the kind floor's too (the classifier's value probability is not the value's)
+        self.ocr = None
+        if ocr:
+            from vision.numbered.ocr import OcrHead
+
+            self.ocr, self.die_floor = OcrHead(), 0.0
         self.reject_threshold = reject_threshold
         self.turns = turns
         self.refine_dice = refine
@@ -608,7 +616,12 @@ class NumberedReader:
         crops = self.crops(image, found)
         probs = self.numeral_values(image, found, self.classify(crops), kinds)
         matches = self.learnt_matches(crops, learnt) if learnt is not None else None
-        return self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
+        got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
+        if self.ocr is not None:
+            from vision.numbered.ocr import reread
+
+            got = reread(self, self.ocr, image, got, kinds)[0]
+        return got
 
     def readings(
         self,

@@ -1,0 +1,220 @@
+"""The OCR value head (issue 29, vision/numbered/ocr.py): PP-OCRv6's recogniser from the rapidocr wheel
+run on the project's runtime, its CTC scoring of the legal values, and real close-ups it reads."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from training.numbered.real import default_root
+from vision.numbered.ocr import (
+    CALIBRATION,
+    MARKS,
+    REC_FILE,
+    VALUES,
+    OcrHead,
+    _labels,
+    confidence,
+    ctc_scores,
+    numeral,
+    onnx_metadata,
+    rapidocr_models,
+    reread,
+)
+from vision.numbered.reader import NumberedReader
+from vision.reading import DieReading, box_quad
+
+REAL = default_root()
+needs_real = pytest.mark.skipif(
+    not (REAL / "d20_imac1844" / "labels.csv").is_file(),
+    reason=f"the shared real photos are not at {REAL} (d20_imac1844/): ../shared is absent",
+)
+
+
+@pytest.fixture(scope="module")
+def head() -> OcrHead:
+    return OcrHead()
+
+
+def _brute(steps: np.ndarray, label: list[int]) -> float:
+    """P(the CTC collapse of a path is `label`), summed over every path (tiny T and K only)."""
+    t_n, k = steps.shape
+    total = 0.0
+    for path in itertools.product(range(k), repeat=t_n):
+        out: list[int] = []
+        prev = -1
+        for c in path:
+            if c != prev and c != 0:
+                out.append(c)
+            prev = c
+        if out == label:
+            total += math.prod(steps[t, c] for t, c in enumerate(path))
+    return total
+
+
+def test_ctc_scores_are_the_exact_path_sums() -> None:
+    rng = np.random.default_rng(3)
+    steps = rng.dirichlet(np.ones(15) * 0.3, size=(2, 5))  # 2 turns, 5 steps, 15 columns
+    labels, lengths, owner = _labels("d20")
+    got = ctc_scores(steps, labels, lengths, owner)
+    assert got.shape == (2, 20)
+    for turn in range(2):
+        for j, v in enumerate(VALUES["d20"]):
+            digits = [1 + int(c) for c in str(v)]
+            want = _brute(steps[turn], digits)
+            if v in (6, 9):  # with each mark after it too
+                want += sum(_brute(steps[turn], [*digits, 11 + m]) for m in range(len(MARKS)))
+            assert got[turn, j] == pytest.approx(want, rel=1e-9, abs=1e-15), (turn, v)
+
+
+def test_a_repeated_digit_needs_a_blank_between() -> None:
+    # three steps reading "1", "1", "1" without a blank collapse to "1", never to "11"
+    steps = np.zeros((1, 3, 15))
+    steps[0, :, 2] = 1.0  # column 2: the digit 1
+    s = ctc_scores(steps, *_labels("d20"))[0]
+    assert s[VALUES["d20"].index(1)] == pytest.approx(1.0)
+    assert s[VALUES["d20"].index(11)] == 0.0
+    steps[0, 1] = 0.0
+    steps[0, 1, 0] = 1.0  # "1", blank, "1" is 11
+    s = ctc_scores(steps, *_labels("d20"))[0]
+    assert s[VALUES["d20"].index(11)] == pytest.approx(1.0)
+
+
+def test_numerals_as_written() -> None:
+    assert [numeral("d10p", v) for v in VALUES["d10p"][:3]] == ["00", "10", "20"]
+    assert numeral("d10", 0) == "0" and numeral("d20", 20) == "20"
+    _, _, owner = _labels("d10")
+    # d10: ten values, the 6 and the 9 spelt four ways each (bare and with each mark)
+    assert len(owner) == 10 + 2 * len(MARKS)
+
+
+def test_the_recogniser_ships_in_the_rapidocr_wheel() -> None:
+    path = rapidocr_models() / REC_FILE
+    assert path.is_file()
+    chars = onnx_metadata(path)["character"].splitlines()
+    assert all(str(d) in chars for d in range(10))
+
+
+def test_bad_input_is_named(tmp_path: Path, head: OcrHead) -> None:
+    with pytest.raises(ValueError, match="kind 'd8' has no numerals"):
+        head.read(np.zeros((64, 64, 3), np.uint8), [((32.0, 32.0), 40.0, "d8")])
+    with pytest.raises(FileNotFoundError, match=r"nope\.onnx is missing"):
+        OcrHead(rec=tmp_path / "nope.onnx")
+    with pytest.raises(ValueError, match="ocr angles"):
+        OcrHead(angles=0)
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x0f\x00")
+    with pytest.raises(ValueError, match="not an ONNX model"):
+        OcrHead(rec=bad)
+    assert head.read(np.zeros((64, 64, 3), np.uint8), []) == []
+
+
+def _drawn(text: str, angle: float) -> np.ndarray:
+    """A light face with a dark numeral `text` turned by `angle` degrees, 200 x 200 px."""
+    img = np.full((200, 200, 3), 215, np.uint8)
+    cv2.putText(
+        img, text, (70 if len(text) == 2 else 85, 118), cv2.FONT_HERSHEY_SIMPLEX, 1.4, (30, 30, 30), 4
+    )
+    m = cv2.getRotationMatrix2D((100, 100), angle, 1.0)
+    return cv2.warpAffine(img, m, (200, 200), borderMode=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize(("text", "angle"), [("17", 0.0), ("17", 130.0), ("4", 250.0), ("12", 75.0)])
+def test_a_numeral_at_any_angle_is_read(head: OcrHead, text: str, angle: float) -> None:
+    (got,) = head.read(_drawn(text, angle), [((100.0, 100.0), 200.0, "d20")])
+    assert got.value == int(text)
+    assert len(got.evidence) == 20 and max(got.evidence) == got.evidence[VALUES["d20"].index(int(text))]
+
+
+def test_the_legal_values_constrain_the_reading(head: OcrHead) -> None:
+    # "17" on a d10 is no legal value: the head reads a legal one, and is not sure of it
+    (got,) = head.read(_drawn("17", 0.0), [((100.0, 100.0), 200.0, "d10")])
+    assert got.value in VALUES["d10"] and got.kind == "d10"
+    (d20,) = head.read(_drawn("17", 0.0), [((100.0, 100.0), 200.0, "d20")])
+    assert max(got.evidence) < 0.5 < max(d20.evidence)
+    assert got.confidence < min(0.8, d20.confidence)
+
+
+def test_a_blank_face_is_asked(head: OcrHead) -> None:
+    (got,) = head.read(np.full((200, 200, 3), 200, np.uint8), [((100.0, 100.0), 200.0, "d20")])
+    assert got.confidence < 0.8
+    assert max(got.evidence) < 0.5
+
+
+def test_a_six_without_its_mark_is_never_sure_against_a_nine(head: OcrHead) -> None:
+    # drawn without the bar or dot, a 6 reads as a 9 half a turn away: the reading must be asked
+    (got,) = head.read(_drawn("6", 0.0), [((100.0, 100.0), 200.0, "d20")])
+    assert got.value in (6, 9)
+    assert got.confidence < 0.8
+
+
+def test_the_confidence_grows_with_the_evidence() -> None:
+    lo = confidence((0.3, math.log(0.3), 0.5, 0.25), CALIBRATION)
+    hi = confidence((0.99, math.log(0.99), 0.01, 0.9), CALIBRATION)
+    assert 0.0 <= lo < hi <= 1.0
+
+
+@needs_real
+def test_real_d20_close_ups_are_read(head: OcrHead) -> None:
+    """d20_imac1844's green d20, every face once, top-down close-ups: the head reads most faces right
+    from the die's centre, and no face it reads wrong is sure."""
+    rows = list(csv.DictReader((REAL / "d20_imac1844" / "labels.csv").open(encoding="utf-8")))
+    right = wrong_sure = 0
+    d20 = [r for r in rows if r["kind"] == "d20"]
+    for r in d20:
+        img = cv2.imread(str(REAL / "d20_imac1844" / r["file"]))
+        assert img is not None, r["file"]
+        h, w = img.shape[:2]
+        # the crop: the middle 0.4 of the photo (the die fills most of it; its top face is the middle)
+        (got,) = head.read(img, [((w / 2, h / 2), 0.4 * w / head.share, "d20")])
+        right += got.value == int(r["face"])
+        wrong_sure += got.value != int(r["face"]) and got.confidence >= 0.8
+    assert right >= 16, f"{right} of {len(d20)} read right"
+    assert wrong_sure == 0
+
+
+def test_reread_takes_the_heads_value_for_its_kinds_only(reader: NumberedReader, head: OcrHead) -> None:
+    img = _drawn("17", 40.0)
+    quad = box_quad((100.0, 100.0), 200.0, 200.0)
+    d20 = DieReading(kind="d20", value=3, center=(100.0, 100.0), quad=quad, confidence=0.1, colour="white")
+    d6 = replace(d20, kind="d6", value=2, confidence=0.95)
+    out, values = reread(reader, head, img, [d20, d6], kinds=("d6", "d20"))
+    assert out[0].value == 17 and values[0] is not None and values[0].value == 17
+    # more than one kind at the table: the head's confidence times the classifier's share of the kind
+    assert out[0].confidence <= values[0].confidence
+    assert out[1] == d6 and values[1] is None
+    only, _ = reread(reader, head, img, [d20], kinds=("d20",))
+    assert only[0].value == 17 and only[0].confidence == values[0].confidence
+
+
+@needs_real
+def test_the_reader_reads_values_with_the_head_when_asked() -> None:
+    """`NumberedReader(ocr=True)` on held-out d20_lurig frames at the table's scale (d20_top, one frame
+    of each of six faces), told the table's dice are d20s: the die is found and read by the head;
+    most values right, none wrong at the asking threshold."""
+    from training.numbered.real import at_table, load_lurig
+
+    lurig = [x for x in load_lurig(REAL) if x.group == "d20_top"]
+    picked = {x.face: x for x in reversed(lurig)}
+    sample = [picked[f] for f in sorted(picked)][:6]
+    ocr_reader = NumberedReader(ocr=True)
+    right = wrong_sure = 0
+    for x in sample:
+        img = cv2.imread(str(x.path))
+        assert img is not None, x.path
+        frame = at_table(img)
+        got = ocr_reader.read(frame, kinds=("d20",))
+        c = (frame.shape[1] / 2, frame.shape[0] / 2)
+        die = min(got, key=lambda r: math.dist(r.center, c))
+        assert math.dist(die.center, c) < 60, f"{x.path.name}: no die near the middle"
+        right += die.value == x.face
+        wrong_sure += die.value != x.face and die.confidence >= 0.8
+    assert right >= 4, f"{right} of {len(sample)} right"
+    assert wrong_sure == 0

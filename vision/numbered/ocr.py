@@ -1,0 +1,340 @@
+"""The OCR value head (issue 29): a numbered die's value read by a text recogniser trained on real
+images, never on the project's renders.
+
+The recogniser is PP-OCRv6's small text-line model (`PP-OCRv6_rec_small.onnx`, CTC over 18,708
+characters), the ONNX file the `rapidocr` 3.x wheel ships in its `models` folder; it runs here on the
+project's own runtime (vision.runtime.Model, onnxruntime on one thread), with rapidocr's code unused.
+
+A die's top face, found by the numbered reader (its centre and size), is cut square (`share` of the
+die's box) at `angles` evenly spaced turns (12: every 30 degrees, so a d20's 120-degree triangle
+turns and the quarter turns are among them, and a numeral at any angle is within 15 degrees of one),
+each `SIDE` x `SIDE` pixels; the recogniser reads them all in one batch.  Each turn's per-step
+probabilities are kept for the blank, the ten digits and the marks under a 6 or a 9 (`.`, `,`,
+`_`); everything else the recogniser could read (letters, other symbols) counts against every value.
+For each legal value of the die's kind (d6 1-6, d10 0-9, d10p 00-90, d20 1-20) the exact CTC
+probability that the recogniser reads that numeral (a 6 or 9 with or without its mark) is summed
+over the ways to align it (`ctc_scores`); a value's evidence is its best turn's probability.
+
+The value is the value with the most evidence.  Its confidence is calibrated (`CALIBRATION`, a
+logistic fit on the TRAIN split of the real photos, `benchmarks/vision_numbered_ocr.py --fit`): the
+probability that a reading with these features is right, so a reading at or above the table's
+asking threshold is scored unasked and everything else is asked.  A 6 read upside down is a 9:
+without its mark the two have the same evidence and the reading is asked.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.numbered.crop import MARGIN, crop_die
+from vision.numbered.labels import KIND_SLICES, KINDS
+from vision.reading import DieReading
+from vision.runtime import Model
+
+REC_FILE = "PP-OCRv6_rec_small.onnx"
+SIDE = 48  # the recogniser's input height (fixed by the net); the crops are square
+ANGLES = 12  # turns read per die, evenly spaced
+SHARE = 0.3  # crop side / the reader's die box side (the reader's classifier crop is 0.65)
+MARKS = "._,"  # the mark that tells a 6 from a 9 (dot or bar), read after the numeral
+#: the legal values of each numbered kind, as their numerals are written on the die
+VALUES: dict[str, tuple[int, ...]] = {
+    "d6": tuple(range(1, 7)),
+    "d10": tuple(range(10)),
+    "d10p": tuple(range(0, 100, 10)),
+    "d20": tuple(range(1, 21)),
+}
+#: logistic calibration of the confidence: weights of (1, top evidence, log top evidence,
+#: runner-up / top evidence, share of turns agreeing); fitted by benchmarks/vision_numbered_ocr.py --fit
+#: on the TRAIN split (d20_lurig's d20_color and d20_off-angle set-ups at the table's scale), wrong
+#: readings weighted 24: the least weight under which no train reading is wrong at >= 0.8
+CALIBRATION: tuple[float, ...] = (-2.049, -1.533, 2.487, -0.899, 5.582)
+
+
+def numeral(kind: str, value: int) -> str:
+    """How `value` is written on a die of `kind` (a percentile d10's 0 is "00")."""
+    return f"{value:02d}" if kind == "d10p" else str(value)
+
+
+def rapidocr_models() -> Path:
+    """The `models` folder of the installed rapidocr wheel (found without importing rapidocr)."""
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "ocr head: the rapidocr package is not installed (expected rapidocr 3.x, which ships "
+            f"{REC_FILE}): pip install 'rapidocr>=3,<4'"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "models"
+
+
+def onnx_metadata(path: Path) -> dict[str, str]:
+    """An ONNX file's metadata_props (ModelProto field 14), read from its protobuf without onnx."""
+    data = path.read_bytes()
+    out: dict[str, str] = {}
+
+    def varint(i: int) -> tuple[int, int]:
+        shift = n = 0
+        while True:
+            b = data[i]
+            n |= (b & 0x7F) << shift
+            i += 1
+            if b < 0x80:
+                return n, i
+            shift += 7
+
+    def fields(lo: int, hi: int) -> list[tuple[int, int, int]]:
+        """(field number, start, end) of the length-delimited fields in data[lo:hi]."""
+        got, i = [], lo
+        while i < hi:
+            key, i = varint(i)
+            wire = key & 7
+            if wire == 0:
+                _, i = varint(i)
+            elif wire == 1:
+                i += 8
+            elif wire == 5:
+                i += 4
+            elif wire == 2:
+                n, i = varint(i)
+                got.append((key >> 3, i, i + n))
+                i += n
+            else:
+                raise ValueError(f"{path}: not an ONNX model (protobuf wire type {wire})")
+        return got
+
+    for num, lo, hi in fields(0, len(data)):
+        if num == 14:
+            kv = {k: data[a:b].decode("utf-8") for k, a, b in fields(lo, hi)}
+            out[kv.get(1, "")] = kv.get(2, "")
+    return out
+
+
+@dataclass(frozen=True)
+class OcrValue:
+    """The head's reading of one die: its value, the calibrated confidence, and each legal value's
+    evidence (`VALUES[kind]` order)."""
+
+    kind: str
+    value: int
+    confidence: float
+    evidence: tuple[float, ...]
+    features: tuple[float, ...]
+
+
+class OcrHead:
+    """PP-OCRv6's recogniser over a die's top face at `angles` turns (see the module's docstring).
+
+    `rec`: the recogniser's ONNX file (default: the rapidocr wheel's); `calibration`: the logistic
+    weights of the confidence (CALIBRATION)."""
+
+    def __init__(
+        self,
+        rec: Path | None = None,
+        angles: int = ANGLES,
+        share: float = SHARE,
+        calibration: tuple[float, ...] = CALIBRATION,
+    ) -> None:
+        if not 1 <= angles <= 72:
+            raise ValueError(f"ocr angles: expected 1 to 72 turns a die, got {angles!r}")
+        if not 0.05 <= share <= 1.5:
+            raise ValueError(f"ocr share: expected 0.05 to 1.5 of the die's box, got {share!r}")
+        if len(calibration) != 5:
+            raise ValueError(f"ocr calibration: expected 5 weights, got {len(calibration)}")
+        path = rec or rapidocr_models() / REC_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"ocr head: {path} is missing (expected PP-OCR's recogniser ONNX file)")
+        chars = onnx_metadata(path).get("character", "").splitlines()
+        want = [str(d) for d in range(10)] + list(MARKS)
+        missing = [c for c in want if c not in chars]
+        if missing:
+            raise ValueError(f"{path}: its character list lacks {missing} (expected a PP-OCR recogniser)")
+        # the net's classes: 0 the CTC blank, then the character list in order
+        self._cols = np.array([0] + [1 + chars.index(c) for c in want], np.int64)
+        self._net = Model(path)
+        self.file = path.name
+        self.angles = angles
+        self.share = share
+        self.calibration = tuple(float(w) for w in calibration)
+        self._labels = {kind: _labels(kind) for kind in VALUES}
+
+    def crops(self, image: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
+        """The `angles` turned SIDE x SIDE crops of the square of `side` * share round `center`."""
+        f = SIDE / max(1.0, side * self.share)
+        out = np.empty((self.angles, SIDE, SIDE, 3), np.uint8)
+        for k in range(self.angles):
+            a = 2 * math.pi * k / self.angles
+            c, s = math.cos(a) * f, math.sin(a) * f
+            m = np.array([[c, s, 0.0], [-s, c, 0.0]])
+            m[:, 2] = SIDE / 2 - m[:, :2] @ np.asarray(center, np.float64)
+            out[k] = cv2.warpAffine(
+                image, m, (SIDE, SIDE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            )
+        return out
+
+    def steps(self, crops: np.ndarray) -> np.ndarray:
+        """N x T x 15 per-step probabilities (blank, 0-9, the marks, anything else) of N crops."""
+        x = np.empty((len(crops), 3, SIDE, SIDE), np.float32)
+        np.multiply(crops.transpose(0, 3, 1, 2), np.float32(2 / 255), out=x, casting="unsafe")
+        x -= 1.0
+        p = self._net(x)
+        kept = p[:, :, self._cols]
+        rest = np.clip(1.0 - kept.sum(2, keepdims=True), 0.0, 1.0)
+        return np.concatenate([kept, rest], 2)
+
+    def read(self, image: np.ndarray, dice: list[tuple[tuple[float, float], float, str]]) -> list[OcrValue]:
+        """Each die of `dice` (top face centre, the die's box side in pixels, its kind) read from a BGR
+        uint8 frame, all dice in one batch."""
+        for _, _, kind in dice:
+            if kind not in VALUES:
+                raise ValueError(
+                    f"ocr head: kind {kind!r} has no numerals (expected one of {sorted(VALUES)})"
+                )
+        if not dice:
+            return []
+        crops = np.concatenate([self.crops(image, c, s) for c, s, _ in dice])
+        steps = self.steps(crops).reshape(len(dice), self.angles, -1, len(self._cols) + 1)
+        return [self.value(kind, st) for (_, _, kind), st in zip(dice, steps, strict=True)]
+
+    def value(self, kind: str, steps: np.ndarray) -> OcrValue:
+        """A die's reading from its turns' per-step probabilities (angles x T x 15)."""
+        s = ctc_scores(steps, *self._labels[kind])  # angles x values
+        evidence = s.max(0)
+        order = np.argsort(-evidence)
+        top, second = float(evidence[order[0]]), float(evidence[order[1]])
+        agree = float(np.mean(s.argmax(1) == order[0]))
+        feats = (top, math.log(top + 1e-6), second / (top + 1e-9), agree)
+        return OcrValue(
+            kind,
+            VALUES[kind][int(order[0])],
+            confidence(feats, self.calibration),
+            tuple(float(e) for e in evidence),
+            feats,
+        )
+
+
+def confidence(features: tuple[float, ...], weights: tuple[float, ...]) -> float:
+    """The logistic calibration: P(right) of a reading with these features."""
+    z = weights[0] + sum(w * f for w, f in zip(weights[1:], features, strict=True))
+    return float(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))))
+
+
+def _labels(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CTC label rows of `kind`'s numerals (blank-interleaved, padded), each row's length, and
+    which value each row spells (a 6 or 9 has a row with each mark too).  Columns of the per-step
+    probabilities: 0 blank, 1-10 the digits, 11.. the marks."""
+    rows: list[list[int]] = []
+    owner: list[int] = []
+    for j, v in enumerate(VALUES[kind]):
+        digits = [1 + int(ch) for ch in numeral(kind, v)]
+        spellings = [digits]
+        if v in (6, 9):
+            spellings += [[*digits, 11 + m] for m in range(len(MARKS))]
+        for sp in spellings:
+            lab = [0]
+            for c in sp:
+                lab += [c, 0]
+            rows.append(lab)
+            owner.append(j)
+    width = max(len(r) for r in rows)
+    labels = np.array([r + [0] * (width - len(r)) for r in rows], np.int64)
+    return labels, np.array([len(r) for r in rows], np.int64), np.array(owner, np.int64)
+
+
+def ctc_scores(steps: np.ndarray, labels: np.ndarray, lengths: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """angles x values: the CTC probability that each turn's per-step probabilities (angles x T x K)
+    read each value (the sum over its spellings), by the forward algorithm over every turn and
+    spelling at once."""
+    a_n, t_n, _ = steps.shape
+    r_n, width = labels.shape
+    emit = steps[:, :, labels]  # angles x T x rows x width
+    idx = np.arange(width)
+    valid = idx[None, :] < lengths[:, None]
+    prev2 = np.zeros((r_n, width), bool)
+    prev2[:, 2:] = (labels[:, 2:] != 0) & (labels[:, 2:] != labels[:, :-2])
+    alpha = np.zeros((a_n, r_n, width))
+    alpha[:, :, 0] = emit[:, 0, :, 0]
+    alpha[:, :, 1] = emit[:, 0, :, 1]
+    for t in range(1, t_n):
+        b = alpha.copy()
+        b[:, :, 1:] += alpha[:, :, :-1]
+        b[:, :, 2:] += np.where(prev2[:, 2:], alpha[:, :, :-2], 0.0)
+        alpha = b * emit[:, t] * valid
+    end = np.take_along_axis(alpha, (lengths - 1)[None, :, None].repeat(a_n, 0), 2)[:, :, 0]
+    end += np.take_along_axis(alpha, (lengths - 2)[None, :, None].repeat(a_n, 0), 2)[:, :, 0]
+    onehot = owner[:, None] == np.arange(int(owner.max()) + 1)[None, :]  # spellings x values
+    return np.asarray(end @ onehot, np.float64)
+
+
+#: the kinds the head re-reads by default: a d6 is a pip die unless the table says its d6 are numerals
+OCR_KINDS = ("d10", "d10p", "d20")
+
+
+class Classifier(Protocol):
+    """What `reread` needs of the numbered reader: its classifier and the side of its input."""
+
+    crop_side: int
+
+    def classify(self, crops: list[np.ndarray]) -> np.ndarray: ...
+
+
+def _cut(image: np.ndarray, center: tuple[float, float], side: float, out: int) -> np.ndarray:
+    """The classifier's crop round `center` (as the reader cuts it), from the few pixels round it."""
+    r = int(side * 0.75) + 4
+    x0, y0 = max(0, int(center[0]) - r), max(0, int(center[1]) - r)
+    roi = image[y0 : max(0, int(center[1]) + r + 1), x0 : max(0, int(center[0]) + r + 1)]
+    if roi.size == 0:
+        roi, x0, y0 = image, 0, 0
+    return crop_die([roi], (center[0] - x0, center[1] - y0), side, out=out)
+
+
+def reread(
+    reader: Classifier,
+    head: OcrHead,
+    image: np.ndarray,
+    readings: list[DieReading],
+    kinds: tuple[str, ...] = KINDS,
+    ocr_kinds: tuple[str, ...] = OCR_KINDS,
+) -> tuple[list[DieReading], list[OcrValue | None]]:
+    """The numbered reader's `readings` of a BGR uint8 frame (as `reader.read(image, kinds=kinds)`
+    gives them) with each die of `ocr_kinds` re-read by the head: its value is the head's.  Its
+    confidence is the head's, times the classifier's share of the die's kind among `kinds` when the
+    table reads more than one kind (a die whose kind is in doubt is asked, whatever its numeral).
+    A die a learnt set read (a LearntReading) keeps its learnt face.  Also each reading's OcrValue
+    (None where the head did not read it).  `NumberedReader(ocr=True)` reads this way."""
+    idx = [
+        i
+        for i, r in enumerate(readings)
+        if r.kind in ocr_kinds and r.kind in VALUES and getattr(r, "dice_set", None) is None
+    ]
+    out: list[DieReading] = list(readings)
+    values: list[OcrValue | None] = [None] * len(readings)
+    if not idx:
+        return out, values
+    sides = []
+    for i in idx:
+        q = np.asarray(readings[i].quad, np.float64)
+        sides.append(float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]))))
+    kind_share = [1.0] * len(idx)
+    live = [k for k in kinds if k in KIND_SLICES]
+    if len(live) > 1:
+        crops = [
+            _cut(image, readings[i].center, side * MARGIN, reader.crop_side)
+            for i, side in zip(idx, sides, strict=True)
+        ]
+        probs = reader.classify(crops)
+        for n, (i, p) in enumerate(zip(idx, probs, strict=True)):
+            total = sum(float(p[KIND_SLICES[k]].sum()) for k in live)
+            kind_share[n] = float(p[KIND_SLICES[readings[i].kind]].sum()) / max(total, 1e-9)
+    got = head.read(
+        image, [(readings[i].center, side, readings[i].kind) for i, side in zip(idx, sides, strict=True)]
+    )
+    for i, v, share in zip(idx, got, kind_share, strict=True):
+        out[i] = replace(readings[i], value=v.value, confidence=v.confidence * share)
+        values[i] = v
+    return out, values
