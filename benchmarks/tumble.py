@@ -1,6 +1,7 @@
 """The tumble check on held-out recorded throws: how many placed or slid throws it flags, how many real ones.
 
-    python benchmarks/tumble.py [--seed 2026] [--thrown 200] [--faked 100] [--out FILE.md] [--vs REV]
+    nice -n 10 .venv/bin/python -m benchmarks.tumble [--seed 2026] [--thrown 200] [--faked 100]
+        [--out FILE.md] [--keep DIR] [--no-demos] [--vs REV] [--smoke]
 
 Makes two drawn sessions with ``tools/sessions/make_throws.py`` and a seed that
 neither the committed fixture (22) nor the tuning of the thresholds (5) used:
@@ -16,43 +17,42 @@ table flags (``--no-demos`` leaves them out).
 ``--vs REV`` judges every throw a second time, in the same run, with ``vision/tumble.py`` as it
 was at the git revision ``REV`` (e.g. ``--vs main``), and adds both check's flags, their
 agreement throw by throw, and both times.  Times are one core's: OpenCV and the BLAS are held to
-one thread, and each judgement is timed by the thread's CPU clock (what the check costs, whatever
-else the machine runs) and by the wall clock.
+one thread, and each judgement is timed by the process's CPU clock (what the check costs, whatever
+else the machine runs) and by the wall clock.  ``--smoke``: one real, one placed and one slid
+throw, no demos, no results file unless ``--out`` names one.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
-import json
-import math
 import os
-import platform
-import subprocess
-import sys
-import tempfile
-import time
-from collections import Counter
-from pathlib import Path
-from typing import Any
 
 # one core: set before numpy loads its BLAS
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools" / "sessions"))
+import argparse  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import cv2  # noqa: E402
-from make_throws import make  # noqa: E402
 
+from benchmarks.harness import RESULTS, ROOT, add_smoke, run_header, timed, write  # noqa: E402
 from controller.live import SETTLE_S  # noqa: E402
 from hardware.frames import RecordedSource  # noqa: E402
+from tools.sessions.make_throws import make  # noqa: E402
 from vision.motion import MotionGate, RollState  # noqa: E402
 from vision.tumble import DieBox, ThrowRecorder  # noqa: E402
 
-DEFAULT_OUT = ROOT / "benchmarks" / "results" / "tumble.md"
+DEFAULT_OUT = RESULTS / "tumble.md"
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -85,13 +85,6 @@ def tumble_at(rev: str) -> Any:
     return module
 
 
-def _timed(judge: Any, *args: Any) -> tuple[Any, float, float]:
-    """The verdict, and the milliseconds it took: the thread's CPU time and the wall clock."""
-    wall, cpu = time.perf_counter(), time.thread_time()
-    verdict = judge(*args)
-    return verdict, (time.thread_time() - cpu) * 1000, (time.perf_counter() - wall) * 1000
-
-
 def judge_session(folder: Path, vs: Any = None) -> list[dict[str, Any]]:
     """Every settled throw of the session: its true kind, whether it was flagged, the verdicts (and,
     with ``vs``, another ``vision.tumble`` module, its verdicts on the same frames)."""
@@ -108,7 +101,7 @@ def judge_session(folder: Path, vs: Any = None) -> list[dict[str, Any]]:
                 if abs(th["t_rest"] - upd.t_rest) > 0.35:
                     raise SystemExit(f"{folder}: the gate settled at t={upd.t_rest}, no throw rests then")
                 boxes = [DieBox(d["center"][0], d["center"][1], d["side"]) for d in th["dice"]]
-                verdict, cpu, wall = _timed(rec.judge, frame.image_bgr, boxes)
+                verdict, wall, cpu = timed(rec.judge, frame.image_bgr, boxes)
                 row = {
                     "kind": th["kind"],
                     "flagged": verdict.flagged,
@@ -119,7 +112,7 @@ def judge_session(folder: Path, vs: Any = None) -> list[dict[str, Any]]:
                 }
                 if other is not None:
                     theirs = [vs.DieBox(b.x, b.y, b.side) for b in boxes]
-                    v, cpu, wall = _timed(other.judge, frame.image_bgr, theirs)
+                    v, wall, cpu = timed(other.judge, frame.image_bgr, theirs)
                     row["vs"] = {"flagged": v.flagged, "verdicts": [d.verdict for d in v.dice], "ms": cpu}
                     row["vs"]["wall_ms"] = wall
                 out.append(row)
@@ -189,18 +182,9 @@ def report(
     lines = [
         "# Tumble check: throws that did not tumble (issue 22, item 4)",
         "",
-        "Command (from the repo root; "
-        + (f"making the sessions took {made_s / 60:.0f} min and " if made_s >= 1 else "")
-        + f"judging them {judged_s / 60:.0f} min on this 2-core machine, shared; "
-        "`--keep DIR` keeps the sessions and uses them again):",
-        "",
-        "```",
-        f"PYTHONPATH=$PWD python benchmarks/tumble.py --seed {args.seed} --thrown {args.thrown} "
-        f"--faked {args.faked}"
-        + ("" if args.demos else " --no-demos")
-        + (f" --vs {args.vs}" if args.vs else "")
-        + ("" if args.out == DEFAULT_OUT else f" --out {args.out}"),
-        "```",
+        run_header(),
+        (f"Making the sessions took {made_s / 60:.0f} min and " if made_s >= 1 else "")
+        + f"judging them {judged_s / 60:.0f} min (`--keep DIR` keeps the sessions and uses them again).",
         "",
         f"Held-out set: drawn sessions made by `tools/sessions/make_throws.py` with seed {args.seed} "
         "(real throws)"
@@ -322,13 +306,20 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--thrown", type=int, default=200, help="real throws")
     ap.add_argument("--faked", type=int, default=100, help="placed and slid throws, in turn")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument(
+        "--out", type=Path, default=None, help=f"the report (default {DEFAULT_OUT.name} in results)"
+    )
     ap.add_argument("--keep", type=Path, default=None, help="make the sessions here and keep them")
     ap.add_argument("--no-demos", dest="demos", action="store_false", help="leave out the demo sessions")
     ap.add_argument(
         "--vs", default=None, help="judge every throw again with vision/tumble.py at this git revision"
     )
+    add_smoke(ap)
     args = ap.parse_args()
+    if args.smoke:
+        args.thrown, args.faked, args.demos = 1, 2, False
+    elif args.out is None:
+        args.out = DEFAULT_OUT
     cv2.setNumThreads(1)  # one core
     vs = tumble_at(args.vs) if args.vs else None
     with tempfile.TemporaryDirectory() as tmp:
@@ -346,9 +337,7 @@ def main() -> None:
         rows = judge_session(real, vs) + judge_session(faked, vs)
         judged = time.perf_counter() - started
     demos = judge_demos() if args.demos else None
-    text = report(rows, args, made, judged, demos)
-    args.out.write_text(text)
-    print(text)
+    write(report(rows, args, made, judged, demos), args.out)
 
 
 if __name__ == "__main__":
