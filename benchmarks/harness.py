@@ -1,5 +1,6 @@
 """What every benchmark shares: the real sets and the project's renders, matching readings to the
-truth, tallies, timing, Markdown tables, the run header and the smoke mode.
+truth, tallies, timing, Markdown tables, the run header and the smoke mode (the rendered board
+scenes' own truth files and one-to-one matching: ``benchmarks.scenes``).
 
 Benchmarks are modules of the ``benchmarks`` package, run from the repository's root as
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import math
 import os
 import platform
@@ -146,18 +146,6 @@ def truth_of(item: LabelledImage, img: np.ndarray) -> Truth:
     return [(d.box if d.box[2] > d.box[0] else (0.0, 0.0, float(w), float(h)), d.value) for d in item.dice]
 
 
-def load_scenes(split: str, folder: Path = RENDERED) -> list[dict[str, Any]]:
-    """The rendered scenes' truth (``scene_*.json``) of one split ("test", "tune", or "all"), each
-    with ``_dir``: the folder its image is in."""
-    out = []
-    for p in sorted(folder.glob("scene_*.json")):
-        truth = json.loads(p.read_text())
-        if split in ("all", truth["split"]):
-            truth["_dir"] = str(folder)
-            out.append(truth)
-    return out
-
-
 def spaced(items: Sequence[T], limit: int | None) -> list[T]:
     """At most ``limit`` items, evenly spaced from first to last (all of them when ``limit`` is None)."""
     if limit is None or len(items) <= limit:
@@ -185,35 +173,6 @@ def match_boxes(boxes: Sequence[Box], centres: Sequence[Point]) -> list[int | No
         used.add(best)
         out.append(best)
     return out
-
-
-def match_nearest(truth: Sequence[Point], sides: Sequence[float], centres: Sequence[Point]) -> dict[int, int]:
-    """Truth die index -> reading index, one to one: nearest pairs first, each within 0.6 of the
-    die's side (``sides``, px) of the die's centre (the renders' top faces)."""
-    cands = []
-    for i, (c, side) in enumerate(zip(truth, sides, strict=True)):
-        for j, r in enumerate(centres):
-            dist = math.dist(r, c)
-            if dist <= 0.6 * side:
-                cands.append((dist, i, j))
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for _, i, j in sorted(cands):
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
-    return out
-
-
-def match_quads(dice: Sequence[dict[str, Any]], centres: Sequence[Any]) -> dict[int, int]:
-    """A rendered scene's dice (``top_quad_px``) matched to readings' centres, one to one: nearest
-    pairs first, each within 0.6 of the die's top-face side (the square root of its area)."""
-    mids, sides = [], []
-    for d in dice:
-        q = np.asarray(d["top_quad_px"], np.float64)
-        mids.append(tuple(q.mean(axis=0)))
-        sides.append(float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32))))))
-    return match_nearest(mids, sides, [tuple(np.asarray(c, np.float64)) for c in centres])
 
 
 def nearest_centre(

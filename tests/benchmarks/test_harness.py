@@ -5,17 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from benchmarks.harness import (
-    RENDERED,
     Tally,
     command,
-    load_scenes,
     markdown_table,
     match_boxes,
-    match_nearest,
-    match_quads,
     nearest_centre,
     quantile,
     quantile_between,
@@ -31,13 +25,6 @@ def test_match_boxes_takes_the_reading_nearest_the_box_centre_once() -> None:
     # box 0 takes the reading at 5.5 (nearest its centre 5,5); box 1 gets the one left inside it
     assert match_boxes(boxes, centres) == [1, 0]
     assert match_boxes([(0.0, 0.0, 1.0, 1.0)], centres) == [None]
-
-
-def test_match_nearest_pairs_nearest_first_within_the_side() -> None:
-    truth = [(0.0, 0.0), (10.0, 0.0)]
-    got = match_nearest(truth, [10.0, 10.0], [(9.0, 0.0), (1.0, 0.0), (50.0, 0.0)])
-    assert got == {0: 1, 1: 0}
-    assert match_nearest([(0.0, 0.0)], [10.0], [(7.0, 0.0)]) == {}  # 7 > 0.6 * 10
 
 
 def test_nearest_centre_of_a_crop() -> None:
@@ -78,16 +65,3 @@ def test_markdown_table_and_run_header() -> None:
     assert "Machine: " in header and " cores" in header
     assert re.search(r"date: \d{4}-\d\d-\d\d \d\d:\d\d UTC", header)
     assert "-m benchmarks.live --smoke" in header
-
-
-def test_match_quads_is_the_geometry_benchmarks_matching() -> None:
-    # end_to_end, geometry and colours can take theirs from the harness: same pairs, scene by scene
-    from benchmarks.geometry import match as geometry_match
-
-    rng = np.random.default_rng(5)
-    for truth in load_scenes("all", RENDERED)[:20]:
-        quads = [np.asarray(d["top_quad_px"], np.float64) for d in truth["dice"]]
-        centres = [q.mean(axis=0) + rng.normal(0, 6, 2) for q in quads]
-        centres += [rng.uniform(0, 1280, 2) for _ in range(3)]  # readings on no die
-        rng.shuffle(centres)
-        assert match_quads(truth["dice"], centres) == geometry_match(truth["dice"], centres)
