@@ -1,6 +1,7 @@
 """`dicetable` commands of the calibration area (registered by controller.cli).
 
-dicetable board print LAYOUT --out FILE.pdf|png     a printable board at true scale
+dicetable board print LAYOUT --out FILE.pdf|png [--paper a4|a3 [--landscape]]
+                                                      a printable board at true scale (tiled)
 dicetable board check LAYOUT                          validate a layout and summarise it
 dicetable board import FILE.svg --out LAYOUT.toml     a layout file from an SVG drawing
 dicetable calibrate charuco --out FILE.png            the ChArUco sheet to photograph
@@ -69,20 +70,44 @@ def board_print(
     ),
     out: Path = typer.Option(..., "--out", help="Where to write: FILE.png or FILE.pdf."),
     px_per_mm: float = typer.Option(10.0, help="Resolution (10 px/mm = 254 dpi)."),
+    paper: str = typer.Option(
+        "full",
+        "--paper",
+        help="full: the board on one page of its own size; a4, a3: tiled onto sheets at true scale.",
+    ),
+    landscape: bool = typer.Option(False, "--landscape", help="Sheets in landscape (with --paper a4/a3)."),
 ) -> None:
-    """Write a printable board at true scale (print at 100 %, no fit-to-page)."""
-    from calibration.printing import PrintError, print_board
+    """Write a printable board at true scale (print at 100 %, no fit-to-page).
+
+    Every page carries a 100 mm ruler to check the scale. With --paper a4/a3 the sheets are
+    named A1, A2, .. (row letter, column number) and overlap their neighbours: cut along the
+    dashed lines, lay each sheet over its neighbour and glue where the crosshairs meet.
+    """
+    from calibration.printing import PrintError, print_board, tile_sheets
 
     b = _board(layout)
+    paper = paper.lower()
     try:
-        p = print_board(b, out, px_per_mm)
+        files = print_board(b, out, px_per_mm, paper, landscape)
     except PrintError as e:
         raise _fail(str(e)) from None
     except OSError as e:
         raise _fail(f"{out}: cannot write: {e.strerror or e}") from None
     x0, y0, x1, y1 = b.bounds()
     note = " (an EXAMPLE layout)" if b.example else ""
-    typer.echo(f"{p}: board {b.name!r}{note}, {x1 - x0:.0f} x {y1 - y0:.0f} mm, {len(b.markers)} markers")
+    sheets = ""
+    if paper != "full":
+        s = tile_sheets(b, paper, landscape)
+        names = f"{s.tiles[0].name}..{s.tiles[-1].name}"
+        sheets = (
+            f", {len(s.tiles)} {paper.upper()} {'landscape' if landscape else 'portrait'} sheets "
+            f"({s.rows} rows x {s.cols} columns, {names}, overlap {s.overlap:.0f} mm)"
+        )
+    where = str(files[0]) if len(files) == 1 else f"{files[0]} .. {files[-1]}"
+    typer.echo(
+        f"{where}: board {b.name!r}{note}, {x1 - x0:.0f} x {y1 - y0:.0f} mm, {len(b.markers)} markers{sheets}"
+    )
+    typer.echo("print at 100 % / actual size, then check the 100 mm ruler with a rule")
 
 
 @board_app.command("check")

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from calibration.board import load_board
 from calibration.camera import load_calibration, save_calibration
 from calibration.pose import detect_markers
+from calibration.printing import FULL_STRIP_MM
 from controller.cli_calibration import register
 
 runner = CliRunner()
@@ -42,7 +43,7 @@ def test_board_print_png_is_true_scale_with_readable_markers(app: typer.Typer, t
     data = out.read_bytes()
     assert png_ppm(data) == 4000  # 4 px/mm = 4000 px/m: prints at true size
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    assert img.shape[:2] == (297 * 4, 420 * 4)
+    assert img.shape[:2] == ((297 + FULL_STRIP_MM) * 4, 420 * 4)  # the board, then the ruler's strip
     board = load_board("dicetar-wars")
     assert sorted(detect_markers(img, board)) == [m.id for m in board.markers]
 
@@ -56,14 +57,14 @@ def test_board_print_pdf_page_is_the_board_size(app: typer.Typer, tmp_path: Path
     box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", data)
     assert box is not None
     assert float(box.group(1)) == pytest.approx(560 / 25.4 * 72, abs=0.1)
-    assert float(box.group(2)) == pytest.approx(380 / 25.4 * 72, abs=0.1)
+    assert float(box.group(2)) == pytest.approx((380 + FULL_STRIP_MM) / 25.4 * 72, abs=0.1)
     # The image stream holds the whole board, and the cross-reference table points at each object.
     import zlib
 
     head = re.search(rb"/Width (\d+) /Height (\d+) .*?/Length (\d+) >>\nstream\n", data)
     assert head is not None
     w, h, n = (int(v) for v in head.groups())
-    assert (w, h) == (560 * 2, 380 * 2)
+    assert (w, h) == (560 * 2, (380 + FULL_STRIP_MM) * 2)
     assert len(zlib.decompress(data[head.end() : head.end() + n])) == w * h * 3
     xref = int(data.rsplit(b"startxref", 1)[1].split()[0])
     offsets = [int(line[:10]) for line in data[xref:].split(b"\n")[3:8]]
