@@ -40,11 +40,12 @@ AREAS = (
 def check_config(file: Path = typer.Argument(..., help="The table.toml to check.")) -> None:
     """Validate a table.toml as ``run`` will need it (types, the game's options and players through the
     engine, the files it names) and print every problem with its key and what was expected."""
-    from controller.config import ConfigError, config_warnings, load_config, runnable_problems
+    from controller.config import ConfigError, config_warnings, load_config
+    from controller.setup_check import table_problems
 
     try:
         cfg = load_config(file)
-        problems = runnable_problems(cfg)
+        problems = table_problems(cfg)
     except ConfigError as e:
         problems = e.problems
     else:
@@ -166,13 +167,14 @@ def run(
     ),
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
-    from controller.config import ConfigError, config_warnings, load_config, runnable_problems
+    from controller.config import ConfigError, config_warnings, load_config
     from controller.live import run_live
+    from controller.setup_check import table_problems
     from controller.table import TableError
 
     try:
         cfg = load_config(config)
-        problems = [(k, m) for k, m in runnable_problems(cfg) if not (camera and k == "camera")]
+        problems = [(k, m) for k, m in table_problems(cfg) if not (camera and k == "camera")]
         if not camera:
             for key, msg in config_warnings(cfg):
                 err.print(f"warning: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)

@@ -21,13 +21,14 @@ def install_service_cmd(
     import os
 
     from controller.cli_errors import fail
-    from controller.config import ConfigError, data_dir, load_config, runnable_problems
+    from controller.config import ConfigError, data_dir, load_config
     from controller.service import service_user, unit_name, unit_text
+    from controller.setup_check import table_problems
 
     config = config.expanduser().resolve()
     try:
         cfg = load_config(config)
-        problems = runnable_problems(cfg)
+        problems = table_problems(cfg)
         if problems:
             raise ConfigError(str(config), problems)
     except ConfigError as e:

@@ -168,3 +168,27 @@ def test_a_missing_camera_is_a_warning_when_the_demo_plays_the_game(tmp_path: Pa
     )
     res = dicetable("check-config", str(path))
     assert res.returncode == 1 and "camera: missing" in res.stdout, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [
+        ('[camera]\nsource = "v4l2:0"\npalette = "{tmp}/palette.json"\n', "camera.palette"),
+        (
+            '[camera]\nsource = "v4l2:0"\n[vision]\nempty_table_frame = "{tmp}/empty.png"\n',
+            "vision.empty_table_frame",
+        ),
+        ('dice_set = "sets/no-such-set.json"\n[camera]\nsource = "v4l2:0"\n', "table.dice_set"),
+        ('[camera]\nsource = "picamera"\n', "camera.source"),
+    ],
+)
+def test_check_config_opens_every_file_as_run_does(section: str, key: str, tmp_path: Path) -> None:
+    """A broken palette, a text file as the empty-table picture, a missing dice set and a misspelt camera
+    pass the file's types but not ``run`` (issue 34 item 5): check-config refuses them with the key."""
+    (tmp_path / "palette.json").write_text("not json\n", encoding="utf-8")
+    (tmp_path / "empty.png").write_text("hello\n", encoding="utf-8")
+    path = tmp_path / "table.toml"
+    path.write_text('[table]\ngame = "dice-hunter"\n' + section.format(tmp=tmp_path), encoding="utf-8")
+    res = dicetable("check-config", str(path))
+    assert res.returncode == 1 and "Traceback" not in res.stdout + res.stderr
+    assert f"{path}: {key}: " in res.stdout, res.stdout + res.stderr
