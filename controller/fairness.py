@@ -7,7 +7,9 @@ standing ``roll`` or ``throw`` input's ``dice`` list, undone inputs left out.
 Dice that an input shows but that were not rolled again are not counted twice:
 Dice Hunter's kept dice, and the dice DICETAR WARS leaves lying on the board
 between the throws of a half (those two games are replayed to know; see
-:func:`thrown`).
+:func:`thrown`). A game is counted once, whatever log (or logs) it was appended
+to: its identity is what its log holds (:func:`game_identity`), so ``dicetable
+demo`` run twice into one log does not make the recorded dice look loaded.
 
 "After enough rolls" is a sequential rule, so that a fair die that is looked
 at again and again is not flagged by chance sooner or later:
@@ -27,6 +29,7 @@ a die loaded by 5 points on one face.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections import Counter
@@ -221,23 +224,51 @@ def collect(logs: Iterable[Path]) -> list[DieStats]:
     paths = [Path(p) for p in logs]
     stems = [p.stem for p in paths]
     dice: dict[tuple[str, str | None, str], DieStats] = {}
+    seen: set[str] = set()  # games already counted, by identity, across all the logs
     for path in paths:
         # a table is its log's name (a table's log is <table id>.sqlite3); two logs of one name keep apart
         table = path.stem if stems.count(path.stem) == 1 else f"{path.parent.name}/{path.stem}"
         with EventLog(path, read_only=True) as log:  # stats never write (read-only media too)
-            add_log(dice, log, table)
+            add_log(dice, log, table, seen)
     return sorted(dice.values(), key=lambda d: d.key)
 
 
-def add_log(dice: dict[tuple[str, str | None, str], DieStats], log: EventLog, table: str) -> None:
-    """Add every die thrown in every game of one open log to ``dice`` (see :func:`thrown`)."""
+def game_identity(log: EventLog, game_no: int, inputs: Sequence[Any]) -> str:
+    """What makes a logged game that game: its setup row and its standing inputs in order, hashed.
+
+    A log's game number and its rows' times are where and when it was appended, not which game
+    it is: the same recorded game appended twice (two ``dicetable demo`` runs) has one identity.
+    Two games that are really played differ in their inputs (every die's value, in order).
+    """
+    h = hashlib.sha256(json.dumps(log.setup(game_no).to_json(), sort_keys=True).encode())
+    for e in inputs:
+        h.update(b"\n" + json.dumps(e.data, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def add_log(
+    dice: dict[tuple[str, str | None, str], DieStats],
+    log: EventLog,
+    table: str,
+    seen: set[str] | None = None,
+) -> None:
+    """Add every die thrown in every game of one open log to ``dice`` (see :func:`thrown`).
+
+    A game whose identity is in ``seen`` (counted already, from this log or another) is skipped.
+    """
     from engine import Input
 
+    seen = set() if seen is None else seen
     for game_no in range(1, (log.latest_game() or 0) + 1):
         if log.count(game_no) == 0:
             continue
+        inputs = list(log.inputs(game_no))
+        identity = game_identity(log, game_no, inputs)
+        if identity in seen:
+            continue
+        seen.add(identity)
         game = _replayer(log, game_no)
-        for e in log.inputs(game_no):
+        for e in inputs:
             inp = Input.from_json(e.data)
             if inp.kind.value in ("roll", "throw") and isinstance(inp.data.get("dice"), list):
                 for die in thrown(game, inp):

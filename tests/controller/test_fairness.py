@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from controller.eventlog import EventLog
-from controller.fairness import chi2_sf, collect, flagged_at, wilson
+from controller.fairness import chi2_sf, collect, flagged_at, log_report, wilson
 from controller.scenario import Setup, new_game
 from engine import Input, InputKind
 
@@ -137,11 +139,43 @@ def test_a_log_whose_game_cannot_be_replayed_is_named(tmp_path: Path) -> None:
 
 
 def test_two_logs_of_one_name_stay_two_tables(tmp_path: Path) -> None:
-    for hall in ("hall-a", "hall-b"):
+    for seed, hall in enumerate(("hall-a", "hall-b"), start=3):  # two games (one game counts once)
         (tmp_path / hall).mkdir()
-        _dicetar_log(tmp_path / hall / "table-1.sqlite3", 20, seed=3)
+        _dicetar_log(tmp_path / hall / "table-1.sqlite3", 20, seed=seed)
     keys = {
         d.key
         for d in collect([tmp_path / "hall-a" / "table-1.sqlite3", tmp_path / "hall-b" / "table-1.sqlite3"])
     }
     assert keys == {f"{h}/table-1/{c}/d6" for h in ("hall-a", "hall-b") for c in ("red", "green")}
+
+
+def test_a_game_appended_twice_counts_once_whatever_log_it_is_in(tmp_path: Path) -> None:
+    once = tmp_path / "once" / "table-1.sqlite3"
+    once.parent.mkdir()
+    _dicetar_log(once, 200, seed=5)
+    twice = tmp_path / "table-1.sqlite3"
+    _dicetar_log(twice, 200, seed=5)
+    _dicetar_log(twice, 200, seed=5)  # the same game appended again: game 2 of the log
+    _dicetar_log(twice, 200, seed=6)  # another game (other rolls) counts
+    with EventLog(twice, read_only=True) as log:
+        assert log.latest_game() == 3
+        report = {(d["colour"], d["rolls"]) for d in log_report(log, "table-1")}
+    assert report == {("red", 400), ("green", 400)}
+    # across logs too: the game in two files is one game
+    counts = {d.colour: len(d.values) for d in collect([twice, once])}
+    assert counts == {"red": 400, "green": 400}
+
+
+@pytest.mark.slow
+def test_two_demo_runs_into_one_log_count_as_one(tmp_path: Path) -> None:
+    """`dicetable demo` appends its recorded game to one log each run; the stats count it once."""
+    from controller.demo import run_demo
+
+    db = tmp_path / "demo.sqlite3"
+    run_demo("dice-fighter", db=db, serve=False, quiet=True)
+    one = {d.key: len(d.values) for d in collect([db])}
+    run_demo("dice-fighter", db=db, serve=False, quiet=True)
+    with EventLog(db, read_only=True) as log:
+        assert log.latest_game() == 2 and log.count(1) == log.count(2)
+    assert one and sum(one.values()) > 0
+    assert {d.key: len(d.values) for d in collect([db])} == one
