@@ -218,3 +218,15 @@ def test_the_reader_reads_values_with_the_head_when_asked() -> None:
         wrong_sure += die.value != x.face and die.confidence >= 0.8
     assert right >= 4, f"{right} of {len(sample)} right"
     assert wrong_sure == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value", "angle"),
+    [("70", "d10p", 70, 20.0), ("00", "d10p", 0, 200.0), ("5", "d10", 5, 300.0), ("0", "d10", 0, 100.0)],
+)
+def test_d10_and_percentile_numerals_are_read(
+    head: OcrHead, text: str, kind: str, value: int, angle: float
+) -> None:
+    # no real d10 photos exist (fixtures INDEX.md): drawn numerals show the head reads their values
+    (got,) = head.read(_drawn(text, angle), [((100.0, 100.0), 200.0, kind)])
+    assert (got.kind, got.value) == (kind, value)
