@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 
 from engine.core import (
+    Choice,
+    ChoiceField,
     DataError,
     Die,
     DieKind,
@@ -45,6 +47,8 @@ def find_game(name: str) -> type[Game]:
 
 __all__ = [
     "GAMES",
+    "Choice",
+    "ChoiceField",
     "DataError",
     "Die",
     "DieKind",

@@ -316,6 +316,22 @@ class Result:
         }
 
 
+@dataclass(frozen=True)
+class ChoiceField:
+    """One thing a player chooses in a secret selection: its name and its options as (label, value)."""
+
+    name: str
+    options: tuple[tuple[str, Any], ...]
+
+    def __post_init__(self) -> None:
+        if not self.options:
+            raise ValueError(f"choice field {self.name!r} needs at least one option")
+
+
+#: one complete choice a player may make now: a label for people and the input's payload
+Choice = tuple[str, JSON]
+
+
 class Game(ABC):
     """Base class of the five games: one protocol, atomic ``apply``.
 
@@ -330,6 +346,20 @@ class Game(ABC):
     max_players: ClassVar[int] = 8
     #: data key -> file name of the shipped example under ``decks/`` or ``boards/``
     data_files: ClassVar[dict[str, str]] = {}
+    #: the kinds of dice the game is played with
+    dice_kinds: ClassVar[tuple[DieKind, ...]] = (DieKind.D6,)
+    #: a throw lists every die lying on the board, not only the dice just thrown
+    throw_shows_board: ClassVar[bool] = False
+    #: a roll or throw may show dice that were not rolled again (kept, left lying): ``thrown`` tells
+    #: which were, given the game before the input
+    shows_unthrown_dice: ClassVar[bool] = False
+    #: keys of a choice's payload that the game keeps hidden until everyone has chosen
+    hidden_choices: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def die_kind(cls) -> DieKind | None:
+        """The one kind all of the game's dice are, or None when it mixes kinds."""
+        return cls.dice_kinds[0] if len(cls.dice_kinds) == 1 else None
 
     @classmethod
     def parse_data(cls, key: str, raw: Mapping[str, Any], source: str) -> Any:
@@ -443,6 +473,33 @@ class Game(ABC):
     ) -> str | None:
         """This game's own rules about a final result (``check_result`` has checked its shape)."""
         return None
+
+    # -- queries: what the rules say now, for the table (pure, like python-chess's legal_moves) --
+    def choices(self, player: str) -> list[Choice]:
+        """The complete choices ``player`` may make now, each as (label, payload), when the game
+        expects a choice from them and the rules offer a short list (empty: enter it another way)."""
+        return []
+
+    def secret_fields(self, player: str) -> tuple[ChoiceField, ...]:
+        """What ``player`` chooses in the secret selection the game expects now (their own options:
+        a private hand is shown only to its player)."""
+        raise RuleError(f"{self.name} has no secret selection for player {player!r} now")
+
+    def secret_payload(self, values: Mapping[str, Any]) -> JSON:
+        """The secret input's payload from the value chosen for each of ``secret_fields``."""
+        return dict(values)
+
+    def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        """The colours the game's dice come in now (None: any colour), given each player's colour."""
+        return None
+
+    def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        """The colours of the dice that belong to a board game (None: every die seen may be one)."""
+        return None
+
+    def thrown(self, inp: Input) -> list[Die]:
+        """The dice of a roll or throw input that were really rolled, given the game before it."""
+        return list(inp.dice())
 
     # -- helpers for subclasses --------------------------------------------
     def refuse(self, why: str, inp: Input) -> RuleError:

@@ -111,6 +111,8 @@ from typing import Any, ClassVar
 
 from engine.core import (
     JSON,
+    Choice,
+    ChoiceField,
     DataError,
     Die,
     DieKind,
@@ -504,6 +506,8 @@ class DiceFighter(Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     data_files: ClassVar[dict[str, str]] = {"cards": "dice-fighter.example.toml"}
+    dice_kinds: ClassVar[tuple[DieKind, ...]] = (DieKind.D10P,)  # percentile d10s (RULINGS.md)
+    hidden_choices: ClassVar[frozenset[str]] = frozenset({"attack"})
 
     @classmethod
     def parse_data(cls, key: str, raw: Mapping[str, Any], source: str) -> Any:
@@ -1447,6 +1451,43 @@ class DiceFighter(Game):
                 for g in self.just_guards[p]
             ],
         }
+
+    # -- queries -------------------------------------------------------------------------------
+    def choices(self, player: str) -> list[Choice]:
+        """An attack declaration, or the cards the player may use now, or passing."""
+        exp = self.expects()
+        if exp.kind is not InputKind.CHOICE or player not in exp.players:
+            return []
+        detail = exp.detail
+        if detail.get("declare") == "attack":
+            return [
+                (f"attack {o}", {"attack": o}) for o in (detail.get("options") or {}).get(player, ["normal"])
+            ]
+        out: list[Choice] = []
+        if detail.get("window") == "damage_cards":
+            cards = detail.get("cards") or {}
+            out += [(f"power {c}", {"power": c}) for c in cards.get("power", [])]
+            out += [(f"just guard {c}", {"just_guard": c}) for c in cards.get("just_guard", [])]
+        return [*out, ("pass", {"pass": True})]
+
+    def secret_fields(self, player: str) -> tuple[ChoiceField, ...]:
+        """A fighter card: from the player's hand (option ``hands``), else every card not in play."""
+        if self.expects().kind is not InputKind.SECRET or player not in self.players:
+            return super().secret_fields(player)
+        if self.hands is not None:
+            fighters = sorted(self.hands[player])
+        else:
+            played = {f for stack in self.fighters.values() for f in stack}
+            fighters = sorted(f for f in self.deck.fighters if f not in played)
+        if not fighters:
+            raise RuleError(f"player {player!r} has no fighter card to choose from")
+        return (ChoiceField("fighter", tuple((f, f) for f in fighters)),)
+
+    def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        return frozenset(COLOURS)
+
+    def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        return frozenset(COLOURS)
 
     def state_json(self) -> JSON:
         out: JSON = {

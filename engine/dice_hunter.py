@@ -55,9 +55,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
-from engine.core import JSON, DieKind, Expectation, Game, Input, InputKind, Outcome, Result, RuleError
+from engine.core import (
+    JSON,
+    Choice,
+    Die,
+    DieKind,
+    Expectation,
+    Game,
+    Input,
+    InputKind,
+    Outcome,
+    Result,
+    RuleError,
+)
 
 DICE = 5
 MAX_ROLLS = 3
@@ -149,6 +161,7 @@ class DiceHunter(Game):
     name = "dice-hunter"
     min_players = 3
     max_players = 4
+    shows_unthrown_dice: ClassVar[bool] = True  # the kept dice are shown again in the next roll
 
     def __init__(
         self,
@@ -305,6 +318,45 @@ class DiceHunter(Game):
         if len(tied) > 1:
             reason += f", tie with {', '.join(tied[1:])} broken by the final round's order"
         return Result((top,), tuple(ranking), scores, reason)
+
+    # -- queries -------------------------------------------------------------------------------
+    def choices(self, player: str) -> list[Choice]:
+        """Take a tile (or steal one), end the turn for chips, or keep every die of one face more."""
+        exp = self.expects()
+        if exp.kind is not InputKind.CHOICE or player not in exp.players:
+            return []
+        detail = exp.detail
+        out: list[Choice] = [(f"take {t}", {"take": t}) for t in detail.get("take") or []]
+        out += [
+            (f"take {s['tile']} from {s['from']}", {"take": s["tile"], "from": s["from"]})
+            for s in detail.get("steal") or []
+        ]
+        if detail.get("chips"):
+            out.append((f"chips ({detail['chips']})", {"chips": True}))
+        if detail.get("can_keep"):
+            kept = list(self.kept)
+            for face, n in sorted(Counter(self.dice).items()):
+                keep = (
+                    sorted(kept + [face] * (n - kept.count(face)))
+                    if face in kept
+                    else sorted(kept + [face] * n)
+                )
+                if 0 < len(keep) <= 4:
+                    out.append((f"keep {' '.join(map(str, keep))}", {"keep": keep}))
+        if not out:
+            out.append(("end turn (chips)", {"chips": True}))
+        return out
+
+    def thrown(self, inp: Input) -> list[Die]:
+        """A roll shows the kept dice again: only the others were rolled."""
+        kept = list(self.kept)
+        out = []
+        for d in inp.dice():
+            if d.value in kept:
+                kept.remove(d.value)  # shown again, not rolled
+            else:
+                out.append(d)
+        return out
 
     def state_json(self) -> JSON:
         holder = {t: p for p, ts in self.holdings.items() for t in ts}

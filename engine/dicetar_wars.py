@@ -58,6 +58,7 @@ blue for the second), ``advanced`` (bool, default false),
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -173,6 +174,13 @@ class ScoredDie:
         }
 
 
+def _ident(d: Die) -> str:
+    """A die's facts as the camera gives them, to match a die lying where it lay."""
+    return json.dumps(
+        {k: v for k, v in d.to_json().items() if k not in ("confidence", "rests_on")}, sort_keys=True
+    )
+
+
 class DicetarWars(Game):
     """The DICETAR WARS state machine (see the module docstring for the rulings)."""
 
@@ -180,6 +188,8 @@ class DicetarWars(Game):
     min_players = 2
     max_players = 2
     data_files: ClassVar[dict[str, str]] = {"board": "dicetar-wars.example.toml"}
+    throw_shows_board: ClassVar[bool] = True
+    shows_unthrown_dice: ClassVar[bool] = True
 
     @classmethod
     def parse_data(cls, key: str, raw: Mapping[str, Any], source: str) -> Any:
@@ -291,6 +301,36 @@ class DicetarWars(Game):
         if self.tied_games:
             reason += f" in replay {self.game_no - 1} after {len(self.tied_games)} tied game(s)"
         return Result((ranking[0],), ranking, totals, reason)
+
+    # -- queries -------------------------------------------------------------------------------
+    def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        return frozenset(c.lower() for c in player_colours.values())
+
+    def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        return frozenset(c.lower() for c in player_colours.values())
+
+    def thrown(self, inp: Input) -> list[Die]:
+        """A throw lists every die on and around the board: in the second throw only the thrower's
+        colour is new, and in the rethrow only the dice marked ``rethrown`` (or, unmarked, the dice
+        that are not where the last throw left them; when that count is not the number rethrown,
+        none of it is taken as thrown)."""
+        dice = list(inp.dice())
+        if self.step == "second_throw":
+            return [d for d in dice if d.colour == self.colours[self.second]]
+        if self.step != "rethrow":
+            return dice
+        raw = inp.data["dice"]
+        marked = [d for d, r in zip(dice, raw, strict=True) if isinstance(r, dict) and r.get("rethrown")]
+        if marked:
+            return marked
+        stayed = Counter(_ident(d) for d in self.table if d.field_status is not FieldStatus.OFF)
+        new = []
+        for d in dice:
+            if stayed[_ident(d)] > 0:
+                stayed[_ident(d)] -= 1
+            else:
+                new.append(d)
+        return new if len(new) == self.to_rethrow else []
 
     def state_json(self) -> JSON:
         return {

@@ -88,6 +88,8 @@ from typing import Any, ClassVar
 
 from engine.core import (
     JSON,
+    Choice,
+    ChoiceField,
     DataError,
     DieKind,
     Expectation,
@@ -325,6 +327,7 @@ class DieAngler(Game):
     min_players = 2
     max_players = 5
     data_files: ClassVar[dict[str, str]] = {"deck": "die-angler.example.toml"}
+    dice_kinds: ClassVar[tuple[DieKind, ...]] = (DieKind.D6, DieKind.D10, DieKind.D20)
 
     @classmethod
     def parse_data(cls, key: str, raw: Mapping[str, Any], source: str) -> Any:
@@ -460,6 +463,34 @@ class DieAngler(Game):
         if self._phase == "reveal":
             return self._apply_reveal(inp)
         return self._start_extra(inp)
+
+    # -- queries -------------------------------------------------------------------------------
+    def choices(self, player: str) -> list[Choice]:
+        """Stop rolling (a lure or a reroll is entered on the admin page)."""
+        exp = self.expects()
+        if exp.kind is not InputKind.CHOICE or player not in exp.players:
+            return []
+        return [("done", {"done": True})]
+
+    def secret_fields(self, player: str) -> tuple[ChoiceField, ...]:
+        """How many d6 to roll, then how to use each special die that is not resting."""
+        exp = self.expects()
+        if exp.kind is not InputKind.SECRET or player not in self.players:
+            return super().secret_fields(player)
+        available = exp.detail.get("available", {}).get(player, SPECIALS)
+        modes: list[tuple[str, Any]] = [("none", None), ("chum", "chum"), ("reapproach", "reapproach")]
+        if exp.detail.get("lure"):
+            modes.append(("lure", "lure"))
+        fields = [ChoiceField("d6", tuple((str(n), n) for n in range(6)))]
+        fields += [ChoiceField(kind, tuple(modes)) for kind in SPECIALS if kind in available]
+        return tuple(fields)
+
+    def secret_payload(self, values: Mapping[str, Any]) -> JSON:
+        specials = {k: values[k] for k in SPECIALS if values.get(k) is not None}
+        return {"d6": values["d6"], "specials": specials}
+
+    def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        return frozenset(c.lower() for c in player_colours.values())
 
     def state_json(self) -> JSON:
         revealed = self._phase == "approach"

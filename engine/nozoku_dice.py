@@ -94,6 +94,7 @@ from typing import Any, ClassVar, Protocol
 
 from engine.core import (
     JSON,
+    ChoiceField,
     DataError,
     DieKind,
     Expectation,
@@ -1038,6 +1039,18 @@ class NozokuDice(Game):
         if player not in self.players:
             raise ValueError(f"unknown player {player!r}; expected one of {list(self.players)}")
         return {"player": player, "hand": sorted(self.hands[player]), "selected": self.selections.get(player)}
+
+    # -- queries -------------------------------------------------------------------------------
+    def secret_fields(self, player: str) -> tuple[ChoiceField, ...]:
+        """A card from the player's own hand (shown only on that player's panel)."""
+        exp = self.expects()
+        if exp.kind is not InputKind.SECRET or player not in self.hands or not self.hands[player]:
+            return super().secret_fields(player)
+        return (ChoiceField("card", tuple((str(c), c) for c in sorted(self.hands[player]))),)
+
+    def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
+        """The colours in play (all colours before the game has set them up)."""
+        return frozenset(str(c).lower() for c, n in self.in_play.items() if n) or None
 
     def state_json(self) -> JSON:
         step = self._head()
