@@ -31,20 +31,8 @@ from engine import Expectation, Input, InputKind
 
 Reading = Mapping[str, Any]
 
-#: how many dice a roll of each game must show (None: it depends on what the engine expects)
-DICE_PER_ROLL: dict[str, int | None] = {
-    "dice-hunter": 5,
-    "die-angler": None,
-    "nozoku-dice": None,
-    "dicetar-wars": None,
-    "dice-fighter": None,
-}
-
 #: the reading keys passed on to the engine's die objects
 DIE_KEYS = ("colour", "zones", "min_multiplier", "side", "field_status", "card_slot", "stack_level")
-
-#: Dice Fighter's six dice: two of each of these colours
-FIGHTER_COLOURS = ("red", "blue", "green")
 
 #: a die within this many pixels of where it lay before, showing the same face, was not thrown again
 SAME_PLACE_PX = 12.0
@@ -97,6 +85,10 @@ class Context:
     previous: Sequence[Reading] = ()
     #: the game's state JSON (e.g. which power-card slots hold a card)
     state: Mapping[str, Any] = field(default_factory=dict)
+    #: the colours of the game's own dice on a board (``Game.board_colours``; None: any)
+    board_colours: frozenset[str] | None = None
+    #: the one kind all the game's dice are (``Game.die_kind``; None: they mix kinds)
+    die_kind: str | None = None
 
 
 # -- the checks every game shares ------------------------------------------------------------------
@@ -325,6 +317,7 @@ def _dicetar_wars(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
 
 def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
     detail = ctx.expected.detail
+    kind = ctx.die_kind or "d10p"
     if ctx.expected.kind is InputKind.ROLL:  # the order roll-off: one die each, on its side
         by_side = {str(d.get("side")): d for d in readings}
         if len(readings) != 2 or set(by_side) != {"a", "b"}:
@@ -333,7 +326,7 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
                 _ids(readings),
                 "count",
             )
-        q = _kind_doubt(readings, GAME_DIE_KIND[ctx.game]) or _doubt(readings, ctx.threshold)
+        q = _kind_doubt(readings, kind) or _doubt(readings, ctx.threshold)
         if q is not None:
             return q
         values = {ctx.players[0]: int(by_side["a"]["value"]), ctx.players[1]: int(by_side["b"]["value"])}
@@ -342,22 +335,23 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
         moved = list(readings)
         if len(moved) != 1 and ctx.previous:
             moved = _thrown_again(readings, ctx.previous)
-        kind = GAME_DIE_KIND[ctx.game]
         q = _count(moved, 1, "newly thrown dice") or _kind_doubt(moved, kind) or _doubt(moved, ctx.threshold)
         if q is not None:
             return q
         return [Input(InputKind.THROW, ctx.expected.players[0], {"dice": [_die(_as_kind(moved[0], kind))]})]
-    kept = [i for i, d in enumerate(readings) if d.get("colour") in FIGHTER_COLOURS]
+    kept = [
+        i for i, d in enumerate(readings) if ctx.board_colours is None or d.get("colour") in ctx.board_colours
+    ]
     index = {old: new for new, old in enumerate(kept)}
     readings = [readings[i] for i in kept]
     q = (
         _count(readings, int(detail.get("dice", 6)), "dice")
-        or _kind_doubt(readings, GAME_DIE_KIND[ctx.game])
+        or _kind_doubt(readings, kind)
         or _doubt(readings, ctx.threshold)
     )
     if q is not None:
         return q
-    readings = [_as_kind(d, GAME_DIE_KIND[ctx.game]) for d in readings]
+    readings = [_as_kind(d, kind) for d in readings]
     # off the field, or on a slot with no card laid (that is off the field too): whose throw was it?
     players = ctx.state.get("players") or {}
     laid = {
@@ -384,32 +378,9 @@ def _dice_fighter(ctx: Context, readings: Sequence[Reading]) -> list[Input] | Qu
     return [Input(InputKind.THROW, None, {"dice": [_die(d, index) for d in readings]})]
 
 
-#: games whose dice are all of one kind (the reader's kind for such a die is only a guess at it)
-GAME_DIE_KIND = {"dice-fighter": "d10p"}
-
 #: colours no game die has here unless the game says so: what the reader calls other things
 #: on the table (markers, board art) keeps its own name instead of the nearest die colour's
 NOT_DICE = ("white", "black")
-
-
-def dice_colours(game: str, colours: Mapping[str, str], state: Mapping[str, Any]) -> set[str] | None:
-    """The colours a game's dice come in now, for naming what the camera sees (None: any colour)."""
-    if game == "dice-fighter":
-        return set(FIGHTER_COLOURS)
-    if game in ("dicetar-wars", "die-angler"):
-        return {c.lower() for c in colours.values()}
-    if game == "nozoku-dice" and isinstance(state.get("in_play"), Mapping) and state["in_play"]:
-        return {str(c).lower() for c in state["in_play"]}
-    return None
-
-
-def game_colours(game: str, colours: Mapping[str, str]) -> set[str] | None:
-    """The colours of a board game's dice (None: every reading may be a game die)."""
-    if game == "dicetar-wars":
-        return {c.lower() for c in colours.values()}
-    if game == "dice-fighter":
-        return set(FIGHTER_COLOURS)
-    return None
 
 
 ADAPTERS = {

@@ -59,10 +59,10 @@ def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any]]:
         cfg = load_config(config)
         perceiver = Perceiver.from_config(cfg)
         setup = Setup.for_table(cfg)
-        state = new_game(setup).state
+        game = new_game(setup)
     except (ConfigError, TableError, ValueError) as e:
         raise typer.BadParameter(str(e), param_hint="--config") from None
-    return perceiver, throw_colours(setup.game, player_colours(cfg, state), state)
+    return perceiver, throw_colours(game, player_colours(cfg, game.state))
 
 
 def _load_palette(path: Path | None) -> Any:

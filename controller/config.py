@@ -81,7 +81,7 @@ class TableSection(_Strict):
     seed: int = 0
     confidence_threshold: float = Field(0.8, ge=0.0, le=1.0)
     #: the kinds of dice the game uses, any of d6, d10, d10p, d20 (the camera never looks for
-    #: others); default: the game's own (controller.table.GAME_KINDS)
+    #: others); default: the game's own (controller.perceive.game_kinds)
     kinds: list[str] | None = None
     #: the table's learnt set of its own dice (`dicetable learn-dice confirm --config`): a JSON file,
     #: relative to the table's data dir (DICETABLE_DATA_DIR, else the user data dir); none by default
@@ -357,11 +357,11 @@ def config_warnings(cfg: TableConfig) -> list[tuple[str, str]]:
 def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     """What ``dicetable run`` would fail on that the file's types cannot say: the game's options and
     player count (through the engine itself), and the files the config names.  Empty: it will start."""
-    from controller.scenario import Setup, new_game
+    from controller.scenario import Setup, board_data, new_game
     from engine import DataError, RuleError
 
     problems: list[tuple[str, str]] = []
-    data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
+    data = board_data(cfg.table.game, cfg.board.layout)
     data.update(cfg.table.data)
     setup = Setup(
         cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data

@@ -32,13 +32,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import Die, DieKind, FieldStatus
+from engine import Die, DieKind, Game, Input, find_game
 
 if TYPE_CHECKING:
     from controller.eventlog import EventLog
@@ -281,19 +280,16 @@ def add_log(
                 game.apply(inp)
 
 
-# games whose inputs show dice that were not thrown again (kept, or left lying on the board)
-REPLAYED = ("dice-hunter", "dicetar-wars")
-
-
 def _replayer(log: EventLog, game_no: int) -> Any:
-    """A fresh game to follow the log with, for the games that need one; None for the others."""
+    """A fresh game to follow the log with, for the games whose rolls show dice that were not
+    rolled again (``Game.shows_unthrown_dice``); None for the others."""
     from controller.eventlog import LogError
     from controller.scenario import new_game
 
     setup = log.setup(game_no)
-    if setup.game not in REPLAYED:
-        return None
     try:
+        if not find_game(setup.game).shows_unthrown_dice:
+            return None
         return new_game(setup, log.path.parent)
     except (ValueError, OSError) as e:
         raise LogError(
@@ -302,50 +298,11 @@ def _replayer(log: EventLog, game_no: int) -> Any:
         ) from None
 
 
-def _ident(d: Die) -> str:
-    return json.dumps(
-        {k: v for k, v in d.to_json().items() if k not in ("confidence", "rests_on")}, sort_keys=True
-    )
-
-
-def thrown(game: Any, inp: Any) -> list[Die]:
-    """The dice of a roll or throw input that were really rolled, given the game before it.
-
-    Dice Hunter shows its kept dice again in the next roll; DICETAR WARS lists
-    every die on and around the board after each throw, so only the thrower's
-    colour is new in the second throw, and in the rethrow only the dice marked
-    ``rethrown`` (or, unmarked, the dice that are not where the last throw left
-    them; when that count is not the number rethrown, nothing of it is counted).
-    """
-    dice = list(inp.dice())
-    name = getattr(game, "name", None)
-    if name == "dice-hunter":
-        kept = list(game.kept)
-        out = []
-        for d in dice:
-            if d.value in kept:
-                kept.remove(d.value)  # shown again, not rolled
-            else:
-                out.append(d)
-        return out
-    if name == "dicetar-wars":
-        if game.step == "second_throw":
-            colour = game.colours[game.second]
-            return [d for d in dice if d.colour == colour]
-        if game.step == "rethrow":
-            raw = inp.data["dice"]
-            marked = [d for d, r in zip(dice, raw, strict=True) if isinstance(r, dict) and r.get("rethrown")]
-            if marked:
-                return marked
-            stayed = Counter(_ident(d) for d in game.table if d.field_status is not FieldStatus.OFF)
-            new = []
-            for d in dice:
-                if stayed[_ident(d)] > 0:
-                    stayed[_ident(d)] -= 1
-                else:
-                    new.append(d)
-            return new if len(new) == game.to_rethrow else []
-    return dice
+def thrown(game: Game | None, inp: Input) -> list[Die]:
+    """The dice of a roll or throw input that were really rolled, given the game before it
+    (``Game.thrown``: e.g. Dice Hunter's kept dice and the dice left lying on a DICETAR WARS board
+    are not); without a game, every die of the input."""
+    return list(inp.dice()) if game is None else game.thrown(inp)
 
 
 def log_report(log: EventLog, table: str) -> list[dict[str, Any]]:

@@ -34,6 +34,7 @@ from controller.where import TableWhere
 
 if TYPE_CHECKING:
     from controller.config import TableConfig, VisionSection
+    from engine import Game
     from vision.reading import Examined, Reader, Rejected
 
 
@@ -196,11 +197,15 @@ class ReadingSet:
 
 # -- a table's setup for reading --------------------------------------------------------------------
 
-#: the kinds of dice each game uses when its config names none (``table.kinds``); pip d6 for the
-#: others.  Dice Fighter throws percentile d10s (see RULINGS.md).
-GAME_KINDS: dict[str, tuple[str, ...]] = {"dice-fighter": ("d10p",)}
-#: games whose dice are not pip d6
-NUMBERED_GAMES = tuple(GAME_KINDS)
+
+def game_kinds(game: str) -> tuple[str, ...]:
+    """The kinds the camera reads for a game whose config names none (``table.kinds``): the one kind
+    all its dice are (``engine.Game.die_kind``: Dice Fighter's percentile d10s), else pip d6 (a table
+    that reads a mixed game's other dice names them in ``table.kinds``)."""
+    from engine import find_game
+
+    kind = find_game(game).die_kind()
+    return (kind.value,) if kind is not None else ("d6",)
 
 
 @dataclass(frozen=True)
@@ -229,13 +234,11 @@ def player_colours(cfg: TableConfig, state: Mapping[str, Any]) -> dict[str, str]
     return colours
 
 
-def throw_colours(game: str, colours: Mapping[str, str], state: Mapping[str, Any]) -> dict[str, Any]:
+def throw_colours(game: Game, colours: Mapping[str, str]) -> dict[str, Any]:
     """`Perceiver.perceive`'s ``colours`` (what the game's dice come in now: the palette is cut to
-    them) and ``place_colours`` (the dice placed on the board) for a game in ``state`` whose players'
-    colours are ``colours`` (`player_colours`)."""
-    from controller.adapters import dice_colours, game_colours
-
-    return {"colours": dice_colours(game, colours, state), "place_colours": game_colours(game, colours)}
+    them) and ``place_colours`` (the dice placed on the board), as the running ``game`` says
+    (``Game.dice_colours``, ``Game.board_colours``) given its players' ``colours`` (`player_colours`)."""
+    return {"colours": game.dice_colours(colours), "place_colours": game.board_colours(colours)}
 
 
 def _as_dict(r: Any) -> dict[str, Any]:
@@ -253,10 +256,10 @@ def as_reader(reader: Any) -> Reader:
 
 def reader_for(game: str, kinds: Sequence[str] | None = None, learnt: Any = None) -> Reader:
     """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
-    GAME_KINDS): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
+    `game_kinds`): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
     only (`vision.numbered.NumberedDice`).  ``learnt``: the table's learnt set of dice
     (``load_learnt``), read by the numbered reader (its readings say so)."""
-    want = tuple(kinds) if kinds else GAME_KINDS.get(game, ("d6",))
+    want = tuple(kinds) if kinds else game_kinds(game)
     if learnt is not None and learnt.kind not in want:
         raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
     if want == ("d6",) and learnt is None:
@@ -479,7 +482,7 @@ class Perceiver:
         what is wrong.  ``reader``: a reader to use instead of the config's (`as_reader`);
         ``geometry``: a board geometry to use instead of the config's."""
         palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
-        kinds = tuple(cfg.table.kinds) if cfg.table.kinds else GAME_KINDS.get(cfg.table.game, ("d6",))
+        kinds = tuple(cfg.table.kinds) if cfg.table.kinds else game_kinds(cfg.table.game)
         chosen = (
             as_reader(reader)
             if reader is not None
@@ -558,7 +561,7 @@ class Perceiver:
 
         ``empty``: the empty table as the camera saw it last; ``colours``: the colours the game's
         dice come in now (None: any); ``place_colours``: the dice placed on the board (the game's:
-        `controller.adapters.game_colours`; None: all); ``before``: the dice of the throw scored
+        `engine.Game.board_colours`; None: all); ``before``: the dice of the throw scored
         last (a die they show that a new die covers is carried over).  Raises ValueError or
         cv2.error for a frame that cannot be read; a board the dice cannot be placed on is the
         set's ``board_problem``."""

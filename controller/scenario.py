@@ -55,7 +55,7 @@ class Setup:
         """The setup of the game a table.toml (a `controller.config.TableConfig`: config imports this
         module) describes (DICETAR WARS scores by the zones of the same
         board the camera places the dice on)."""
-        data = {"board": cfg.board.layout} if cfg.table.game == "dicetar-wars" and cfg.board.layout else {}
+        data = board_data(cfg.table.game, cfg.board.layout)
         data.update(getattr(cfg.table, "data", None) or {})
         return cls(
             cfg.table.game, tuple(p.name for p in cfg.players), dict(cfg.table.options), cfg.table.seed, data
@@ -117,6 +117,17 @@ def load_data_file(path: Path) -> Mapping[str, Any]:
     if not isinstance(raw, dict):
         raise DataError(str(path), "-", "-", "expected a table/object at the top level")
     return raw
+
+
+def board_data(game: str, layout: str | None) -> dict[str, Any]:
+    """The table's board layout as the game's ``board`` data file, for a game that scores by the
+    zones of its board (one whose ``data_files`` names a board: DICETAR WARS), so that it scores by
+    the same board the camera places the dice on; else nothing."""
+    try:
+        takes_board = "board" in find_game(game).data_files
+    except ValueError:  # an unknown game: the setup says so where it is checked
+        return {}
+    return {"board": layout} if takes_board and layout else {}
 
 
 def new_game(setup: Setup, base: Path | None = None) -> Game:

@@ -38,14 +38,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from controller.adapters import (
-    GAME_DIE_KIND,
-    Context,
-    Question,
-    TableReadings,
-    plan,
-)
-from controller.choices import choice_menu, choice_options
+from controller.adapters import Context, Question, TableReadings, plan
+from controller.choices import choice_menu
 from controller.config import TableConfig
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
@@ -303,7 +297,7 @@ class Table:
                 image,
                 seq=seq,
                 t=t,
-                **throw_colours(self.setup.game, self._context_colours(), self.game.state),
+                **throw_colours(self.game, self._context_colours()),
                 before=self.previous,
             )
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
@@ -416,6 +410,8 @@ class Table:
             self.cfg.table.confidence_threshold,
             self.previous,
             self.game.state,
+            self.game.board_colours(self._context_colours()),
+            None if (kind := self.game.die_kind()) is None else kind.value,
         )
 
     def _ask(self, question: Question) -> None:
@@ -645,13 +641,12 @@ class Table:
         """Open choices on the panels: a scrolling list per player the engine asks (controller.choices)."""
         from hardware.secret import RoundStatus, SecretRound
 
-        state = self.game.state
         rounds: dict[str, tuple[tuple[str, ...], Any]] = {}
         chosen = self.held_choices.players(self.game)  # a held secret choice is final
         for player in exp.players:
             if player in chosen:
                 continue
-            options = choice_options(self.setup.game, exp, player, state)
+            options = self.game.choices(player)
             if not options or player not in self.panels.panels:
                 continue
             labels = tuple(label for label, _ in options)
@@ -815,7 +810,8 @@ class Table:
 
     def _kind_of(self, d: Mapping[str, Any]) -> str:
         """The kind a person's answer makes a die: the game's only kind, if it has one, else as read."""
-        return GAME_DIE_KIND.get(self.setup.game, str(d.get("kind", "d6")))
+        kind = self.game.die_kind()
+        return kind.value if kind is not None else str(d.get("kind", "d6"))
 
     @staticmethod
     def _check_face(kind: str, sides: Any, value: Any) -> None:

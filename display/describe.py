@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from engine import Game, find_game
+
 GAME_TITLES = {
     "die-angler": "Die-angler",
     "dice-hunter": "Dice Hunter",
@@ -26,11 +28,13 @@ GAME_TITLES = {
     "dice-fighter": "Dice Fighter",
 }
 
-# games whose throw lists every die lying on the board, not only the dice just thrown
-LEFT_LYING = {"dicetar-wars"}
 
-# choices a game keeps hidden until its reveal (the game, the choice's key)
-HIDDEN_CHOICES = {("dice-fighter", "attack")}
+def _rules(game: str | None) -> type[Game] | None:
+    """The game's rules class, to ask what its inputs mean (None for a game this engine lacks)."""
+    try:
+        return find_game(str(game))
+    except ValueError:
+        return None
 
 
 def _words(name: str) -> str:
@@ -108,14 +112,16 @@ def _input(data: Mapping[str, Any], player: str | None, game: str | None, source
     kind = data.get("type")
     payload = {k: v for k, v in data.items() if k not in ("type", "player")}
     by = {"admin": " (entered by the referee)", "correction": " (a correction)"}.get(source, "")
-    if kind == "secret" or any((game, k) in HIDDEN_CHOICES for k in payload):
+    rules = _rules(game)
+    hidden = rules.hidden_choices if rules is not None else frozenset()
+    if kind == "secret" or any(k in hidden for k in payload):
         return f"{who} made a secret selection (shown when everyone has chosen){by}"
     if kind in ("roll", "throw"):
         verb = "rolled" if kind == "roll" else "threw"
         dice = payload.get("dice")
         if isinstance(dice, list):
             n = f"{len(dice)} {'die' if len(dice) == 1 else 'dice'}"
-            if game in LEFT_LYING:
+            if rules is not None and rules.throw_shows_board:
                 return f"{who} {verb}; the board shows {n}: {_dice(dice)}{by}"
             return f"{who} {verb} {n}: {_dice(dice)}{by}"
         if isinstance(payload.get("values"), Mapping):

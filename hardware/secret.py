@@ -14,13 +14,10 @@ the cursors, and button presses do not change the public status at all (so
 not even the number of presses can be counted from outside).  A player's own
 device may show that player's cursor through :meth:`SecretRound.private_view`.
 
-Menus for the three games with secret choices:
-
-* Die-angler: ``d6`` (0-5), then ``d10`` and ``d20`` (each ``none``, ``chum``,
-  ``reapproach`` and, in the advanced rules, ``lure``; only the special dice
-  that are not resting) -> ``{"d6": n, "specials": {"d10": mode, ...}}``.
-* Dice Fighter: ``fighter`` from the player's fighter cards -> ``{"fighter": id}``.
-* Nozoku Dice: ``card`` from the player's hand (1-6) -> ``{"card": n}``.
+Each game says what a player chooses (``engine.Game.secret_fields``: e.g.
+Die-angler's d6 count and a mode per special die, Dice Fighter's fighter card,
+Nozoku Dice's card from the hand) and builds the payload from the chosen values
+(``Game.secret_payload``); :func:`menu_for` turns that into the panel's menu.
 """
 
 from __future__ import annotations
@@ -60,57 +57,14 @@ class Menu:
     build: Callable[[Mapping[str, Value]], dict[str, Any]]
 
 
-def die_angler_menu(available: Sequence[str] = ("d10", "d20"), lure: bool = False, d6_max: int = 5) -> Menu:
-    modes = [("none", None), ("chum", "chum"), ("reapproach", "reapproach")] + (
-        [("lure", "lure")] if lure else []
-    )
-    fields = [Field("d6", tuple((str(n), n) for n in range(d6_max + 1)))]
-    fields += [Field(kind, tuple(modes)) for kind in ("d10", "d20") if kind in available]
-
-    def build(values: Mapping[str, Value]) -> dict[str, Any]:
-        specials = {k: values[k] for k in ("d10", "d20") if values.get(k) is not None}
-        return {"d6": values["d6"], "specials": specials}
-
-    return Menu("die-angler", tuple(fields), build)
-
-
-def dice_fighter_menu(fighters: Sequence[str]) -> Menu:
-    if not fighters:
-        raise ValueError("a fighter choice needs at least one fighter card to choose from")
-    return Menu(
-        "dice-fighter",
-        (Field("fighter", tuple((f, f) for f in fighters)),),
-        lambda v: {"fighter": v["fighter"]},
-    )
-
-
-def nozoku_menu(cards: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> Menu:
-    if not cards:
-        raise ValueError("a card choice needs at least one card in the hand")
-    return Menu(
-        "nozoku-dice", (Field("card", tuple((str(c), c) for c in cards)),), lambda v: {"card": v["card"]}
-    )
-
-
 def menu_for(game: Any, player: str) -> Menu:
-    """The menu for ``player`` in a running engine game that expects a secret selection."""
+    """The menu for ``player`` in a running engine game that expects a secret selection: the fields
+    and options are the game's own answer (``Game.secret_fields``), the payload its ``secret_payload``."""
     exp = game.expects()
     if exp.kind is not InputKind.SECRET:
         raise ValueError(f"{game.name} does not expect a secret selection now (expects {exp.describe()})")
-    detail = exp.detail
-    if game.name == "die-angler":
-        available = detail.get("available", {}).get(player, ("d10", "d20"))
-        return die_angler_menu(available, bool(detail.get("lure", False)))
-    if game.name == "dice-fighter":
-        hands = getattr(game, "hands", None)
-        if hands is not None:
-            return dice_fighter_menu(sorted(hands[player]))
-        played = {f for stack in game.fighters.values() for f in stack}
-        return dice_fighter_menu(sorted(f for f in game.deck.fighters if f not in played))
-    if game.name == "nozoku-dice":
-        hands = getattr(game, "hands", None)
-        return nozoku_menu(sorted(hands[player]) if hands is not None else (1, 2, 3, 4, 5, 6))
-    raise ValueError(f"game {game.name!r} has no secret selection on the button panels")
+    fields = tuple(Field(f.name, tuple(f.options)) for f in game.secret_fields(player))
+    return Menu(game.name, fields, game.secret_payload)
 
 
 class _Cursor:

@@ -12,7 +12,6 @@ import cv2
 import numpy as np
 import pytest
 
-from controller.choices import choice_options
 from controller.config import parse_config
 from controller.eventlog import EventLog
 from controller.live import load_script
@@ -389,7 +388,7 @@ def test_a_choice_can_be_made_on_the_panel(hunter: Any) -> None:
     table, cam, _ = hunter
     settle(table, cam, [d6(v) for v in (3, 3, 3, 5, 6)], 1.0)
     table.tick(1.1)
-    options = choice_options("dice-hunter", table.game.expects(), "ann", table.game.state)
+    options = table.game.choices("ann")
     labels = [label for label, _ in options]
     assert "take trio" in labels and "keep 3 3 3" in labels
     want = labels.index("keep 3 3 3")
@@ -410,16 +409,14 @@ def test_a_choice_can_be_made_on_the_panel(hunter: Any) -> None:
 def test_a_refused_secret_selection_logs_nothing_and_everyone_chooses_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hardware.secret as secret
+    from engine.die_angler import DieAngler
 
     table, _cam, _ = make_table(tmp_path, "die-angler", [dict(p) for p in ANGLERS], {"deck": "virtual"})
-    real = secret.die_angler_menu
 
-    def too_many(*a: Any, **kw: Any) -> Any:  # a panel menu that offers a count the rules refuse
-        menu = real(*a, **kw)
-        return secret.Menu(menu.game, menu.fields, lambda v: {"d6": 9, "specials": {}})
+    def too_many(self: Any, values: Any) -> Any:  # a panel menu whose payload has a count the rules refuse
+        return {"d6": 9, "specials": {}}
 
-    monkeypatch.setattr(secret, "die_angler_menu", too_many)
+    monkeypatch.setattr(DieAngler, "secret_payload", too_many)
     table.pending = choose("ann", 0.5, 1) + choose("bob", 0.5, 1)
     run_until(table, 3.0)
     assert "refused" in (table.snapshot()["notice"] or "")

@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.scenario import Setup, new_game
 from engine.core import Input, InputKind
 from hardware.buttons import FakeButtonPanel, GpioButtonPanel
-from hardware.secret import RoundStatus, SecretRound, die_angler_menu, menu_for, nozoku_menu
+from hardware.secret import Field, Menu, RoundStatus, SecretRound, menu_for
 
 
 class Panels:
@@ -49,6 +49,12 @@ def start(menus: dict, timeout_s: float | None = 60.0) -> Panels:
     return panels
 
 
+def card_menu() -> Menu:
+    """A hand of six cards, 1-6, as Nozoku Dice's secret card choice has it."""
+    field = Field("card", tuple((str(c), c) for c in range(1, 7)))
+    return Menu("nozoku-dice", (field,), lambda v: {"card": v["card"]})
+
+
 def die_angler_in_select() -> object:
     game = new_game(Setup("die-angler", ("ann", "bob"), {}, 0, {}))
     game.apply(Input(InputKind.REVEAL, None, {"card": game.expects().detail["cards"][0]}))
@@ -80,7 +86,7 @@ def test_die_angler_selection_is_revealed_when_both_confirm_and_the_engine_takes
 def test_nothing_about_a_choice_is_visible_before_the_reveal(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     seen: list[dict] = []
-    menus = {"ann": nozoku_menu(), "bob": nozoku_menu()}
+    menus = {"ann": card_menu(), "bob": card_menu()}
     pn = Panels(("ann", "bob"))
     pn.round = SecretRound(menus, t_start=0.0, timeout_s=None, on_change=seen.append)
     before = json.dumps(pn.round.public_status())
@@ -110,7 +116,7 @@ def test_nothing_about_a_choice_is_visible_before_the_reveal(caplog: pytest.LogC
 
 def test_a_timeout_reveals_nothing_and_forgets_the_choices(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
-    pn = start({"ann": die_angler_menu(), "bob": die_angler_menu()}, timeout_s=30.0)
+    pn = start({p: menu_for(die_angler_in_select(), p) for p in ("ann", "bob")}, timeout_s=30.0)
     pn.click("ann", "up", 4)
     pn.hold("ann")
     pn.t = 29.0
@@ -127,7 +133,7 @@ def test_a_timeout_reveals_nothing_and_forgets_the_choices(caplog: pytest.LogCap
 
 
 def test_a_cancel_ends_the_round_without_a_reveal() -> None:
-    pn = start({"ann": nozoku_menu(), "bob": nozoku_menu()})
+    pn = start({"ann": card_menu(), "bob": card_menu()})
     pn.click("bob", "up", 2)
     pn.hold("bob")
     pn.round.cancel("the referee restarted the bout")
@@ -137,7 +143,7 @@ def test_a_cancel_ends_the_round_without_a_reveal() -> None:
 
 
 def test_a_confirmed_choice_is_final() -> None:
-    pn = start({"ann": nozoku_menu(), "bob": nozoku_menu()})
+    pn = start({"ann": card_menu(), "bob": card_menu()})
     pn.click("ann", "up")
     pn.hold("ann")
     pn.click("ann", "up", 3)  # ignored after confirming
@@ -178,7 +184,7 @@ def test_selection_through_real_gpiozero_buttons_without_a_confirm_button(mock_p
             ("bob", {"up": 17, "down": 27, "select": 22}),
         )
     ]
-    rnd = SecretRound({"ann": nozoku_menu(), "bob": nozoku_menu()}, t_start=0.0)  # no confirm: hold select
+    rnd = SecretRound({"ann": card_menu(), "bob": card_menu()}, t_start=0.0)  # no confirm: hold select
 
     def tap(pin: int, hold: float = 0.1) -> None:
         mock_pins.pin(pin).drive_low()
