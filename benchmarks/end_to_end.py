@@ -36,10 +36,11 @@ from calibration.camera import parse_calibration
 from controller.config import VisionSection
 from controller.perceive import BoardGeometry, Perceiver
 from engine.core import Die, Input, InputKind
+from engine.dice_fighter import COLOURS as FIGHTER_COLOURS
 from engine.dicetar_wars import DicetarWars, parse_board
 
 FAILURES = ("missed", "wrong value", "wrong colour", "wrong zone", "wrong stack")
-DICE_FIGHTER_COLOURS = ["blue", "green", "red"]
+DICE_FIGHTER_COLOURS = sorted(FIGHTER_COLOURS)
 
 
 def _engine(colours: list[str], board_file: str) -> DicetarWars:

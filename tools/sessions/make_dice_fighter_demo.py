@@ -49,6 +49,7 @@ from studio import Filming, H, NumberedStudio, W, board_mm  # noqa: E402
 from calibration.geometry import classify, is_borderline  # noqa: E402
 from controller.scenario import Setup, new_game  # noqa: E402
 from engine import Input, InputKind  # noqa: E402
+from engine.dice_fighter import COLOURS  # noqa: E402
 from hardware.secret import menu_for  # noqa: E402
 from training.render.numbered.draw import Light, Look  # noqa: E402
 from training.render.numbered.solids import Die  # noqa: E402
@@ -311,7 +312,7 @@ class Session:
         )
         extra = {
             "colours": {},  # Dice Fighter: every player throws red, blue and green; ownership is by side
-            "dice_colours": ["red", "blue", "green"],
+            "dice_colours": list(COLOURS),
             "board": BOARD_FILE,
             "calibration": "camera.json",
         }
