@@ -410,8 +410,6 @@ class Table:
             self.cfg.table.confidence_threshold,
             self.previous,
             self.game.state,
-            self.game.board_colours(self._context_colours()),
-            None if (kind := self.game.die_kind()) is None else kind.value,
         )
 
     def _ask(self, question: Question) -> None:

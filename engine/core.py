@@ -328,6 +328,37 @@ class ChoiceField:
             raise ValueError(f"choice field {self.name!r} needs at least one option")
 
 
+#: one die as the camera read it (``engine.throws`` lists its keys)
+Reading = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Question:
+    """Something the table must ask a person before it can score."""
+
+    text: str
+    readings: tuple[str, ...] = ()  # ids of the readings in doubt
+    kind: str = "unsure"  # unsure | count | cocked | owner | illegal
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "readings": list(self.readings), "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What reading a throw needs to know besides the readings (``Game.read_throw``, ``engine.throws``)."""
+
+    game: str
+    expected: Expectation
+    players: tuple[str, ...]
+    colours: Mapping[str, str]  # player -> dice colour
+    threshold: float = 0.8
+    #: the readings of the throw scored last, to tell which dice were thrown again
+    previous: Sequence[Reading] = ()
+    #: the game's state JSON (e.g. which power-card slots hold a card)
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+
 #: one complete choice a player may make now: a label for people and the input's payload
 Choice = tuple[str, JSON]
 
@@ -496,6 +527,12 @@ class Game(ABC):
     def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         """The colours of the dice that belong to a board game (None: every die seen may be one)."""
         return None
+
+    @classmethod
+    def read_throw(cls, ctx: Context, readings: Sequence[Mapping[str, Any]]) -> list[Input] | Question:
+        """What a settled throw means (``engine.throws``): the inputs for what the game expects in
+        ``ctx``, from the camera's ``readings``, or the question to ask a person first."""
+        raise ValueError(f"no camera adapter for game {cls.name!r}")
 
     def thrown(self, inp: Input) -> list[Die]:
         """The dice of a roll or throw input that were really rolled, given the game before it."""

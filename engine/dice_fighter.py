@@ -113,6 +113,7 @@ from engine.core import (
     JSON,
     Choice,
     ChoiceField,
+    Context,
     DataError,
     Die,
     DieKind,
@@ -122,10 +123,13 @@ from engine.core import (
     Input,
     InputKind,
     Outcome,
+    Question,
+    Reading,
     Result,
     RuleError,
     Side,
 )
+from engine.throws import as_kind, count_question, die_json, doubt, kind_doubt, reading_ids, thrown_again
 
 COLOURS = ("red", "blue", "green")
 DICE_PER_PLAYER = 3
@@ -1453,6 +1457,77 @@ class DiceFighter(Game):
         }
 
     # -- queries -------------------------------------------------------------------------------
+    @classmethod
+    def read_throw(cls, ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+        """What a settled throw means (engine.throws): its inputs, or the question to ask first."""
+        detail = ctx.expected.detail
+        kind = cls.dice_kinds[0].value
+        if ctx.expected.kind is InputKind.ROLL:  # the order roll-off: one die each, on its side
+            by_side = {str(d.get("side")): d for d in readings}
+            if len(readings) != 2 or set(by_side) != {"a", "b"}:
+                return Question(
+                    "The order roll needs one die on each side of the centre line. Rethrow.",
+                    reading_ids(readings),
+                    "count",
+                )
+            q = kind_doubt(readings, kind) or doubt(readings, ctx.threshold)
+            if q is not None:
+                return q
+            values = {ctx.players[0]: int(by_side["a"]["value"]), ctx.players[1]: int(by_side["b"]["value"])}
+            return [Input(InputKind.ROLL, None, {"values": values})]
+        if "special_roll" in detail:
+            moved = list(readings)
+            if len(moved) != 1 and ctx.previous:
+                moved = thrown_again(readings, ctx.previous)
+            q = (
+                count_question(moved, 1, "newly thrown dice")
+                or kind_doubt(moved, kind)
+                or doubt(moved, ctx.threshold)
+            )
+            if q is not None:
+                return q
+            return [
+                Input(InputKind.THROW, ctx.expected.players[0], {"dice": [die_json(as_kind(moved[0], kind))]})
+            ]
+        kept = [i for i, d in enumerate(readings) if d.get("colour") in COLOURS]
+        index = {old: new for new, old in enumerate(kept)}
+        readings = [readings[i] for i in kept]
+        q = (
+            count_question(readings, int(detail.get("dice", 6)), "dice")
+            or kind_doubt(readings, kind)
+            or doubt(readings, ctx.threshold)
+        )
+        if q is not None:
+            return q
+        readings = [as_kind(d, kind) for d in readings]
+        # off the field, or on a slot with no card laid (that is off the field too): whose throw was it?
+        players = ctx.state.get("players") or {}
+        laid = {
+            c.get("slot")
+            for p in players.values()
+            if isinstance(p, Mapping)
+            for c in p.get("power_cards", [])
+        }
+        unowned = [
+            d
+            for d in readings
+            if not d.get("thrower")
+            and (
+                d.get("field_status") == "off"
+                or (d.get("field_status") == "card_slot" and d.get("card_slot") not in laid)
+            )
+        ]
+        if unowned:
+            d = unowned[0]
+            names = " or ".join(ctx.players)
+            return Question(
+                f"Who threw the {d.get('colour') or ''} die {d.get('id')} that is off the field: {names}? "
+                "The camera cannot tell dice of one colour apart.",
+                reading_ids(unowned),
+                "owner",
+            )
+        return [Input(InputKind.THROW, None, {"dice": [die_json(d, index) for d in readings]})]
+
     def choices(self, player: str) -> list[Choice]:
         """An attack declaration, or the cards the player may use now, or passing."""
         exp = self.expects()

@@ -60,6 +60,7 @@ from typing import Any, ClassVar
 from engine.core import (
     JSON,
     Choice,
+    Context,
     Die,
     DieKind,
     Expectation,
@@ -67,9 +68,12 @@ from engine.core import (
     Input,
     InputKind,
     Outcome,
+    Question,
+    Reading,
     Result,
     RuleError,
 )
+from engine.throws import count_question, doubt
 
 DICE = 5
 MAX_ROLLS = 3
@@ -320,6 +324,15 @@ class DiceHunter(Game):
         return Result((top,), tuple(ranking), scores, reason)
 
     # -- queries -------------------------------------------------------------------------------
+    @classmethod
+    def read_throw(cls, ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+        """What a settled throw means (engine.throws): its inputs, or the question to ask first."""
+        q = count_question(readings, 5, "dice") or doubt(readings, ctx.threshold)
+        if q is not None:
+            return q
+        player = ctx.expected.players[0] if ctx.expected.players else None
+        return [Input(InputKind.ROLL, player, {"dice": sorted(int(d["value"]) for d in readings)})]
+
     def choices(self, player: str) -> list[Choice]:
         """Take a tile (or steal one), end the turn for chips, or keep every die of one face more."""
         exp = self.expects()

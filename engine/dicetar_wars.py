@@ -68,6 +68,7 @@ from typing import Any, ClassVar
 
 from engine.core import (
     JSON,
+    Context,
     DataError,
     Die,
     DieKind,
@@ -77,9 +78,12 @@ from engine.core import (
     Input,
     InputKind,
     Outcome,
+    Question,
+    Reading,
     Result,
     RuleError,
 )
+from engine.throws import die_json, doubt, reading_ids
 
 DICE_PER_PLAYER = 5
 STACK_FACTOR = 4
@@ -303,6 +307,35 @@ class DicetarWars(Game):
         return Result((ranking[0],), ranking, totals, reason)
 
     # -- queries -------------------------------------------------------------------------------
+    @classmethod
+    def read_throw(cls, ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+        """What a settled throw means (engine.throws): its inputs, or the question to ask first."""
+        detail = ctx.expected.detail
+        player = ctx.expected.players[0]
+        if detail.get("step") == "first_throw":
+            want = {str(detail.get("colour", ctx.colours[player])).lower(): 5}
+        else:
+            want = {ctx.colours[p].lower(): 5 for p in ctx.players}
+        # only the players' dice are game dice: anything else the reader reports (a marker, a
+        # die from another game) is left out, and stacks are re-indexed into the dice kept
+        colours = {ctx.colours[p].lower() for p in ctx.players}
+        kept = [i for i, d in enumerate(readings) if str(d.get("colour", "")).lower() in colours]
+        index = {old: new for new, old in enumerate(kept)}
+        readings = [readings[i] for i in kept]
+        seen = Counter(str(d.get("colour", "")).lower() for d in readings)
+        if dict(seen) != want:
+            return Question(
+                f"This throw needs {want} dice by colour on and around the board; the camera sees "
+                f"{dict(seen)}. Rethrow, or correct the reading (a die lying under another cannot be seen: "
+                "say its colour and value).",
+                reading_ids(readings),
+                "count",
+            )
+        q = doubt(readings, ctx.threshold)
+        if q is not None:
+            return q
+        return [Input(InputKind.THROW, player, {"dice": [die_json(d, index) for d in readings]})]
+
     def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(c.lower() for c in player_colours.values())
 

@@ -90,6 +90,7 @@ from engine.core import (
     JSON,
     Choice,
     ChoiceField,
+    Context,
     DataError,
     DieKind,
     Expectation,
@@ -97,9 +98,12 @@ from engine.core import (
     Input,
     InputKind,
     Outcome,
+    Question,
+    Reading,
     Result,
     RuleError,
 )
+from engine.throws import by_colour
 
 DECK_SIZE = 15
 REMOVED = 5
@@ -465,6 +469,13 @@ class DieAngler(Game):
         return self._start_extra(inp)
 
     # -- queries -------------------------------------------------------------------------------
+    @classmethod
+    def read_throw(cls, ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+        """What a settled throw means (engine.throws): its inputs, or the question to ask first."""
+        dice = ctx.expected.detail.get("dice", {})
+        wanted = {p: len(dice.get(p, [])) for p in ctx.expected.players}
+        return by_colour(ctx, readings, wanted, InputKind.ROLL)
+
     def choices(self, player: str) -> list[Choice]:
         """Stop rolling (a lure or a reroll is entered on the admin page)."""
         exp = self.expects()

@@ -95,6 +95,7 @@ from typing import Any, ClassVar, Protocol
 from engine.core import (
     JSON,
     ChoiceField,
+    Context,
     DataError,
     DieKind,
     Expectation,
@@ -102,9 +103,12 @@ from engine.core import (
     Input,
     InputKind,
     Outcome,
+    Question,
+    Reading,
     Result,
     RuleError,
 )
+from engine.throws import by_colour, count_question, die_json, doubt, of_colour, reading_ids, thrown_again
 
 FACES = tuple(range(1, 7))
 DICE_PER_COLOUR = 8
@@ -1041,6 +1045,55 @@ class NozokuDice(Game):
         return {"player": player, "hand": sorted(self.hands[player]), "selected": self.selections.get(player)}
 
     # -- queries -------------------------------------------------------------------------------
+    @classmethod
+    def read_throw(cls, ctx: Context, readings: Sequence[Reading]) -> list[Input] | Question:
+        """What a settled throw means (engine.throws): its inputs, or the question to ask first."""
+        detail = ctx.expected.detail
+        what = detail.get("roll")
+        if what == "hand":
+            return by_colour(
+                ctx, readings, dict.fromkeys(ctx.expected.players, int(detail["dice"])), InputKind.ROLL
+            )
+        player = ctx.expected.players[0]
+        if what == "held die":
+            mine = of_colour(readings, str(detail.get("colour")))
+            if len(mine) != 1 and ctx.previous:
+                mine = thrown_again(mine, ctx.previous)
+            q = count_question(mine, 1, f"newly thrown {detail.get('colour')} dice") or doubt(
+                mine, ctx.threshold
+            )
+            return q if q is not None else [Input(InputKind.ROLL, player, {"dice": [die_json(mine[0])]})]
+        if what == "reroll":
+            # the rerolled dice alone, or the whole centre with them (the dice not rerolled still there)
+            centre = ctx.state.get("centre")
+            whole = len(centre) if isinstance(centre, list) else None
+            n = int(detail.get("dice", 0))
+            if whole is not None and len(readings) not in (n, whole):
+                return Question(
+                    f"The camera sees {len(readings)} dice in the centre; this reroll needs the {n} rerolled "
+                    f"dice or the whole centre of {whole}. Rethrow, or correct the reading.",
+                    reading_ids(readings),
+                    "count",
+                )
+        # the centre (setup) or the whole centre after the preparation reroll
+        want = int(detail.get("dice", 0)) if what == "centre" else None
+        q = (count_question(readings, want, "dice in the centre") if want is not None else None) or doubt(
+            readings, ctx.threshold
+        )
+        if q is None and what == "centre":
+            seen = Counter(str(d.get("colour")) for d in readings)
+            expected = {str(k): int(v) for k, v in detail.get("colours", {}).items()}
+            if dict(seen) != expected:
+                q = Question(
+                    f"The centre should hold {expected} dice by colour; the camera sees {dict(seen)}. "
+                    "Rethrow, or correct the reading.",
+                    reading_ids(readings),
+                    "count",
+                )
+        if q is not None:
+            return q
+        return [Input(InputKind.ROLL, player, {"dice": [die_json(d) for d in readings]})]
+
     def secret_fields(self, player: str) -> tuple[ChoiceField, ...]:
         """A card from the player's own hand (shown only on that player's panel)."""
         exp = self.expects()
