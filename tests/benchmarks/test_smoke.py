@@ -40,6 +40,7 @@ SMOKE: dict[str, list[str]] = {
     "log_salvage": ["--smoke"],
     "mqtt_fuzz": ["--smoke"],
     "server_guards": ["--smoke"],
+    "stages": ["--smoke"],
     "tumble": ["--smoke"],
     "vision_d6": ["--smoke"],
     "vision_numbered": ["--smoke"],
