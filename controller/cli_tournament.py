@@ -78,6 +78,7 @@ def tournament(
     view = TournamentView(t, hall, hub)
     hall.on_change = view.changed
     hall.on_result = view.on_result
+    hall.on_connect = view.publish_pairings  # this round's pairings go to its tables (again) at every connect
     hall.start()
     st = t.state()
     print(

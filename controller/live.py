@@ -187,8 +187,12 @@ def play(
     progress: Callable[[float, str], None] | None = None,
     total_t: float | None = None,
     gate: Any = None,
+    past_the_end: bool = False,
 ) -> None:
     """Run frames through the gate into the table until the source ends or the game is over.
+
+    ``past_the_end``: go on after a game is over (a tournament table: the next round's pairing starts
+    the next game at this table, controller/pairings.py).
 
     A table resumed from its log on a recorded session first runs the frames
     it had already seen through the motion gate alone (cheap), so the gate is
@@ -232,7 +236,7 @@ def play(
             motion.add(frame.image_bgr, still, frame.t)
         if progress is not None:
             progress(frame.t, table.snapshot()["waiting_for"])
-        if table.status == "over":
+        if table.status == "over" and not past_the_end:
             break
     if table.status == "playing":
         table.finish(t_last)
@@ -324,8 +328,14 @@ def run_live(
             table.pending = load_script(Path(spec.split(":", 1)[1]) / "script.jsonl")
         with contextlib.ExitStack() as stack:
             stack.enter_context(source)
+            paired = cfg.mqtt is not None and cfg.mqtt.pairings
             if cfg.mqtt is not None:
-                stack.callback(publish_to_hall(cfg, table).stop, wait_s=10.0)
+                publisher = publish_to_hall(cfg, table)
+                stack.callback(publisher.stop, wait_s=10.0)
+                if paired:
+                    from controller.pairings import follow_pairings
+
+                    stack.callback(follow_pairings(table, publisher).stop)
             if serve:
                 d = cfg.display
                 stack.enter_context(
@@ -338,7 +348,7 @@ def run_live(
                 )
             if table.resumed:
                 print(f"resumed game {table.game_no} from {ev.path}", flush=True)
-            play(table, source)
+            play(table, source, past_the_end=paired)
             if hold and serve and spec.startswith("recorded:"):
                 hold_display(table, _until_interrupted)
         result = table.game.result()

@@ -36,6 +36,9 @@ class MqttSection(BaseModel):
     #: default "dicetable-table-<table id>"; two clients with one id knock each other off the broker
     client_id: str | None = Field(None, pattern=CLIENT_ID)
     keepalive: int = Field(10, ge=2, le=600)
+    #: a table in a tournament: take each round's players and game from the tournament's pairing
+    #: (``<prefix>/<table id>/pairing``, controller/pairings.py) and start the game itself
+    pairings: bool = False
 
     @field_validator("topic_prefix")
     @classmethod

@@ -157,6 +157,8 @@ class Table:
         self.choice_rounds: dict[str, tuple[tuple[str, ...], Any]] = {}  # player -> (labels, round)
         self.held_choices = HeldInputs()  # the secret rule: choices held until everyone asked has chosen
         self.notice: str | None = None  # e.g. "camera lost; reopening"
+        #: a tournament table's pairing, "table-3 · round 2 · ann vs bob" (controller/pairings.py)
+        self.pairing: str | None = None
         #: the latest throw's flag when its dice did not tumble (logged as control "not_tumbled")
         self.flag: dict[str, Any] | None = None
         self.rest_times: list[tuple[float, float]] = []  # (t_rest of the frame, clock when scored)
@@ -682,6 +684,27 @@ class Table:
         self.secret_progress = status
         self._emit()
 
+    def new_game(self, cfg: TableConfig, pairing: str | None = None) -> None:
+        """Start a new game at this table with ``cfg``'s game and players (a tournament's pairing,
+        controller/pairings.py): logged as a new game; the listeners, clock, board and (for the same
+        game) reader stay, the panels follow the new players' seats."""
+        with self._lock:
+            listeners, reading_listeners = self.listeners, self.reading_listeners
+            reader = self.perceiver.reader if cfg.table.game == self.setup.game else None
+            self.panels.close()
+            Table.__init__(
+                self,
+                cfg,
+                self.log,
+                reader=reader,
+                listeners=listeners,
+                clock=self.clock,
+                resume=False,
+                geometry=self.geometry,
+            )
+            self.reading_listeners, self.pairing = reading_listeners, pairing
+        self._emit()
+
     # -- TableBackend (what the display reads) ------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
@@ -698,6 +721,7 @@ class Table:
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
                 "notice": self.notice,
+                "pairing": self.pairing,
                 "flag": self.flag,
                 # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
                 "choice": None

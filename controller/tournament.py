@@ -207,6 +207,7 @@ class Tournament:
                 "round": no,
                 "rounds": len(self.spec.rounds),
                 "game": self.spec.rounds[no - 1].game if no else None,
+                "started": self._started(no),
                 "matches": self.matches(no) if no else [],
                 "standings": [r.to_json() for r in standings(self.spec.player_names, self._finished())],
                 "can_start_next": self._next_blocker() is None,
@@ -217,6 +218,11 @@ class Tournament:
                 if no
                 else [],
             }
+
+    def _started(self, no: int) -> str | None:
+        """When round ``no`` was paired (UTC ISO 8601), None before it was."""
+        row = self.db.execute("SELECT started FROM rounds WHERE no = ?", (no,)).fetchone()
+        return None if row is None else str(row[0])
 
     # -- writing -------------------------------------------------------------------------------
 

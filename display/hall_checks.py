@@ -231,3 +231,33 @@ def check_result(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         "seq": _int(payload.get("seq"), "seq", 0, 10**9),
         "finished": finished,
     }
+
+
+def check_pairing(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """A tournament's ``pairing`` message for one table: the round, its game and the seated players.
+
+    Seats are 1.. in order, each player once with a colour of the fixed set, two players at
+    least; the game one of the engine's."""
+    _table(payload, table_id)
+    tournament = _text(payload.get("tournament"), "tournament", optional=False)
+    if not tournament:
+        raise BadMessage("tournament: expected the tournament's name, got ''")
+    game = _one_of(payload.get("game"), GAMES, "game")
+    players = _players(payload)
+    if len(players) < 2:
+        raise BadMessage(f"players: a pairing seats two players at least, got {len(players)}")
+    raw = payload["players"]
+    seats = [p.get("seat") for p in raw]
+    if seats != list(range(1, len(players) + 1)):
+        raise BadMessage(f"players[].seat: expected the seats 1..{len(players)} in order, got {seats!r:.60}")
+    colours = [p["colour"] for p in players]
+    if len(set(colours)) != len(colours):
+        raise BadMessage(f"players[].colour: each player a colour of their own, got {colours}")
+    return {
+        "table": table_id,
+        "tournament": tournament,
+        "round": _int(payload.get("round"), "round", 1, 10_000),
+        "game": game,
+        "players": [dict(p, seat=i) for i, p in enumerate(players, start=1)],
+        "paired": _time(payload.get("paired"), "paired", optional=False),
+    }

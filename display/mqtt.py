@@ -137,10 +137,13 @@ class TablePublisher:
         self._result: dict[str, Any] | None = None
         self._lock = threading.Lock()
         self._announced = threading.Event()  # set once a connection has re-sent the retained messages
+        #: called with the client after each (re)connect: e.g. a tournament table subscribes to its pairing
+        self.on_connected: list[Callable[[mqtt.Client], None]] = []
         self.client = new_client(self.link, f"dicetable-table-{table_id}")
         offline = json.dumps({"table": table_id, "status": "offline"})
         self.client.will_set(status_topic(table_id, self.prefix), offline, qos=1, retain=True)
         self.client.on_connect = self._on_connect
+        self.client.suppress_exceptions = True  # a message callback's error must not end the network thread
 
     def start(self) -> None:
         self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
@@ -202,6 +205,11 @@ class TablePublisher:
             client.publish(state_topic(self.table_id, self.prefix), json.dumps(latest), qos=1, retain=True)
         if result is not None:
             client.publish(result_topic(self.table_id, self.prefix), json.dumps(result), qos=1, retain=True)
+        for hook in list(self.on_connected):
+            try:
+                hook(client)
+            except Exception:  # a broken hook must not stop the publisher
+                log.exception("table %s: connect hook failed", self.table_id)
         self._announced.set()
 
 
@@ -238,11 +246,14 @@ class Hall:
         max_tables: int = 256,
         clock: Callable[[], float] = time.time,
         on_update: Callable[[int], None] | None = None,
+        on_connect: Callable[[], object] | None = None,
     ) -> None:
         self.link = link or BrokerLink(host, port, keepalive=keepalive)
         self.host, self.port, self.keepalive = self.link.host, self.link.port, self.link.keepalive
         self.prefix = self.link.prefix
         self.on_change, self.on_result, self.on_update = on_change, on_result, on_update
+        #: called on the MQTT thread after each (re)connect: e.g. a tournament re-sends its pairings
+        self.on_connect = on_connect
         self.expire_s, self.max_tables, self.clock = expire_s, max_tables, clock
         self._tables: dict[str, dict[str, Any]] = {}
         self._version = 0
@@ -395,6 +406,11 @@ class Hall:
             self.connected = True
             self._bump()
         self._changed()
+        if self.on_connect is not None:
+            try:
+                self.on_connect()
+            except Exception:  # a broken listener must not stop the hall
+                log.exception("hall connect listener failed")
 
     def _on_disconnect(
         self, client: mqtt.Client, userdata: Any, flags: Any, reason_code: Any, properties: Any

@@ -28,6 +28,7 @@ from display.app import STATIC, _page, _pump
 from display.guard import MAX_BODY, Guard, Scope, TokenGate
 from display.hub import Hub
 from display.mqtt import Hall
+from display.pairings import publish_pairings
 
 
 class TournamentBackend(Protocol):
@@ -83,6 +84,10 @@ class TournamentView:
             t = tables.get(m["table"] or "")
             m["live"] = None if t is None else {"online": t["online"], "summary": t["summary"]}
         return {**st, "broker": hall["broker"], "connected": hall["connected"]}
+
+    def publish_pairings(self) -> int:
+        """Push this round's pairing to each of its tables (retained; display/pairings.py)."""
+        return publish_pairings(self.hall.client, self.backend.state(), self.hall.prefix)
 
     def changed(self, *_: Any) -> None:
         self.hub.notify(self.view())
@@ -140,6 +145,7 @@ def create_tournament_app(
             matches = backend.start_next_round()
         except ValueError as e:
             raise HTTPException(409, str(e)) from None
+        view.publish_pairings()
         view.changed()
         return {"matches": matches}
 

@@ -57,6 +57,14 @@ function renderQuestion(snap) {
     h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · answered on the admin page`));
 }
 
+function renderPairing(snap) {
+  // a tournament table: "table-3 · round 2 · ann vs bob", the pairing it was sent (controller/pairings.py)
+  const box = document.getElementById("pairing");
+  if (!snap.pairing) { box.hidden = true; box.textContent = ""; return; }
+  box.hidden = false;
+  box.textContent = snap.pairing;
+}
+
 function renderNotice(snap) {
   // what the table could not do and what it does about it (a frame it could not read, a log it
   // could not write, a refused choice): controller/table.py Table.notice
@@ -112,6 +120,7 @@ async function onSnapshot(snap) {
   statusPill(document.getElementById("status"), snap.status);
   document.getElementById("waiting").textContent = snap.waiting_for || "";
   document.body.dataset.seq = snap.seq;
+  renderPairing(snap);
   renderNotice(snap);
   renderScores(snap);
   renderSecret(snap);
