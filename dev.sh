@@ -77,7 +77,9 @@ ensure_venv() {
     else
       say "installing dicetable and its dependencies into $VENV (the test tools come with ./dev.sh test)"
     fi
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".${extra:+[$extra]}"
+    # --no-compile: Python compiles what it imports when it first does; pip compiling every file
+    # of every package first cost a third of the install's time here (benchmarks/RESULTS.md)
+    "$VENV/bin/python" -m pip install -q --no-compile --disable-pip-version-check -e ".${extra:+[$extra]}"
     echo "$want" > "$stamp"
     # the extra's install is also the plain one
     [ -z "$extra" ] || echo "$want" > "$VENV/.installed"

@@ -183,8 +183,12 @@ def report(
         "# Tumble check: throws that did not tumble (issue 22, item 4)",
         "",
         run_header(),
-        (f"Making the sessions took {made_s / 60:.0f} min and " if made_s >= 1 else "")
-        + f"judging them {judged_s / 60:.0f} min (`--keep DIR` keeps the sessions and uses them again).",
+        (
+            f"Making the sessions took {made_s / 60:.0f} min and judging them"
+            if made_s >= 1
+            else "Judging them"
+        )
+        + f" {judged_s / 60:.0f} min (`--keep DIR` keeps the sessions and uses them again).",
         "",
         f"Held-out set: drawn sessions made by `tools/sessions/make_throws.py` with seed {args.seed} "
         "(real throws)"
