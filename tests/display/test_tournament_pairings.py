@@ -322,3 +322,99 @@ def test_a_malformed_pairing_changes_nothing_and_says_why(
             assert table.snapshot()["pairing"] == "table-1 · round 1 · ann vs bob"
         finally:
             table.panels.close()
+
+
+def test_over_the_shipped_broker_only_the_hall_pairs_a_table_and_only_that_table_reads_it(
+    tmp_path: Path,
+) -> None:
+    """deploy/mosquitto's ACL (TLS, passwords): the hall writes pairings, table-1 takes its own;
+    table-2 can neither write table-1's pairing nor read it."""
+    from secure_broker import SecureBroker, available
+
+    why = available()
+    if why:
+        pytest.skip(why)
+    secure = SecureBroker(tmp_path / "broker")
+    secure.start()
+    raw = {
+        **table_config("table-1").model_dump(),
+        "mqtt": {**secure.mqtt_section("table-1"), "pairings": True},
+    }
+    cfg = parse_config(raw, "table-1.toml")
+    events = EventLog(tmp_path / "table-1.sqlite3")
+    table = Table(cfg, events, resume=False)
+    assert cfg.mqtt is not None
+    publisher = start_publisher(cfg.mqtt, table)
+    follower = follow_pairings(table, publisher)
+    seen: list[bytes] = []
+    clients = []
+    try:
+        for name in ("hall", "table-2"):
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name)
+            link = secure.link(name)
+            c.username_pw_set(link.username, link.password)
+            c.tls_set(ca_certs=link.ca_file, certfile=link.cert_file, keyfile=link.key_file)
+            c.connect("127.0.0.1", secure.port, keepalive=5)
+            c.loop_start()
+            wait_until(c.is_connected, what=f"{name} connected")
+            clients.append(c)
+        hall, other = clients
+        other.on_message = lambda c, u, m: seen.append(m.payload)
+        other.subscribe(pairing_topic("table-1"), qos=1)
+        wait_until(publisher.client.is_connected, what="table-1 connected")
+        time.sleep(0.5)  # table-1's subscription is in
+        forged = {
+            **GOOD,
+            "players": [
+                {"name": "eve", "seat": 1, "colour": "red"},
+                {"name": "zed", "seat": 2, "colour": "blue"},
+            ],
+        }
+        other.publish(pairing_topic("table-1"), json.dumps(forged), qos=1, retain=True).wait_for_publish(5)
+        hall.publish(pairing_topic("table-1"), json.dumps(GOOD), qos=1, retain=True).wait_for_publish(5)
+        wait_until(
+            lambda: table.snapshot()["pairing"] == "table-1 · round 1 · ann vs bob", what="the pairing"
+        )
+        time.sleep(0.5)
+        assert [p.name for p in table.cfg.players] == ["ann", "bob"] and seen == []
+        assert not follower.refusals
+    finally:
+        for c in clients:
+            c.loop_stop()
+            c.disconnect()
+        follower.stop()
+        publisher.stop(wait_s=5)
+        table.panels.close()
+        events.close()
+        secure.stop()
+
+
+@pytest.mark.browser
+def test_the_table_page_shows_the_pairing_before_the_first_throw(tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    from controller.live import serve_display
+    from display.server import free_port
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("chromium is not installed")
+    with EventLog(tmp_path / "events.sqlite3") as events:
+        table = Table(table_config("table-3"), events, resume=False)
+        try:
+            follower = PairingFollower(table, TablePublisher("table-3", "127.0.0.1", 1))  # not started
+            port = free_port()
+            with serve_display(table, "127.0.0.1", port, None), sync_playwright() as pw:
+                browser = pw.chromium.launch(
+                    executable_path=str(chromium), args=["--headless", "--no-sandbox"]
+                )
+                page = browser.new_page()
+                page.goto(f"http://127.0.0.1:{port}/")
+                expect(page.locator("#pairing")).to_be_hidden()  # no tournament yet
+                assert follower.offer(json.dumps({**GOOD, "table": "table-3", "round": 2}))
+                assert follower.start_waiting()
+                expect(page.locator("#pairing")).to_have_text("table-3 · round 2 · ann vs bob")
+                expect(page.locator("#waiting")).to_contain_text("reveal")  # nothing thrown yet
+                browser.close()
+        finally:
+            table.panels.close()
