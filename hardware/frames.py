@@ -269,7 +269,31 @@ class VideoFileSource(_SourceBase):
 # -- live cameras ------------------------------------------------------------------------------
 
 
-class CameraSource(_SourceBase):
+class _CaptureSource(_SourceBase):
+    """A live camera read through a cv2.VideoCapture (``_cap``); t is the clock time since opening."""
+
+    name: str
+    _cap: Any
+    _clock: Clock
+    _t0: float
+    #: what a failed read means for this kind of camera
+    no_frame = "returned no frame (unplugged?)"
+
+    def read(self) -> Frame | None:
+        if self._cap is None:
+            raise CameraLost(f"camera {self.name!r} is closed")
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            raise CameraLost(f"camera {self.name!r}: {self.no_frame}")
+        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class CameraSource(_CaptureSource):
     """A V4L2/USB camera through cv2.VideoCapture; t is the clock time since opening."""
 
     def __init__(
@@ -294,19 +318,6 @@ class CameraSource(_SourceBase):
         if height:
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self._t0 = clock()
-
-    def read(self) -> Frame | None:
-        if self._cap is None:
-            raise CameraLost(f"camera {self.name!r} is closed")
-        ok, image = self._cap.read()
-        if not ok or image is None:
-            raise CameraLost(f"camera {self.name!r} returned no frame (unplugged?)")
-        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
-
-    def close(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
 
 
 class PicameraSource(_SourceBase):
@@ -407,13 +418,15 @@ def synthetic_table(width: int = 320, height: int = 240, seed: int = 0) -> np.nd
     return out
 
 
-class NetworkSource(_SourceBase):
+class NetworkSource(_CaptureSource):
     """A network camera through OpenCV's FFmpeg backend: MJPEG over HTTP(S) or RTSP (over TCP).
 
     Each frame's ``t`` is its arrival time (the clock since opening), not the stream's own clock,
     which a phone app may start anywhere.  A stream that stops raises :class:`CameraLost` within
     ``timeout_s`` (FFmpeg's own read timeout), so a :class:`ReconnectingSource` can say so and reopen.
     """
+
+    no_frame = "the stream stopped"
 
     def __init__(
         self,
@@ -447,19 +460,6 @@ class NetworkSource(_SourceBase):
                 f"right, and this machine on its network?)"
             )
         self._t0 = clock()
-
-    def read(self) -> Frame | None:
-        if self._cap is None:
-            raise CameraLost(f"camera {self.name!r} is closed")
-        ok, image = self._cap.read()
-        if not ok or image is None:
-            raise CameraLost(f"camera {self.name!r}: the stream stopped")
-        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
-
-    def close(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
 
 
 def _without_password(url: str) -> str:

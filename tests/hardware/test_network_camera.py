@@ -57,6 +57,23 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(timeout=10)
 
 
+def wait_until_listening(port: int, timeout: float = 60.0) -> None:
+    """Wait until something listens on ``port``, without connecting to it (ffmpeg's ``-listen 1``
+    serves exactly one client: a probe would be that client): the kernel's own socket table."""
+    want = f":{port:04X} "
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                rows = Path(table).read_text().splitlines()[1:]
+            except OSError:
+                continue
+            if any(want in row.split()[1] + " " and row.split()[3] == "0A" for row in rows):
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listens on {port} after {timeout} s")
+
+
 def wait_for_port(port: int, timeout: float = 10.0) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -72,7 +89,7 @@ def mjpeg() -> Iterator[tuple[str, int]]:
     port = free_port()
     proc = mjpeg_server(port)
     try:
-        time.sleep(0.5)  # ffmpeg's -listen opens the port only once its input is ready
+        wait_until_listening(port)  # ffmpeg's -listen opens the port only once its input is ready
         yield f"http://127.0.0.1:{port}/x.mjpg", port
     finally:
         stop(proc)
@@ -109,7 +126,7 @@ def test_a_stream_killed_mid_way_is_reported_lost_and_resumed() -> None:
     proc = mjpeg_server(port)
     said: list[str] = []
     try:
-        time.sleep(0.5)
+        wait_until_listening(port)
         cam = ReconnectingSource(
             lambda: NetworkSource(url, timeout_s=2.0), backoff=(0.3,), max_attempts=40, on_status=said.append
         )
