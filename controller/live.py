@@ -255,6 +255,10 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
     except LogError as e:
         raise TableError(str(e)) from None
     try:
+        if cfg.mqtt is not None and cfg.mqtt.pairings:  # a paired table resumes its paired game
+            from controller.pairings import last_paired_config
+
+            return Table(last_paired_config(cfg, ev), ev), ev
         return Table(cfg, ev), ev
     except (LogError, LogWriteError) as e:
         ev.close()
@@ -335,7 +339,7 @@ def run_live(
                 if paired:
                     from controller.pairings import follow_pairings
 
-                    stack.callback(follow_pairings(table, publisher).stop)
+                    stack.callback(follow_pairings(table, publisher, cfg).stop)
             if serve:
                 d = cfg.display
                 stack.enter_context(

@@ -24,10 +24,11 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from controller.config import TableConfig
+from controller.eventlog import EventLog
 from controller.scenario import Setup, new_game
 from controller.table import Table, TableError
 from display.hall_checks import check_pairing, parse
-from display.pairings import describe, pairing_topic
+from display.pairings import SEAT_COLOURS, describe, pairing_topic
 
 log = logging.getLogger("dicetable.pairings")
 
@@ -64,12 +65,13 @@ def names(cfg: TableConfig) -> list[str]:
 class PairingFollower:
     """Subscribes to the table's pairing topic and starts each new round's game at the table."""
 
-    def __init__(self, table: Table, publisher: Any) -> None:
+    def __init__(self, table: Table, publisher: Any, base_cfg: TableConfig | None = None) -> None:
         """``publisher``: the table's started ``display.mqtt.TablePublisher``, whose connection the
-        follower shares (a broker with ``use_username_as_clientid`` lets one client per table in)."""
+        follower shares (a broker with ``use_username_as_clientid`` lets one client per table in);
+        ``base_cfg``: the table.toml the pairings fill in (default: the table's)."""
         self.table, self.publisher = table, publisher
         self.topic = pairing_topic(table.table_id, publisher.prefix)
-        self.base_cfg = table.cfg
+        self.base_cfg = base_cfg or table.cfg
         self.current: tuple[str, int] | None = None  # (tournament, round) of the game being played
         self.waiting: dict[str, Any] | None = None  # a checked pairing waiting for the game to end
         self.refusals: deque[dict[str, str]] = deque(maxlen=50)
@@ -124,7 +126,24 @@ class PairingFollower:
         with self._lock:
             if key == self.current:
                 return True  # this round's game is already on (a retained message again)
-            self.waiting = pairing
+            t = self.table
+            # the first pairing since the table started, and its game is on already: resumed from
+            # the log after a restart (a later round always waits for the game in play to end)
+            seated = (pairing["game"], [p["name"] for p in pairing["players"]])
+            if (
+                self.current is None
+                and t.status != "over"
+                and (t.setup.game, list(t.setup.players)) == seated
+            ):
+                self.current, self.waiting = key, None
+                t.pairing = describe(pairing)
+                adopted = True
+            else:
+                self.waiting, adopted = pairing, False
+        if adopted:
+            self.table._emit()
+            log.info("table %s: plays on %s", self.table.table_id, describe(pairing))
+            return True
         log.info("table %s: round %d paired: %s", self.table.table_id, pairing["round"], describe(pairing))
         self._wake.set()
         return True
@@ -169,6 +188,27 @@ class PairingFollower:
                 log.exception("table %s: starting a paired game failed", self.table.table_id)
 
 
-def follow_pairings(table: Table, publisher: Any) -> PairingFollower:
+def follow_pairings(table: Table, publisher: Any, base_cfg: TableConfig | None = None) -> PairingFollower:
     """The started follower of ``[mqtt] pairings = true`` on the table's publisher's connection."""
-    return PairingFollower(table, publisher).start()
+    return PairingFollower(table, publisher, base_cfg).start()
+
+
+def last_paired_config(cfg: TableConfig, events: EventLog) -> TableConfig:
+    """The config a paired table opens with: the latest game's game and players from its log while
+    that game is unfinished (so a restart resumes the paired game it was playing: ``open_game``;
+    its pairing, retained, then finds it on and lets it play on), else ``cfg`` itself."""
+    latest = events.latest_game()
+    if latest is None or events.replay(latest).result() is not None:
+        return cfg  # nothing to resume: a finished game's round waits for its pairing as any other
+    setup = events.setup(latest)
+    if (setup.game, list(setup.players)) == (cfg.table.game, names(cfg)):
+        return cfg
+    seated = [
+        {"name": n, "seat": i, "colour": SEAT_COLOURS[(i - 1) % len(SEAT_COLOURS)]}
+        for i, n in enumerate(setup.players, start=1)
+    ]
+    try:
+        return paired_config(cfg, {"game": setup.game, "players": seated})
+    except ValueError as e:  # not a game this table can play now: its own file then
+        log.warning("table %s: not resuming game %d (%s)", cfg.table.id, latest, e)
+        return cfg

@@ -418,3 +418,34 @@ def test_the_table_page_shows_the_pairing_before_the_first_throw(tmp_path: Path)
                 browser.close()
         finally:
             table.panels.close()
+
+
+def test_a_paired_table_restarted_mid_game_resumes_it_and_its_pairing_lets_it_play_on(tmp_path: Path) -> None:
+    from controller.live import open_table
+
+    raw = {**table_config("table-1").model_dump(), "mqtt": {"host": "127.0.0.1", "port": 1, "pairings": True}}
+    raw["database"] = {"path": str(tmp_path / "table-1.sqlite3")}
+    cfg = parse_config(raw, "table-1.toml")
+    table, events = open_table(cfg)
+    try:
+        follower = PairingFollower(table, TablePublisher("table-1", "127.0.0.1", 1), cfg)  # not started
+        assert follower.offer(json.dumps(GOOD)) and follower.start_waiting()
+        play_one_input(table)
+        game_no, seq = table.game_no, table.snapshot()["seq"]
+    finally:
+        table.panels.close()
+        events.close()
+    table, events = open_table(cfg)  # the restart: table.toml still names seat-a and seat-b
+    try:
+        assert table.resumed and table.game_no == game_no and table.snapshot()["seq"] == seq
+        assert [p.name for p in table.cfg.players] == ["ann", "bob"]
+        follower = PairingFollower(table, TablePublisher("table-1", "127.0.0.1", 1), cfg)
+        assert follower.offer(json.dumps(GOOD))  # the retained pairing again
+        assert follower.waiting is None and not follower.start_waiting() and table.game_no == game_no
+        assert table.snapshot()["pairing"] == "table-1 · round 1 · ann vs bob"
+        play_out(table, seed=5)  # then round 2's pairing starts the next game, seats from table.toml
+        assert follower.offer(json.dumps({**GOOD, "round": 2})) and follower.start_waiting()
+        assert table.game_no == game_no + 1 and table.snapshot()["pairing"].endswith("round 2 · ann vs bob")
+    finally:
+        table.panels.close()
+        events.close()
