@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from controller.mqtt_settings import MqttSection
-from engine import GAMES
+from engine import GAME_ALIASES, GAMES, game_name
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 DEMO_SESSION = PACKAGE_ROOT / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
@@ -90,9 +90,12 @@ class TableSection(_Strict):
     @field_validator("game")
     @classmethod
     def _game(cls, v: str) -> str:
-        if v not in GAMES:
-            raise ValueError(f"one of {', '.join(sorted(GAMES))}, got {v!r}")
-        return v
+        try:
+            return game_name(v)  # a table name, or a Japanese name stored as the table name
+        except ValueError:
+            raise ValueError(
+                f"one of {', '.join(sorted(GAMES))} (or {', '.join(GAME_ALIASES)}), got {v!r}"
+            ) from None
 
     @field_validator("kinds")
     @classmethod

@@ -7,6 +7,7 @@ come from the pixels: change a frame and the result changes.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from controller.live import led_listener, load_script, play, serve_display
 from controller.referee import RecordedReferee
 from controller.session import SessionError, read_session, session_config
 from controller.table import Table, TableError
+from engine import game_name
 
 SESSIONS = PACKAGE_ROOT / "tests" / "fixtures" / "sessions"
 
@@ -30,6 +32,8 @@ class DemoError(RuntimeError):
 
 
 def session_dir(game: str) -> Path:
+    with contextlib.suppress(ValueError):  # a Japanese name finds its game's session; unknown: below
+        game = game_name(game)
     folder = SESSIONS / f"{game}-demo"
     if not folder.is_dir():
         have = sorted(p.name.removesuffix("-demo") for p in SESSIONS.glob("*-demo"))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import DataError, Game, Input, Outcome, RuleError, find_game
+from engine import GAME_ALIASES, DataError, Game, Input, Outcome, RuleError, find_game
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIRS = (PACKAGE_ROOT / "decks", PACKAGE_ROOT / "boards")
@@ -78,7 +78,8 @@ class Setup:
         data = raw.get("data", {})
         if not isinstance(options, Mapping) or not isinstance(data, Mapping):
             raise ValueError("setup options and data must be objects")
-        return cls(str(raw["game"]), tuple(players), dict(options), seed, dict(data))
+        game = str(raw["game"])
+        return cls(GAME_ALIASES.get(game, game), tuple(players), dict(options), seed, dict(data))
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from controller.mqtt_settings import MqttSection
 from controller.pairing import pod_sizes
-from engine import GAMES, find_game
+from engine import GAME_ALIASES, GAMES, find_game, game_name
 
 TABLE_ID = r"^[A-Za-z0-9_-]{1,40}$"
 
@@ -81,9 +81,12 @@ class RoundSection(_Strict):
     @field_validator("game")
     @classmethod
     def _game(cls, v: str) -> str:
-        if v not in GAMES:
-            raise ValueError(f"one of {', '.join(sorted(GAMES))}, got {v!r}")
-        return v
+        try:
+            return game_name(v)  # a table name, or a Japanese name stored as the table name
+        except ValueError:
+            raise ValueError(
+                f"one of {', '.join(sorted(GAMES))} (or {', '.join(GAME_ALIASES)}), got {v!r}"
+            ) from None
 
 
 class TournamentFile(_Strict):
