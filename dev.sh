@@ -94,6 +94,7 @@ ensure_system_packages() {
   command -v ffmpeg >/dev/null || missing+=(ffmpeg)
   command -v systemd-analyze >/dev/null || missing+=(systemd)  # checks the unit install-service writes
   command -v pdftoppm >/dev/null || missing+=(poppler-utils)  # reads back the PDFs board print writes
+  fc-list "Noto Sans CJK JP" 2>/dev/null | grep -q . || missing+=(fonts-noto-cjk)  # Japanese on the display
   /usr/bin/python3 -c "import gi; gi.require_version('GstRtspServer', '1.0')" 2>/dev/null ||
     missing+=(python3-gi python3-gst-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good)
   if [ ${#missing[@]} -gt 0 ]; then
