@@ -687,22 +687,30 @@ class Table:
     def new_game(self, cfg: TableConfig, pairing: str | None = None) -> None:
         """Start a new game at this table with ``cfg``'s game and players (a tournament's pairing,
         controller/pairings.py): logged as a new game; the listeners, clock, board and (for the same
-        game) reader stay, the panels follow the new players' seats."""
+        game) reader stay, the panels follow the new players' seats.  The new table is built whole,
+        then takes this one's place in one step, so a reader never sees half of each."""
         with self._lock:
-            listeners, reading_listeners = self.listeners, self.reading_listeners
             reader = self.perceiver.reader if cfg.table.game == self.setup.game else None
-            self.panels.close()
-            Table.__init__(
-                self,
-                cfg,
-                self.log,
-                reader=reader,
-                listeners=listeners,
-                clock=self.clock,
-                resume=False,
-                geometry=self.geometry,
+            self.panels.close()  # their pins are the new panels' pins
+            try:
+                fresh = Table(
+                    cfg,
+                    self.log,
+                    reader=reader,
+                    listeners=self.listeners,
+                    clock=self.clock,
+                    resume=False,
+                    geometry=self.geometry,
+                )
+            except BaseException:
+                self.panels = PanelSet(self.cfg)
+                raise
+            fresh.listeners, fresh.reading_listeners, fresh.pairing = (
+                self.listeners,
+                self.reading_listeners,
+                pairing,
             )
-            self.reading_listeners, self.pairing = reading_listeners, pairing
+            self.__dict__.update(fresh.__dict__)  # one C-level update under the GIL: whole or not at all
         self._emit()
 
     # -- TableBackend (what the display reads) ------------------------------------------

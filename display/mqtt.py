@@ -102,6 +102,11 @@ def summarise(snapshot: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _same(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What tells one game's result from another's (not when it was published)."""
+    return {k: v for k, v in result.items() if k != "finished"}
+
+
 def result_of(summary: Mapping[str, Any]) -> dict[str, Any] | None:
     """The ``result`` message of a finished game's summary (None while it is not over)."""
     if summary.get("status") != "over":
@@ -175,7 +180,8 @@ class TablePublisher:
         with self._lock:
             self._latest = summary
             result = result_of(summary)
-            new_result = result is not None and (self._result is None or self._result["seq"] != result["seq"])
+            # another game's result, even one of as many events (a tournament table plays game after game)
+            new_result = result is not None and (self._result is None or _same(self._result) != _same(result))
             if new_result:
                 self._result = result
         if self.client.is_connected():
