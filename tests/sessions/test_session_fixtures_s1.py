@@ -309,11 +309,13 @@ def test_the_table_plays_the_session_to_the_true_result(
 ) -> None:
     """The real table loop (motion gate, script, button machinery, adapters, engine) on the recorded
     frames reaches the truth when the reader reads each settled frame right."""
-    import controller.table
+    import controller.perceive
     from controller.demo import run_demo
 
     meta, truth, _ = session(folder)
-    monkeypatch.setattr(controller.table, "_default_reader", truth_reader(folder))
+    # the table's one perception step chooses its reader here: hand it the truth instead
+    truth_read = controller.perceive.as_reader(truth_reader(folder))
+    monkeypatch.setattr(controller.perceive, "reader_for", lambda *args, **kw: truth_read)
     out = run_demo(
         meta["setup"]["game"], session=folder, db=tmp_path / "demo.sqlite3", serve=False, quiet=True
     )

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Prove dicetable on arm64 (a Raspberry Pi's 64-bit OS) from an x86 machine: a Debian Bookworm arm64
+# root made by debootstrap from this machine's own Debian mirror, run under qemu-user-static through
+# the kernel's binfmt_misc. Inside it, a fresh copy of the repository runs the README's first command
+# (./dev.sh demo --no-serve --json: a venv, aarch64 wheels from PyPI, the recorded Dice Hunter game)
+# and then the test suite's quick non-browser part.
+#
+#   sudo tools/arm64/prove.sh [ROOTFS_DIR] [OUT_DIR]
+#
+# Needs root, debootstrap, qemu-user-static and binfmt-support (apt-get install them); the aarch64
+# handler must be registered (update-binfmts --enable qemu-aarch64). Writes OUT_DIR/versions.txt,
+# demo.json, demo.log, tests.log and times.txt. Slow: every arm64 instruction is emulated.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+root=${1:-/var/tmp/dicetable-arm64}
+out=$(mkdir -p "${2:-$here/benchmarks/results/arm64}" && cd "${2:-$here/benchmarks/results/arm64}" && pwd)
+say() { printf '==> %s\n' "$*" >&2; }
+
+[ "$(id -u)" = 0 ] || { echo "error: run as root (debootstrap and chroot need it)" >&2; exit 1; }
+for tool in debootstrap chroot; do
+  command -v $tool >/dev/null || { echo "error: $tool missing: apt-get install debootstrap" >&2; exit 1; }
+done
+[ -x /usr/bin/qemu-aarch64-static ] || { echo "error: apt-get install qemu-user-static binfmt-support" >&2; exit 1; }
+if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+  update-binfmts --enable qemu-aarch64 || {
+    echo "error: cannot register the aarch64 binfmt handler (is binfmt_misc mounted?)" >&2; exit 1; }
+fi
+# this machine's own Debian mirror (never a hard-coded host)
+mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -1)
+[ -n "$mirror" ] || mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list)
+
+if [ ! -x "$root/usr/bin/python3" ]; then
+  say "debootstrap arm64 bookworm into $root from $mirror"
+  start=$(date +%s)
+  debootstrap --arch=arm64 --variant=minbase \
+    --include=python3,python3-venv,python3-pip,ca-certificates,libgl1,libglib2.0-0 \
+    bookworm "$root" "$mirror"
+  echo "debootstrap: $(( $(date +%s) - start )) s" >> "$out/times.txt"
+fi
+
+cleanup() { for m in proc sys dev; do umount -l "$root/$m" 2>/dev/null || true; done; }
+trap cleanup EXIT
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --rbind /dev "$root/dev"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+[ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
+cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt" 2>/dev/null || true
+
+say "a fresh copy of the repository at $(git -C "$here" rev-parse --short HEAD)"
+rm -rf "$root/opt/dicetable" && mkdir -p "$root/opt/dicetable"
+git -C "$here" archive HEAD | tar -x -C "$root/opt/dicetable"
+mkdir -p "$root/opt/shared" && [ -d "$here/../shared/rules" ] && cp -r "$here/../shared/rules" "$root/opt/shared/"
+
+inside() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=120 bash -c "$1"; }
+
+{
+  echo "host: $(uname -m), qemu: $(/usr/bin/qemu-aarch64-static --version | head -1)"
+  echo "inside: $(inside 'uname -m; . /etc/os-release; echo $PRETTY_NAME; python3 --version' | tr '\n' ' ')"
+} > "$out/versions.txt"
+
+say "./dev.sh demo --no-serve --json on arm64"
+start=$(date +%s)
+# qemu-user (7.2) now and then crashes a pip process (SIGSEGV in the emulator, not in pip); dev.sh only
+# stamps a finished install, so a second try carries on where the first stopped
+for try in 1 2 3; do
+  if inside 'cd /opt/dicetable && ./dev.sh demo --no-serve --json' > "$out/demo.json" 2>> "$out/demo.log"; then
+    break
+  fi
+  say "try $try failed (see $out/demo.log); again"
+done
+echo "demo (install + game, $try tries): $(( $(date +%s) - start )) s" >> "$out/times.txt"
+inside '/opt/dicetable/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(numpy|opencv|onnxruntime|fastapi|gpiozero|pyserial) "' \
+  >> "$out/versions.txt" || true
+
+say "the quick non-browser tests on arm64"
+start=$(date +%s)
+# the test runner alone (the test extra's linters and browser driver are not what is proven here)
+inside 'cd /opt/dicetable && .venv/bin/python -m pip install -q "pytest>=8,<10" "hypothesis>=6,<7" "httpx>=0.27,<1" &&
+  .venv/bin/python -m pytest -q -p no:cacheprovider -m "not browser and not broker and not slow" \
+  tests/engine tests/calibration tests/hardware/test_frames.py tests/hardware/test_buttons.py \
+  tests/hardware/test_leds.py tests/hardware/test_secret.py tests/controller/test_eventlog.py \
+  tests/controller/test_config.py' > "$out/tests.log" 2>&1 || echo "tests: exit $?" >> "$out/times.txt"
+echo "tests: $(( $(date +%s) - start )) s" >> "$out/times.txt"
+tail -1 "$out/tests.log"
+cat "$out/demo.json"
