@@ -387,6 +387,21 @@ def _patch(img: np.ndarray, centre: np.ndarray, half: int) -> np.ndarray | None:
     return img[y - half : y + half + 1, x - half : x + half + 1]
 
 
+def _disc_index() -> tuple[np.ndarray, np.ndarray]:
+    """The compared disc (a square of side 2 FACE_R + 1), and where each place's disc lies in a
+    window (2 (FACE_R + SLACK) + 1 square) as flat indices: (places, disc pixels)."""
+    size = 2 * FACE_R + 1
+    disc = np.zeros((size, size), np.uint8)
+    cv2.circle(disc, (FACE_R, FACE_R), FACE_R, 1, -1)
+    side, places = 2 * (FACE_R + SLACK) + 1, 2 * SLACK + 1
+    ys, xs = np.nonzero(disc)
+    starts = (np.arange(places)[:, None] * side + np.arange(places)[None, :]).ravel()
+    return disc.astype(bool), starts[:, None] + (ys * side + xs)[None, :]
+
+
+_DISC, _DISC_INDEX = _disc_index()
+
+
 class _Face:
     """A die's face at rest (its detail at the work scale), turned in steps: what it looks like at
     any turn, sharp or smeared, compared with a frame as ``cv2.matchTemplate``'s masked
@@ -395,9 +410,7 @@ class _Face:
     def __init__(self, patch: np.ndarray | None) -> None:
         half = int(WORK_SIDE)
         self.cut, self.size = half - FACE_R, 2 * FACE_R + 1
-        disc = np.zeros((self.size, self.size), np.uint8)
-        cv2.circle(disc, (FACE_R, FACE_R), FACE_R, 1, -1)
-        self.disc = disc.astype(bool)
+        self.disc, self.index = _DISC, _DISC_INDEX
         # (turns, 2 half + 1, 2 half + 1), the turns of half a circle: every smear is a straight line
         # through the middle, so a turn by 180 degrees more is the same square upside down, compared
         # as the window's pixels in reverse order (the disc is symmetric)
@@ -410,11 +423,6 @@ class _Face:
             self.turned = np.stack(turned).astype(np.float32)
             c, size = self.cut, self.size
             self.sharp = self._templates(self.turned[:, c : c + size, c : c + size])
-        # where each place's disc lies in a window (2 (FACE_R + SLACK) + 1 square), as flat indices
-        side, places = 2 * (FACE_R + SLACK) + 1, 2 * SLACK + 1
-        ys, xs = np.nonzero(self.disc)
-        starts = (np.arange(places)[:, None] * side + np.arange(places)[None, :]).ravel()
-        self.index = starts[:, None] + (ys * side + xs)[None, :]
 
     def _templates(self, squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The compared squares as rows of their disc's pixels less their mean, and those rows'
@@ -554,8 +562,7 @@ def _judge_track(
     st: TumbleSettings,
 ) -> DieVerdict:
     """Compare the die's face at rest with what it showed where it was followed to."""
-    centre_w = view.to_work(centre)
-    face = _Face(view.detail(after, centre_w, int(WORK_SIDE)))
+    face: _Face | None = None  # made when first compared
     seen: list[tuple[float, float]] = []
     points = [centre, *(c for _, c, _ in track)]
     m = FACE_R + SLACK
@@ -572,6 +579,8 @@ def _judge_track(
         if n + 2 < len(points) and np.linalg.norm(c - points[n + 2]) > np.linalg.norm(step):
             step = c - points[n + 2]
         step = step * (view.z / view.zb)
+        if face is None:
+            face = _Face(view.detail(after, view.to_work(centre), int(WORK_SIDE)))
         seen.append((away, face.likeness(view.detail(frames[k], cw, m), step)))
     return decide(seen, hand, st)
 
