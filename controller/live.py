@@ -20,7 +20,8 @@ import cv2
 
 from controller.config import DisplaySection, TableConfig
 from controller.eventlog import EventLog, LogError, LogWriteError
-from controller.table import Scripted, Table, TableError
+from controller.script import Scripted
+from controller.table import Table, TableError
 from engine import Input
 from hardware.buttons import BUTTONS
 

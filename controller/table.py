@@ -32,7 +32,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import cv2
@@ -44,11 +43,12 @@ from controller.config import TableConfig
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
-from controller.panels import Edge, PanelError, PanelSet, press_edges
+from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
 from controller.perceive import frame_nadir as frame_nadir  # benchmarks/vision_numbered.py's import
 from controller.scenario import Setup
+from controller.script import Script, Scripted, select_reading
 from engine import Input, InputKind, Outcome, RuleError
 
 log = logging.getLogger("dicetable.table")
@@ -91,26 +91,6 @@ SHARED_PLACE = (
 )
 
 
-@dataclass(frozen=True)
-class Scripted:
-    """One line of a recorded session's script, due at time ``t``.
-
-    Exactly one of: ``input`` (a choice on a panel or the admin page, a card
-    reveal), ``correction`` (a referee's answer or command on the admin page,
-    by ``who``) or ``press`` (a raw button press on ``player``'s panel, held
-    ``hold`` seconds; it goes through the real panel machinery).
-    """
-
-    t: float
-    source: str
-    input: Input | None = None
-    correction: dict[str, Any] | None = None
-    who: str = "referee"
-    player: str | None = None
-    press: str | None = None
-    hold: float = 0.0
-
-
 class Table:
     """The state of one table and everything that changes it."""
 
@@ -148,10 +128,7 @@ class Table:
         self.last_seq = 0  # the reading set scored last (ids r<seq>.<n> go on from it after a restart)
         self.question: Question | None = None
         self.frame: bytes | None = None
-        self._pending: list[Scripted] = []
-        self.edges: list[Edge] = []
-        self.consumed = 0  # scripted items and edges taken so far (for resuming a recording)
-        self.edges_driven = 0
+        self.script = Script()  # a recorded session's lines and presses still to come
         self.secret_progress: dict[str, Any] | None = None
         self.secret_round: Any = None
         self.choice_rounds: dict[str, tuple[tuple[str, ...], Any]] = {}  # player -> (labels, round)
@@ -202,7 +179,7 @@ class Table:
     def _mark(self, t: float | None, source: str, n: int) -> list[tuple[str, dict[str, Any]]]:
         """The row that logs where the session stands, written with the ``n`` inputs it precedes."""
         inputs = len(list(self.log.inputs(self.game_no))) + n
-        return position_mark(t, source, self.consumed, self.edges_driven, inputs)
+        return position_mark(t, source, self.script.consumed, self.script.edges_driven, inputs)
 
     def apply(self, inp: Input, source: str, t: float | None = None) -> list[Outcome]:
         """Apply an input: log it with its outcomes (committed), then tell the listeners."""
@@ -474,28 +451,17 @@ class Table:
     # -- scripted inputs, corrections and presses (recorded sessions) -----------------------
     @property
     def pending(self) -> list[Scripted]:
-        return self._pending
+        return self.script.lines
 
     @pending.setter
     def pending(self, items: list[Scripted]) -> None:
         """Set the script: raw presses become button edges, the rest wait in order."""
-        edges: list[Edge] = []
-        rest: list[Scripted] = []
-        for s in items:
-            if s.press is not None:
-                edges += press_edges(s.t, s.player or "", s.press, s.hold)
-            else:
-                rest.append(s)
-        self._pending = rest
-        self.edges = sorted(edges)
-        if edges:
+        if self.script.load(items):
             self.panels.scripted = True
 
     def skip_to(self, point: Mapping[str, Any]) -> None:
         """Drop the scripted items and edges a resumed game has already consumed."""
-        n, e = int(point.get("script", 0)), int(point.get("edges", 0))
-        self._pending, self.edges = self._pending[n:], self.edges[e:]
-        self.consumed, self.edges_driven = n, e
+        self.script.skip_to(point)
 
     def tick(self, t: float) -> None:
         """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round.
@@ -505,9 +471,7 @@ class Table:
         """
         if self._retry_held():
             return
-        while self.edges and self.edges[0].t <= t:
-            edge = self.edges.pop(0)
-            self.edges_driven += 1
+        for edge in self.script.due_edges(t):
             try:
                 self.panels.drive(edge)
             except ValueError as err:
@@ -517,23 +481,23 @@ class Table:
 
     def feed_due(self, t: float) -> None:
         """Apply the scripted inputs and corrections that are due by ``t`` and that can be taken now."""
-        while self._pending and self._pending[0].t <= t:
-            item = self._pending[0]
+        while (item := self.script.next_due(t)) is not None:
             if item.correction is not None:
                 if item.correction.get("action") in ANSWERS and self.question is None:
                     return  # it answers a question not asked yet
-                self._pending.pop(0)
-                self.consumed += 1
+                self.script.take()
                 command = dict(item.correction)
                 if "reading" not in command:
-                    command["reading"] = self._select_reading(command.pop("die", None))
+                    rs, q = self.reading_set, self.question
+                    asked = q.readings if q is not None else ()
+                    dice = rs.dice if rs is not None else None
+                    command["reading"] = select_reading(dice, asked, command.pop("die", None))
                 try:
                     self.correct(command, item.who, t)
                 except (ValueError, RuleError) as e:
                     log.warning("scripted correction at t=%.2f refused: %s", item.t, e)
                 except LogWriteError as e:  # not logged, so not done: it is fed again when written
-                    self._pending.insert(0, item)
-                    self.consumed -= 1
+                    self.script.put_back(item)
                     if not self.held_write.waiting:
                         self._held(e, lambda: None)
                     return
@@ -542,45 +506,20 @@ class Table:
             exp = self.game.expects()
             if exp.kind is not item.input.kind or (exp.players and item.input.player not in exp.players):
                 return  # not yet: e.g. the roll it follows has not been read
-            self._pending.pop(0)
-            self.consumed += 1
+            self.script.take()
             try:
                 self.apply(item.input, item.source, t)
             except RuleError as e:
                 log.warning("scripted input at t=%.2f refused: %s", item.t, e)
             except LogWriteError as e:  # not logged, so not applied: it is fed again when written
-                self._pending.insert(0, item)
-                self.consumed -= 1
+                self.script.put_back(item)
                 self._held(e, lambda: None)
                 return
 
-    def _select_reading(self, die: Any) -> str | None:
-        """The id of the reading a script names by ``{"colour", "center_mm"|"center_px"}``.
-
-        Without ``die``: the first reading the current question is about.
-        """
-        rs = self.reading_set
-        if die is None or rs is None:
-            q = self.question
-            return q.readings[0] if q is not None and q.readings else None
-        if not isinstance(die, Mapping):
-            raise ValueError(f"'die' must be an object with colour and center_mm or center_px, got {die!r}")
-        key, where = (
-            ("board_center_mm", die["center_mm"]) if "center_mm" in die else ("center", die.get("center_px"))
-        )
-        candidates = [
-            d for d in rs.dice if key in d and ("colour" not in die or d.get("colour") == die["colour"])
-        ]
-        if where is None or not candidates:
-            return None
-        best = min(candidates, key=lambda d: float(np.hypot(*(np.subtract(d[key], where)))))
-        return str(best["id"])
-
     def finish(self, t_end: float) -> None:
         """The recording has ended: play what is left of the script at its own times."""
-        times = [e.t for e in self.edges] + [s.t for s in self._pending]
         t = t_end
-        for due in sorted(times):
+        for due in self.script.times():
             t = max(t, due)
             self.tick(t)
         self.tick(t + 5.0)

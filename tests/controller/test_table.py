@@ -15,8 +15,9 @@ import pytest
 from controller.config import parse_config
 from controller.eventlog import EventLog
 from controller.live import load_script
+from controller.script import Scripted
 from controller.session import mock_pins
-from controller.table import Scripted, Table, TableError
+from controller.table import Table, TableError
 from engine import Input
 from hardware import patterns
 from hardware.feedback import LedFeedback

@@ -16,8 +16,9 @@ import numpy as np
 
 from controller.config import TableConfig, parse_config
 from controller.eventlog import EventLog
+from controller.script import Scripted
 from controller.session import mock_pins
-from controller.table import Scripted, Table
+from controller.table import Table
 from hardware.frames import synthetic_table
 
 HUNTERS = (("ann", "red"), ("bob", "blue"), ("cid", "green"))
