@@ -38,11 +38,11 @@ import cv2
 import numpy as np
 
 from controller.adapters import Context, Question, TableReadings, plan
-from controller.choices import choice_menu
 from controller.config import TableConfig
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
+from controller.panel_rounds import MenuError, PanelRounds
 from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
@@ -129,9 +129,7 @@ class Table:
         self.question: Question | None = None
         self.frame: bytes | None = None
         self.script = Script()  # a recorded session's lines and presses still to come
-        self.secret_progress: dict[str, Any] | None = None
-        self.secret_round: Any = None
-        self.choice_rounds: dict[str, tuple[tuple[str, ...], Any]] = {}  # player -> (labels, round)
+        self.rounds = PanelRounds()  # secret selections and choices on the panels
         self.held_choices = HeldInputs()  # the secret rule: choices held until everyone asked has chosen
         self.notice: str | None = None  # e.g. "camera lost; reopening"
         #: a tournament table's pairing, "table-3 · round 2 · ann vs bob" (controller/pairings.py)
@@ -529,37 +527,25 @@ class Table:
         The event log is the caller's (it opened it)."""
         self.panels.close()
 
-    # -- secret selections on the button panels ---------------------------------------------
-    def _drive_secret(self, t: float) -> None:
-        from hardware.secret import RoundStatus, SecretRound, menu_for
+    # -- rounds on the button panels (controller.panel_rounds) ------------------------------
+    @property
+    def secret_round(self) -> Any:
+        """The open secret selection (a hardware.secret.SecretRound), or None."""
+        return self.rounds.secret_round
 
-        exp = self.game.expects()
-        now = self.panels.now(t)
-        if self.status != "playing" or exp.kind is not InputKind.SECRET:
-            if self.secret_round is not None:
-                self.secret_round.cancel("the game no longer expects a secret selection")
-                self.secret_round = None
-            if self.status == "playing" and exp.kind is InputKind.CHOICE:
-                self._drive_choices(exp, t, now)
-                return
-            self.choice_rounds = {}
-            for panel in self.panels.list():  # presses outside a round mean nothing
-                panel.poll(now)
-            return
-        rnd = self.secret_round
-        if rnd is None or rnd.status in (RoundStatus.TIMED_OUT, RoundStatus.CANCELLED):
-            try:
-                menus = {p: menu_for(self.game, p) for p in exp.players}
-            except ValueError as e:
-                raise TableError(f"cannot offer the secret selection on the panels: {e}") from None
-            rnd = self.secret_round = SecretRound(menus, t_start=now, on_change=self._secret_changed)
-            self.secret_progress = rnd.public_status()
-            self._emit()
-        panels = [p for p in self.panels.list() if p.player in rnd.players]
-        rnd.drive(panels, now)
-        if rnd.status is RoundStatus.REVEALED:
-            self.secret_round = None
-            self._reveal(list(rnd.inputs), t)
+    def _drive_secret(self, t: float) -> None:
+        try:
+            # a held secret choice is final: its player is not asked again
+            chosen = (
+                self.held_choices.players(self.game) if self.game.expects().kind is InputKind.CHOICE else ()
+            )
+            step = self.rounds.drive(self.game, self.status == "playing", self.panels, t, chosen, self._emit)
+        except MenuError as e:
+            raise TableError(str(e)) from None
+        if step is not None and step.secret:
+            self._reveal(list(step.inputs), t)
+        elif step is not None:
+            self._choose(step.inputs[0], t)
 
     def _reveal(self, inputs: list[Input], t: float) -> None:
         """Everyone has chosen: apply and log the selections as one step (a crash keeps all or none,
@@ -573,42 +559,8 @@ class Table:
         except LogWriteError as e:
             self._held(e, lambda: self._reveal(inputs, t))
             return
-        self.secret_progress = None
+        self.rounds.progress = None
         self._emit()
-
-    def _drive_choices(self, exp: Any, t: float, now: float) -> None:
-        """Open choices on the panels: a scrolling list per player the engine asks (controller.choices)."""
-        from hardware.secret import RoundStatus, SecretRound
-
-        rounds: dict[str, tuple[tuple[str, ...], Any]] = {}
-        chosen = self.held_choices.players(self.game)  # a held secret choice is final
-        for player in exp.players:
-            if player in chosen:
-                continue
-            options = self.game.choices(player)
-            if not options or player not in self.panels.panels:
-                continue
-            labels = tuple(label for label, _ in options)
-            old = self.choice_rounds.get(player)
-            if old is not None and old[0] == labels:
-                rounds[player] = old
-            else:
-                rounds[player] = (
-                    labels,
-                    SecretRound({player: choice_menu(options)}, t_start=now, timeout_s=None),
-                )
-        self.choice_rounds = rounds
-        by_player = {p: r for p, (_, r) in rounds.items()}
-        for panel in self.panels.list():
-            rnd = by_player.get(panel.player)
-            if rnd is None:
-                panel.poll(now)  # a player the game does not ask: presses mean nothing
-                continue
-            rnd.drive([panel], now)
-            if rnd.status is RoundStatus.REVEALED:
-                self.choice_rounds.pop(panel.player, None)
-                self._choose(Input(InputKind.CHOICE, panel.player, dict(rnd.inputs[0].data)), t)
-                return  # the game has moved on: the next tick sees what it asks now
 
     def _choose(self, inp: Input, t: float) -> None:
         try:
@@ -618,10 +570,6 @@ class Table:
             self._emit()
         except LogWriteError as e:
             self._held(e, lambda: self._choose(inp, t))
-
-    def _secret_changed(self, status: dict[str, Any]) -> None:
-        self.secret_progress = status
-        self._emit()
 
     def new_game(self, cfg: TableConfig, pairing: str | None = None) -> None:
         """Start a new game at this table with ``cfg``'s game and players (a tournament's pairing,
@@ -664,16 +612,14 @@ class Table:
                 "state": state,
                 "status": self.status,
                 "waiting_for": self._waiting_for(exp),
-                "secret": self.held_choices.progress(self.game, self.secret_progress),
+                "secret": self.held_choices.progress(self.game, self.rounds.progress),
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
                 "notice": self.notice,
                 "pairing": self.pairing,
                 "flag": self.flag,
                 # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
-                "choice": None
-                if self.game.expects().secret
-                else {p: r.private_view(p) for p, (_, r) in list(self.choice_rounds.items())} or None,
+                "choice": None if self.game.expects().secret else self.rounds.choice_views(),
             }
 
     def _waiting_for(self, exp: Mapping[str, Any]) -> str:
