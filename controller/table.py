@@ -39,6 +39,7 @@ import numpy as np
 
 from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
+from controller.corrections import ANSWERS, answer, check_command, next_status, reopen
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
@@ -58,9 +59,6 @@ class Notifier(Protocol):
     def notify(self, snapshot: dict[str, Any]) -> None: ...
 
 
-#: corrections that answer a question about the current readings (they wait for one)
-ANSWERS = ("confirm", "set_value", "set_thrower", "hidden")
-
 #: what the table keeps of each die scored from the camera, to carry a die a later throw covers
 REMEMBERED = (
     "id",
@@ -77,17 +75,6 @@ REMEMBERED = (
     "carried",
     "under",
     "seen_as",
-)
-
-#: the board fields a die hidden under another shares with it (seen from above, they cover the same spot)
-SHARED_PLACE = (
-    "zones",
-    "min_multiplier",
-    "side",
-    "field_status",
-    "card_slot",
-    "board_center_mm",
-    "footprint_mm",
 )
 
 
@@ -657,174 +644,33 @@ class Table:
         return self.frame
 
     def correct(self, command: dict[str, Any], who: str, t: float | None = None) -> dict[str, Any]:
-        """An admin correction; every one is logged with who and when."""
-        if not isinstance(who, str) or not who.strip():
-            raise ValueError("a correction needs 'who': the name of the person making it")
-        if not isinstance(command, Mapping) or "action" not in command:
-            raise ValueError(f"a correction must be an object with 'action', got {command!r}")
-        action = command["action"]
+        """An admin correction (controller.corrections); every one is logged with who and when."""
+        action, who = check_command(command, who)
         self._t_correction = t
-        handlers: dict[str, Callable[[Mapping[str, Any], str], str]] = {
-            "confirm": self._confirm,
-            "set_value": self._set_value,
-            "set_thrower": self._set_thrower,
-            "hidden": self._hidden,
-            "undo": self._undo,
-            "start": self._control,
-            "pause": self._control,
-            "end": self._control,
-            "input": self._input,
-        }
-        if action not in handlers:
-            raise ValueError(f"unknown action {action!r}; expected one of {sorted(handlers)}")
-        message = handlers[action](command, who.strip())
+        if action in ANSWERS:
+            message = self._answer(action, command, who)
+        elif action == "undo":
+            message = self._undo(who)
+        elif action == "input":
+            message = self._input(command)
+        else:
+            message = self._control(action, who)
         self._emit()
         return {"ok": True, "message": message, "seq": self.log.count(self.game_no)}
 
-    def _confirm(self, command: Mapping[str, Any], who: str) -> str:
+    def _answer(self, action: str, command: Mapping[str, Any], who: str) -> str:
+        """A person's answer about the current readings: logged, applied, then the throw scored again."""
         with self._lock:
-            if self.reading_set is None:
-                raise ValueError("there is no reading to confirm yet")
-            d = self.reading_set.by_id(command.get("reading"))
-            kind = self._kind_of(d)
-            self._check_face(kind, d.get("sides"), d["value"])
-            self.log.append(
-                self.game_no,
-                "control",
-                {"correction": "confirm", "reading": d["id"], "who": who},
-                "correction",
-                who,
+            kind = self.game.die_kind()  # the game's only kind of die, if it has one
+            checked = answer(
+                action, command, self.reading_set, who, kind.value if kind else None, self.setup.players
             )
-            d["confirmed"], d["unsure"], d["kind"] = True, False, kind
+            self.log.append(self.game_no, "control", checked.row, "correction", who)
+            checked.apply()
         self._try_score(self.clock(), self._t_correction)
-        return f"reading {d['id']} confirmed as {d['value']}"
+        return checked.message
 
-    def _set_value(self, command: Mapping[str, Any], who: str) -> str:
-        value = command.get("value")
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"'value' must be an integer face, got {value!r}")
-        with self._lock:
-            if self.reading_set is None:
-                raise ValueError("there is no reading to correct yet")
-            d = self.reading_set.by_id(command.get("reading"))
-            kind = self._kind_of(d)
-            self._check_face(kind, d.get("sides"), value)
-            if self.reading_set.applied:
-                raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
-            old = d["value"]
-            self.log.append(
-                self.game_no,
-                "control",
-                {"correction": "set_value", "reading": d["id"], "from": old, "to": value, "who": who},
-                "correction",
-                who,
-            )
-            d["value"], d["confirmed"], d["unsure"], d["kind"] = value, True, False, kind
-        self._try_score(self.clock(), self._t_correction)
-        return f"reading {d['id']} set from {old} to {value}"
-
-    def _kind_of(self, d: Mapping[str, Any]) -> str:
-        """The kind a person's answer makes a die: the game's only kind, if it has one, else as read."""
-        kind = self.game.die_kind()
-        return kind.value if kind is not None else str(d.get("kind", "d6"))
-
-    @staticmethod
-    def _check_face(kind: str, sides: Any, value: Any) -> None:
-        from engine import DieKind
-
-        faces = DieKind(kind).face_range(sides)
-        if value not in faces:
-            raise ValueError(f"a {kind} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})")
-
-    def _set_thrower(self, command: Mapping[str, Any], who: str) -> str:
-        """The players' answer to "who threw this die?" (Dice Fighter's dice off the field)."""
-        thrower = command.get("thrower")
-        if thrower not in self.setup.players:
-            raise ValueError(
-                f"'thrower' must be one of the players {list(self.setup.players)}, got {thrower!r}"
-            )
-        with self._lock:
-            if self.reading_set is None:
-                raise ValueError("there is no reading to correct yet")
-            d = self.reading_set.by_id(command.get("reading"))
-            if self.reading_set.applied:
-                raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
-            self.log.append(
-                self.game_no,
-                "control",
-                {"correction": "set_thrower", "reading": d["id"], "thrower": thrower, "who": who},
-                "correction",
-                who,
-            )
-            d["thrower"] = thrower
-        self._try_score(self.clock(), self._t_correction)
-        return f"reading {d['id']} thrown by {thrower}"
-
-    def _hidden(self, command: Mapping[str, Any], who: str) -> str:
-        """A person's answer to a count question: a die lies under the reading ``under``.
-
-        Its top face is covered, so no camera can read it: the person says its colour and value.
-        It is added to the readings where the die above it lies, and the die above now rests on it.
-        """
-        under = command.get("under", command.get("reading"))
-        colour, value = command.get("colour"), command.get("value")
-        if not isinstance(colour, str) or not colour.strip():
-            raise ValueError(f"'colour' must name the hidden die's colour, got {colour!r}")
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ValueError(f"'value' must be an integer face, got {value!r}")
-        with self._lock:
-            rs = self.reading_set
-            if rs is None:
-                raise ValueError("there is no reading to correct yet")
-            top = rs.by_id(under)
-            if rs.applied:
-                raise ValueError(f"reading {top['id']} is already scored: undo the last input first")
-            from engine import DieKind
-
-            kind = str(top.get("kind", "d6"))
-            faces = DieKind(kind).face_range(top.get("sides"))
-            if value not in faces:
-                raise ValueError(f"a {kind} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})")
-            n = sum(1 for d in rs.dice if d.get("hidden")) + 1
-            hidden: dict[str, Any] = {
-                "id": f"r{rs.seq}.h{n}",
-                "kind": kind,
-                "value": value,
-                "colour": colour.strip().lower(),
-                "confidence": 1.0,
-                "confirmed": True,
-                "unsure": False,
-                "hidden": True,
-                "under": top["id"],
-            }
-            for key in ("center", "quad", *SHARED_PLACE):
-                if key in top:
-                    hidden[key] = copy.deepcopy(top[key])
-            self.log.append(
-                self.game_no,
-                "control",
-                {
-                    "correction": "hidden",
-                    "reading": hidden["id"],
-                    "under": top["id"],
-                    "colour": hidden["colour"],
-                    "value": value,
-                    "who": who,
-                },
-                "correction",
-                who,
-            )
-            level = int(top.get("stack_level") or 0)
-            if "stack_level" in top:
-                hidden["stack_level"] = 0 if top.get("rests_on") is None else level
-                hidden["rests_on"] = top.get("rests_on")
-                top["stack_level"] = int(hidden["stack_level"]) + 1
-                top["rests_on"] = len(rs.dice)  # the hidden die's index, appended below
-            rs.dice.append(hidden)
-        self._try_score(self.clock(), self._t_correction)
-        return f"a hidden {hidden['colour']} {value} under reading {top['id']} added as {hidden['id']}"
-
-    def _undo(self, command: Mapping[str, Any], who: str) -> str:
+    def _undo(self, who: str) -> str:
         with self._lock:
             standing = list(self.log.inputs(self.game_no))
             if not standing:
@@ -833,34 +679,18 @@ class Table:
             self.log.append(self.game_no, "undo", {"undoes": last.seq, "who": who}, "correction", who)
             self.game = self.log.replay(self.game_no)
             self.status = "playing"
-            rs = self.reading_set
-            if rs is not None and last.seq in rs.input_seqs:
-                # the readings are open to correction again once every input they scored is undone
-                rs.input_seqs = tuple(s for s in rs.input_seqs if s != last.seq)
-                rs.applied = bool(rs.input_seqs)
+            reopen(self.reading_set, last.seq)
         return f"undid {last.data.get('type')} from {last.player or 'the table'}"
 
-    def _control(self, command: Mapping[str, Any], who: str) -> str:
-        action = command["action"]
+    def _control(self, action: str, who: str) -> str:
         with self._lock:
-            if action == "pause":
-                if self.status != "playing":
-                    raise ValueError(f"only a playing game can be paused (it is {self.status})")
-                status = "paused"
-            elif action == "start":
-                if self.status == "over":
-                    raise ValueError("the game is over; start a new table session to play again")
-                status = "playing"
-            elif self.status == "over":
-                raise ValueError("the game is already over")
-            else:
-                status = "over"
+            status = next_status(self.status, action)
             # logged first: a status the log does not hold is never shown
             self.log.append(self.game_no, "control", {"action": action, "who": who}, "correction", who)
             self.status = status
         return f"game {self.status}"
 
-    def _input(self, command: Mapping[str, Any], who: str) -> str:
+    def _input(self, command: Mapping[str, Any]) -> str:
         inp = Input.from_json(command.get("input"))
         if inp.kind is InputKind.SECRET:
             raise ValueError("secret selections come from the players' button panels, not the admin page")

@@ -1,0 +1,223 @@
+"""Referee corrections: a person's answers to the table's questions, and the referee's commands.
+
+An answer (``confirm``, ``set_value``, ``set_thrower``, ``hidden``) is about the current readings:
+:func:`answer` checks it against them and returns an :class:`Answer` (the row to log, the change
+to make once it is logged, the message), so that nothing changes before the log holds it.  The
+table (:mod:`controller.table`) logs it, makes the change and scores the readings again.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.adapters import TableReadings
+
+#: corrections that answer a question about the current readings (they wait for one)
+ANSWERS = ("confirm", "set_value", "set_thrower", "hidden")
+#: every correction the admin page and a recorded referee can make
+ACTIONS = (*ANSWERS, "undo", "start", "pause", "end", "input")
+
+#: the board fields a die hidden under another shares with it (seen from above, they cover the same spot)
+SHARED_PLACE = (
+    "zones",
+    "min_multiplier",
+    "side",
+    "field_status",
+    "card_slot",
+    "board_center_mm",
+    "footprint_mm",
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A checked answer: ``row`` is logged (a ``control`` event) before ``apply`` changes the readings."""
+
+    row: dict[str, Any]
+    apply: Callable[[], None]
+    message: str
+
+
+def check_command(command: Any, who: Any) -> tuple[str, str]:
+    """The action of a correction and who makes it; raises ValueError naming what is wrong."""
+    if not isinstance(who, str) or not who.strip():
+        raise ValueError("a correction needs 'who': the name of the person making it")
+    if not isinstance(command, Mapping) or "action" not in command:
+        raise ValueError(f"a correction must be an object with 'action', got {command!r}")
+    action = command["action"]
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}; expected one of {sorted(ACTIONS)}")
+    return str(action), who.strip()
+
+
+def answer(
+    action: str,
+    command: Mapping[str, Any],
+    rs: TableReadings | None,
+    who: str,
+    game_kind: str | None,
+    players: Sequence[str],
+) -> Answer:
+    """Check an answer (one of ANSWERS) about the readings ``rs`` of a game played by ``players``
+    (``game_kind``: the kind of die the game throws, if it has only one: ``Game.die_kind``)."""
+    if action == "confirm":
+        return _confirm(command, rs, who, game_kind)
+    if action == "set_value":
+        return _set_value(command, rs, who, game_kind)
+    if action == "set_thrower":
+        return _set_thrower(command, rs, who, players)
+    if action == "hidden":
+        return _hidden(command, rs, who)
+    raise ValueError(f"{action!r} is not an answer; expected one of {list(ANSWERS)}")
+
+
+def kind_of(game_kind: str | None, d: Mapping[str, Any]) -> str:
+    """The kind a person's answer makes a die: the game's only kind, if it has one, else as read."""
+    return game_kind if game_kind is not None else str(d.get("kind", "d6"))
+
+
+def check_face(kind: str, sides: Any, value: Any) -> None:
+    """Raise ValueError unless a ``kind`` die (of ``sides``, for kinds that vary) can show ``value``."""
+    from engine import DieKind
+
+    faces = DieKind(kind).face_range(sides)
+    if value not in faces:
+        raise ValueError(f"a {kind} die cannot show {value!r} (faces {faces[0]}..{faces[-1]})")
+
+
+def _confirm(command: Mapping[str, Any], rs: TableReadings | None, who: str, game_kind: str | None) -> Answer:
+    if rs is None:
+        raise ValueError("there is no reading to confirm yet")
+    d = rs.by_id(command.get("reading"))
+    kind = kind_of(game_kind, d)
+    check_face(kind, d.get("sides"), d["value"])
+
+    def apply() -> None:
+        d["confirmed"], d["unsure"], d["kind"] = True, False, kind
+
+    row = {"correction": "confirm", "reading": d["id"], "who": who}
+    return Answer(row, apply, f"reading {d['id']} confirmed as {d['value']}")
+
+
+def _set_value(
+    command: Mapping[str, Any], rs: TableReadings | None, who: str, game_kind: str | None
+) -> Answer:
+    value = command.get("value")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"'value' must be an integer face, got {value!r}")
+    if rs is None:
+        raise ValueError("there is no reading to correct yet")
+    d = rs.by_id(command.get("reading"))
+    kind = kind_of(game_kind, d)
+    check_face(kind, d.get("sides"), value)
+    if rs.applied:
+        raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+    old = d["value"]
+
+    def apply() -> None:
+        d["value"], d["confirmed"], d["unsure"], d["kind"] = value, True, False, kind
+
+    row = {"correction": "set_value", "reading": d["id"], "from": old, "to": value, "who": who}
+    return Answer(row, apply, f"reading {d['id']} set from {old} to {value}")
+
+
+def _set_thrower(
+    command: Mapping[str, Any], rs: TableReadings | None, who: str, players: Sequence[str]
+) -> Answer:
+    """The players' answer to "who threw this die?" (Dice Fighter's dice off the field)."""
+    thrower = command.get("thrower")
+    if thrower not in players:
+        raise ValueError(f"'thrower' must be one of the players {list(players)}, got {thrower!r}")
+    if rs is None:
+        raise ValueError("there is no reading to correct yet")
+    d = rs.by_id(command.get("reading"))
+    if rs.applied:
+        raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+
+    def apply() -> None:
+        d["thrower"] = thrower
+
+    row = {"correction": "set_thrower", "reading": d["id"], "thrower": thrower, "who": who}
+    return Answer(row, apply, f"reading {d['id']} thrown by {thrower}")
+
+
+def _hidden(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
+    """A person's answer to a count question: a die lies under the reading ``under``.
+
+    Its top face is covered, so no camera can read it: the person says its colour and value.
+    It is added to the readings where the die above it lies, and the die above now rests on it.
+    """
+    under = command.get("under", command.get("reading"))
+    colour, value = command.get("colour"), command.get("value")
+    if not isinstance(colour, str) or not colour.strip():
+        raise ValueError(f"'colour' must name the hidden die's colour, got {colour!r}")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"'value' must be an integer face, got {value!r}")
+    if rs is None:
+        raise ValueError("there is no reading to correct yet")
+    top = rs.by_id(under)
+    if rs.applied:
+        raise ValueError(f"reading {top['id']} is already scored: undo the last input first")
+    kind = str(top.get("kind", "d6"))
+    check_face(kind, top.get("sides"), value)
+    n = sum(1 for d in rs.dice if d.get("hidden")) + 1
+    hidden: dict[str, Any] = {
+        "id": f"r{rs.seq}.h{n}",
+        "kind": kind,
+        "value": value,
+        "colour": colour.strip().lower(),
+        "confidence": 1.0,
+        "confirmed": True,
+        "unsure": False,
+        "hidden": True,
+        "under": top["id"],
+    }
+    for key in ("center", "quad", *SHARED_PLACE):
+        if key in top:
+            hidden[key] = copy.deepcopy(top[key])
+
+    def apply() -> None:
+        if "stack_level" in top:
+            level = int(top.get("stack_level") or 0)
+            hidden["stack_level"] = 0 if top.get("rests_on") is None else level
+            hidden["rests_on"] = top.get("rests_on")
+            top["stack_level"] = int(hidden["stack_level"]) + 1
+            top["rests_on"] = len(rs.dice)  # the hidden die's index, appended below
+        rs.dice.append(hidden)
+
+    row = {
+        "correction": "hidden",
+        "reading": hidden["id"],
+        "under": top["id"],
+        "colour": hidden["colour"],
+        "value": value,
+        "who": who,
+    }
+    message = f"a hidden {hidden['colour']} {value} under reading {top['id']} added as {hidden['id']}"
+    return Answer(row, apply, message)
+
+
+def next_status(status: str, action: str) -> str:
+    """The table's status after the referee's ``start``, ``pause`` or ``end`` (raises ValueError)."""
+    if action == "pause":
+        if status != "playing":
+            raise ValueError(f"only a playing game can be paused (it is {status})")
+        return "paused"
+    if action == "start":
+        if status == "over":
+            raise ValueError("the game is over; start a new table session to play again")
+        return "playing"
+    if status == "over":
+        raise ValueError("the game is already over")
+    return "over"
+
+
+def reopen(rs: TableReadings | None, seq: int) -> None:
+    """The input logged as ``seq`` is undone: readings it scored are open to correction again once
+    every input they scored is undone."""
+    if rs is not None and seq in rs.input_seqs:
+        rs.input_seqs = tuple(s for s in rs.input_seqs if s != seq)
+        rs.applied = bool(rs.input_seqs)
