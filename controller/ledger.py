@@ -8,13 +8,14 @@ and return what they found or made, so each can be tested alone:
 - :func:`position_mark` is the row that records where a recorded session stood with its inputs;
 - :func:`apply_step` applies a group of inputs and logs them in one transaction, or neither;
 - :class:`HeldWrite` is a write the log refused (a full disk, read-only media), tried again every
-  ``retry_s`` seconds until it is written.
+  ``retry_s`` seconds until it is written, with the throws that settled meanwhile.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,6 +26,9 @@ from engine import Game, Input, Outcome
 log = logging.getLogger("dicetable.table")
 
 Row = tuple[str, dict[str, Any]]
+
+#: settled frames kept while a write is held (a full-HD frame is ~6 MB); the oldest go first
+MAX_DEFERRED = 8
 
 
 def open_game(events: EventLog, setup: Setup, resume: bool) -> tuple[int, Game, bool]:
@@ -102,13 +106,16 @@ class HeldWrite:
     """A write the log refused, held to be tried again every ``retry_s`` seconds.
 
     ``hold`` keeps the retry and says why; ``due`` hands it back once ``retry_s`` has passed (and
-    forgets it: a retry that fails again is held anew).
+    forgets it: a retry that fails again is held anew).  A throw that settles while a write is held
+    cannot be read (its reading could not be logged) but must not be lost: ``defer`` keeps its frame
+    and ``next_deferred`` hands the frames back, in order, once nothing is held.
     """
 
     def __init__(self, retry_s: float = 1.0) -> None:
         self.retry_s = retry_s
         self._retry: Callable[[], None] | None = None
         self._at = 0.0
+        self._deferred: deque[Any] = deque()
 
     @property
     def waiting(self) -> bool:
@@ -127,3 +134,18 @@ class HeldWrite:
             return None
         retry, self._retry = self._retry, None
         return retry
+
+    def defer(self, frame: Any, t: float) -> None:
+        """Keep ``frame`` (what ``on_settled`` was given for the throw at ``t``) to read it later."""
+        if len(self._deferred) >= MAX_DEFERRED:
+            self._deferred.popleft()
+            log.error(
+                "more than %d throws came to rest while the log cannot be written; the oldest is lost",
+                MAX_DEFERRED,
+            )
+        log.warning("a throw at t=%.2f came to rest while the log cannot be written; read once it can", t)
+        self._deferred.append(frame)
+
+    def next_deferred(self) -> Any:
+        """The oldest frame kept by ``defer`` (no longer kept), or None."""
+        return self._deferred.popleft() if self._deferred else None

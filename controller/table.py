@@ -22,7 +22,8 @@ resumed recording skips exactly what was already acknowledged.
 When the log cannot be written (a full disk, read-only media) nothing is
 applied or shown: the table says why in its ``notice``, holds what it was
 about to log and tries again every ``retry_s`` seconds, and carries on once
-the write succeeds.
+the write succeeds; a throw that came to rest meanwhile is read then (its
+dice still lie there).
 """
 
 from __future__ import annotations
@@ -249,11 +250,11 @@ class Table:
         tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged."""
         if empty is not None:
             self.perceiver.set_empty(empty)
+        if self.held_write.waiting:  # read once the held write is written: the dice still lie there
+            self.held_write.defer((image, t_rest, t, None, motion), t)
+            return
         exp = self.game.expects()
         if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
-            return
-        if self.held_write.waiting:
-            log.warning("a throw at t=%.2f came to rest while the log cannot be written; not read", t)
             return
         seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
         try:
@@ -463,6 +464,9 @@ class Table:
                 log.warning("scripted press at t=%.2f ignored: %s", edge.t, err)
         self.feed_due(t)
         self._drive_secret(t)
+        # the throws that came to rest while a write was held, in order, now that it is written
+        while not self.held_write.waiting and (frame := self.held_write.next_deferred()) is not None:
+            self.on_settled(*frame)
 
     def feed_due(self, t: float) -> None:
         """Apply the scripted inputs and corrections that are due by ``t`` and that can be taken now."""

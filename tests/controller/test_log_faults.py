@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from controller.config import parse_config
 from controller.eventlog import EventLog, LogError, LogWriteError
 from controller.scenario import Setup
+from controller.script import Scripted
 from controller.table import Table
 from display.app import create_app
 from display.hub import Hub
@@ -141,6 +142,31 @@ def test_a_throw_on_a_full_disk_waits_and_is_scored_when_space_returns(tmp_path:
     assert snap["notice"] is None and snap["seq"] > seq
     assert len(table.readings()["dice"]) == 5
     assert table.game.state != json.loads(state), "the held throw was scored once space returned"
+    table.log.close()
+
+
+def test_a_throw_that_settles_while_a_write_is_held_is_read_once_it_is_written(tmp_path: Path) -> None:
+    """Issue 31 item 6: the dice still lie there when the held write succeeds, so they are read then."""
+    clock = Clock()
+    dice = [{"kind": "d6", "value": v, "confidence": 0.99, "colour": "red"} for v in (1, 1, 1, 5, 2)]
+    table = hunter_table(tmp_path, reader=lambda image: [dict(d) for d in dice], clock=clock)
+    frame = np.zeros((60, 80, 3), np.uint8)
+    table.on_settled(frame, 10.0, 10.0)  # ann's roll, scored
+    assert table.game.expects().kind is InputKind.CHOICE
+    fill(table.log)
+    table.pending = [Scripted(11.0, "admin", input=Input(InputKind.CHOICE, "ann", {"take": "trio"}))]
+    table.tick(11.0)  # ann's choice cannot be logged: held
+    assert FULL in (table.snapshot()["notice"] or "")
+    dice[:] = [{"kind": "d6", "value": v, "confidence": 0.99, "colour": "blue"} for v in (4, 4, 4, 2, 6)]
+    table.on_settled(frame, 12.0, 12.0)  # bob throws while the choice waits for the disk
+    space_returns(table.log)
+    clock.now += 5
+    table.tick(13.0)
+    assert table.snapshot()["notice"] is None
+    rolls = [e.player for e in table.log.inputs(table.game_no) if e.data.get("type") == "roll"]
+    assert rolls == ["ann", "bob"], "bob's throw was never read"
+    assert table.readings()["dice"][0]["colour"] == "blue"
+    assert table.game.expects().players == ("bob",)
     table.log.close()
 
 
