@@ -31,6 +31,7 @@ SMOKE: dict[str, list[str]] = {
     "confidence": ["--smoke"],
     "display": ["--smoke"],
     "fairness": ["--smoke"],
+    "full_disk": ["--smoke"],
     "fuzz": ["--smoke"],
     "geometry": ["--smoke"],
     "hall": ["--smoke"],
