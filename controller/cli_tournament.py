@@ -38,10 +38,10 @@ def _open(file: Path, db: Path | None) -> Tournament:
     return Tournament(spec, path)
 
 
-def _open_for(file: Path, db: Path | None, fmt: str, formats: tuple[str, str]) -> Tournament:
+def _open_for(file: Path, db: Path | None, fmt: str, formats: tuple[str, ...]) -> Tournament:
     """The tournament to print in `fmt`, one of `formats`; a wrong format or file exits with a message."""
     if fmt not in formats:
-        raise _fail(f"--format {fmt!r}: expected {formats[0]} or {formats[1]}")
+        raise _fail(f"--format {fmt!r}: expected {', '.join(formats[:-1])} or {formats[-1]}")
     try:
         return _open(file, db)
     except ValueError as e:
@@ -96,12 +96,20 @@ def tournament(
 def tournament_export(
     file: Path = typer.Argument(..., help="The tournament file."),
     db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
-    fmt: str = typer.Option("csv", "--format", help="csv (one row per player and match) or json."),
+    fmt: str = typer.Option(
+        "csv",
+        "--format",
+        help="csv (one row per player and match), standings (one row per player: rank, points, "
+        "tie-breaks) or json (both, the round history and the winner).",
+    ),
 ) -> None:
     """Print a tournament's results: every match and the standings."""
-    t = _open_for(file, db, fmt, ("csv", "json"))
+    t = _open_for(file, db, fmt, ("csv", "standings", "json"))
     try:
-        sys.stdout.write(t.export_csv() if fmt == "csv" else json.dumps(t.export_json(), indent=2) + "\n")
+        if fmt == "json":
+            sys.stdout.write(json.dumps(t.export_json(), indent=2) + "\n")
+        else:
+            sys.stdout.write(t.export_csv() if fmt == "csv" else t.export_standings_csv())
     finally:
         t.close()
 

@@ -56,6 +56,19 @@ CREATE TABLE IF NOT EXISTS result_log (
 );
 """
 
+#: the standings CSV's columns: the tie-breaks in the order they decide (controller/pairing.py)
+STANDINGS_COLUMNS = (
+    "rank",
+    "player",
+    "points",
+    "wins",
+    "draws",
+    "losses",
+    "byes",
+    "buchholz",
+    "placement",
+    "game_score",
+)
 #: the highest game score an organiser may enter (no game of the five comes near it)
 MAX_SCORE = 100_000
 MAX_WHO, MAX_REASON = 40, 200
@@ -209,7 +222,10 @@ class Tournament:
                 "game": self.spec.rounds[no - 1].game if no else None,
                 "started": self._started(no),
                 "matches": self.matches(no) if no else [],
-                "standings": [r.to_json() for r in standings(self.spec.player_names, self._finished())],
+                "standings": self.standings(),
+                "history": self.history(),
+                "over": self.over(),
+                "winner": self.winner(),
                 "can_start_next": self._next_blocker() is None,
                 "next_blocked_by": self._next_blocker(),
                 "refused": [{k: r[k] for k in ("at", "table", "why")} for r in self.refused_results(no)][
@@ -218,6 +234,33 @@ class Tournament:
                 if no
                 else [],
             }
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Every player's row, best first, with its rank (1 = first; the tie-breaks decide every place)."""
+        rows = standings(self.spec.player_names, self._finished())
+        return [{"rank": i, **r.to_json()} for i, r in enumerate(rows, start=1)]
+
+    def over(self) -> bool:
+        """The last round has been played: it has started and every one of its matches is confirmed."""
+        no = self.round_no
+        return no == len(self.spec.rounds) and all(m["status"] == "confirmed" for m in self.matches(no))
+
+    def winner(self) -> str | None:
+        """The tournament's winner (first in the standings) once it is over; None before."""
+        return self.standings()[0]["name"] if self.over() and self.spec.player_names else None
+
+    def history(self) -> list[dict[str, Any]]:
+        """Every round that has started, oldest first: its game, when it started, its matches and results."""
+        matches = self.matches()
+        return [
+            {
+                "round": no,
+                "game": game,
+                "started": started,
+                "matches": [m for m in matches if m["round"] == no],
+            }
+            for no, game, started in self.db.execute("SELECT no, game, started FROM rounds ORDER BY no")
+        ]
 
     def _started(self, no: int) -> str | None:
         """When round ``no`` was paired (UTC ISO 8601), None before it was."""
@@ -228,12 +271,12 @@ class Tournament:
 
     def _next_blocker(self) -> str | None:
         no = self.round_no
-        if no >= len(self.spec.rounds):
-            return "the last round has been played" if no else None
-        open_ = [m for m in self.matches(no) if m["status"] != "confirmed"]
+        open_ = [m for m in self.matches(no) if m["status"] != "confirmed"] if no else []
+        last = no >= len(self.spec.rounds)
         if open_:
-            return f"round {no} has {len(open_)} match(es) without a confirmed result"
-        return None
+            which = f"round {no} (the last)" if last else f"round {no}"
+            return f"{which} has {len(open_)} match(es) without a confirmed result"
+        return "the last round has been played" if last and no else None
 
     def start_next_round(self) -> list[dict[str, Any]]:
         """Pair the next round and assign its tables (a TournamentError says why not)."""
@@ -514,11 +557,26 @@ class Tournament:
         return {
             "tournament": st["name"],
             "format": st["format"],
+            "rounds": st["rounds"],
+            "rounds_played": st["round"],
+            "over": st["over"],
+            "winner": st["winner"],
             "standings": st["standings"],
+            "history": st["history"],
             "matches": self.matches(),
             "result_log": self.result_log(),
             "refused_results": self.refused_results(),
         }
+
+    def export_standings_csv(self) -> str:
+        """One row per player, best first: rank, player, points, record and the tie-breaks in their order."""
+        out = io.StringIO()
+        w = csv.writer(out)
+        w.writerow(STANDINGS_COLUMNS)
+        keys = ("rank", "name", "points", "wins", "draws", "losses", "byes", "buchholz", "placement", "score")
+        for r in self.standings():
+            w.writerow([r[k] for k in keys])
+        return out.getvalue()
 
     def export_csv(self) -> str:
         """One row per player and match: round, table, player, opponent(s), score, result, status, place."""

@@ -49,6 +49,7 @@ class TournamentBackend(Protocol):
     def take_result(self, table_id: str, result: dict[str, Any]) -> bool: ...
     def export_json(self) -> dict[str, Any]: ...
     def export_csv(self) -> str: ...
+    def export_standings_csv(self) -> str: ...
 
 
 class Confirm(BaseModel):
@@ -125,7 +126,7 @@ def create_tournament_app(
     def api_state() -> dict[str, Any]:
         return view.view()
 
-    @app.get("/api/export.json", summary="Standings and every match")
+    @app.get("/api/export.json", summary="Standings, round history, winner and every match")
     def export_json() -> JSONResponse:
         return JSONResponse(
             backend.export_json(), headers={"Content-Disposition": "attachment; filename=results.json"}
@@ -137,6 +138,14 @@ def create_tournament_app(
             backend.export_csv(),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": "attachment; filename=results.csv"},
+        )
+
+    @app.get("/api/standings.csv", summary="One row per player: rank, points, record, tie-breaks")
+    def standings_csv() -> Response:
+        return Response(
+            backend.export_standings_csv(),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": "attachment; filename=standings.csv"},
         )
 
     @app.post("/api/next-round", summary="Pair the next round (organiser)")

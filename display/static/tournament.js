@@ -25,8 +25,8 @@ function matchRow(m) {
 }
 
 function standingRow(r, i) {
-  return h("tr", { "data-standing": r.name },
-    h("td", {}, `${i + 1}.`),
+  return h("tr", { "data-standing": r.name, "data-rank": r.rank ?? i + 1 },
+    h("td", {}, `${r.rank ?? i + 1}.`),
     h("td", { class: "name" }, r.name),
     h("td", { class: "score", "data-points": r.name }, r.points),
     h("td", { class: "muted" }, `${r.wins}-${r.draws}-${r.losses}${r.byes ? ` +${r.byes} bye` : ""}`),
@@ -35,13 +35,44 @@ function standingRow(r, i) {
     h("td", { class: "muted" }, `score ${r.score}`));
 }
 
+// One round of the history: its game, and each match's players, scores and winners.
+function historyRound(r) {
+  const title = GAME_TITLES[r.game] || r.game;
+  const rows = r.matches.map((m) => {
+    const scores = m.scores || {};
+    const who = m.players.map((p) => `${p} ${scores[p] ?? ""}`.trim()).join("  v  ");
+    let result;
+    if (!m.table) result = "bye";
+    else if (m.status === "playing") result = "playing";
+    else result = `${(m.winners || []).join(" and ")} won${m.status === "reported" ? " (to confirm)" : ""}`;
+    return h("tr", { "data-history-match": `${r.round}:${m.table || "bye"}` },
+      h("td", { class: "name" }, m.table || "–"), h("td", {}, who), h("td", { class: "muted" }, result));
+  });
+  return h("div", { class: "history-round", "data-history-round": r.round },
+    h("h3", {}, `Round ${r.round}: ${title}`), h("table", { class: "scores" }, ...rows));
+}
+
 let current = null;  // the last state shown: the result form reads its round and matches
 
 function onTournament(st) {
   current = st;
   document.getElementById("name").textContent = st.name;
   const round = document.getElementById("round");
-  round.textContent = st.round ? `round ${st.round} of ${st.rounds}: ${GAME_TITLES[st.game] || st.game}` : "not started";
+  const title = GAME_TITLES[st.game] || st.game;
+  round.textContent = !st.round ? "not started"
+    : st.over ? `over: ${st.rounds} round${st.rounds === 1 ? "" : "s"} played`
+    : `round ${st.round} of ${st.rounds}: ${title}`;
+  const winner = document.getElementById("winner");
+  winner.hidden = !st.winner;
+  const top = (st.standings || [])[0];
+  winner.replaceChildren(...(st.winner && top ? [
+    h("h2", {}, "Winner"),
+    h("p", { class: "winner-name", "data-winner": st.winner }, st.winner),
+    h("p", { class: "muted" }, `${top.points} points (${top.wins}-${top.draws}-${top.losses}), Buchholz ${top.buchholz}`),
+  ] : []));
+  const history = st.history || [];
+  document.getElementById("history-title").hidden = history.length === 0;
+  document.getElementById("history").replaceChildren(...history.map(historyRound));
   round.dataset.round = st.round;
   const b = document.getElementById("broker");
   b.className = "pill " + (st.connected ? "playing" : "over");

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,3 +116,49 @@ def test_the_result_api_refuses_bad_bodies_clearly_and_wants_the_organiser(
     r = httpx.post(url + "/api/result", json={"table": "t9", "round": 1, "scores": {"ann": 1}, "who": "Y"})
     assert r.status_code == 409 and "table 't9' has no match in round 1" in r.json()["error"]
     assert len(t.result_log()) == 1
+
+
+def test_the_page_shows_every_round_and_the_winner_once_the_last_round_is_confirmed(
+    served: tuple[str, Tournament],
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    url, t = served
+
+    def play(no: int, scores: dict[str, int]) -> None:
+        for m in t.matches(no):
+            body = {
+                "table": m["table"],
+                "round": no,
+                "scores": {p: scores[p] for p in m["players"]},
+                "who": "Y",
+            }
+            assert httpx.post(url + "/api/result", json=body).status_code == 200
+
+    assert httpx.post(url + "/api/next-round", json={}).status_code == 200
+    play(1, {"ann": 10, "bob": 20, "cid": 5, "dan": 1})  # ann and bob win
+    assert httpx.post(url + "/api/next-round", json={}).status_code == 200  # the last of two rounds
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(url + "/")
+        expect(page.locator("#next")).to_have_text(
+            "round 2 (the last) has 2 match(es) without a confirmed result", timeout=20_000
+        )
+        expect(page.locator("#winner")).to_be_hidden()
+        expect(page.locator('[data-history-match="1:t1"]')).to_contain_text("ann 10  v  cid 5")
+        expect(page.locator('[data-history-match="1:t1"]')).to_contain_text("ann won")
+        expect(page.locator('[data-history-match="2:t1"]')).to_contain_text("playing")
+        play(2, {"ann": 30, "bob": 20, "cid": 5, "dan": 1})  # ann beats bob
+        expect(page.locator("#winner")).to_be_visible(timeout=20_000)
+        expect(page.locator("[data-winner]")).to_have_text("ann")
+        expect(page.locator("#next")).to_have_text("the last round has been played")
+        expect(page.locator("#round")).to_have_text("over: 2 rounds played")
+        expect(page.locator("[data-history-round]")).to_have_count(2)
+        expect(page.locator('[data-history-match="2:t1"]')).to_contain_text("bob 20  v  ann 30")
+        expect(page.locator('[data-standing="ann"]')).to_have_attribute("data-rank", "1")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "tournament-over.png"), full_page=True)
+        browser.close()
+    rows = list(csv.DictReader(io.StringIO(httpx.get(url + "/api/standings.csv").text)))
+    assert (rows[0]["rank"], rows[0]["player"], rows[0]["points"]) == ("1", "ann", "6")
