@@ -1,13 +1,22 @@
 """What ``dicetable run`` needs of a table.toml, checked before it starts: the file's types
-(`controller.config`), the game's setup and the files it names (`runnable_problems`), and the table's
-perception step built exactly as ``run`` builds it (`perception_problems`).  ``check-config``, ``run``
-and ``install-service`` all ask here, so ``check-config`` passes only what ``run`` can play."""
+(`controller.config`), the game's setup and the files it names (`runnable_problems`), what the game
+itself needs of the table (`game_problems`: a board for a game that places its dice on one, a colour
+of their own for players whose dice the game tells apart by colour) and the table's perception step
+built exactly as ``run`` builds it (`perception_problems`).  ``check-config``, ``run`` and
+``install-service`` all ask here, so ``check-config`` passes only what ``run`` can play.
+
+What a game needs is asked of the engine (``board_colours``, ``dice_colours``), never decided by
+the game's name."""
 
 from __future__ import annotations
 
-from controller.config import TableConfig, runnable_problems
+from collections.abc import Sequence
+
+from controller.config import COLOURS, TableConfig, runnable_problems
 from controller.perceive import Perceiver
+from controller.scenario import Setup, new_game
 from controller.table import TableError
+from engine import Game
 
 
 def perception_problems(cfg: TableConfig) -> list[tuple[str, str]]:
@@ -24,7 +33,63 @@ def perception_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     return []
 
 
+def tells_players_apart_by_colour(game: Game, players: Sequence[str]) -> bool:
+    """The game's dice are the players' colours (each player's dice are known by their colour): asked
+    of ``dice_colours`` with two different sets of distinct colours, which it must follow."""
+    n = len(players)
+    if not 2 <= n <= len(COLOURS):
+        return False
+    probes = [
+        {p: COLOURS[i] for i, p in enumerate(players)},
+        {p: COLOURS[-1 - i] for i, p in enumerate(players)},
+    ]
+    return all(game.dice_colours(probe) == frozenset(probe.values()) for probe in probes)
+
+
+def _example_boards(game: str) -> list[str]:
+    from calibration.board import BOARDS_DIR
+
+    return sorted(p.name for p in BOARDS_DIR.glob(f"{game}.*toml"))
+
+
+def game_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """What the game asks of the table that the file does not give (empty when the game cannot be
+    built: ``runnable_problems`` says why)."""
+    try:
+        game = new_game(Setup.for_table(cfg))
+    except (ValueError, OSError, TypeError, KeyError):  # runnable_problems says why
+        return []
+    name = cfg.table.game
+    colours = {p.name: p.colour for p in cfg.players}
+    problems: list[tuple[str, str]] = []
+    if game.board_colours(colours) is not None and not (cfg.board.layout or cfg.board.calibration):
+        examples = _example_boards(name)
+        example = f" (shipped: {', '.join(repr(e) for e in examples)})" if examples else ""
+        problems.append(
+            (
+                "board",
+                f"missing: {name} scores each die by where it lies on its board, so the camera must place "
+                f"the dice on it; expected a [board] section with layout = the board's layout file{example} "
+                "and calibration = the camera's calibration file (dicetable calibrate camera ...)",
+            )
+        )
+    if tells_players_apart_by_colour(game, [p.name for p in cfg.players]):
+        for i, p in enumerate(cfg.players):
+            first = next(q for q in cfg.players if q.colour == p.colour)
+            if first is not p:
+                free = [c for c in COLOURS if c not in colours.values()]
+                problems.append(
+                    (
+                        f"players[{i}].colour",
+                        f"{p.colour!r} is also {first.name}'s colour: {name} tells the players' dice apart "
+                        f"by their colour; expected a colour no other player has (free: {', '.join(free)})",
+                    )
+                )
+    return problems
+
+
 def table_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     """Every problem ``run`` would stop on (empty: it will start)."""
     problems = runnable_problems(cfg)
+    problems = problems or game_problems(cfg)
     return problems or perception_problems(cfg)
