@@ -1,6 +1,7 @@
 """Die colours with no palette file: before (the default palette, as the camera sees) and after
 (the palette the table names them with, controller.perceive: the board's white and black balance the
-light; each die named among the game's colours and white and black), same run.
+light; each die named among the game's colours and white and black), same run; the table's naming
+before issue 30 (Lab distance, lightness weighted 0.5) and after (`vision.palette.chroma_distance`).
 
 Scenes: the rendered test split (`tests/fixtures/rendered`, 150 scenes, white light of varied
 strength) and the DICETAR WARS demo session's six throws, each also under held-out lights the
@@ -19,6 +20,7 @@ import argparse
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,8 @@ LIGHTS: dict[str, tuple[float, float, float]] = {
     "warm and dim": (0.3, 0.45, 0.55),
 }
 #: the column of the palette the table names the dice with
-AFTER = "after: as the table names them (board light; game colours + white/black)"
+BEFORE_30 = "issue 21: board light; game colours + white/black; Lab distance"
+AFTER = "after (issue 30): as the table names them (board light; game colours + white/black; chroma distance)"
 NOT_DICE = ("white", "black")  # what the table adds to the game's colours today (controller.adapters)
 
 
@@ -132,7 +135,8 @@ def run(limit: int = 0) -> dict[str, Any]:
             readings = read_dice(image, rec)
             labs = [rec.seen[int(r.colour)] for r in readings]  # type: ignore[attr-defined]
             pairs = match(f["dice"], [np.asarray(r.center) for r in readings])
-            before_game = Palette.default().only(set(f["colours"]) | set(NOT_DICE))
+            lab_default = replace(Palette.default(), metric="lab")  # the distance before issue 30
+            before_game = lab_default.only(set(f["colours"]) | set(NOT_DICE))
             # the palette the table names them with (controller.perceive: the board's pose, its light)
             table = Perceiver.of(default_reader(), VisionSection(), BoardGeometry.of(board, cal))
             t0 = time.perf_counter()
@@ -153,10 +157,11 @@ def run(limit: int = 0) -> dict[str, Any]:
                 c["found"] += 1
                 c[f"found {f['source']}"] += 1
                 names = {
-                    "before: default palette": Palette.default().nearest_lab(labs[j])[0],
+                    "before: default palette": lab_default.nearest_lab(labs[j])[0],
                     "before: default palette, game colours + white/black": before_game.nearest_lab(labs[j])[
                         0
                     ],
+                    BEFORE_30: replace(after, metric="lab").nearest_lab(labs[j])[0],
                     AFTER: after.nearest_lab(labs[j])[0],
                 }
                 for k, got in names.items():
@@ -171,6 +176,7 @@ def markdown(res: dict[str, Any]) -> str:
     heads = [
         "before: default palette",
         "before: default palette, game colours + white/black",
+        BEFORE_30,
         AFTER,
     ]
     lines = [

@@ -181,6 +181,16 @@ def _geometry(board: Path | None, calibration: Path | None) -> Any:
         raise typer.BadParameter(str(e)) from None
 
 
+def _colour_names(text: str) -> tuple[str, ...]:
+    """``--colours``: names the table knows (vision.palette.KNOWN_COLOURS), or a BadParameter naming them."""
+    from vision.palette import Palette
+
+    try:
+        return Palette.parse_colours(text, "--colours")
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--colours") from None
+
+
 def read(
     images: list[Path] = typer.Argument(..., help="photos or frames to read"),
     as_json: bool = typer.Option(False, "--json", help="one JSON line per image"),
@@ -228,7 +238,8 @@ def read(
         None,
         "--palette",
         help="a palette learnt at this table ('dicetable calibrate colours ... --out FILE'); default: "
-        "typical plastic colours, balanced by the board's white and black when --board is given",
+        "typical plastic colours, balanced by the board's white and black when --board is given, else by "
+        "the frame's own light",
     ),
     board_look: bool = typer.Option(
         True,
@@ -242,6 +253,12 @@ def read(
         "--config",
         help="read as the table of this table.toml would: its game's kinds, its learnt set of dice, board, "
         "calibration, palette, empty-table frame and [vision] steps (give no other reading option)",
+    ),
+    colours_text: str | None = typer.Option(
+        None,
+        "--colours",
+        help="the colours the dice on the table come in, separated by commas (e.g. red,blue): each die's "
+        "colour is named among these and white and black (default: any of the typical plastic colours)",
     ),
     sequence: bool = typer.Option(
         False,
@@ -264,6 +281,7 @@ def read(
             "--play-area": play_area,
             "--palette": palette,
             "--no-board-look": None if board_look else True,
+            "--colours": colours_text,
         }
         extra = [k for k, v in given.items() if v is not None]
         if extra:
@@ -280,7 +298,7 @@ def read(
         perceiver = _options_perceiver(
             board, calibration, kinds_text, numbered, empty, die_size, play_area, palette, board_look
         )
-        colours = {}
+        colours = {} if colours_text is None else {"colours": _colour_names(colours_text)}
         if sequence and perceiver.geometry is None:
             raise typer.BadParameter(
                 "--sequence needs --board and --calibration (dice are carried by their place)"

@@ -534,17 +534,18 @@ class Perceiver:
     def reading_palette(self, image: np.ndarray, pose: Any, colours: Iterable[str] | None) -> Any:
         """The palette the reader names colours with: the table's (or the default), cut down to
         ``colours`` (the colours the game's dice come in now; None: any) and the colours of things
-        that are not dice; without a measured palette and with the board's pose, the default colours
-        balanced by the board's white and black.  None: the reader's default."""
+        that are not dice; without a measured palette, the colours the table knows by those names
+        (`Palette.known`) balanced by the board's white and black, or by the frame's own light
+        without a board (`Palette.balanced_by_frame`)."""
         from controller.adapters import NOT_DICE
         from vision.palette import Palette
 
-        palette = self.palette
-        if colours is not None:
-            palette = (palette or Palette.default()).only({*colours} | set(NOT_DICE))
-        if self.palette is None and self.geometry is not None and pose is not None:
-            palette = self.geometry.balance(palette or Palette.default(), image, pose)
-        return palette
+        if self.palette is not None:
+            return self.palette if colours is None else self.palette.only({*colours} | set(NOT_DICE))
+        palette = Palette.default() if colours is None else Palette.known({*colours} | set(NOT_DICE))
+        if self.geometry is not None and pose is not None:
+            palette = self.geometry.balance(palette, image, pose)
+        return palette if palette.light is not None else palette.balanced_by_frame(image)
 
     def perceive(
         self,

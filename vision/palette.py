@@ -1,5 +1,10 @@
 """Named die body colours, matched in CIE Lab; loadable from a dict (e.g. `calibrate colours`).
 
+A die's colour is named among the colours in play (:meth:`Palette.known`: the game's colours and
+what is not a die) by a chroma-aware distance (:func:`chroma_distance`): hue counts most, chroma by
+its ratio and lightness little, so a pastel rendering of a plastic and a saturated one get the same
+name, and white wins only when the die's chroma is low next to the coloured dice in play.
+
 Without a learnt palette the table names each die among the game's colours under its own
 light: :meth:`Palette.balanced` takes the board's paper white and its markers' black as this
 camera sees them (``calibration.boardlight``) and maps every die's colour to what it would be
@@ -31,6 +36,23 @@ DEFAULT_BGR: dict[str, tuple[int, int, int]] = {
     "black": (40, 40, 40),
 }
 
+#: More plastic colours a game or ``dicetable read --colours`` may name (nominal, under white light,
+#: BGR): the default palette keeps its nine; these join only when they are in play (:meth:`Palette.known`).
+MORE_BGR: dict[str, tuple[int, int, int]] = {
+    "teal": (128, 128, 20),
+    "maroon": (50, 30, 120),
+    "brown": (40, 90, 140),
+    "grey": (128, 128, 128),
+}
+#: every colour name the table knows without a measured palette
+KNOWN_COLOURS: tuple[str, ...] = (*DEFAULT_BGR, *MORE_BGR)
+
+#: the chroma-aware distance (:func:`chroma_distance`): lightness counts this much (exposure and
+#: shading move it most, and a pastel rendering is lighter), the chroma ratio by this scale with
+#: this floor (a pastel die has a fraction of its plastic's chroma: a ratio, not a difference)
+CHROMA_L_WEIGHT = 0.3
+CHROMA_SCALE = 20.0
+CHROMA_FLOOR = 5.0
 
 #: Linear reflectance of printed black ink relative to the paper (matte laser or inkjet black).
 INK_BLACK = 0.03
@@ -47,6 +69,58 @@ def _to_srgb(v: np.ndarray) -> np.ndarray:
     return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
 
 
+def chroma_distance(lab: np.ndarray, ref: np.ndarray) -> float:
+    """How far a die's Lab colour is from a reference, hue first.
+
+    Hue: the CIE ΔH (the chord between the two hues scaled by their chromas), so a small hue error
+    on a grey costs nothing and on a vivid colour much; chroma: the log of the ratio of the two
+    (with a floor), so a die half as saturated as its plastic is as near as one twice as
+    saturated, and a grey is far from every colour; lightness: weighted down.
+    """
+    c = float(np.hypot(lab[1], lab[2]))
+    cr = float(np.hypot(ref[1], ref[2]))
+    dh2 = max(0.0, float((lab[1] - ref[1]) ** 2 + (lab[2] - ref[2]) ** 2) - (c - cr) ** 2)
+    dc = CHROMA_SCALE * float(np.log((c + CHROMA_FLOOR) / (cr + CHROMA_FLOOR)))
+    dl = CHROMA_L_WEIGHT * float(lab[0] - ref[0])
+    return float(np.sqrt(dl * dl + dc * dc + dh2))
+
+
+def frame_light(image_bgr: np.ndarray) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """The light of a frame with no board to read it from: (white, black) as BGR 0..255, for
+    :meth:`Palette.balanced`.
+
+    Grey world over the frame's near-neutral pixels (its floor, tray or table: the pixels of
+    little saturation, neither clipped nor in deep shadow) gives the light's colour; the brightest of
+    them (98th percentile of their lightness) gives the white's level; black is the ink's share of
+    that white, so balancing only scales each channel.  Raises ValueError for a frame with too few
+    such pixels (a frame filled by one colour).
+    """
+    img = np.asarray(image_bgr)
+    if img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
+        raise ValueError(f"frame light: expected a BGR uint8 image, got {img.dtype} {img.shape}")
+    h, w = img.shape[:2]
+    k = min(1.0, 200.0 / max(h, w))
+    small = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1 else img
+    v = small.reshape(-1, 3).astype(np.float64) / 255.0
+    hi, lo = v.max(axis=1), v.min(axis=1)
+    ok = (hi < 0.98) & (hi > 0.08) & ((hi - lo) < 0.25 * hi + 0.02)
+    if int(ok.sum()) < max(50, v.shape[0] // 50):
+        raise ValueError("frame light: too few near-neutral pixels in the frame to estimate its light")
+    lin = _to_linear(v[ok])
+    cast = lin.mean(axis=0)
+    cast = cast / float(cast.max())
+    level = float(np.percentile(lin.max(axis=1) / cast.max(), 98))
+    white_lin = np.clip(cast * level, 1e-3, 1.0)
+    white = 255.0 * _to_srgb(white_lin)
+    black = 255.0 * _to_srgb(white_lin * INK_BLACK)
+    if not np.all(white - black >= 8.0):
+        raise ValueError("frame light: the frame is too dark to estimate its light")
+    return (
+        (float(white[0]), float(white[1]), float(white[2])),
+        (float(black[0]), float(black[1]), float(black[2])),
+    )
+
+
 def bgr_to_lab(bgr: tuple[float, float, float]) -> np.ndarray:
     px = np.array([[bgr]], np.float32) / 255.0
     return np.asarray(cv2.cvtColor(px, cv2.COLOR_BGR2Lab)[0, 0], np.float64)
@@ -61,6 +135,9 @@ class Palette:
     #: the board's paper white and ink black in this frame (BGR 0..255): colours are balanced by
     #: them before they are named (:meth:`balanced`); None: named as the camera sees them
     light: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None
+    #: "chroma": :func:`chroma_distance` (hue first); "lab": the Lab distance with lightness
+    #: weighted by ``lightness_weight`` (the table's way before issue 30; benchmarks compare them)
+    metric: str = "chroma"
 
     @classmethod
     def default(cls) -> Palette:
@@ -98,6 +175,30 @@ class Palette:
                 lab[name] = (float(vals[0]), float(vals[1]), float(vals[2]))
         return cls(lab)
 
+    @classmethod
+    def known(cls, names: Iterable[str]) -> Palette:
+        """The palette of ``names`` among the colours the table knows (`KNOWN_COLOURS`), those it
+        does not know left out; the default palette when it knows none of them."""
+        wanted = {n.lower() for n in names}
+        refs = {k: v for k, v in {**DEFAULT_BGR, **MORE_BGR}.items() if k in wanted}
+        if not refs:
+            return cls.default()
+        return cls.from_dict({name: {"bgr": list(v)} for name, v in refs.items()})
+
+    @classmethod
+    def parse_colours(cls, text: str, what: str = "--colours") -> tuple[str, ...]:
+        """Colour names from a comma-separated list (e.g. ``--colours red,blue``); raises ValueError
+        naming ``what`` and the known names for an unknown or empty one."""
+        names = tuple(n.strip().lower() for n in str(text).split(","))
+        bad = [n for n in names if n not in KNOWN_COLOURS]
+        if not names or bad or any(not n for n in names):
+            shown = ", ".join(repr(n) for n in bad) if bad else repr(text)
+            raise ValueError(
+                f"{what}: unknown colour {shown}; expected comma-separated names among "
+                f"{', '.join(KNOWN_COLOURS)} (e.g. {what} red,blue)"
+            )
+        return tuple(dict.fromkeys(names))
+
     def only(self, names: Iterable[str]) -> Palette:
         """This palette cut down to ``names`` (those it has); itself when it has none of them.
 
@@ -128,6 +229,16 @@ class Palette:
             )
         return replace(self, light=(white, black))
 
+    def balanced_by_frame(self, image_bgr: np.ndarray) -> Palette:
+        """This palette balanced by the frame's own light (:func:`frame_light`: grey world and the
+        brightest near-neutral pixels), for a frame with no board; unchanged when it cannot be
+        estimated."""
+        try:
+            white, black = frame_light(image_bgr)
+        except ValueError:
+            return self
+        return self.balanced(white, black)
+
     def balance_lab(self, lab: np.ndarray) -> np.ndarray:
         """A Lab colour seen under this frame's light, as it would look under neutral light."""
         if self.light is None:
@@ -136,7 +247,10 @@ class Palette:
         w = _to_linear(np.asarray(self.light[0]) / 255.0)
         k = _to_linear(np.asarray(self.light[1]) / 255.0)
         lin = INK_BLACK + (_to_linear(bgr.astype(np.float64)) - k) / (w - k) * (1.0 - INK_BLACK)
-        out = _to_srgb(np.clip(lin, 0.0, 1.0)).astype(np.float32).reshape(1, 1, 3)
+        # a die lighter than the paper (or than the floor a frame's light was read from) keeps its
+        # hue and chroma: scaled down into range, not clipped channel by channel
+        lin = np.clip(lin, 0.0, None) / max(1.0, float(lin.max()))
+        out = _to_srgb(lin).astype(np.float32).reshape(1, 1, 3)
         return np.asarray(cv2.cvtColor(out, cv2.COLOR_BGR2Lab).reshape(3), np.float64)
 
     def to_dict(self) -> dict[str, dict[str, list[float]]]:
@@ -147,8 +261,11 @@ class Palette:
         lab = self.balance_lab(lab)
         best, dist = "", float("inf")
         for name, ref in self.lab.items():
-            d = lab - np.asarray(ref)
-            dd = float(np.sqrt((self.lightness_weight * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2))
+            if self.metric == "chroma":
+                dd = chroma_distance(lab, np.asarray(ref))
+            else:
+                d = lab - np.asarray(ref)
+                dd = float(np.sqrt((self.lightness_weight * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2))
             if dd < dist:
                 best, dist = name, dd
         return best, dist

@@ -28,6 +28,7 @@ SMOKE: dict[str, list[str]] = {
     "boards": ["--smoke"],
     "body_limits": ["--smoke"],
     "colours": ["--smoke"],
+    "colours_real": ["--smoke"],
     "confidence": ["--smoke"],
     "display": ["--smoke"],
     "fairness": ["--smoke"],
@@ -54,6 +55,7 @@ SMOKE: dict[str, list[str]] = {
 #: benchmarks that read the shared real photos (skipped, saying so, when shared/ is absent)
 NEEDS_REAL = {
     "blender_d20_probe",
+    "colours_real",
     "confidence",
     "label_audit",
     "vision_d6",
