@@ -6,15 +6,17 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 import typer
 from typer.testing import CliRunner
 
 from controller.cli import app as main_app
 from controller.config import ConfigError, load_config
-from training.numbered.real import default_root, load_images
-from vision.numbered import read_all
-from vision.numbered.labels import parse_kinds
+from training.numbered.real import HELD_OUT_GROUPS, at_table, default_root, load_images, load_lurig
+from vision.numbered import NumberedDice
+from vision.numbered.labels import KINDS, parse_kinds
+from vision.reading import DieReading
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENE = ROOT / "tests" / "fixtures" / "numbered" / "scene_0002"
@@ -70,13 +72,46 @@ def test_config_kinds_are_checked(tmp_path: Path) -> None:
     not (REAL / "negatives" / "labels.csv").is_file(),
     reason=f"the shared real photos are not at {REAL} (negatives/)",
 )
-def test_no_phantom_d20_on_real_photos_without_dice() -> None:
-    """44 real photos of desks, foam, brick, coins, signs: a d20 table sees at most one die in 20."""
+def test_a_d20_table_is_never_sure_of_a_phantom_on_real_photos_without_dice() -> None:
+    """44 real photos of desks, foam, brick, coins, signs: a d20 table reads no phantom surely, and no
+    more of them than reading every kind (kinds narrow, never hide: what every kind reads as a die, a
+    d20 table asks about; the empty table's step is what keeps a desk's things out at a table)."""
     photos = load_images(REAL, "negatives")
     phantoms = [
         (p.name, r.kind, r.value, round(r.confidence, 2))
         for p in photos
-        for r in read_all(cv2.imread(str(p)), kinds=("d20",))
+        for r in NumberedDice(("d20",)).read(cv2.imread(str(p)))
     ]
-    assert len(phantoms) <= len(photos) / 20, phantoms
+    every = sum(len(NumberedDice().read(cv2.imread(str(p)))) for p in photos)
+    assert len(phantoms) <= every, (len(phantoms), every)
     assert not [x for x in phantoms if x[3] >= 0.8], phantoms
+
+
+def _middle_die(frame: np.ndarray, kinds: tuple[str, ...]) -> DieReading | None:
+    """The reading of the die in the middle of an `at_table` frame (None: not found)."""
+    h, w = frame.shape[:2]
+
+    def off(r: DieReading) -> float:
+        return abs(r.center[0] - w / 2) + abs(r.center[1] - h / 2)
+
+    return min((r for r in NumberedDice(kinds).read(frame) if off(r) < 150), key=off, default=None)
+
+
+@pytest.mark.skipif(
+    not (REAL / "d20_lurig" / "labels.csv").is_file(),
+    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
+)
+def test_kinds_narrow_never_hide_a_d20_that_every_kind_finds() -> None:
+    """Held-out d20_lurig d20s at the table's scale (issue 29 item 3): a d20 table finds each die that
+    reading every kind finds (before: 12 of 195 d20_top dice, every kind 195), as a d20; a die the
+    classifier does not read as a d20 is asked, never scored unasked."""
+    items = [x for x in load_lurig(REAL) if x.group in HELD_OUT_GROUPS]
+    lost = []
+    for x in items[:: max(1, len(items) // 8)]:
+        frame = at_table(cv2.imread(str(x.path)))
+        every, d20 = _middle_die(frame, KINDS), _middle_die(frame, ("d20",))
+        if every is not None and (d20 is None or d20.kind != "d20"):
+            lost.append(x.path.name)
+        if d20 is not None and every is not None and every.kind != "d20":
+            assert d20.confidence < 0.8, (x.path.name, d20)
+    assert not lost, lost

@@ -105,10 +105,19 @@ def test_a_real_photo_with_no_die_is_read_with_and_without_the_net(
 
 
 @real
-def test_dice_fighters_table_sees_no_d10p_on_held_out_negatives(with_net: NumberedReader) -> None:
+def test_dice_fighters_table_is_never_sure_of_a_d10p_on_held_out_negatives(with_net: NumberedReader) -> None:
+    """Kinds narrow, never hide (issue 29 item 3): what reading every kind keeps as a die, a d10p
+    table keeps too, but asks about it (a d10p the classifier did not read as one); the not-a-die
+    net keeps the phantoms of every kind few; a d10p-only reader dropping them (`narrow="drop"`) saw
+    at most one."""
     photos = sorted(p for p in (REAL / "negatives" / "images").iterdir() if negative_held_out(p))
-    got = [(p.name, r.value) for p in photos for r in with_net.read(cv2.imread(str(p)), kinds=("d10p",))]
-    assert len(got) <= 1, got
+    images = [cv2.imread(str(p)) for p in photos]
+    got = [(r.value, round(r.confidence, 2)) for img in images for r in with_net.read(img, kinds=("d10p",))]
+    every = sum(len(with_net.read(img, kinds=KINDS)) for img in images)
+    assert len(got) <= every, (got, every)
+    assert not [g for g in got if g[1] >= 0.8], got
+    dropping = NumberedReader(verify=True, narrow="drop")
+    assert sum(len(dropping.read(img, kinds=("d10p",))) for img in images) <= 1
 
 
 @real

@@ -226,10 +226,16 @@ class NumberedDice:
     """The numbered reader as a `vision.reading.Reader`: the dice of `kinds` in a frame (with d6 among
     them, the pip-d6 reader reads the d6 beside it: `read_all`; else `read_numbered`), a die the
     table's learnt set `learnt` knows read as its face.  The `view` tells it the point below the
-    camera (`View.nadir`), where the dice's top faces lean from; `where`: the vision.where steps."""
+    camera (`View.nadir`), where the dice's top faces lean from; `where`: the vision.where steps.
+    `reader`: the numbered reader to use (None: the default one).
+
+    Kinds narrow, never hide (issue 29 item 3): with fewer than every kind, a die that reading every
+    kind would keep is read as one of `kinds` and asked (`NumberedReader.narrow`), and so is a die
+    only the pip-d6 reader finds (`lone_pips`; it is run for that, as reading every kind runs it)."""
 
     kinds: tuple[str, ...] = KINDS
     learnt: DiceSet | None = None
+    reader: NumberedReader | None = None
 
     def read(
         self,
@@ -247,13 +253,87 @@ class NumberedDice:
         where: Sequence[WhereStep] | None = None,
         view: View | None = None,
     ) -> Examined:
-        from vision.numbered.reader import read_numbered
+        from vision.image_check import check_bgr
+        from vision.numbered.reader import default_reader, still_copies
 
+        reader = self.reader or default_reader()
         nadir = view.nadir() if view is not None else None
         rejected: list[Rejected] = []
         steps = tuple(where or ())
-        if "d6" in self.kinds:  # pip d6 beside numbered dice: the pip reader stays the authority on d6
-            got = read_all(image, palette, nadir, self.kinds, self.learnt, steps, rejected)
+        kinds = parse_kinds(self.kinds)
+        image = check_bgr(image)
+        copies = still_copies(image)
+        # pip d6 beside numbered dice: the pip reader stays the authority on d6; at a table of
+        # numbered dice alone its dice are read again as the table's kinds (never hidden)
+        hide = reader.narrow != "relabel"
+        pips = read_pips(image, palette, copies.video, steps, rejected) if "d6" in kinds or not hide else []
+        if "d6" in kinds:
+            got = add_numbered(
+                image, pips, palette, nadir, reader, copies, kinds, self.learnt, steps, rejected
+            )
         else:
-            got = read_numbered(image, palette, nadir, self.kinds, self.learnt, steps, rejected)
+            got = reader.read(
+                image,
+                palette,
+                nadir,
+                copies=copies if reader.copy_stills else None,
+                kinds=kinds,
+                learnt=self.learnt,
+                where=steps,
+                rejected=rejected,
+            )
+            if pips:
+                got += lone_pips(image, pips, got, reader, palette, nadir, kinds)
+                got.sort(key=lambda r: (r.center[1], r.center[0]))
         return Examined(got, rejected)
+
+
+def lone_pips(
+    image_bgr: np.ndarray,
+    pips: list[DieReading],
+    numbered: list[DieReading],
+    reader: NumberedReader,
+    palette: Palette | None = None,
+    nadir: tuple[float, float] | None = None,
+    kinds: tuple[str, ...] = KINDS,
+) -> list[DieReading]:
+    """The dice only the pip-d6 reader found (none of `numbered` on them), at a table of numbered
+    `kinds` alone: each read by the numbered reader at the pip reader's box (`second_look`'s way) as
+    one of `kinds`; a die it does not read so is still kept, as the table's kind, and asked
+    (`reader.narrowed`): reading every kind would have kept it as a d6."""
+    from vision.numbered.reader import Found, narrowed, still_copies
+
+    sizes = {id(r): _size(r) for r in (*pips, *numbered)}
+    lone = [r for r in pips if not any(_near(r, o, sizes) for o in numbered)]
+    if not lone:
+        return []
+    copies = still_copies(image_bgr) if reader.copy_stills else None
+    k = copies.k if copies is not None else 1.0
+    work = copies.work if copies is not None else image_bgr
+    found = [
+        Found(
+            (r.center[0] / k, r.center[1] / k),
+            sizes[id(r)] / k,
+            sizes[id(r)] / k,
+            0.0,
+            (r.center[0] / k, r.center[1] / k),
+        )
+        for r in lone
+    ]
+    n = None if nadir is None else (nadir[0] / k, nadir[1] / k)
+    located = reader.locate(work, found, None, n)
+    probs = reader.classify(reader.crops(work, located))
+    out = []
+    for r, f, p in zip(lone, located, probs, strict=True):
+        v = narrowed(p, kinds)
+        out.append(
+            DieReading(
+                kind=v.kind,
+                value=v.value,
+                center=(f.center[0] * k, f.center[1] * k),
+                quad=r.quad,
+                confidence=v.confidence,
+                colour=r.colour,
+            )
+        )
+    return out

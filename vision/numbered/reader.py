@@ -42,7 +42,7 @@ from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
-from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, parse_kinds
+from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import DiceSet, LearntReading, Match
 from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
 from vision.numbered.numeral import NUMERAL_CROP, NUMERAL_FILE, NumeralHead, with_values
@@ -109,6 +109,11 @@ SURE = 0.7
 # trays are almost all under it; the table asks a person about readings from it up to its
 # confidence_threshold (0.8).
 DIE_FLOOR = 0.5
+# Kinds narrow, never hide (issue 29 item 3): at a table that names fewer than every kind, a die that
+# reading every kind keeps, and that the table's kinds or DIE_FLOOR would drop, is read as the table's
+# kind and asked ("relabel", `narrowed`); "drop" reads as before (a d20 table found 1 of 32 d20s of a
+# webcam set that reading every kind found 28 of: benchmarks/vision_numbered_kinds.py).
+NARROWS = ("relabel", "drop")
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,16 @@ def learnt_verdict(kind: str, match: Match, classifier: Verdict) -> Verdict:
     return Verdict(kind, match.value, confidence, match.likeness)
 
 
+def narrowed(p: np.ndarray, kinds: tuple[str, ...]) -> Verdict:
+    """A die of another kind (or unsure whether a die) read as one of the table's `kinds` (issue 29
+    item 3, kinds narrow, never hide): the likeliest of their values, never surer than UNCONFIRMED
+    (the table asks: the classifier did not read it as one of them)."""
+    v = verdict(p, 2.0, kinds)  # a rejection threshold over 1: never "none" while a kind has any probability
+    if v.kind == "none":
+        return Verdict(kinds[0], VALUES[kinds[0]][0], 0.0, 0.0)
+    return replace(v, confidence=min(v.confidence, UNCONFIRMED))
+
+
 def verdict(p: np.ndarray, reject: float = 0.5, kinds: tuple[str, ...] = KINDS) -> Verdict:
     """Kind by summed probability, then that kind's most likely value.
 
@@ -181,6 +196,10 @@ class NumberedReader:
     item 5): None (the default) when numbered_notadie.onnx is in the models folder, True to require
     it, False to read without it.  On the real held-out photos it removes most phantoms and keeps the
     dice (benchmarks/RESULTS.md, "Issue 20 item 5").
+
+    `narrow`: at a table of fewer than every kind, what becomes of a die the table's kinds (or
+    DIE_FLOOR) would drop that reading every kind keeps: "relabel" (the default, issue 29 item 3)
+    reads it as the table's kind and asks (`narrowed`); "drop" drops it, as before.
     """
 
     def __init__(
@@ -210,6 +229,7 @@ class NumberedReader:
         value_head: bool | Path = False,
         numeral_turns: int = 4,
         ocr: bool = False,
+        narrow: str = "relabel",
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -222,6 +242,9 @@ class NumberedReader:
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name}: expected a probability in [0, 1], got {v!r}")
         self.sure = sure
+        if narrow not in NARROWS:
+            raise ValueError(f"narrow: expected one of {', '.join(NARROWS)}, got {narrow!r}")
+        self.narrow = narrow
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
         if shrink not in SHRINKS:
@@ -545,6 +568,23 @@ class NumberedReader:
             out.append((replace(f, center=centre, w=f.w * k, h=f.h * k), c))
         return out
 
+    def crops_of(self, image: np.ndarray, readings: Sequence[Any]) -> list[np.ndarray]:
+        """The CROP x CROP crop of each of a frame's readings (`DieReading`s or their JSON form, as
+        `read` gave them: centre on the top face, quad the die's box), cut as `read` cut it for the
+        classifier (a still from its first halving): what a learnt set learns (`dicetable learn-dice`,
+        the referee's answers) and what the table shows with a question."""
+        image = check_bgr(image)
+        copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
+        k = copies.k
+        out = []
+        for r in readings:
+            center = r["center"] if isinstance(r, dict) else r.center
+            quad = np.asarray(r["quad"] if isinstance(r, dict) else r.quad, np.float64).reshape(-1, 2)
+            side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 4.0) / k
+            c = (float(center[0]) / k, float(center[1]) / k)
+            out.append(_cut(copies.work, c, side * MARGIN, CROP))
+        return out
+
     def learnt_matches(self, crops: list[np.ndarray], learnt: DiceSet) -> list[Match | None]:
         """The learnt set's face for each crop, or None where the set does not know it."""
         if not crops:
@@ -667,14 +707,26 @@ class NumberedReader:
                 v = learnt_verdict(learnt.kind, m, verdict(p, self.reject_threshold, kinds))
             else:
                 v = verdict(p, self.reject_threshold, kinds)
-                if v.kind == "none" or (kinds != KINDS and v.confidence < self.die_floor):
-                    continue
-                if f.score < self.sure_peak and v.confidence < self.weak_floor:
-                    continue
+                if not self._kept(f, v, kinds):
+                    if kinds == KINDS or self.narrow != "relabel":
+                        continue
+                    # kinds narrow, never hide: a die reading every kind keeps is the table's kind
+                    v_all = verdict(p, self.reject_threshold, KINDS)
+                    if not self._kept(f, v_all, KINDS):
+                        continue
+                    v = narrowed(p, kinds)
             if _noise(image, f.center, max(f.w, f.h) * MARGIN) > NOISE_LEVEL:
                 continue
             kept.append((f, v, m is not None))
         return kept
+
+    def _kept(self, f: Found, v: Verdict, kinds: tuple[str, ...]) -> bool:
+        """Whether a peak read `v` (reading `kinds`) is a die: not "none", at least `die_floor` sure
+        at a table that names fewer than every kind, and a weak peak only when the classifier is
+        `weak_floor` sure."""
+        if v.kind == "none" or (kinds != KINDS and v.confidence < self.die_floor):
+            return False
+        return not (f.score < self.sure_peak and v.confidence < self.weak_floor)
 
     def verified(
         self, image: np.ndarray, kept: list[tuple[Found, Verdict, bool]]
