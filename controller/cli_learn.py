@@ -1,16 +1,23 @@
 """`dicetable learn-dice`: learn a set of the table's own dice (registered by controller.cli).
 
 dicetable learn-dice see FRAME... --set NAME --kind d20 --colour red --session DIR
-        look at the set's dice showing their faces; write DIR/confirm.csv, DIR/groups.png
-dicetable learn-dice confirm DIR [--labels FILE] [--config table.toml | --out SET.json]
-        the person's faces for each group; store the set where the table reads it
+        [--config table.toml] [--empty EMPTY.png]
+        look at the set's dice showing their faces, as the table reads a frame (its where-steps; only
+        what differs from the empty table); write DIR/confirm.csv, DIR/groups.png
+dicetable learn-dice confirm DIR [--labels FILE] [--config table.toml | --out SET.json] [--allow-missing]
+        the person's faces for each group; store the set where the table reads it (a set lacking
+        faces, or of a kind the table's game does not use, is refused)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from controller.config import TableConfig
 
 learn_app = typer.Typer(
     help="Learn a set of the table's own dice: see their faces, confirm them.", no_args_is_help=True
@@ -29,13 +36,25 @@ def see_cmd(
     kind: str = typer.Option(..., "--kind", help="d6, d10, d10p or d20."),
     colour: str = typer.Option("", "--colour", help="The dice's colour, for the person (not used to read)."),
     session: Path = typer.Option(Path("learn-session"), "--session", help="Folder for the session's files."),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        help="The table's table.toml: read the frames as the table does (its board, [vision] steps, "
+        "empty-table frame, die size); the set's kind must be one its game uses.",
+    ),
+    empty: Path | None = typer.Option(
+        None,
+        "--empty",
+        help="A frame of the empty table from the same camera: only what differs from it is a die.",
+    ),
 ) -> None:
     """Find the dice in the frames, group the faces seen, and write the sheet to confirm."""
     from controller.learn_dice import PICTURE, SHEET, LearnError, see
     from vision.numbered.reader import default_reader
 
+    cfg = _config(config) if config is not None else None
     try:
-        seen = see(frames, name, kind, colour, session, default_reader())
+        seen = see(frames, name, kind, colour, session, default_reader(), cfg, empty)
     except LearnError as e:
         raise _fail(str(e)) from None
     groups = max(s.group for s in seen) + 1
@@ -56,25 +75,25 @@ def confirm_cmd(
         None, "--config", help="The table's table.toml: the set is saved where its [table] dice_set points."
     ),
     out: Path | None = typer.Option(None, "--out", help="Save the set here instead."),
+    allow_missing: bool = typer.Option(
+        False,
+        "--allow-missing",
+        help="Store a set that lacks faces of its kind (the referee's answers add them as the table plays).",
+    ),
 ) -> None:
     """Make the set from the confirmed faces and store it for the table."""
-    from controller.learn_dice import LearnError, confirm
+    from controller.learn_dice import LearnError, confirm, game_kinds_of
 
     if (config is None) == (out is None):
         raise _fail(
             "expected one of --config table.toml (save where its [table] dice_set points) or --out FILE"
         )
+    cfg = _config(config) if config is not None else None
     try:
-        dice = confirm(session, labels)
+        dice = confirm(session, labels, game_kinds_of(cfg) if cfg is not None else None, allow_missing)
     except LearnError as e:
         raise _fail(str(e)) from None
-    if config is not None:
-        from controller.config import ConfigError, load_config
-
-        try:
-            cfg = load_config(config)
-        except ConfigError as e:
-            raise _fail(str(e)) from None
+    if cfg is not None:
         if cfg.dice_set_path is None:
             raise _fail(
                 f'{config}: expected [table] dice_set = "FILE.json" naming where the table keeps its set'
@@ -83,6 +102,15 @@ def confirm_cmd(
     assert out is not None
     dice.save(out)
     typer.echo(f"set {dice.name!r} ({dice.kind}, faces {', '.join(map(str, dice.faces))}) saved to {out}")
+
+
+def _config(path: Path) -> TableConfig:
+    from controller.config import ConfigError, load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        raise _fail(str(e)) from None
 
 
 def register(app: typer.Typer) -> None:

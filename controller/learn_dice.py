@@ -1,8 +1,10 @@
 """The guided session that learns a set of a table's own dice (`dicetable learn-dice`).
 
-`see`: the table looks at frames of one set (a kind and a colour) showing its faces; every die in
-them is cut out and embedded (`vision.numbered.embed`), and the crops are grouped so that each group
-is one face (`cluster`: average-linkage on likeness, LINK).  It writes, in the session folder:
+`see`: the table looks at frames of one set (a kind and a colour) showing its faces, through its
+perception step (`controller.perceive`: its where-steps, the empty table, the die's size); every die
+read is cut out as the reader cut it and embedded (`vision.numbered.embed`), and the crops are
+grouped so that each group is one face (`cluster`: average-linkage on likeness, LINK).  It writes,
+in the session folder:
 
 * `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding;
 * `confirm.csv`: one row a group (`group, crops, guess, face`): the person fills in `face`, the value
@@ -10,7 +12,8 @@ is one face (`cluster`: average-linkage on likeness, LINK).  It writes, in the s
 * `groups.png`: a contact sheet, one row a group, to look at while filling it in.
 
 `confirm`: the filled-in sheet (or a labels file of the same form) makes the set
-(`vision.numbered.learnt.DiceSet`), saved where the table's config points (`[table] dice_set`).
+(`vision.numbered.learnt.DiceSet`), saved where the table's config points (`[table] dice_set`); a set
+lacking faces, or of a kind the table's game does not use, is refused, naming what is missing.
 """
 
 from __future__ import annotations
@@ -20,14 +23,19 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
+from controller.perceive import Perceiver
 from vision.numbered.embed import TURNS, likeness
 from vision.numbered.labels import KINDS, VALUES
 from vision.numbered.learnt import DiceSet
-from vision.numbered.reader import NumberedReader, verdict
+from vision.numbered.reader import NumberedReader
+
+if TYPE_CHECKING:
+    from controller.config import TableConfig
 
 SEEN, SHEET, PICTURE = "seen.json", "confirm.csv", "groups.png"
 # Two groups of crops are one face while their crops are on average at least this alike (at the
@@ -86,25 +94,89 @@ def _image(path: Path) -> np.ndarray:
     return img
 
 
+def learning_perceiver(
+    kind: str, cfg: TableConfig | None = None, empty: bool = False, reader: NumberedReader | None = None
+) -> Perceiver:
+    """The perception step `see` reads frames with: the table's own (``cfg``: its board, calibration,
+    empty-table frame, die size, play area and other ``[vision]`` steps) or, without a config, the
+    default steps; its reader looks for ``kind`` alone (`vision.numbered.NumberedDice`, no learnt set:
+    the set is what is being learnt).  ``empty``: an empty-table frame will be given (its step on,
+    whatever the config says)."""
+    from controller.config import VisionSection
+    from controller.perceive import BoardGeometry, TableError
+    from vision.numbered import NumberedDice
+
+    vision = cfg.vision if cfg is not None else VisionSection()
+    if empty:
+        vision = vision.model_copy(update={"empty_table": True})
+    geometry = None
+    sizes = None
+    if cfg is not None:
+        sizes = cfg.dice.sizes_mm
+        if cfg.board.layout and cfg.board.calibration:
+            try:
+                geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit, sizes)
+            except TableError as e:
+                raise LearnError(str(e)) from None
+    dice = NumberedDice((kind,), None, reader)
+    try:
+        return Perceiver.of(dice, vision, geometry, kinds=(kind,), die_sizes_mm=sizes)
+    except TableError as e:
+        raise LearnError(str(e)) from None
+
+
 def see(
-    frames: list[Path], name: str, kind: str, colour: str, folder: Path, reader: NumberedReader
+    frames: list[Path],
+    name: str,
+    kind: str,
+    colour: str,
+    folder: Path,
+    reader: NumberedReader,
+    cfg: TableConfig | None = None,
+    empty: Path | None = None,
 ) -> list[Seen]:
-    """Look at the frames, group what was seen, and write the session folder (module docstring)."""
+    """Look at the frames, group what was seen, and write the session folder (module docstring).
+
+    Each frame is read by the table's perception step (`learning_perceiver`: ``cfg``'s steps, else the
+    defaults), so a die only counts where the table would read one; each reading's crop is cut as the
+    reader cut it (`NumberedReader.crops_of`).  ``empty``: a frame of the empty table (else the
+    config's ``[vision] empty_table_frame``): only what differs from it is seen, so a keyboard or a
+    vent in view is never taken for a face."""
     if kind not in KINDS:
         raise LearnError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
     if not frames:
         raise LearnError("frames: expected one or more images of the set's dice showing their faces")
+    if cfg is not None:
+        used = game_kinds_of(cfg)
+        if kind not in used:
+            raise LearnError(
+                f"--kind {kind}: the table's game {cfg.table.game!r} uses {', '.join(used)} dice, "
+                f"not {kind}: learn a set of one of those"
+            )
+    empty_img = _image(empty) if empty is not None else None
+    perceiver = learning_perceiver(kind, cfg, empty_img is not None, reader)
+    if empty_img is not None:
+        perceiver.set_empty(empty_img)
+    table = perceiver.where.empty  # the empty table given, or the config's empty_table_frame
     where, crops, guesses = [], [], []
     for path in frames:
         img = _image(path)
-        for f, crop in reader.top_faces(img, (kind,)):
-            v = verdict(reader.classify([crop])[0], reader.reject_threshold, (kind,))
-            where.append((str(path), (round(f.center[0], 1), round(f.center[1], 1))))
+        if table is not None and table.empty.shape != img.shape:
+            raise LearnError(
+                f"{path}: {img.shape[1]}x{img.shape[0]} px, but the empty table "
+                f"{empty or 'of [vision] empty_table_frame'} is {table.empty.shape[1]}x"
+                f"{table.empty.shape[0]}: expected frames of the same camera mode"
+            )
+        seen_set = perceiver.perceive(img)
+        dice = [d.to_json() for d in seen_set.dice]
+        for d, crop in zip(dice, reader.crops_of(img, dice), strict=True):
+            where.append((str(path), (round(d["center"][0], 1), round(d["center"][1], 1))))
             crops.append(crop)
-            guesses.append(v.value if v.kind == kind else None)
+            guesses.append(int(d["value"]) if d.get("kind") == kind and d.get("value") is not None else None)
     if not crops:
+        steps = " (where it differs from the empty table)" if table is not None else ""
         raise LearnError(
-            f"frames: no die found in any of the {len(frames)} frames (expected the set's {kind}s)"
+            f"frames: no die found in any of the {len(frames)} frames{steps} (expected the set's {kind}s)"
         )
     turned = reader.embedder().embed(crops, TURNS)
     groups = cluster(turned)
@@ -124,6 +196,13 @@ def see(
             w.writerow([g, sum(s.group == g for s in seen), guess, ""])
     cv2.imwrite(str(folder / PICTURE), contact_sheet(crops, groups))
     return seen
+
+
+def game_kinds_of(cfg: TableConfig) -> tuple[str, ...]:
+    """The kinds of dice a table's game uses (``table.kinds``, else the game's own)."""
+    from controller.perceive import game_kinds
+
+    return tuple(cfg.table.kinds) if cfg.table.kinds else game_kinds(cfg.table.game)
 
 
 def contact_sheet(crops: list[np.ndarray], groups: list[int]) -> np.ndarray:
@@ -168,9 +247,15 @@ def read_faces(path: Path, kind: str) -> dict[int, int | None]:
     return out
 
 
-def confirm(folder: Path, sheet: Path | None = None) -> DiceSet:
+def confirm(
+    folder: Path,
+    sheet: Path | None = None,
+    game_kinds: tuple[str, ...] | None = None,
+    allow_missing: bool = False,
+) -> DiceSet:
     """The set learnt in a session folder, its groups named by the filled-in sheet (default the
-    folder's confirm.csv)."""
+    folder's confirm.csv).  Refused: a set of a kind the table's game does not use (``game_kinds``,
+    when known), and one that lacks faces of its kind unless ``allow_missing``."""
     try:
         data = json.loads((folder / SEEN).read_text(encoding="utf-8"))
         kind = str(data["kind"])
@@ -187,6 +272,20 @@ def confirm(folder: Path, sheet: Path | None = None) -> DiceSet:
     keep = [s for s in seen if faces[int(s["group"])] is not None]
     if not keep:
         raise LearnError(f"{sheet}: every group is '-': expected at least one face of the set")
+    if game_kinds is not None and kind not in game_kinds:
+        raise LearnError(
+            f"{folder}: a set of {kind}, but the table's game uses {', '.join(game_kinds)} dice: "
+            "learn a set of one of those ('dicetable learn-dice see --kind ...')"
+        )
+    have = {faces[int(s["group"])] for s in keep}
+    lacking = [v for v in VALUES[kind] if v not in have]
+    if lacking and not allow_missing:
+        raise LearnError(
+            f"{sheet}: the {kind} set lacks faces {', '.join(map(str, lacking))} "
+            f"({len(have)} of {len(VALUES[kind])} seen): show them in more frames and run "
+            "'dicetable learn-dice see' again, or store it as it is with --allow-missing "
+            "(the referee's answers add faces as the table plays)"
+        )
     return DiceSet(
         str(data["name"]),
         kind,

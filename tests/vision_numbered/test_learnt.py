@@ -83,7 +83,10 @@ def test_learn_dice_from_one_clip_stretch_and_read_the_rest(tmp_path: Path, read
     cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\ndice_set = "sets/blue-d20.json"\n')
     data = tmp_path / "data"
     env = {"DICETABLE_DATA_DIR": str(data)}
-    run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--config", str(cfg)], env=env)
+    confirm = ["learn-dice", "confirm", str(session), "--config", str(cfg)]
+    run = CliRunner().invoke(app, confirm, env=env)
+    assert run.exit_code == 2 and "lacks faces 1, 2, 3" in run.output  # three faces of twenty
+    run = CliRunner().invoke(app, [*confirm, "--allow-missing"], env=env)
     assert run.exit_code == 0, run.output
     saved = data / "sets" / "blue-d20.json"
     dice = load_set(saved, reader.embedder().digest)
@@ -139,7 +142,11 @@ def test_confirm_needs_a_face_for_every_group(tmp_path: Path) -> None:
     run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--out", str(tmp_path / "o.json")])
     assert run.exit_code == 2 and "a d20 shows 1..20, got '21'" in run.output
     (session / "confirm.csv").write_text("group,crops,guess,face\n0,1,,7\n1,1,,-\n")
-    run = CliRunner().invoke(app, ["learn-dice", "confirm", str(session), "--out", str(tmp_path / "o.json")])
+    out = ["learn-dice", "confirm", str(session), "--out", str(tmp_path / "o.json")]
+    run = CliRunner().invoke(app, out)
+    assert run.exit_code == 2 and "lacks faces 1, 2, 3, 4, 5, 6, 8, 9" in run.output, run.output
+    assert "(1 of 20 seen)" in run.output and "--allow-missing" in run.output
+    run = CliRunner().invoke(app, [*out, "--allow-missing"])
     assert run.exit_code == 0, run.output
     assert load_set(tmp_path / "o.json").faces == [7]
 
