@@ -93,11 +93,13 @@ def read_scene(
     boards: dict[str, Any],
     before: list[dict[str, Any]] | None = None,
     vision: VisionSection | None = None,
+    empty: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """One frame through the table's own perception step (controller.perceive, the game's colours
     being the scene's): the game's readings as the table keeps them (dicts, placed: zones,
     min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU ms it
-    took.  ``before``: the readings of the throw scored before (the table's memory)."""
+    took.  ``before``: the readings of the throw scored before (the table's memory); ``empty``: the
+    empty table the camera saw before the throw (None: none seen)."""
     board = boards.setdefault(truth["board_file"], load_board(ROOT / truth["board_file"]))
     cam = truth["camera"]
     cal = parse_calibration(
@@ -113,7 +115,7 @@ def read_scene(
     perceiver = Perceiver.of(
         reader, vision or VisionSection(), BoardGeometry.of(board, cal, "body", sizes), die_sizes_mm=sizes
     )
-    seen = perceiver.perceive(image, colours=colours, place_colours=colours, before=before or [])
+    seen = perceiver.perceive(image, empty=empty, colours=colours, place_colours=colours, before=before or [])
     if not seen.pose_found:
         return {"readings": [], "ms": seen.ms, "pose": False}
     if seen.board_problem is not None:
@@ -136,11 +138,14 @@ def evaluate(
     reader: Any,
     earlier: Path | None = None,
     vision: VisionSection | None = None,
+    empty: Any = None,
 ) -> dict[str, Any]:
     """Every scene read as the table reads it (``vision``: the table's ``[vision]``, default as
     shipped).  ``earlier``: a folder of earlier frames
     (tools/render/generate.py --earlier); then only the scenes with one, each read after it as the
-    table would (the earlier frame's readings are the ``before`` of calibration.memory)."""
+    table would (the earlier frame's readings are the ``before`` of calibration.memory).  ``empty``: a
+    function of a scene's truth giving its empty table (`benchmarks.scenes.empty_frame`; None: the
+    table has seen none)."""
     cv2.setNumThreads(1)
     boards: dict[str, Any] = {}
     dice_rows: list[dict[str, Any]] = []
@@ -153,8 +158,10 @@ def evaluate(
             if not path.exists():
                 continue
             first = {**json.loads(path.read_text()), "_dir": str(earlier)}
-            before = read_scene(first, reader, boards, vision=vision)["readings"]
-        got = read_scene(truth, reader, boards, before, vision)
+            before = read_scene(
+                first, reader, boards, vision=vision, empty=None if empty is None else empty(first)
+            )["readings"]
+        got = read_scene(truth, reader, boards, before, vision, None if empty is None else empty(truth))
         readings = got["readings"]
         dice = truth["dice"]
         pairs = match(dice, [np.asarray(r["center"], np.float64) for r in readings])
@@ -169,7 +176,13 @@ def evaluate(
             r_pts = points(game, read_json)
         for j in range(len(readings)):
             if j not in back:
-                phantoms.append({"scene": truth["scene"], "stacked": readings[j]["stack_level"] > 0})
+                phantoms.append(
+                    {
+                        "scene": truth["scene"],
+                        "stacked": readings[j]["stack_level"] > 0,
+                        "unsure": bool(readings[j].get("unsure")),
+                    }
+                )
         under = {d["rests_on"] for d in dice if d["rests_on"] is not None}
         centres = np.asarray([d["center_mm"] for d in dice], np.float64).reshape(-1, 2)
         for i, d in enumerate(dice):

@@ -27,6 +27,23 @@ def load_scenes(split: str, folder: Path = SCENES) -> list[dict[str, Any]]:
     return out
 
 
+def empty_frame(truth: dict[str, Any]) -> np.ndarray:
+    """The scene's empty table (same camera, board and light, no dice): ``_dir/empty/<image>`` when
+    `tools/render/generate.py --empty` wrote it, else rendered now (`make_scene(..., empty=True)`:
+    deterministic, ~0.3 s)."""
+    path = Path(truth["_dir"]) / "empty" / truth["image"]
+    if path.is_file():
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is not None:
+            return np.asarray(img)
+    from training.render.board_scenes import make_scene
+
+    _, jpeg, _ = make_scene(
+        int(truth["scene"]), int(truth["seed"]), truth.get("variant", "train"), empty=True
+    )
+    return np.asarray(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
+
+
 def match(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, int]:
     """Truth die index -> reading index, one to one: nearest pairs first, each within 0.6 of the
     die's top-face side (px) of the die's top-face centre."""

@@ -154,6 +154,10 @@ class VisionSection(_Strict):
     empty_table: bool = True
     #: an empty-table frame captured by `dicetable calibrate empty`; the gate's own replace it
     empty_table_frame: str | None = None
+    #: with the empty table: die-sized pieces of what changed since it (more than a shadow) are read
+    #: too, touching dice split (vision.empty_diff); its solid change is the stacks-by-sides cue's
+    #: input, and the board look is left out (the empty table shows what its print would)
+    empty_finds: bool = True
     #: a box far from a die's size there is not a die (with a board: the dice set's sizes, [dice],
     #: projected through the board's pose)
     die_size: bool = True

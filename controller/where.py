@@ -10,6 +10,7 @@ of that frame, never guessed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 
 from calibration.diceset import DiceSet
 from controller.config import VisionSection
+from vision.empty_diff import EmptyDiff
 from vision.where import BoardLook, DieSize, EmptyTable, PlayArea, WhereStep, board_outline_px
 
 log = logging.getLogger("dicetable.where")
@@ -65,6 +67,11 @@ class TableWhere:
         self.area: PlayArea | None = None
         #: the board look of the frame the last steps were made for (vision.where.BoardLook)
         self.look: BoardLook | None = None
+        #: the empty table's finder for the frame the last steps were made for (vision.empty_diff)
+        self.finder: EmptyDiff | None = None
+        self._finders: dict[
+            int, tuple[np.ndarray, EmptyDiff]
+        ] = {}  # per empty frame (its working-scale copy is made once)
         if cfg.play_area and cfg.play_area_px is not None:
             self.area = PlayArea(np.asarray(cfg.play_area_px, np.float64))
 
@@ -81,9 +88,11 @@ class TableWhere:
     def steps(self, image: np.ndarray, pose: Any = None) -> list[WhereStep]:
         """The steps for this frame; ``pose``: the board's pose in it (calibration.pose.BoardPose)."""
         out: list[WhereStep] = []
+        empty_ok = False
         if self.empty is not None:
             if self.empty.empty.shape == image.shape:
                 out.append(self.empty)
+                empty_ok = True
             else:
                 log.warning(
                     "empty-table frame is %dx%d px but the frame is %dx%d: step left out until the "
@@ -103,13 +112,26 @@ class TableWhere:
             out.append(self.size)
         elif self.cfg.die_size and board_size is not None:
             out.append(board_size)
+        finds = empty_ok and self.cfg.empty_finds
         if self.area is not None:
             out.append(self.area)
-        elif self.cfg.play_area and board_view is not None:
+        elif self.cfg.play_area and board_view is not None and not finds:
+            # (with the empty table finding dice, what lies off the board where nothing lay is a die too)
             outline = grown_outline_mm(self.board, self.cfg.play_area_margin_mm)
             out.append(PlayArea(board_outline_px(outline, *board_view)))
         self.look = None
-        if self.cfg.board_look and board_size is not None:
+        self.finder = None
+        if finds and self.empty is not None:
+            size = self.size or board_size
+            self.finder = self._finder(self.empty.empty, None if size is None else size.expected)
+            self.finder.nadir = None
+            if board_view is not None:
+                from vision.numbered.topface import nadir_from_pose
+
+                with contextlib.suppress(ValueError):  # a degenerate pose: the spots alone are tried
+                    self.finder.nadir = nadir_from_pose(board_view[2], board_view[0])
+            out.append(self.finder)
+        elif self.cfg.board_look and board_size is not None:
             self.look = self._board_look(image, pose, board_size)
             if self.look is not None:
                 out.append(self.look)
@@ -119,9 +141,23 @@ class TableWhere:
         """Where something lies on the board in ``image`` (the frame the last `steps` were for), for
         the stacks-by-sides cue of calibration.geometry.place; None when that cue is off or the board
         look had nothing to go on."""
-        if not self.cfg.stacks_by_sides or self.look is None:
+        if not self.cfg.stacks_by_sides:
+            return None
+        if self.finder is not None:
+            return self.finder.lying(image)
+        if self.look is None:
             return None
         return self.look.lying(image)
+
+    def _finder(self, empty: np.ndarray, expected: Any) -> EmptyDiff:
+        """The empty table's finder for ``empty`` (made once an empty frame) with this frame's die size."""
+        made = self._finders.get(id(empty))
+        if made is None or made[0] is not empty:
+            made = (empty, EmptyDiff(empty))
+            self._finders = {id(empty): made}
+        finder = made[1]
+        finder.expected = expected
+        return finder
 
     def _board_look(self, image: np.ndarray, pose: Any, size: DieSize) -> BoardLook | None:
         """The board's print as this frame should show it (vision.where.BoardLook), or None (and a

@@ -48,6 +48,9 @@ APART_SURE = 0.3
 #: the detector score given to a box a where step proposes (it counts as a sure peak: the reading's
 #: confidence is the classifier's)
 PROPOSED_SCORE = 0.5
+#: the confidence at most of a candidate the empty table insists on (something lies there) that the
+#: classifier or the verifier calls "not a die": under any asking threshold, so the table asks
+ASKED = 0.3
 #: a proposed box's reading this close (box sides) to another reading is that die read again
 APART = 0.9
 #: the classifier for warped top faces (training/d6/oblique.py)
@@ -313,6 +316,7 @@ class DiceReader:
                     [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes],
                     steps,
                     view,
+                    bool(getattr(step, "insist", False)),
                 )
                 kept += more
                 rejected += why
@@ -330,10 +334,13 @@ class DiceReader:
         cands: list[Candidate],
         steps: tuple[WhereStep, ...],
         view: View | None = None,
+        insist: bool = False,
     ) -> tuple[list[tuple[Candidate, int, float, np.ndarray, np.ndarray]], list[Rejected]]:
         """The candidates read as dice (candidate, value, confidence, crop, probabilities) and those
         rejected: by the where steps in order, the classifier ("not a die"), the verifier; `view`:
-        where the camera looks from (default: the reader's own, or estimated)."""
+        where the camera looks from (default: the reader's own, or estimated).  ``insist``: the
+        candidates are known to be something lying there (vision.empty_diff): one the classifier or
+        the verifier calls "not a die" is kept, read no surer than ASKED (so the table asks)."""
         passed, stopped = screen(image, [Box(c.center, c.w, c.h) for c in cands], steps)
         rejected = [Rejected(cands[i].center, cands[i].w, cands[i].h, step, why) for i, step, why in stopped]
         cands = [cands[i] for i in passed]
@@ -345,13 +352,15 @@ class DiceReader:
         for c, p, crop in zip(cands, probs, crops, strict=True):
             value = int(np.argmax(p[1:])) + 1
             conf = float(p[value]) * min(1.0, c.score / 0.5)
-            if p[0] >= self.reject_threshold:
+            if p[0] >= self.reject_threshold and insist:
+                conf = min(conf, ASKED)
+            elif p[0] >= self.reject_threshold:
                 why = f"read as not a die ({p[0]:.2f} >= {self.reject_threshold:g})"
                 rejected.append(Rejected(c.center, c.w, c.h, CLASSIFIER_STEP, why, value, conf))
                 continue
             kept.append((c, value, conf, crop, p))
         if self.verifier is not None and kept:
-            kept = self._second_opinion(self.verifier, pyr, kept, rejected)
+            kept = self._second_opinion(self.verifier, pyr, kept, rejected, insist)
         if self.oblique_verifier is not None and seen_from is not None and kept:
             # a die read by its warped top face (a view given) judged by the oblique verifier too: on
             # oblique renders part 1's logistic one drops the second reading of a steeply seen die's
@@ -370,12 +379,19 @@ class DiceReader:
         pyr: Pyramid,
         kept: list[tuple[Candidate, int, float, np.ndarray, np.ndarray]],
         rejected: list[Rejected],
+        insist: bool = False,
     ) -> list[tuple[Candidate, int, float, np.ndarray, np.ndarray]]:
         """The readings verifier `v` takes for dice (those it rejects added to `rejected`); a reading
-        it doubts is read no surer than its score, so the table asks about it."""
+        it doubts is read no surer than its score, so the table asks about it.  ``insist``: one it
+        rejects is kept, read no surer than ASKED."""
         sure = v.judge(
             pyr, [k[0] for k in kept], np.stack([k[4] for k in kept]), np.stack([k[3] for k in kept])
         )
+        if insist:
+            return [
+                (k[0], k[1], k[2] if s >= v.threshold else min(k[2], ASKED), k[3], k[4])
+                for k, s in zip(kept, sure, strict=True)
+            ]
         for k, s in zip(kept, sure, strict=True):
             if s < v.threshold:
                 why = f"does not look like a die ({s:.3f} < {v.threshold:.3f})"

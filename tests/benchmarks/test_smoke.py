@@ -31,6 +31,7 @@ SMOKE: dict[str, list[str]] = {
     "colours_real": ["--smoke"],
     "confidence": ["--smoke"],
     "display": ["--smoke"],
+    "empty_table": ["--smoke"],
     "fairness": ["--smoke"],
     "full_disk": ["--smoke"],
     "fuzz": ["--smoke"],

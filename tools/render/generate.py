@@ -13,6 +13,9 @@ committed; it is made where the benchmarks read it:
 
     .venv/bin/python tools/render/generate.py --variant heldout --seed 20261124 --count 100 \\
         --out /tmp/dicetable_heldout
+
+``--empty`` also writes each scene's empty table (``OUT/empty/scene_NNNN.jpg``; the benchmarks render
+it on the fly when a folder has none: ``benchmarks.scenes.empty_frame``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also write, for each scene with a stack, the frame before its stacked dice landed "
         "(OUT/earlier/scene_NNNN.*: the same camera and light, level-0 dice only)",
     )
+    ap.add_argument(
+        "--empty",
+        action="store_true",
+        help="also write each scene's empty table (OUT/empty/scene_NNNN.jpg: the same camera, board and "
+        "light, no dice, a little exposure drift and its own noise; make_scene(..., empty=True))",
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     total = 0
@@ -54,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
             (args.out / "earlier").mkdir(exist_ok=True)
             (args.out / "earlier" / before["image"]).write_bytes(jpeg)
             (args.out / "earlier" / f"scene_{i:04d}.json").write_text(json.dumps(before, indent=1) + "\n")
+        if args.empty:
+            _, jpeg, _ = make_scene(i, args.seed, args.variant, empty=True)
+            (args.out / "empty").mkdir(exist_ok=True)
+            (args.out / "empty" / f"scene_{i:04d}.jpg").write_bytes(jpeg)
     print(f"wrote {args.count} scenes to {args.out} ({total / 1e6:.1f} MB of JPEG)")
     return 0
 

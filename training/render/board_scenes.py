@@ -253,7 +253,7 @@ HELDOUT_PAIRS = [("white", "black"), ("purple", "white"), ("red", "white"), ("wh
 
 
 def make_scene(
-    index: int, seed: int, variant: str = "train", earlier: bool = False
+    index: int, seed: int, variant: str = "train", earlier: bool = False, empty: bool = False
 ) -> tuple[np.ndarray, bytes, dict[str, Any]]:
     """Scene ``index`` of ``seed``.  ``variant="heldout"`` pushes the settings outside what the d6
     models trained on: dice of 14, 16 and 19 mm mixed in one scene, a white die in every DICETAR WARS
@@ -261,7 +261,12 @@ def make_scene(
 
     ``earlier=True``: the same scene (camera, light, noise) before the dice of its stacks landed: only
     the dice on the board itself (level 0), as an earlier throw left them; a table's memory
-    (calibration/memory.py) carries a lower die from this frame into the scene's own."""
+    (calibration/memory.py) carries a lower die from this frame into the scene's own.
+
+    ``empty=True``: the same table before the throw, as the motion gate keeps it (the same camera,
+    board, light and table grain; no dice, no hand): its sensor noise is drawn anew and its exposure
+    and white balance drift a little from the scene's (each channel's gain x 0.94-1.06, from its own
+    generator ``[seed, index, 1]``), as two frames of a real camera differ."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     low = variant == "lowcontrast"
@@ -336,10 +341,22 @@ def make_scene(
         cast = HELDOUT_CASTS[int(rng.integers(len(HELDOUT_CASTS)))]
     if earlier:
         throw.cubes = [c for c in throw.cubes if c.extra["level"] == 0]
+    if empty:
+        throw.cubes = []
     texture = render_board_image(board, TEXTURE_PX_PER_MM)
     frame, labels = render_scene(texture, TEXTURE_PX_PER_MM, throw.cubes, cam["r"], cam["t"], cal, light, rng)
     if cast != (1.0, 1.0, 1.0):
         frame = np.asarray(np.clip(frame.astype(np.float32) * np.asarray(cast, np.float32), 0, 255), np.uint8)
+    if empty:
+        own = np.random.default_rng([seed, index, 1])
+        drift = own.uniform(0.94, 1.06, 3).astype(np.float32)
+        frame = np.asarray(np.clip(frame.astype(np.float32) * drift, 0, 255), np.uint8)
+        image, jpeg = finish(frame, own, float(own.uniform(1.0, 2.5)), JPEG_QUALITY)
+        truth = _truth(index, seed, board, cam, cal, light, throw, labels, [m.id for m in mk])
+        truth.update(empty=True, drift_bgr=[float(g) for g in drift])
+        if variant != "train":
+            truth["variant"] = variant
+        return image, jpeg, truth
     hidden = _hand(frame, labels, rng, board, cam, cal.camera_matrix, mk) if rng.random() < 0.12 else []
     image, jpeg = finish(frame, rng, float(rng.uniform(1.0, 2.5)), JPEG_QUALITY)
     truth = _truth(
