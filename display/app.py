@@ -226,6 +226,11 @@ def create_app(
     def table_page() -> HTMLResponse:
         return _page("table.html")
 
+    @app.get("/tv", response_class=HTMLResponse, include_in_schema=False)
+    def tv_page() -> HTMLResponse:
+        """The table page laid out for a TV across the room (also ``/?tv=1``): table.js reads the URL."""
+        return _page("table.html")
+
     @app.get("/camera", response_class=HTMLResponse, include_in_schema=False)
     def camera_page() -> HTMLResponse:
         return _page("camera.html")

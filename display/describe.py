@@ -15,6 +15,7 @@ selection" without its content; the game's reveal outcome says what was chosen.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -48,6 +49,18 @@ def _list(items: Sequence[Any]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
+_GRID_ZONE = re.compile(r"r(\d{1,3})c(\d{1,3})")
+
+
+def zone_name(zone: Any) -> str:
+    """A board zone as people name it: a grid square's id (``r3c0``, counted from 0) as "row 4,
+    column 1"; any other name in words (``inner_ring``: "inner ring")."""
+    m = _GRID_ZONE.fullmatch(str(zone))
+    if m:
+        return f"row {int(m[1]) + 1}, column {int(m[2]) + 1}"
+    return _words(str(zone))
+
+
 def _die(d: Any) -> str:
     if not isinstance(d, Mapping):
         return str(d)
@@ -58,7 +71,8 @@ def _die(d: Any) -> str:
     if d.get("field_status") == "off":
         where = " (off the field)"
     elif d.get("zones"):
-        where = f" (in {_list(d['zones'])})"
+        zones = d["zones"] if isinstance(d["zones"], list) else [d["zones"]]
+        where = f" (in {_list([zone_name(z) for z in zones])})"
     kind_txt = "" if kind == "d6" else f" {kind}"
     return f"{colour}{d.get('value')}{kind_txt}{where}".strip()
 

@@ -56,7 +56,8 @@ async function refresh() {
   drawTable(data);
   const probe = new Image();
   probe.onload = () => {
-    img.src = probe.src;
+    img.src = probe.src;  // shown only once a frame has loaded: never an empty or broken image
+    img.hidden = false;
     document.getElementById("noframe").hidden = true;
     drawOverlay(data, probe.naturalWidth, probe.naturalHeight);
   };

@@ -50,6 +50,28 @@ function label(x, y, text, attrs) {
   return s("text", Object.assign({ x, y, fill: "var(--ink)", "font-size": 15 }, attrs || {}), text);
 }
 
+// Text that never runs past `width`: a long text gets a smaller font (down to 60 %) and, past that,
+// is squeezed to the width (SVG textLength), so a tile's label stays inside its tile.
+function fittedText(x, y, width, size, text, attrs) {
+  const guess = (fs) => text.length * fs * 0.6;  // a generous average glyph width of the sans fonts
+  const fs = Math.max(size * 0.6, Math.min(size, width / Math.max(1, text.length * 0.6)));
+  const el = s("text", Object.assign({ x, y, "font-size": fs.toFixed(1) }, attrs || {}), text);
+  if (guess(fs) > width) { el.setAttribute("textLength", width); el.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+  return el;
+}
+
+function isOver(snap) {
+  const st = snap.state || {};
+  return snap.status === "over" || st.phase === "over" || Boolean(st.result);
+}
+
+// A game's picture with its lines of text under it (HTML: they wrap instead of being cut off).
+function withLines(svg, lines) {
+  const box = h("div", { class: "board-view" }, svg);
+  for (const [key, text] of lines) if (text) box.append(h("p", { class: "board-line", [`data-${key}`]: "" }, text));
+  return box;
+}
+
 function svgBox(w, hgt) {
   return s("svg", { class: "board", viewBox: `0 0 ${w} ${hgt}`, role: "img" });
 }
@@ -67,11 +89,13 @@ function renderDiceHunter(snap) {
   const faceUp = st.face_up || [];
   const rowsNeeded = players.length;
   const svg = svgBox(900, 230 + rowsNeeded * 80);
-  const info = [`${st.phase || ""} game`, st.round ? `round ${st.round}/${st.rounds_in_phase || "?"}` : "",
+  const over = isOver(snap);
+  const info = (over ? ["game over"] : [`${st.phase || ""} game`,
+    st.round ? `round ${st.round}/${st.rounds_in_phase || "?"}` : "",
     st.final_round ? "final round" : "", st.current_player ? `${st.current_player}'s turn` : "",
-    st.roll ? `roll ${st.roll} of 3` : "", `deck: ${st.deck_remaining ?? "?"} left`,
-    `chips left: ${st.chip_supply ?? "?"}`].filter(Boolean).join(" · ");
-  svg.append(label(10, 22, info, { fill: "var(--dim)" }));
+    st.roll ? `roll ${st.roll} of 3` : ""]).concat([`deck: ${st.deck_remaining ?? "?"} left`,
+    `chips left: ${st.chip_supply ?? "?"}`]).filter(Boolean).join(" · ");
+  svg.append(label(10, 22, info, { fill: "var(--dim)", "data-info": "" }));
   const kept = (st.kept || []).slice();
   (st.dice || []).forEach((v, i) => {
     const k = kept.indexOf(v);
@@ -80,7 +104,7 @@ function renderDiceHunter(snap) {
     svg.append(dieSvg(10 + i * 62, 36, 52, v, { colour: playerColour_(snap, st.current_player) || "white",
       highlight: isKept }));
   });
-  if (!(st.dice || []).length) svg.append(label(10, 70, "no dice rolled yet this turn", { fill: "var(--dim)" }));
+  if (!(st.dice || []).length && !over) svg.append(label(10, 70, "no dice rolled yet this turn", { fill: "var(--dim)" }));
   svg.append(label(340, 60, (st.kept || []).length ? `kept: ${st.kept.join(" ")}` : "", { fill: "var(--accent)" }));
   const tileCard = (x, y, id, owner) => {
     const t = tiles[id] || { label: id, points: "?" };
@@ -88,7 +112,7 @@ function renderDiceHunter(snap) {
     g.append(s("rect", { x, y, width: 96, height: 54, rx: 6, fill: owner ? colourOf(playerColour_(snap, owner)) : "#f4ecd8",
       stroke: "#000", "stroke-opacity": 0.35 }));
     const ink = owner && !["white", "yellow"].includes(playerColour_(snap, owner)) ? "#fff" : "#222";
-    g.append(s("text", { x: x + 48, y: y + 22, "text-anchor": "middle", "font-size": 13, fill: ink }, t.label || id));
+    g.append(fittedText(x + 48, y + 22, 86, 13, String(t.label || id), { "text-anchor": "middle", fill: ink }));
     g.append(s("text", { x: x + 48, y: y + 44, "text-anchor": "middle", "font-size": 17, "font-weight": 700, fill: ink },
       String(t.points)));
     return g;
@@ -132,35 +156,51 @@ function renderDicetar(snap, readings, board) {
   }
   const scored = Array.isArray(st.table) ? st.table : [];
   const colours = st.colours || {};
+  const size = 16;
+  // dice lying on (or touching) each other form one group: drawn as a stack, lowest first, with one
+  // label of their points ("12 + 24"), so that neither the dice nor their labels overprint
+  const groups = [];
   (readings || []).forEach((r, i) => {
     const c = r.board_center_mm;
     if (!c) return;
     const sd = scored.find((x) => x.index === i) || {};
-    const owner = sd.owner;
-    const colour = r.colour || colours[owner] || playerColour_(snap, owner);
-    const size = 16;
-    const g = dieSvg(c[0] - size / 2, c[1] - size / 2, size, { kind: "d6", value: r.value, colour }, { highlight: sd.stacked });
-    g.setAttribute("data-owner", owner || "");
-    if (sd.points !== undefined) g.setAttribute("data-points", sd.points);
-    svg.append(g);
-    if (sd.points !== undefined) {
-      svg.append(label(c[0], c[1] - size / 2 - 3, String(sd.points), { "text-anchor": "middle", "font-size": 11,
-        "font-weight": 700, fill: sd.points ? "#fff" : "var(--dim)" }));
-    }
+    const die = { r, sd, c, level: r.stack_level || 0 };
+    const near = groups.find((g) => g.some((o) => Math.hypot(o.c[0] - c[0], o.c[1] - c[1]) < size));
+    if (near) near.push(die); else groups.push([die]);
   });
+  for (const group of groups) {
+    group.sort((a, b) => a.level - b.level);
+    const step = size * 0.45;
+    const [x0, y0] = group[0].c;
+    group.forEach(({ r, sd }, k) => {
+      const owner = sd.owner;
+      const colour = r.colour || colours[owner] || playerColour_(snap, owner);
+      const g = dieSvg(x0 - size / 2 + k * step, y0 - size / 2 - k * step, size,
+        { kind: "d6", value: r.value, colour }, { highlight: sd.stacked });
+      g.setAttribute("data-owner", owner || "");
+      if (sd.points !== undefined) g.setAttribute("data-points", sd.points);
+      svg.append(g);
+    });
+    const points = group.map(({ sd }) => sd.points).filter((p) => p !== undefined);
+    if (points.length) {
+      const top = y0 - size / 2 - (group.length - 1) * step - 3;
+      const cx = x0 + (group.length - 1) * step / 2;
+      svg.append(label(cx, top, points.join(" + "), { "text-anchor": "middle", "font-size": 11,
+        "font-weight": 700, class: "points-label", fill: points.some(Boolean) ? "#fff" : "var(--dim)" }));
+    }
+  }
+  svg.setAttribute("viewBox", `${minX - 10} ${minY - 24} ${w + 20} ${hgt + 34}`);
   const prov = st.provisional || {};
-  const parts = [st.half ? `half ${st.half}` : "", st.step ? st.step.replace(/_/g, " ") : "",
-    st.current_player ? `${st.current_player} throws` : "",
+  const over = isOver(snap);
+  const parts = over ? ["game over", st.half ? `${st.half} halves played` : ""] : [st.half ? `half ${st.half}` : "",
+    st.step ? st.step.replace(/_/g, " ") : "", st.current_player ? `${st.current_player} throws` : "",
     Object.keys(prov).length ? "this half: " + Object.entries(prov).map(([p, v]) => `${p} ${v}`).join(", ") : "",
     st.to_rethrow ? `${st.to_rethrow} to rethrow` : ""];
-  svg.append(label(minX, minY + hgt + 24, parts.filter(Boolean).join(" · "), { fill: "var(--dim)", "font-size": 10 }));
   const halves = Array.isArray(st.halves) ? st.halves : [];
-  if (halves.length) {
-    svg.append(label(minX, minY + hgt + 50, halves.map((hv, i) => `half ${i + 1}: ` +
-      Object.entries(hv.scores || hv).filter(([, v]) => typeof v === "number").map(([p, v]) => `${p} ${v}`).join(", ")
-      + (hv.doubled ? " (doubled)" : "")).join("   "), { fill: "var(--dim)", "font-size": 10 }));
-  }
-  return svg;
+  const halvesText = halves.map((hv, i) => `half ${i + 1}: ` +
+    Object.entries(hv.scores || hv).filter(([, v]) => typeof v === "number").map(([p, v]) => `${p} ${v}`).join(", ")
+    + (hv.doubled ? " (doubled)" : "")).join(" · ");
+  return withLines(svg, [["info", parts.filter(Boolean).join(" · ")], ["halves", halvesText]]);
 }
 
 // -- Dice Fighter: HP, damage and burst tokens, dice by side -----------------------------
@@ -308,7 +348,8 @@ function renderGame(snap, readings, board) {
   const fn = { "dice-hunter": renderDiceHunter, "dicetar-wars": renderDicetar, "dice-fighter": renderDiceFighter,
     "die-angler": renderDieAngler, "nozoku-dice": renderNozoku }[snap.game];
   try {
-    return fn ? fn(snap, readings, board) : renderGeneric(snap);
+    const out = fn ? fn(snap, readings, board) : renderGeneric(snap);
+    return out instanceof SVGElement ? withLines(out, []) : out;
   } catch (e) {
     // the engine's state changed shape: show it plainly rather than nothing
     console.error(e);

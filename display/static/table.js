@@ -1,6 +1,16 @@
 // The live table page: re-render everything from each pushed snapshot.
 "use strict";
 
+// TV mode (/tv or /?tv=1): the same page laid out for a screen across the room (style.css body.tv)
+const TV = location.pathname === "/tv" || new URLSearchParams(location.search).get("tv") === "1";
+document.body.classList.toggle("tv", TV);
+if (TV) {  // left: what the table waits for, the scores, then the rest; right: the game's picture
+  const left = document.getElementById("left");
+  left.insertBefore(document.getElementById("scores-section"), document.getElementById("notice"));
+  left.append(document.getElementById("events-section"));
+  document.getElementById("right").append(document.getElementById("board-section"));
+}
+
 let lastSeq = -1;
 let readingsCache = { seq: -1, dice: [] };
 let boardCache = null;
@@ -85,9 +95,10 @@ function renderFlag(snap) {
 }
 
 async function renderEvents(seq) {
-  const offset = Math.max(0, seq - 12);
+  const n = TV ? 4 : 12;  // across the room: the last few, large
+  const offset = Math.max(0, seq - n);
   try {
-    const r = await fetch(`/api/events?offset=${offset}&limit=12`, { cache: "no-store" });
+    const r = await fetch(`/api/events?offset=${offset}&limit=${n}`, { cache: "no-store" });
     if (!r.ok) return;
     const page = await r.json();
     // each event in words (display/describe.py); the raw record one click away

@@ -124,3 +124,27 @@ def test_every_scenario_event_reads_without_json(path: Path) -> None:
             )
     for text in texts:
         assert text and "{" not in text and "None" not in text, text
+
+
+def test_a_die_in_a_grid_square_reads_by_row_and_column_not_by_the_zone_id() -> None:
+    """Issue 34: the log said "blue 4 (in r3c0 and r3c1)"."""
+    from display.describe import zone_name
+
+    throw = {
+        "seq": 3,
+        "kind": "input",
+        "source": "camera",
+        "player": "bob",
+        "data": {
+            "type": "throw",
+            "player": "bob",
+            "dice": [
+                {"kind": "d6", "value": 4, "colour": "blue", "zones": ["r3c0", "r3c1"]},
+                {"kind": "d6", "value": 2, "colour": "red", "zones": ["inner_ring"]},
+            ],
+        },
+    }
+    text = describe(throw, "dicetar-wars")
+    assert "blue 4 (in row 4, column 1 and row 4, column 2)" in text, text
+    assert "red 2 (in inner ring)" in text and "r3c0" not in text
+    assert zone_name("r10c2") == "row 11, column 3" and zone_name("rc1") == "rc1"
