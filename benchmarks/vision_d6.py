@@ -137,7 +137,8 @@ def reader_from_spec(spec: str) -> DiceReader:
     upright are read at the other turns), apart (`vision.reader.coarse_wins`; 2 never keeps fine
     dice apart, as before session 6) (floats), rotations (int), verify (off, logistic: issue 19's
     first verifier, net: the not-a-die net, the default), shrink (area, the default, or halve: the
-    detector's input halved then shrunk linearly: vision.reader._shrink) and
+    detector's input halved then shrunk linearly: vision.reader._shrink), doubt=off (the reader
+    before issue 35: a die cut by the frame's edge read as surely as any) and
     long (int: the detector sees the frame with its long side this many pixels, neither halved nor
     shrunk further; the reader's default halves it and keeps it within 352-640)."""
     folder, *pairs = spec.split(",")
@@ -146,6 +147,9 @@ def reader_from_spec(spec: str) -> DiceReader:
         if f"verify={kind}" in pairs:
             pairs.remove(f"verify={kind}")
             kw["verifier"] = None if kind == "off" else kind
+    if "doubt=off" in pairs:  # the reader before issue 35: no reading held below the asking threshold
+        pairs.remove("doubt=off")
+        kw["doubt"] = False
     for how in ("halve", "area"):  # how the detector's input is shrunk (vision.reader._shrink)
         if f"shrink={how}" in pairs:
             pairs.remove(f"shrink={how}")

@@ -21,12 +21,14 @@ from vision.face import body_lab, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.oblique import (
     CROP_F_SIDE,
+    TILTS,
     View,
     best_view,
     crop_top,
     guess_matrix,
     hypotheses,
     needs_rectifying,
+    neighbours,
     top_quad,
 )
 from vision.palette import Palette
@@ -55,6 +57,25 @@ ASKED = 0.3
 APART = 0.9
 #: the classifier for warped top faces (training/d6/oblique.py)
 OBLIQUE_CLASSIFIER = "d6_classifier_oblique.onnx"
+#: Issue 35: the confidence of a reading the reader knows it cannot be sure of, below the table's
+#: asking threshold (0.8) so the table asks: a die cut by the frame's edge (half a face can show a
+#: 3 where a 6 lies), and, under a view estimated from the dice, a die whose reading changes from
+#: the estimated view to one next to it or that lies against another reading (a side face read as
+#: a die, a die cocked against another)
+UNSURE = 0.5
+#: a die's box reaching this share of its side (at least EDGE_PX pixels) from the frame's edge is
+#: cut by the edge
+EDGE_SHARE, EDGE_PX = 0.04, 2.0
+#: under an estimated view, readings whose centres lie closer than this many sides (the smaller
+#: die's) are one die read twice or dice against each other (touching dice lie a side apart)
+CLOSE = 1.3
+#: under an estimated view, a die seen this steeply (degrees off vertical) shows too little of its
+#: top face to be sure of (on the tuning renders every sure error left was a die seen 60-69 degrees
+#: off vertical)
+STEEP = 55.0
+#: ... and a die smaller than this many pixels a side shows too few pixels of its top face (the
+#: steeply seen dice the estimate misses are the far ones, the smallest in the frame)
+SMALL_PX = 36.0
 
 
 @dataclass(frozen=True)
@@ -101,6 +122,8 @@ class DiceReader:
         estimate_view: bool = False,
         oblique_classifier: Path | Literal["default"] | None = "default",
         oblique_verifier: Verifier | Literal["logistic"] | None = None,
+        doubt: bool = True,
+        tilts: tuple[float, ...] = TILTS,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -139,8 +162,14 @@ class DiceReader:
         # `rectify` each die seen obliquely is cut by its top face seen from straight above
         self.view = view
         self.rectify = rectify
-        # with no view given: estimate the camera's tilt from the dice of each frame (estimate_view)
+        # with no view given: estimate the camera's tilt from the dice of each frame (estimate_view),
+        # trying these tilts (vision.oblique.hypotheses)
         self.estimate_view = estimate_view
+        self.tilts = tuple(tilts)
+        # issue 35: what the reader knows it cannot be sure of is read below the asking threshold (a
+        # die cut by the frame's edge; under an estimated view, a reading that changes with the view
+        # next to it, a die seen steeply or small, dice against each other); off: as before
+        self.doubt = doubt
 
     # -- stage 1: where are the dice
 
@@ -260,20 +289,33 @@ class DiceReader:
         """The camera's tilt estimated from the dice themselves: the view (vision.oblique.hypotheses)
         under which the candidates read as dice surest, or None (straight down) when none reads
         them GAIN surer than straight down does."""
+        return self.estimate(image, pyr, cands, f_side)[0]
+
+    def estimate(
+        self, image: np.ndarray, pyr: Pyramid, cands: Sequence[Candidate], f_side: float | None = None
+    ) -> tuple[View | None, np.ndarray]:
+        """``estimated_view``'s view and the softmax of every candidate under each plausible view
+        (views x candidates x 7): the best hypothesis and its neighbours (vision.oblique.neighbours),
+        and straight down when that is the view taken."""
         if not cands:
-            return None
+            return None, np.zeros((0, 0, 7), np.float32)
         h, w = image.shape[:2]
-        views = hypotheses(w, h, None if f_side is None else guess_matrix(w, h, f_side))
+        views = hypotheses(w, h, None if f_side is None else guess_matrix(w, h, f_side), self.tilts)
 
         straight = self.classify_candidates(pyr, cands, None, 1)[1]
         warped = self.classify(
             [crop_top(pyr, top_quad(v, c.center, c.w, c.h)) for v in views for c in cands], 1, True
-        )
+        ).reshape(len(views), len(cands), 7)
 
         def sureness(p: np.ndarray) -> np.ndarray:
-            return np.asarray(np.log(np.maximum(p[:, 1:].max(1), 1e-6)).reshape(-1, len(cands)).mean(1))
+            return np.asarray(np.log(np.maximum(p[..., 1:].max(-1), 1e-6)).reshape(-1, len(cands)).mean(1))
 
-        return best_view([float(s) for s in sureness(warped)], views, float(sureness(straight)[0]))
+        scores = sureness(warped)
+        view = best_view([float(s) for s in scores], views, float(sureness(straight)[0]))
+        plausible = warped[neighbours(int(np.argmax(scores)), len(self.tilts))]
+        if view is None:
+            plausible = np.concatenate([straight[None], plausible])
+        return view, plausible
 
     def read(
         self,
@@ -345,13 +387,23 @@ class DiceReader:
         rejected = [Rejected(cands[i].center, cands[i].w, cands[i].h, step, why) for i, step, why in stopped]
         cands = [cands[i] for i in passed]
         seen_from = self.view if view is None else view
-        if seen_from is None and self.estimate_view and self.rectify:
-            seen_from = self.estimated_view(image, pyr, cands)
+        plausible: np.ndarray | None = None  # each die's softmax under the views it may be seen from
+        if seen_from is None and self.estimate_view and self.rectify and cands:
+            seen_from, plausible = self.estimate(image, pyr, cands)
+            if not self.doubt:
+                plausible = None
         crops, probs = self.classify_candidates(pyr, cands, seen_from)
         kept = []
-        for c, p, crop in zip(cands, probs, crops, strict=True):
+        for i, (c, p, crop) in enumerate(zip(cands, probs, crops, strict=True)):
             value = int(np.argmax(p[1:])) + 1
             conf = float(p[value]) * min(1.0, c.score / 0.5)
+            if plausible is not None:  # read no surer than under the least sure plausible view
+                conf = min(conf, float(plausible[:, i, value].min()))
+                steep = seen_from is not None and seen_from.view_deg(*c.center) >= STEEP
+                if steep or math.sqrt(c.w * c.h) < SMALL_PX:
+                    conf = min(conf, UNSURE)
+            if self.doubt and cut_by_edge(c, image.shape[1], image.shape[0]):
+                conf = min(conf, UNSURE)
             if p[0] >= self.reject_threshold and insist:
                 conf = min(conf, ASKED)
             elif p[0] >= self.reject_threshold:
@@ -371,6 +423,8 @@ class DiceReader:
                 slanted = [k for k, w in zip(kept, warped, strict=True) if w]
                 kept = [k for k, w in zip(kept, warped, strict=True) if not w]
                 kept += self._second_opinion(self.oblique_verifier, pyr, slanted, rejected)
+        if plausible is not None:
+            kept = _apart(kept)
         return kept, rejected
 
     @staticmethod
@@ -419,6 +473,31 @@ class DiceReader:
         return DieReading(
             value=value, center=(w / 2, h / 2), quad=quad, confidence=float(p[value]), colour=colour
         )
+
+
+def cut_by_edge(c: Peak, width: int, height: int) -> bool:
+    """Whether a die's box (centre, w, h) reaches the frame's edge: part of the die may lie outside."""
+    gap = max(EDGE_PX, EDGE_SHARE * min(c.w, c.h))
+    x, y = c.center
+    return (
+        x - c.w / 2 <= gap or y - c.h / 2 <= gap or x + c.w / 2 >= width - gap or y + c.h / 2 >= height - gap
+    )
+
+
+def _apart(kept: list[K]) -> list[K]:
+    """Readings (candidate, value, confidence, ...) with those lying against another read no surer
+    than UNSURE (CLOSE sides apart: one die read twice, or dice against each other)."""
+    out = []
+    for i, k in enumerate(kept):
+        c = k[0]
+        near = any(
+            math.hypot(c.center[0] - o[0].center[0], c.center[1] - o[0].center[1])
+            < CLOSE * min(math.sqrt(c.w * c.h), math.sqrt(o[0].w * o[0].h))
+            for j, o in enumerate(kept)
+            if j != i
+        )
+        out.append((k[0], k[1], min(float(k[2]), UNSURE), *k[3:]) if near else k)
+    return out  # type: ignore[return-value]
 
 
 def _shrink(

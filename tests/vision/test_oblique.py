@@ -97,9 +97,9 @@ def test_a_reader_keeps_its_own_view_and_dice_seen_from_above_are_cut_as_before(
 
 def test_the_estimated_tilt_is_taken_only_when_the_dice_read_surer() -> None:
     views = hypotheses(1280, 960)
-    assert len(views) == 24 and {round(v.tilt_deg) for v in views} == {15, 30, 45}
-    assert best_view([-0.5] * 24, views, -0.2) is None
-    scores = [-0.5] * 24
+    assert len(views) == 40 and {round(v.tilt_deg) for v in views} == {15, 30, 40, 50, 60}
+    assert best_view([-0.5] * 40, views, -0.2) is None
+    scores = [-0.5] * 40
     scores[5] = -0.1
     assert best_view(scores, views, -0.2) is views[5]
     assert best_view(scores, views, -0.12) is None  # not GAIN surer than straight down
