@@ -59,6 +59,8 @@ CLOSE = 0.6
 BOX_PER_EDGE = 1.2
 #: a spot is tried again this many die edges away from the nadir (its top face beyond its sides)
 TOP_SHIFT = 0.4
+#: a candidate's sides reach this many box sides towards the nadir (left out of the pieces)
+SIDES = 0.5
 #: the group numbers of its proposals (vision.reader keeps one reading a group), apart from other steps
 GROUPS = 10_000
 #: what changed is at most this many dice edges wide where dice lie (two side by side, with shadows)
@@ -125,8 +127,15 @@ def compare(image: np.ndarray, empty_small: np.ndarray, level: float = 24.0) -> 
     # higher in a shadow, the light there being more than it could show)
     ratios = [cv2.divide(fc[c] + 4.0, ec[c] + 4.0) for c in range(3)]
     clipped = [ec[c] >= CLIPPED for c in range(3)]
-    hi = np.maximum.reduce([np.where(clipped[c], 0.0, ratios[c]) for c in range(3)])
-    lo = np.minimum.reduce([np.where(clipped[c], 10.0, ratios[c]) for c in range(3)])
+    some = [bool(clipped[c].any()) for c in range(3)]
+    highs = [
+        np.where(clipped[c], 0.0, ratios[c]).astype(np.float32) if some[c] else ratios[c] for c in range(3)
+    ]
+    lows = [
+        np.where(clipped[c], 10.0, ratios[c]).astype(np.float32) if some[c] else ratios[c] for c in range(3)
+    ]
+    hi = cv2.max(cv2.max(highs[0], highs[1]), highs[2])
+    lo = cv2.min(cv2.min(lows[0], lows[1]), lows[2])
     lf = cv2.add(cv2.add(fc[0], fc[1]), fc[2])
     le = cv2.add(cv2.add(ec[0], ec[1]), ec[2])
     q = cv2.divide(lf + 6.0, le + 6.0)
@@ -257,9 +266,17 @@ class EmptyDiff:
             n, lab, _, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
             bad = np.unique(lab[(near_wide > 0) & (m > 0)])
             m[np.isin(lab, bad[bad > 0])] = 0
-        for b in boxes:  # what a candidate already covers
-            r = 0.6 * max(b.w, b.h) * s
-            cv2.circle(m, (round(b.center[0] * s), round(b.center[1] * s)), max(1, round(r)), 0, -1)
+        for b in boxes:  # what a candidate already covers: its die, and its sides towards the nadir
+            rad = max(1, round(0.6 * max(b.w, b.h) * s))
+            mid = (round(b.center[0] * s), round(b.center[1] * s))
+            cv2.circle(m, mid, rad, 0, -1)
+            if self.nadir is not None:
+                dx, dy = self.nadir[0] - b.center[0], self.nadir[1] - b.center[1]
+                far = math.hypot(dx, dy)
+                if far > 1.0:
+                    f = min(far, SIDES * max(b.w, b.h)) / far
+                    end = (round((b.center[0] + f * dx) * s), round((b.center[1] + f * dy) * s))
+                    cv2.line(m, mid, end, 0, 2 * rad)
         dist = cv2.distanceTransform(m, cv2.DIST_L2, 3)
         out: list[Box] = []
         spots = 0

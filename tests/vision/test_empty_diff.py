@@ -155,3 +155,26 @@ def test_the_table_uses_the_finder_only_with_an_empty_frame() -> None:
     off = TableWhere(VisionSection(empty_finds=False))
     off.set_empty(frame)
     assert [s.name for s in off.steps(frame)] == ["empty table"]
+
+
+def test_the_other_print_is_the_same_scene_on_a_board_drawn_differently() -> None:
+    """The otherprint variant (issue 30 item 4): the same throw as the train variant's scene, on a board
+    drawn in other colours and fonts, whose markers still give the pose."""
+    from calibration.board import load_board
+    from calibration.camera import parse_calibration
+    from calibration.pose import estimate_board_pose
+
+    img, _, truth = make_scene(3, 20261121, "otherprint")
+    own, _, same = make_scene(3, 20261121)
+    assert truth["dice"] == same["dice"] and truth["camera"] == same["camera"]
+    assert float((np.abs(img.astype(np.int16) - own.astype(np.int16)).max(axis=2) > 30).mean()) > 0.01
+    cam = truth["camera"]
+    cal = parse_calibration(
+        {
+            "camera_matrix": cam["camera_matrix"],
+            "dist_coeffs": cam["dist_coeffs"],
+            "image_size": truth["image_size"],
+        }
+    )
+    pose = estimate_board_pose(img, cal, load_board(ROOT / truth["board_file"]))
+    assert np.allclose(np.asarray(pose.tvec).ravel(), cam["tvec"], atol=15)

@@ -245,7 +245,7 @@ def _place_die(throw: Throw, value: int, colour: str, how: str) -> None:
 #: make_scene's variants: the training ranges, the held-out variant, and the low-contrast set (every
 #: die on its own colour: white dice on the white paper, red dice on the red x8 zones; the held-out
 #: variant's sizes, and its coloured light in odd scenes)
-VARIANTS = ("train", "heldout", "lowcontrast")
+VARIANTS = ("train", "heldout", "lowcontrast", "otherprint")
 #: the held-out variant's dice set: several sizes a scene, drawn from these (never 12-19 uniform)
 HELDOUT_SIZES = (14.0, 16.0, 19.0)
 #: the held-out variant's pairs: white dice on the white board in every DICETAR WARS scene, red on red zones
@@ -343,7 +343,7 @@ def make_scene(
         throw.cubes = [c for c in throw.cubes if c.extra["level"] == 0]
     if empty:
         throw.cubes = []
-    texture = render_board_image(board, TEXTURE_PX_PER_MM)
+    texture = (other_print if variant == "otherprint" else render_board_image)(board, TEXTURE_PX_PER_MM)
     frame, labels = render_scene(texture, TEXTURE_PX_PER_MM, throw.cubes, cam["r"], cam["t"], cal, light, rng)
     if cast != (1.0, 1.0, 1.0):
         frame = np.asarray(np.clip(frame.astype(np.float32) * np.asarray(cast, np.float32), 0, 255), np.uint8)
@@ -371,6 +371,61 @@ def make_scene(
         truth["die_sizes_mm"] = list(HELDOUT_SIZES)
         truth["light"]["cast_bgr"] = list(cast)
     return image, jpeg, truth
+
+
+#: the other print's zone colours (BGR) by multiplier: none of the project's own
+OTHER_ZONES = {
+    2: (150, 200, 150),
+    3: (205, 225, 170),
+    4: (215, 170, 200),
+    6: (120, 200, 230),
+    8: (140, 130, 60),
+}
+
+
+def other_print(board: BoardLayout, px_per_mm: float) -> np.ndarray:
+    """The board drawn differently from the project's own print (calibration.printing): the same
+    layout and markers on a pale blue-grey sheet dotted all over, zones in other colours with white
+    edges, labels "3x" in another font and colour, a dashed blue centre line (issue 30 item 4: the
+    board look, which knows the project's print, must not be what finds the dice)."""
+    from calibration.printing import _paste_turned, _paste_upright
+
+    _, _, xmax, ymax = board.bounds()
+    w, h = round(xmax * px_per_mm), round(ymax * px_per_mm)
+    img = np.full((h, w, 3), (228, 222, 214), np.uint8)
+    for y in range(0, h, round(6 * px_per_mm)):  # a dotted sheet
+        for x in range(0, w, round(6 * px_per_mm)):
+            cv2.circle(img, (x, y), max(1, round(0.4 * px_per_mm)), (200, 190, 175), -1, cv2.LINE_AA)
+
+    def pts(poly: np.ndarray) -> np.ndarray:
+        return np.round(np.asarray(poly) * px_per_mm).astype(np.int32).reshape(-1, 1, 2)
+
+    for f in board.fields:
+        cv2.fillPoly(img, [pts(r) for r in f.region.rings()], (236, 236, 226))
+    for z in board.zones:
+        cv2.fillPoly(img, [pts(r) for r in z.region.rings()], OTHER_ZONES.get(z.multiplier, (190, 190, 190)))
+    thick = max(1, round(0.8 * px_per_mm))
+    for z in board.zones:
+        cv2.polylines(img, [pts(r) for r in z.region.rings()], True, (250, 250, 250), thick, cv2.LINE_AA)
+        at = z.region.label_point()
+        text, font, scale = f"{z.multiplier}x", cv2.FONT_HERSHEY_TRIPLEX, 9.0 * px_per_mm / 22.0
+        (tw, th), _ = cv2.getTextSize(text, font, scale, 1)
+        org = (round(at[0] * px_per_mm - tw / 2), round(at[1] * px_per_mm + th / 2))
+        cv2.putText(img, text, org, font, scale, (110, 40, 20), max(1, thick // 2), cv2.LINE_AA)
+    for f in board.fields:
+        cv2.polylines(img, [pts(r) for r in f.region.rings()], True, (110, 40, 20), thick, cv2.LINE_AA)
+    for c in board.card_slots:
+        cv2.fillPoly(img, [pts(r) for r in c.region.rings()], (210, 235, 245))
+    if board.centre_line is not None:
+        a = np.asarray(board.centre_line.a, np.float64) * px_per_mm
+        b = np.asarray(board.centre_line.b, np.float64) * px_per_mm
+        for t0 in np.arange(0.0, 1.0, 0.04):  # dashed
+            p0, p1 = a + t0 * (b - a), a + min(1.0, t0 + 0.02) * (b - a)
+            cv2.line(img, tuple(int(v) for v in p0), tuple(int(v) for v in p1), (170, 90, 30), 2 * thick)
+    d = board.aruco_dictionary()
+    for m in board.markers:
+        (_paste_upright if m.rotation == 0.0 else _paste_turned)(img, d, m, px_per_mm)
+    return img
 
 
 def _marker3d(m: Any) -> np.ndarray:
