@@ -29,7 +29,7 @@ SMOKE: dict[str, list[str]] = {
     "body_limits": ["--smoke"],
     "colours": ["--smoke"],
     "colours_real": ["--smoke"],
-    "confidence": ["--smoke"],
+    "confidence": ["--reliability", "--smoke"],
     "display": ["--smoke"],
     "empty_table": ["--smoke"],
     "fairness": ["--smoke"],
