@@ -41,6 +41,7 @@ from display.boards import board_picture, shipped_board
 from display.describe import describe_events
 from display.guard import MAX_BODY, Guard, Refusal, Scope, TokenGate, retry_after, scope_client
 from display.hub import Hub
+from display.names import Lang, backend_names, game_title
 from display.stats_page import add_stats_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -258,10 +259,24 @@ def create_app(
     def api_events(
         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="first event (0-based)")] = 0,
         limit: Annotated[int, Query(ge=1, le=500, description="how many events")] = 100,
+        lang: Annotated[Lang, Query(description="the language of card and tile names: en or ja")] = "en",
     ) -> EventsPage:
         snap = backend.snapshot()
-        events = describe_events(backend.events(offset, limit), snap.get("game"))  # each with its "text"
+        names = backend_names(backend, lang)
+        events = describe_events(backend.events(offset, limit), snap.get("game"), names)  # each with "text"
         return EventsPage(offset=offset, limit=limit, total=int(snap.get("seq", 0)), events=events)
+
+    @app.get("/api/names", summary="The game's title and its cards' and tiles' names by id, in one language")
+    def api_names(
+        lang: Annotated[Lang, Query(description="en (English) or ja (Japanese)")] = "en",
+    ) -> dict[str, Any]:
+        game = str(backend.snapshot().get("game"))
+        return {
+            "lang": lang,
+            "game": game,
+            "title": game_title(game, lang),
+            "names": backend_names(backend, lang),
+        }
 
     @app.get("/api/board", summary="The board drawn under the dice: outline, zones, centre line (mm)")
     def api_board() -> dict[str, Any]:

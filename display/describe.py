@@ -19,15 +19,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from display.names import GAME_TITLES
 from engine import Game, find_game
-
-GAME_TITLES = {
-    "die-angler": "Die-angler",
-    "dice-hunter": "Dice Hunter",
-    "nozoku-dice": "Nozoku Dice",
-    "dicetar-wars": "DICETAR WARS",
-    "dice-fighter": "Dice Fighter",
-}
 
 
 def _rules(game: str | None) -> type[Game] | None:
@@ -383,8 +376,27 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
     return _fallback(str(who), str(action or "control"), {k: v for k, v in data.items() if k != "who"})
 
 
-def describe(event: Mapping[str, Any], game: str | None = None) -> str:
-    """One event of the log in words (see the module docstring)."""
+def _named(value: Any, names: Mapping[str, str], key: str = "") -> Any:
+    """``value`` with every card or tile id in it replaced by its name (a player is never renamed)."""
+    if isinstance(value, Mapping):
+        out = {k: _named(v, names, str(k)) for k, v in value.items()}
+        if "name" in value and isinstance(value.get("id"), str) and value["id"] in names:
+            out["name"] = names[value["id"]]  # a card as its data gives it: its name in the page's language
+        return out
+    if isinstance(value, list):
+        return [_named(v, names, key) for v in value]
+    if isinstance(value, str) and key not in ("player", "type", "event", "kind", "colour"):
+        return names.get(value, value)
+    return value
+
+
+def describe(
+    event: Mapping[str, Any], game: str | None = None, names: Mapping[str, str] | None = None
+) -> str:
+    """One event of the log in words (see the module docstring); ``names``: the game's cards and
+    tiles by id (``display.names``), so that a sentence names them as people do, not by id."""
+    if names:
+        event = {**event, "data": _named(event.get("data"), names)}
     kind = event.get("kind")
     raw = event.get("data")
     data: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
@@ -408,6 +420,8 @@ def describe(event: Mapping[str, Any], game: str | None = None) -> str:
     return _fallback(player, str(kind or "event"), data)
 
 
-def describe_events(events: Sequence[Mapping[str, Any]], game: str | None) -> list[dict[str, Any]]:
+def describe_events(
+    events: Sequence[Mapping[str, Any]], game: str | None, names: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The events with their words added as ``text``."""
-    return [{**e, "text": describe(e, game)} for e in events]
+    return [{**e, "text": describe(e, game, names)} for e in events]

@@ -524,6 +524,12 @@ class Game(ABC):
         """The colours the game's dice come in now (None: any colour), given each player's colour."""
         return None
 
+    def names(self) -> dict[str, str]:
+        """What people call each of the game's named things (cards, tiles) by its id, as the game's
+        data gives it; a data file may name one in English with the Japanese name in brackets
+        ("Sardine (イワシ)"), the display shows one language per page (display/names.py)."""
+        return {}
+
     def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         """The colours of the dice that belong to a board game (None: every die seen may be one)."""
         return None

@@ -1561,6 +1561,14 @@ class DiceFighter(Game):
     def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(COLOURS)
 
+    def names(self) -> dict[str, str]:
+        d = self.deck
+        out = {s.id: s.name for s in d.supers}
+        out.update({g.id: f"{g.colour} just guard" for g in d.just_guard.values()})
+        out.update({f.id: f.name for f in d.fighters.values()})
+        out.update({c.id: c.name for c in d.power.values()})
+        return out
+
     def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(COLOURS)
 

@@ -139,6 +139,18 @@ REGULAR_TILES: tuple[Tile, ...] = (
 )
 REVERSAL_TILE = Tile("reversal", "Reversal (1 Quintet)", 0, "reversal", "kind", 5, 1)
 TILES: dict[str, Tile] = {t.id: t for t in (*OPENING_TILES, *REGULAR_TILES, REVERSAL_TILE)}
+#: the tiles' names in the rule document (/work/shared/rules/dice-hunter.ja.txt), for names()
+_JA_KIND = {"duo": "デュオ", "trio": "トリオ", "quartet": "カルテット", "quintet": "クインテット"}
+TILE_NAMES_JA: dict[str, str] = {
+    "trio": "トリオ",
+    "quartet": "カルテット",
+    "full-house": "フルハウス",
+    "quintet": "クインテット",
+    **{t.id: f"{t.face}の{_JA_KIND[t.id.split('-')[1]]}" for t in REGULAR_TILES if t.pattern == "kind"},
+    "straight-1-5": "1〜5のストレート",
+    "straight-2-6": "2〜6のストレート",
+    "reversal": "逆転タイル・1のクインテット",
+}
 
 
 class OutcomeKind(StrEnum):
@@ -370,6 +382,9 @@ class DiceHunter(Game):
             else:
                 out.append(d)
         return out
+
+    def names(self) -> dict[str, str]:
+        return {t.id: f"{t.label} ({TILE_NAMES_JA[t.id]})" for t in TILES.values()}
 
     def state_json(self) -> JSON:
         holder = {t: p for p, ts in self.holdings.items() for t in ts}

@@ -503,6 +503,9 @@ class DieAngler(Game):
     def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(c.lower() for c in player_colours.values())
 
+    def names(self) -> dict[str, str]:
+        return {c.id: c.name for c in self._cards.values()}
+
     def state_json(self) -> JSON:
         revealed = self._phase == "approach"
         return {

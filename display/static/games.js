@@ -7,6 +7,17 @@ const GAME_TITLES = {
   "die-angler": "Die-angler", "dice-hunter": "Dice Hunter", "nozoku-dice": "Nozoku Dice",
   "dicetar-wars": "DICETAR WARS", "dice-fighter": "Dice Fighter",
 };
+// Names in one language per page (display/names.py): the page's language (?lang=ja, default English)
+// and the game's cards' and tiles' names by id in it, from /api/names (table.js loads them).
+const LANG = new URLSearchParams(location.search).get("lang") === "ja" ? "ja" : "en";
+let NAMES = {};
+const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60]/;
+function inLanguage(name) {  // "Sardine (イワシ)" -> "Sardine" or "イワシ"
+  const m = /^(.*?\S)\s*[(（]([^()（）]+)[)）]$/.exec(String(name ?? "").trim());
+  if (m && JAPANESE.test(m[2]) && !JAPANESE.test(m[1])) return LANG === "ja" ? m[2].trim() : m[1];
+  return name;
+}
+function nameOf(id, fallback) { return NAMES[id] ?? inLanguage(fallback ?? id); }
 const NEEDS_READINGS = new Set(["dicetar-wars"]);
 const NEEDS_BOARD = new Set(["dicetar-wars"]);
 const PIP_AT = {
@@ -108,11 +119,12 @@ function renderDiceHunter(snap) {
   svg.append(label(340, 60, (st.kept || []).length ? `kept: ${st.kept.join(" ")}` : "", { fill: "var(--accent)" }));
   const tileCard = (x, y, id, owner) => {
     const t = tiles[id] || { label: id, points: "?" };
+    const name = nameOf(id, t.label);
     const g = s("g", { class: "tile", "data-tile": id, "data-owner": owner || "" });
     g.append(s("rect", { x, y, width: 96, height: 54, rx: 6, fill: owner ? colourOf(playerColour_(snap, owner)) : "#f4ecd8",
       stroke: "#000", "stroke-opacity": 0.35 }));
     const ink = owner && !["white", "yellow"].includes(playerColour_(snap, owner)) ? "#fff" : "#222";
-    g.append(fittedText(x + 48, y + 22, 86, 13, String(t.label || id), { "text-anchor": "middle", fill: ink }));
+    g.append(fittedText(x + 48, y + 22, 86, 13, String(name || id), { "text-anchor": "middle", fill: ink }));
     g.append(s("text", { x: x + 48, y: y + 44, "text-anchor": "middle", "font-size": 17, "font-weight": 700, fill: ink },
       String(t.points)));
     return g;
@@ -216,7 +228,7 @@ function renderDiceFighter(snap) {
     svg.append(s("rect", { x, y: 10, width: 410, height: 30, rx: 6, fill: "#2a313c" }));
     const frac = hp ? Math.max(0, (pi.hp_left ?? hp - tokens * 10) / hp) : 0;
     svg.append(s("rect", { x, y: 10, width: 410 * frac, height: 30, rx: 6, fill: colourOf(playerColour_(snap, p)) }));
-    svg.append(label(x + 8, 31, `${p}  ${pi.fighter || "no fighter"}  HP ${pi.hp_left ?? "?"}/${hp}`,
+    svg.append(label(x + 8, 31, `${p}  ${pi.fighter ? nameOf(pi.fighter) : "no fighter"}  HP ${pi.hp_left ?? "?"}/${hp}`,
       { "font-weight": 700, "data-hp": p }));
     for (let t = 0; t < Math.min(tokens, 20); t++) {
       svg.append(s("circle", { cx: x + 10 + t * 20, cy: 56, r: 7, fill: "var(--bad)", class: "damage-token" }));
@@ -250,7 +262,7 @@ function renderDieAngler(snap) {
   const drawCard = (x, y, c, note) => {
     const g = s("g", { class: "fish-card", "data-card": (c && c.id) || "" });
     g.append(s("rect", { x, y, width: 130, height: 170, rx: 10, fill: "#d8ecf7", stroke: "#4a7ba0", "stroke-width": 2 }));
-    g.append(s("text", { x: x + 65, y: y + 28, "text-anchor": "middle", "font-size": 14, fill: "#0f3b5c" }, (c && c.name) || ""));
+    g.append(s("text", { x: x + 65, y: y + 28, "text-anchor": "middle", "font-size": 14, fill: "#0f3b5c" }, c ? nameOf(c.id, c.name) : ""));
     g.append(s("text", { x: x + 65, y: y + 85, "text-anchor": "middle", "font-size": 44, "font-weight": 800, fill: "#0f3b5c" },
       c && c.target !== undefined ? String(c.target) : "?"));
     const cond = (c && c.conditions) || {};

@@ -11,6 +11,22 @@ if (TV) {  // left: what the table waits for, the scores, then the rest; right: 
   document.getElementById("right").append(document.getElementById("board-section"));
 }
 
+if (LANG === "ja") document.documentElement.lang = "ja";  // the CJK font for every name on the page
+let namesFor = null;  // the game whose names NAMES holds
+let gameTitle = null;
+
+async function loadNames(game) {
+  if (namesFor === game) return;
+  try {
+    const r = await fetch(`/api/names?lang=${LANG}`, { cache: "no-store" });
+    if (!r.ok) return;
+    const got = await r.json();
+    NAMES = got.names || {};
+    gameTitle = got.title;
+    namesFor = game;
+  } catch (e) { /* the next snapshot tries again */ }
+}
+
 let lastSeq = -1;
 let readingsCache = { seq: -1, dice: [] };
 let boardCache = null;
@@ -98,7 +114,7 @@ async function renderEvents(seq) {
   const n = TV ? 4 : 12;  // across the room: the last few, large
   const offset = Math.max(0, seq - n);
   try {
-    const r = await fetch(`/api/events?offset=${offset}&limit=${n}`, { cache: "no-store" });
+    const r = await fetch(`/api/events?offset=${offset}&limit=${n}&lang=${LANG}`, { cache: "no-store" });
     if (!r.ok) return;
     const page = await r.json();
     // each event in words (display/describe.py); the raw record one click away
@@ -126,8 +142,11 @@ async function readingsFor(seq) {
 let renderToken = 0;
 async function onSnapshot(snap) {
   const token = ++renderToken;
-  document.title = `${snap.table} · ${snap.game} · dicetable`;
-  document.getElementById("title").textContent = `${snap.table} · ${GAME_TITLES[snap.game] || snap.game}`;
+  await loadNames(snap.game);
+  if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
+  const title = (namesFor === snap.game && gameTitle) || GAME_TITLES[snap.game] || snap.game;
+  document.title = `${snap.table} · ${title} · dicetable`;
+  document.getElementById("title").textContent = `${snap.table} · ${title}`;
   statusPill(document.getElementById("status"), snap.status);
   document.getElementById("waiting").textContent = snap.waiting_for || "";
   document.body.dataset.seq = snap.seq;
@@ -140,7 +159,7 @@ async function onSnapshot(snap) {
   const readings = NEEDS_READINGS.has(snap.game) ? await readingsFor(snap.seq) : [];
   const board = NEEDS_BOARD.has(snap.game) ? await boardFor(snap.game) : null;
   if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
-  document.getElementById("board-title").textContent = GAME_TITLES[snap.game] || snap.game;
+  document.getElementById("board-title").textContent = title;
   document.getElementById("board").replaceChildren(renderGame(snap, readings, board));
   if (snap.seq !== lastSeq) { lastSeq = snap.seq; renderEvents(snap.seq); }
 }

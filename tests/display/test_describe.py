@@ -148,3 +148,41 @@ def test_a_die_in_a_grid_square_reads_by_row_and_column_not_by_the_zone_id() -> 
     assert "blue 4 (in row 4, column 1 and row 4, column 2)" in text, text
     assert "red 2 (in inner ring)" in text and "r3c0" not in text
     assert zone_name("r10c2") == "row 11, column 3" and zone_name("rc1") == "rc1"
+
+
+def test_names_are_in_one_language_and_ids_become_names() -> None:
+    from display.names import game_title, in_language
+
+    assert in_language("Sardine (イワシ)", "en") == "Sardine"
+    assert in_language("Sardine (イワシ)", "ja") == "イワシ"
+    assert in_language("Reversal (1 Quintet) (逆転タイル・1のクインテット)", "en") == "Reversal (1 Quintet)"
+    assert in_language("Summary (no super-special)", "ja") == "Summary (no super-special)"  # one language
+    assert game_title("die-angler", "ja") == "ダイ公望" and game_title("die-angler", "en") == "Die-angler"
+    assert game_title("dicetar-wars", "ja") == "DICETAR WARS"  # its only name
+    landed = outcome({"event": "fish_on", "detail": {"cards": ["iwashi", "aji"]}}, "ann")
+    names = {"iwashi": "Sardine", "aji": "Horse mackerel", "ann": "NOT A FISH"}
+    text = describe(landed, "die-angler", names)
+    assert "iwashi" not in text and "Sardine" in text and "Horse mackerel" in text, text
+    assert "NOT A FISH" not in text
+
+
+@pytest.mark.parametrize("game", ["die-angler", "dice-hunter", "dice-fighter"])
+def test_every_game_names_its_cards_in_both_languages_or_one(game: str) -> None:
+    from controller.scenario import Setup, new_game
+    from display.names import has_japanese, in_language
+
+    options: dict = {"deck": "virtual"} if game == "dice-hunter" else {}
+    players = ("a", "b", "c") if game == "dice-hunter" else ("a", "b")
+    if game == "dice-fighter":
+        options = {
+            "power_slots": {
+                "a": ["power-first-1", "power-first-2"],
+                "b": ["power-second-1", "power-second-2"],
+            }
+        }
+    names = new_game(Setup(game, players, options)).names()
+    assert names
+    for name in names.values():
+        assert not has_japanese(in_language(name, "en")), name
+    if game != "dice-fighter":  # its example deck is in English only
+        assert all(has_japanese(in_language(n, "ja")) for n in names.values()), names

@@ -1,4 +1,4 @@
-"""Japanese on the table page: a fish card's "Bonito (カツオ)" is drawn with glyphs, not empty boxes.
+"""Japanese on the table page (``?lang=ja``): a fish card's "カツオ" is drawn with glyphs, not empty boxes.
 
 Debian's fonts-noto-cjk (dev.sh installs it) and the display's font stack naming "Noto Sans CJK JP".
 Without a CJK font every katakana is the same empty box, so the label and the label with its
@@ -29,7 +29,7 @@ def test_a_fish_cards_japanese_name_renders_with_glyphs(
     rig = make_rig(game="die-angler", players=ANGLERS, options={"deck": "virtual"}, table_id="t5")
     with served(rig) as server:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(server.url + "/")
+        page.goto(server.url + "/?lang=ja")  # the page in Japanese: the cards' Japanese names
         expect(page.locator("body")).to_have_attribute("data-connected", "yes", timeout=10_000)
         name = page.locator(".fish-card text").first
         expect(name).to_have_text(KATAKANA, timeout=10_000)
@@ -41,16 +41,17 @@ def test_a_fish_cards_japanese_name_renders_with_glyphs(
         assert "Noto Sans CJK JP" in family, family
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "japanese-fish-card.png"))
-        shown = name.screenshot()
+        card = page.locator(".fish-card").first  # the card: the name alone may be drawn as nothing
+        shown = card.screenshot()
         # The same label with its katakana reversed: another picture only if the glyphs are drawn.
         swapped = label.replace(kana.group(), kana.group()[::-1])
         assert swapped != label
         name.evaluate("(el, text) => { el.textContent = text; }", swapped)
-        assert name.screenshot() != shown
+        assert card.screenshot() != shown
         # Unassigned code points are empty boxes: the real label must not look like that.
         tofu = label.replace(kana.group(), "\U000e0fff" * len(kana.group()))
         name.evaluate("(el, text) => { el.textContent = text; }", tofu)
-        assert name.screenshot() != shown
+        assert card.screenshot() != shown
         # and the kanji of a game's name, too: 公 and 望 are told apart
         widths = page.evaluate(
             """() => {
