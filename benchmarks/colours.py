@@ -1,7 +1,8 @@
 """Die colours with no palette file: before (the default palette, as the camera sees) and after
 (the palette the table names them with, controller.perceive: the board's white and black balance the
 light; each die named among the game's colours and white and black), same run; the table's naming
-before issue 30 (Lab distance, lightness weighted 0.5) and after (`vision.palette.chroma_distance`).
+before issue 30 (the body's colour by `vision.face.body_labs`, Lab distance, lightness weighted 0.5)
+and after (`vision.face.body_colour_labs`, `vision.palette.chroma_distance`).
 
 Scenes: the rendered test split (`tests/fixtures/rendered`, 150 scenes, white light of varied
 strength) and the DICETAR WARS demo session's six throws, each also under held-out lights the
@@ -27,6 +28,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+import vision.face
 from benchmarks.harness import ROOT, add_smoke, run_header
 from benchmarks.scenes import SCENES, load_scenes, match
 from calibration.board import load_board
@@ -74,6 +76,18 @@ class _Recorder(Palette):
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         self.seen.append(np.asarray(lab, np.float64))  # type: ignore[attr-defined]
         return str(len(self.seen) - 1), 0.0  # type: ignore[attr-defined]
+
+
+def body_colours(image: np.ndarray, read: Any, mode: bool) -> tuple[list[np.ndarray], list[Any]]:
+    """The dice ``read`` (`vision.read_dice`) finds and the body Lab it names each by: as after issue 30
+    (``mode``: `vision.face.body_colour_labs`) or as before (`vision.face.body_labs`)."""
+    vision.face.COLOUR_BY_MODE = mode
+    try:
+        rec = _Recorder()
+        readings = read(image, rec)
+    finally:
+        vision.face.COLOUR_BY_MODE = True
+    return [rec.seen[int(r.colour)] for r in readings], readings  # type: ignore[attr-defined]
 
 
 def frames() -> list[dict[str, Any]]:
@@ -131,9 +145,9 @@ def run(limit: int = 0) -> dict[str, Any]:
         image0 = cv2.imread(str(f["image"]))
         for light, gains in LIGHTS.items():
             image = cast(image0, gains)
-            rec = _Recorder()
-            readings = read_dice(image, rec)
-            labs = [rec.seen[int(r.colour)] for r in readings]  # type: ignore[attr-defined]
+            labs, readings = body_colours(image, read_dice, True)
+            old_labs, old_readings = body_colours(image, read_dice, False)
+            assert [r.center for r in readings] == [r.center for r in old_readings]
             pairs = match(f["dice"], [np.asarray(r.center) for r in readings])
             lab_default = replace(Palette.default(), metric="lab")  # the distance before issue 30
             before_game = lab_default.only(set(f["colours"]) | set(NOT_DICE))
@@ -157,11 +171,11 @@ def run(limit: int = 0) -> dict[str, Any]:
                 c["found"] += 1
                 c[f"found {f['source']}"] += 1
                 names = {
-                    "before: default palette": lab_default.nearest_lab(labs[j])[0],
-                    "before: default palette, game colours + white/black": before_game.nearest_lab(labs[j])[
-                        0
-                    ],
-                    BEFORE_30: replace(after, metric="lab").nearest_lab(labs[j])[0],
+                    "before: default palette": lab_default.nearest_lab(old_labs[j])[0],
+                    "before: default palette, game colours + white/black": before_game.nearest_lab(
+                        old_labs[j]
+                    )[0],
+                    BEFORE_30: replace(after, metric="lab").nearest_lab(old_labs[j])[0],
                     AFTER: after.nearest_lab(labs[j])[0],
                 }
                 for k, got in names.items():

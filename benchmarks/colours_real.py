@@ -4,17 +4,20 @@ after issue 30, same run.
 Truth: `benchmarks/labels/d6_colours.csv`, every die of the held-out byler_d6 photos (42 photos, 370
 dice, many plastics under one light) and of the skovy_d6 scenes (15 frames, 30 dice, a red and a
 cream die on a grey floor in daylight), labelled by eye (how: the CSV's head).  Each die's body
-colour is read as the reader reads it (`vision.face.body_labs`: the middle of the die's box, pips
-left out) from its labelled box, so the figure is the naming's alone.  The colours in play are
+colour is read as the reader reads it (`vision.face.body_labs`: the middle of the die's crop, pips
+left out) twice: from the reader's own crop of each die it finds (`vision.read_dice`, as the table
+reads; a reading counts for the labelled die whose box holds its centre), and from every labelled
+box (grown by the reader's margin), so that figure is the naming's alone, every die.  The colours in play are
 those labelled in the photo, plus white and black (what the table adds for things that are not
 dice, controller.adapters.NOT_DICE).  The photos have no board: the table's way balances each
 frame by its own light (`vision.palette.frame_light`).
 
-Columns: before: the default palette cut to the colours in play as the table did before issue 30
-(its nine colours: a die of another colour, such as teal, maroon or brown, cannot be named right)
-and its Lab distance; before + known colours: the same distance with every colour in play known
-(`Palette.known`); after: the table's way (`Palette.known` + `Palette.balanced_by_frame` +
-`vision.palette.chroma_distance`).
+Columns: before: the body's colour read as before issue 30 (`vision.face.body_labs`: the median of
+the middle after dropping the pixels farthest from its median lightness), the default palette cut to
+the colours in play (its nine colours: a die of another colour, such as teal, maroon or brown,
+cannot be named right) and its Lab distance; before + known colours: the same with every colour in
+play known (`Palette.known`); after: the table's way (`vision.face.body_colour_labs`, `Palette.known`,
+`Palette.balanced_by_frame`, `vision.palette.chroma_distance`).
 
     nice -n 10 .venv/bin/python -m benchmarks.colours_real [--markdown FILE] [--smoke]
 """
@@ -31,8 +34,10 @@ from typing import Any
 import cv2
 import numpy as np
 
+import vision.face
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header
-from vision.face import body_labs
+from vision.crops import MARGIN
+from vision.face import body_colour_labs
 from vision.palette import Palette
 
 LABELS = ROOT / "benchmarks" / "labels" / "d6_colours.csv"
@@ -61,6 +66,49 @@ def namers(image: np.ndarray, present: set[str]) -> dict[str, Palette]:
     }
 
 
+def by_reader(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, np.ndarray]]:
+    """The body Lab of each labelled die the reader finds (`vision.read_dice`, as the table reads: the
+    reader's own crop of the die), by the index of the labelled die whose box holds the reading's
+    centre (the nearest box centre when several do)."""
+    from benchmarks.colours import _Recorder
+    from vision.reader import read_dice
+
+    rec = _Recorder()
+    readings = read_dice(image, rec)
+    out: dict[int, np.ndarray] = {}
+    for r in readings:
+        x, y = r.center
+        inside = [
+            (abs(x - (b[0] + b[2]) / 2) + abs(y - (b[1] + b[3]) / 2), i)
+            for i, b in enumerate(d["box"] for d in dice)
+            if b[0] <= x <= b[2] and b[1] <= y <= b[3]
+        ]
+        if inside:
+            out.setdefault(min(inside)[1], rec.seen[int(r.colour)])  # type: ignore[attr-defined]
+    return sorted(out.items())
+
+
+def body_read(how: str, image: np.ndarray, dice: list[dict[str, Any]], mode: bool) -> dict[int, np.ndarray]:
+    """`by_reader` or `by_box`, the body's colour read as after issue 30 (``mode``) or as before."""
+    vision.face.COLOUR_BY_MODE = mode
+    try:
+        return dict((by_reader if how == "reader" else by_box)(image, dice))
+    finally:
+        vision.face.COLOUR_BY_MODE = True
+
+
+def by_box(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, np.ndarray]]:
+    """The body Lab of every labelled die read from its labelled box (`vision.face.body_labs` of the
+    box grown by the reader's margin, vision.crops.MARGIN): the naming alone, every die."""
+    h, w = image.shape[:2]
+    crops = []
+    for x0, y0, x1, y1 in (d["box"] for d in dice):
+        cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, MARGIN * max(x1 - x0, y1 - y0) / 2
+        a, b = int(max(0, cx - half)), int(max(0, cy - half))
+        crops.append(cv2.resize(image[b : int(min(h, cy + half)), a : int(min(w, cx + half))], (64, 64)))
+    return list(enumerate(body_colour_labs(crops)))
+
+
 def run(smoke: bool = False) -> dict[str, Any]:
     labels = load_labels()
     photos = sorted(labels)
@@ -72,20 +120,21 @@ def run(smoke: bool = False) -> dict[str, Any]:
         source = photo.split("/")[0]
         image = imread(REAL / photo)
         dice = labels[photo]
-        crops = [image[y0:y1, x0:x1] for x0, y0, x1, y1 in (d["box"] for d in dice)]
-        # body_labs wants crops of one size (it reads the middle of each)
-        side = max(max(c.shape[:2]) for c in crops)
-        labs = body_labs([cv2.resize(c, (side, side), interpolation=cv2.INTER_AREA) for c in crops])
         ways = namers(image, {d["colour"] for d in dice})
-        for key in (source, "all"):
-            c = tally.setdefault(key, Counter())
-            c["dice"] += len(dice)
-            for d, lab in zip(dice, labs, strict=True):
-                for col, pal in ways.items():
-                    got = pal.nearest_lab(lab)[0]
-                    c[col] += got == d["colour"]
-                    if got != d["colour"] and key == "all":
-                        wrong.setdefault(col, Counter())[f"{d['colour']}->{got}"] += 1
+        for how in ("reader", "box"):
+            old, new = body_read(how, image, dice, False), body_read(how, image, dice, True)
+            found = sorted(set(old) & set(new))
+            for key in (f"{source} | {how}", f"all | {how}"):
+                c = tally.setdefault(key, Counter())
+                c["dice"] += len(dice)
+                c["found"] += len(found)
+                for i in found:
+                    want = dice[i]["colour"]
+                    for col, pal in ways.items():
+                        got = pal.nearest_lab(new[i] if col == "after" else old[i])[0]
+                        c[col] += got == want
+                        if got != want and key.startswith("all"):
+                            wrong.setdefault(f"{col} | {how}", Counter())[f"{want}->{got}"] += 1
     return {"tally": tally, "wrong": wrong, "photos": len(photos)}
 
 
@@ -94,17 +143,20 @@ def markdown(res: dict[str, Any]) -> str:
         f"Photos: {res['photos']}; colour right among the colours present (labelled by eye, "
         "benchmarks/labels/d6_colours.csv), each die read at its labelled box.",
         "",
-        "| photos | dice | " + " | ".join(COLUMNS) + " |",
-        "|---|---|" + "---|" * len(COLUMNS),
+        "| photos | body read from | dice found / labelled | " + " | ".join(COLUMNS) + " |",
+        "|---|---|---|" + "---|" * len(COLUMNS),
     ]
     names = {"byler_d6": "byler_d6 held-out", "skovy_d6": "skovy_d6 scenes", "all": "all"}
-    for key, c in res["tally"].items():
-        cells = [f"{100 * c[k] / max(1, c['dice']):.2f} % ({c[k]})" for k in COLUMNS]
-        lines.append(f"| {names.get(key, key)} | {c['dice']} | " + " | ".join(cells) + " |")
+    hows = {"reader": "the reader's crop", "box": "the labelled box"}
+    for key, c in sorted(res["tally"].items(), key=lambda kv: (kv[0].split(" | ")[1], kv[0])):
+        where, how = key.split(" | ")
+        cells = [f"{100 * c[k] / max(1, c['found']):.2f} % ({c[k]})" for k in COLUMNS]
+        head = f"| {names.get(where, where)} | {hows[how]} | {c['found']}/{c['dice']} | "
+        lines.append(head + " | ".join(cells) + " |")
     lines += ["", "Wrong (truth->named), all photos:", ""]
-    for col in COLUMNS:
-        worst = ", ".join(f"{k} {n}" for k, n in res["wrong"].get(col, Counter()).most_common(8)) or "-"
-        lines.append(f"- {col}: {worst}")
+    for key in sorted(res["wrong"]):
+        worst = ", ".join(f"{k} {n}" for k, n in res["wrong"][key].most_common(8))
+        lines.append(f"- {key}: {worst}")
     return "\n".join(lines) + "\n"
 
 

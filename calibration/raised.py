@@ -43,6 +43,22 @@ def body_px(
     return np.asarray(hull, np.float64)
 
 
+#: a die read whose top face lies this much inside another's outline one level up is seen beneath it
+#: (its sides or rim, all the frame shows of it), not a die beside it: its body is not left out
+UNDER_SHARE = 0.7
+
+
+def _within(quad: NDArray[np.float64], outline: NDArray[np.float64]) -> bool:
+    """Whether ``quad`` lies (by ``UNDER_SHARE`` of its area) inside ``outline`` (frame pixels)."""
+    area = abs(cv2.contourArea(quad.astype(np.float32)))
+    if area <= 0 or not np.isfinite(outline).all():
+        return False
+    inter, _ = cv2.intersectConvexConvex(
+        quad.astype(np.float32), cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2)
+    )
+    return float(inter) >= UNDER_SHARE * area
+
+
 def raised_share(
     quads: Sequence[NDArray[np.float64]],
     sizes: Sequence[float],
@@ -55,7 +71,8 @@ def raised_share(
     sides only a die one level up would show that ``lying`` (where something lies on the board, a
     bool mask of the ``frame_size`` = (width, height) frame at any scale) marks; None where that band
     is too small to judge or lies off the mask.  Other dice's own bodies (at the board's level) are
-    left out of each band."""
+    left out of each band, except a die read within the die's outline one level up: what the frame
+    shows of a die beneath it (a lower die seen by its sides is read as a die of its colour)."""
     w, h = frame_size
     mh, mw = lying.shape[:2]
     if len(quads) != len(sizes):
@@ -91,7 +108,7 @@ def raised_share(
         fill(up, band, 1)
         fill(own[i], band, 0)
         for j, other in enumerate(bodies):
-            if j != i and np.isfinite(other).all():
+            if j != i and np.isfinite(other).all() and not _within(scaled[j], up):
                 fill(other, band, 0)
         face = abs(cv2.contourArea(scaled[i].astype(np.float32)))
         n = int(band.sum())

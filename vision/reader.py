@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
-from vision.face import body_lab, body_labs, face_quad
+from vision.face import body_colour_labs, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.oblique import (
     CROP_F_SIDE,
@@ -469,7 +469,7 @@ class DiceReader:
         p = self.classify_candidates(pyr, [whole], view)[1][0]
         value = int(np.argmax(p[1:])) + 1
         quad = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
-        colour = (palette or Palette.default()).nearest_lab(body_lab(c))[0]
+        colour = (palette or Palette.default()).nearest_lab(body_colour_labs([c])[0])[0]
         return DieReading(
             value=value, center=(w / 2, h / 2), quad=quad, confidence=float(p[value]), colour=colour
         )
@@ -626,6 +626,7 @@ def _finish(
 ) -> list[DieReading]:
     """Outline, colour and cocked flag for each accepted die."""
     labs = body_labs([k[3] for k in kept])
+    colours = body_colour_labs([k[3] for k in kept])  # the body's colour, for its name
     shapes = [
         (lab, face_quad(image, k[0].center, k[0].w, k[0].h, lab)) for k, lab in zip(kept, labs, strict=True)
     ]
@@ -634,7 +635,7 @@ def _finish(
     # one that looks clearly oblong is tilted against something (needs 3+ dice to judge).
     flat_frame = len(aspects) >= 3 and float(np.median(aspects)) < 1.15
     out = []
-    for (c, value, conf, _), (lab, shape) in zip(kept, shapes, strict=True):
+    for (c, value, conf, _), (_, shape), named in zip(kept, shapes, colours, strict=True):
         center = c.center
         if shape is not None:
             q = shape[0]
@@ -652,7 +653,7 @@ def _finish(
                 center=center,
                 quad=quad,  # type: ignore[arg-type]
                 confidence=max(0.0, min(1.0, conf)),
-                colour=palette.nearest_lab(lab)[0],
+                colour=palette.nearest_lab(named)[0],
                 cocked=cocked,
             )
         )
