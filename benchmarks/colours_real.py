@@ -98,8 +98,8 @@ def body_read(how: str, image: np.ndarray, dice: list[dict[str, Any]], mode: boo
 
 
 def by_box(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, np.ndarray]]:
-    """The body Lab of every labelled die read from its labelled box (`vision.face.body_labs` of the
-    box grown by the reader's margin, vision.crops.MARGIN): the naming alone, every die."""
+    """The body Lab of every labelled die read from its labelled box (`vision.face.body_colour_labs`
+    of the box grown by the reader's margin, vision.crops.MARGIN): the naming alone, every die."""
     h, w = image.shape[:2]
     crops = []
     for x0, y0, x1, y1 in (d["box"] for d in dice):
@@ -141,7 +141,8 @@ def run(smoke: bool = False) -> dict[str, Any]:
 def markdown(res: dict[str, Any]) -> str:
     lines = [
         f"Photos: {res['photos']}; colour right among the colours present (labelled by eye, "
-        "benchmarks/labels/d6_colours.csv), each die read at its labelled box.",
+        "benchmarks/labels/d6_colours.csv); each die's body read from the reader's crop (the dice it finds, "
+        "as the table reads) and from its labelled box (every die).",
         "",
         "| photos | body read from | dice found / labelled | " + " | ".join(COLUMNS) + " |",
         "|---|---|---|" + "---|" * len(COLUMNS),
