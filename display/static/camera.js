@@ -17,7 +17,8 @@ function drawOverlay(data, w, hgt) {
   svg.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   const fontSize = Math.max(12, Math.round(w / 64));
   const items = (data.dice || []).filter((r) => Array.isArray(r.quad) && r.quad.length >= 3).map((r, i) => {
-    const g = s("g", { class: "reading" + (r.unsure ? " unsure" : "") + (r.hidden ? " covered" : ""), "data-reading": r.id });
+    const g = s("g", { class: "reading" + (r.unsure ? " unsure" : "") + (r.hidden ? " covered" : ""), "data-reading": r.id,
+      "data-fix": r.hidden ? null : r.id });  // tap to fix (fix.js)
     g.append(s("polygon", { points: r.quad.map((p) => p.join(",")).join(" ") }));
     // labels alternate above and below the dice so that neighbours do not overlap
     const xs = r.quad.map((p) => p[0]); const ys = r.quad.map((p) => p[1]);
@@ -54,6 +55,7 @@ async function refresh() {
   if (key === shownReadingsSeq) return;
   shownReadingsSeq = key;
   drawTable(data);
+  fixReadings = data.dice || [];
   const probe = new Image();
   probe.onload = () => {
     img.src = probe.src;  // shown only once a frame has loaded: never an empty or broken image
@@ -65,4 +67,7 @@ async function refresh() {
   probe.src = `/api/frame.jpg?k=${encodeURIComponent(key)}`;
 }
 
-live(() => refresh());
+live((snap) => {  // the question the table asks: its dice are answered, not undone (fix.js)
+  fixQuestion = (snap && snap.question && snap.question.readings) || [];
+  refresh();
+});

@@ -190,6 +190,7 @@ function renderDicetar(snap, readings, board) {
       const g = dieSvg(x0 - size / 2 + k * step, y0 - size / 2 - k * step, size,
         { kind: "d6", value: r.value, colour }, { highlight: sd.stacked });
       g.setAttribute("data-owner", owner || "");
+      if (r.id) g.setAttribute("data-fix", r.id);  // tap to fix (fix.js)
       if (sd.points !== undefined) g.setAttribute("data-points", sd.points);
       svg.append(g);
     });

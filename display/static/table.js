@@ -80,7 +80,9 @@ function renderQuestion(snap) {
   box.hidden = false;
   box.dataset.kind = q.kind || "";
   box.replaceChildren(h("h2", {}, "A question for the referee"), h("p", {}, q.text),
-    h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · answered on the admin page`));
+    h("div", { class: "read-dice", id: "asked-dice" }),
+    h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · tap the die to answer `
+      + "(or answer on the admin page)"));
 }
 
 function renderPairing(snap) {
@@ -156,11 +158,16 @@ async function onSnapshot(snap) {
   renderSecret(snap);
   renderQuestion(snap);
   renderFlag(snap);
-  const readings = NEEDS_READINGS.has(snap.game) ? await readingsFor(snap.seq) : [];
+  const readings = await readingsFor(snap.seq);
   const board = NEEDS_BOARD.has(snap.game) ? await boardFor(snap.game) : null;
+  const picks = await fixStrip(readings, snap.question);  // every die read, tap to fix (fix.js)
   if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
+  document.getElementById("read-section").hidden = picks.length === 0;
+  document.getElementById("read-dice").replaceChildren(...picks);
+  const asked = document.getElementById("asked-dice");
+  if (asked) asked.replaceChildren(...picks.filter((b) => fixQuestion.includes(b.dataset.fix)).map((b) => b.cloneNode(true)));
   document.getElementById("board-title").textContent = title;
-  document.getElementById("board").replaceChildren(renderGame(snap, readings, board));
+  document.getElementById("board").replaceChildren(renderGame(snap, NEEDS_READINGS.has(snap.game) ? readings : [], board));
   if (snap.seq !== lastSeq) { lastSeq = snap.seq; renderEvents(snap.seq); }
 }
 

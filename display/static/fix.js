@@ -1,0 +1,153 @@
+// Fix a die from the play screen (issue 34): tap a die the camera read (on the table page or the
+// camera view) -> its picture cut from the settled frame, what it was read as, and a button for
+// each face it may show. The button posts the same correction the admin page posts
+// (POST /api/admin/correct: set_value, or confirm as read). Who makes it and the admin token are
+// asked once on this device and kept in localStorage; a token is needed only when the display
+// runs with one.
+"use strict";
+
+const FIX_WHO = "dicetable-who";
+const FIX_TOKEN = "dicetable-admin-token";
+let fixFrame = { key: null, img: null };
+let fixReadings = [];  // the latest /api/readings dice, by the page that shows them
+let fixQuestion = [];  // reading ids the table asks about (its question): answered, not undone
+
+function fixKey() { return fixReadings.map((r) => `${r.id}:${r.value}`).join(","); }
+
+function fixFaces(kind) {
+  if (kind === "d10") return [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  if (kind === "d10p") return [0, 10, 20, 30, 40, 50, 60, 70, 80, 90];
+  if (kind === "d20") return Array.from({ length: 20 }, (_, i) => i + 1);
+  return [1, 2, 3, 4, 5, 6];
+}
+
+function faceText(kind, v) { return kind === "d10p" ? String(v).padStart(2, "0") : String(v); }
+
+async function fixFrameImage(key) {
+  if (fixFrame.key === key && fixFrame.img) return fixFrame.img;
+  const img = new Image();
+  const loaded = new Promise((ok) => { img.onload = () => ok(true); img.onerror = () => ok(false); });
+  img.src = `/api/frame.jpg?k=${encodeURIComponent(key)}`;
+  if (!(await loaded)) return null;
+  fixFrame = { key, img };
+  return img;
+}
+
+// The die's picture: the box around its quad (and a margin) cut from the frame, `size` px wide.
+function fixCrop(img, r, size) {
+  const canvas = h("canvas", { class: "die-crop", width: size, height: size, "data-crop": r.id });
+  if (!img || !Array.isArray(r.quad) || r.quad.length < 3) return canvas;
+  const xs = r.quad.map((p) => p[0]); const ys = r.quad.map((p) => p[1]);
+  const side = Math.max(Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys)) * 1.5 + 8;
+  const cx = (Math.max(...xs) + Math.min(...xs)) / 2; const cy = (Math.max(...ys) + Math.min(...ys)) / 2;
+  canvas.getContext("2d").drawImage(img, cx - side / 2, cy - side / 2, side, side, 0, 0, size, size);
+  return canvas;
+}
+
+function fixDialog() {
+  let box = document.getElementById("fix-die");
+  if (box) return box;
+  box = h("dialog", { id: "fix-die", class: "fix-die" });
+  document.body.append(box);
+  return box;
+}
+
+function fixSay(text, ok) {
+  const m = document.getElementById("fix-msg");
+  if (!m) return;
+  m.className = "msg " + (ok ? "ok" : "err");
+  m.textContent = text;
+}
+
+async function fixPost(command) {
+  const who = (document.getElementById("fix-who").value || "").trim();
+  if (!who) { fixSay("Write your name first: every correction is recorded with who made it.", false); return null; }
+  localStorage.setItem(FIX_WHO, who);
+  const tokenBox = document.getElementById("fix-token");
+  const token = (tokenBox.value || "").trim() || localStorage.getItem(FIX_TOKEN) || "";
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers["X-Admin-Token"] = token;
+  let r;
+  try {
+    r = await fetch("/api/admin/correct", { method: "POST", headers, body: JSON.stringify({ who, command }) });
+  } catch (e) { fixSay("The table did not answer; try again.", false); return null; }
+  const body = await r.json().catch(() => ({}));
+  if (r.status === 401) {  // the display has a token: ask for it once on this device
+    localStorage.removeItem(FIX_TOKEN);
+    document.getElementById("fix-token-row").hidden = false;
+    tokenBox.focus();
+    fixSay(body.error || "The admin token is needed (asked once on this device).", false);
+    return null;
+  }
+  if (!r.ok) { fixSay(body.error || `refused (${r.status})`, false); return null; }
+  if (token) localStorage.setItem(FIX_TOKEN, token);
+  return body;
+}
+
+async function fixSend(commands) {
+  let last = null;
+  for (const c of commands) {
+    last = await fixPost(c);
+    if (!last) return;
+  }
+  fixSay(last.message || "done", true);
+  setTimeout(() => { const d = document.getElementById("fix-die"); if (d && d.open) d.close(); }, 700);
+}
+
+// Open the picker for reading `id` (of the latest readings).
+async function openFix(id) {
+  const r = fixReadings.find((x) => x.id === id);
+  if (!r) return;
+  const img = await fixFrameImage(fixKey());
+  const asked = fixQuestion.includes(r.id);
+  const box = fixDialog();
+  const kind = r.kind || "d6";
+  const faces = fixFaces(kind).map((v) => h("button", { class: v === r.value ? "face read" : "face",
+    "data-face": v, type: "button" }, faceText(kind, v)));
+  const who = h("input", { id: "fix-who", maxlength: "40", placeholder: "your name", autocomplete: "name",
+    value: localStorage.getItem(FIX_WHO) || "" });
+  const token = h("input", { id: "fix-token", type: "password", maxlength: "200", autocomplete: "off" });
+  const tokenRow = h("p", { id: "fix-token-row", class: "row" }, h("label", { for: "fix-token" }, "admin token "), token);
+  tokenRow.hidden = true;
+  const undoNote = asked ? "" : "This throw has been scored: a new face undoes the last input, then sets it.";
+  box.replaceChildren(
+    h("form", { method: "dialog", class: "fix-form" },
+      h("h2", {}, `Die ${r.id}`),
+      h("div", { class: "fix-top" }, fixCrop(img, r, 160),
+        h("div", {},
+          h("p", { "data-read-as": r.id }, `read as ${r.colour || ""} ${faceText(kind, r.value)} (${kind}, `
+            + `${Math.round((r.confidence ?? 1) * 100)}%)${r.unsure ? ", unsure" : ""}`),
+          asked ? h("button", { type: "button", class: "primary", "data-fix-confirm": r.id }, "It shows what was read") : "",
+          h("p", { class: "muted" }, "It really shows:"),
+          h("div", { class: "faces" }, ...faces),
+          undoNote ? h("p", { class: "muted", "data-undo-note": "" }, undoNote) : "")),
+      h("p", { class: "row" }, h("label", { for: "fix-who" }, "your name "), who),
+      tokenRow,
+      h("p", { id: "fix-msg", class: "msg", role: "status" }),
+      h("p", {}, h("button", { value: "cancel" }, "close"))));
+  for (const b of box.querySelectorAll("button[data-face]")) {
+    b.addEventListener("click", () => {
+      const value = Number(b.dataset.face);
+      const set = { action: "set_value", reading: r.id, value };
+      fixSend(asked ? [set] : [{ action: "undo" }, set]);
+    });
+  }
+  const confirm = box.querySelector("button[data-fix-confirm]");
+  if (confirm) confirm.addEventListener("click", () => fixSend([{ action: "confirm", reading: r.id }]));
+  if (!box.open) box.showModal();
+}
+
+// A row of the dice the camera read, each its picture, tap to fix (the table page, under the board).
+async function fixStrip(readings, question) {
+  fixReadings = readings || [];
+  fixQuestion = (question && question.readings) || [];
+  const img = fixReadings.length ? await fixFrameImage(fixKey()) : null;
+  return fixReadings.filter((r) => !r.hidden).map((r) => h("button", { type: "button", class: "die-pick" + (r.unsure ? " unsure" : ""),
+    "data-fix": r.id, title: `${r.colour || ""} ${r.value}: tap to fix` }, fixCrop(img, r, 56),
+    h("span", {}, `${faceText(r.kind, r.value)}`)));
+}
+
+document.addEventListener("click", (ev) => {
+  const el = ev.target instanceof Element ? ev.target.closest("[data-fix]") : null;
+  if (el) openFix(el.dataset.fix);
+});

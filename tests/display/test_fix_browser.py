@@ -1,0 +1,127 @@
+"""Fix a misread die from the play screen (issue 34 item 2): tap the die on the table page or the
+camera view, see its picture, pick the face it shows; the table takes the same correction the
+admin page sends. The admin token is asked once on a device. Real table, real Chromium."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from table_rig import Rig, d6
+from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+
+from display.app import create_app
+from display.hub import Hub
+from display.server import ServerThread
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+TOKEN = "fix-from-the-table-7c1e9a2b44d0"
+
+
+def served(rig: Rig, **admin: Any) -> ServerThread:
+    hub = Hub()
+    rig.table.listeners.append(hub.notify)
+    return ServerThread(create_app(rig.table, hub, **admin))
+
+
+@pytest.fixture
+def context(browser: Any) -> Iterator[Any]:  # noqa: F811
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+def crop_ink(page: Any, selector: str) -> int:
+    """How much of the die's picture is drawn (0: an empty canvas)."""
+    return int(
+        page.locator(selector).first.evaluate(
+            "c => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            " let n = 0; for (let i = 3; i < d.length; i += 4) n += d[i] > 0; return n; }"
+        )
+    )
+
+
+def test_a_misread_die_is_fixed_by_tapping_it_and_the_token_is_asked_once(context: Any, rig: Rig) -> None:
+    from playwright.sync_api import expect
+
+    rig.settle([d6(v) for v in (3, 3, 3, 5, 6)])  # the 5 was a 3: a quartet missed
+    with served(rig, admin_token=TOKEN) as server:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#waiting")).to_have_text("choice from ann", timeout=10_000)
+        expect(page.locator("#read-dice [data-fix]")).to_have_count(5)
+        page.click('#read-dice [data-fix="r1.4"]')
+        dialog = page.locator("#fix-die")
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("[data-read-as]")).to_contain_text("read as red 5")
+        assert (
+            crop_ink(page, '#fix-die canvas[data-crop="r1.4"]') > 1000
+        )  # the die's picture, cut from the frame
+        expect(dialog.locator("button[data-face]")).to_have_count(6)
+        expect(dialog.locator("[data-undo-note]")).to_be_visible()  # scored already: said before it is undone
+        expect(page.locator("#fix-token-row")).to_be_hidden()  # not asked before the display wants it
+        page.fill("#fix-who", "referee Kim")
+        page.click('#fix-die button[data-face="3"]')
+        expect(page.locator("#fix-token-row")).to_be_visible()  # the display has a token: asked once
+        expect(page.locator("#fix-msg")).to_contain_text("token")
+        assert rig.table.game.state["dice"] == [3, 3, 3, 5, 6]  # nothing changed without it
+        page.fill("#fix-token", TOKEN)
+        page.click('#fix-die button[data-face="3"]')
+        expect(page.locator("#fix-msg")).to_have_text("reading r1.4 set from 5 to 3")
+        expect(page.locator('#board .die[data-value="3"]')).to_have_count(4)
+        expect(page.locator("#waiting")).to_have_text("choice from ann")
+        expect(dialog).to_be_hidden()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "fix-die-table.png"), full_page=True)
+        log = [e["text"] for e in httpx.get(server.url + "/api/events?limit=100").json()["events"]]
+        assert any("referee Kim" in t for t in log), log[-6:]
+
+        # the same device later: its name and token are remembered, nothing is asked
+        page.reload()
+        expect(page.locator("#read-dice [data-fix]")).to_have_count(5, timeout=10_000)
+        page.click('#read-dice [data-fix="r1.4"]')
+        expect(page.locator("#fix-who")).to_have_value("referee Kim")
+        page.click('#fix-die button[data-face="5"]')
+        expect(page.locator("#fix-msg")).to_have_text("reading r1.4 set from 3 to 5")
+        expect(page.locator("#fix-token-row")).to_be_hidden()
+        expect(page.locator('#board .die[data-value="3"]')).to_have_count(3)
+        assert rig.table.game.state["dice"] == [3, 3, 3, 5, 6]
+
+
+def test_an_unsure_die_is_answered_by_tapping_it_in_the_question(context: Any, rig: Rig) -> None:
+    from playwright.sync_api import expect
+
+    rig.settle([d6(3), d6(3), d6(3, confidence=0.4), d6(5), d6(6)])  # the table asks about r1.3
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#question")).to_be_visible(timeout=10_000)
+        expect(page.locator('#asked-dice [data-fix="r1.3"]')).to_have_count(1)
+        page.click('#asked-dice [data-fix="r1.3"]')
+        dialog = page.locator("#fix-die")
+        expect(dialog.locator("button[data-fix-confirm]")).to_be_visible()
+        expect(dialog.locator("[data-undo-note]")).to_have_count(0)  # an answer, nothing undone
+        page.fill("#fix-who", "referee Kim")
+        page.click('#fix-die button[data-face="5"]')
+        expect(page.locator("#question")).to_be_hidden(timeout=10_000)
+        assert rig.table.game.state["dice"] == [3, 3, 5, 5, 6]
+        page.close()
+
+        # the camera view: a die on the frame is tapped the same way
+        rig.play({"type": "choice", "player": "ann", "chips": True})
+        rig.settle(
+            [d6(2, "blue"), d6(4, "blue", confidence=0.5), *(d6(v, "blue") for v in (1, 5, 6))]
+        )  # r2.2 asked
+        cam = context.new_page()
+        cam.goto(server.url + "/camera")
+        expect(cam.locator("g.reading")).to_have_count(5, timeout=10_000)
+        cam.click('g.reading[data-fix="r2.2"]')
+        expect(cam.locator("#fix-die [data-read-as]")).to_contain_text("read as blue 4")
+        assert crop_ink(cam, '#fix-die canvas[data-crop="r2.2"]') > 1000
+        expect(cam.locator("#fix-token-row")).to_be_hidden()  # no token at this display
+        cam.click("#fix-die button[data-fix-confirm]")
+        expect(cam.locator("#fix-msg")).to_contain_text("r2.2")
+        cam.screenshot(path=str(ARTIFACTS / "fix-die-camera.png"), full_page=True)
+        assert rig.table.question is None
