@@ -4,6 +4,12 @@ An answer (``confirm``, ``set_value``, ``set_thrower``, ``hidden``) is about the
 :func:`answer` checks it against them and returns an :class:`Answer` (the row to log, the change
 to make once it is logged, the message), so that nothing changes before the log holds it.  The
 table (:mod:`controller.table`) logs it, makes the change and scores the readings again.
+
+Learning from the referee (issue 29 item 5, :class:`RefereeLearning`): an answer about a numbered
+die (``confirm``, ``set_value``) puts the die's crop, embedded, in the logged row (``learnt``) and,
+once logged, in the table's learnt set of dice, so the table reads that face by likeness from then
+on and asks less the longer it plays; ``unlearn`` (a logged answer too) takes a reading's crops out
+again.  A table rebuilds the set from its log (`RefereeLearning.replay`).
 """
 
 from __future__ import annotations
@@ -13,10 +19,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from controller.adapters import TableReadings
 
-#: corrections that answer a question about the current readings (they wait for one)
-ANSWERS = ("confirm", "set_value", "set_thrower", "hidden")
+#: corrections that answer a question about the current readings (they wait for one); ``unlearn``
+#: takes the crops an answer taught the table (RefereeLearning) out of its learnt set again
+ANSWERS = ("confirm", "set_value", "set_thrower", "hidden", "unlearn")
 #: every correction the admin page and a recorded referee can make
 ACTIONS = (*ANSWERS, "undo", "start", "pause", "end", "input")
 
@@ -71,6 +80,8 @@ def answer(
         return _set_thrower(command, rs, who, players)
     if action == "hidden":
         return _hidden(command, rs, who)
+    if action == "unlearn":
+        raise ValueError("'unlearn': this table learns no crops from the referee (no numbered dice reader)")
     raise ValueError(f"{action!r} is not an answer; expected one of {list(ANSWERS)}")
 
 
@@ -221,3 +232,186 @@ def reopen(rs: TableReadings | None, seq: int) -> None:
     if rs is not None and seq in rs.input_seqs:
         rs.input_seqs = tuple(s for s in rs.input_seqs if s != seq)
         rs.applied = bool(rs.input_seqs)
+
+
+# -- learning from the referee ---------------------------------------------------------------------
+
+#: the kinds whose crops the table learns from the referee's answers (the numbered reader's learnt sets)
+LEARNT_KINDS = ("d10", "d10p", "d20")
+
+
+class RefereeLearning:
+    """The table's learnt set of dice grown by the referee's answers (see the module's doc).
+
+    ``perceiver``: the table's perception step (`controller.perceive.Perceiver`); learning is on when
+    it reads with the numbered reader (`vision.numbered.NumberedDice`), whose learnt set it grows:
+    the configured set (``table.dice_set``) plus the referee's crops of its kind, and a set of the
+    referee's crops for each other numbered kind of the game."""
+
+    def __init__(self, perceiver: Any) -> None:
+        from vision.numbered import NumberedDice
+
+        self.perceiver = perceiver
+        reader = perceiver.reader
+        self.on = isinstance(reader, NumberedDice)
+        self.dice = reader if self.on else None
+        #: the configured set, or None (a LearntSets of several kinds is taken apart)
+        self.base = list(getattr(reader.learnt, "sets", [reader.learnt])) if self.on and reader.learnt else []
+        #: each crop learnt: (reading id, kind, value, upright embedding)
+        self.added: list[tuple[str, str, int, np.ndarray]] = []
+
+    def _reader(self) -> Any:
+        from vision.numbered.reader import default_reader
+
+        assert self.dice is not None
+        return self.dice.reader or default_reader()
+
+    def answer(
+        self,
+        action: str,
+        command: Mapping[str, Any],
+        rs: TableReadings | None,
+        who: str,
+        game_kind: str | None,
+        players: Sequence[str],
+        frame: bytes | np.ndarray | None,
+    ) -> Answer:
+        """`answer`, and for an answer about a numbered die of the table's kinds seen in ``frame``
+        (the reading set's frame, an image or its JPEG) its crop learnt once the row is logged; an
+        ``unlearn`` of a reading's crops."""
+        if action == "unlearn":
+            return self._unlearn(command, rs, who)
+        checked = answer(action, command, rs, who, game_kind, players)
+        if not self.on or action not in ("confirm", "set_value") or rs is None or frame is None:
+            return checked
+        assert self.dice is not None
+        d = rs.by_id(command.get("reading"))
+        kind = kind_of(game_kind, d)
+        if kind not in LEARNT_KINDS or kind not in self.dice.kinds or not d.get("quad") or d.get("hidden"):
+            return checked
+        value = int(d["value"] if action == "confirm" else command["value"])
+        features = self.features(frame, d)
+        if features is None:
+            return checked
+        reader = self._reader()
+        learnt = {
+            "kind": kind,
+            "value": value,
+            "embedder": reader.embedder().digest,
+            "features": [round(float(x), 5) for x in features],
+        }
+
+        def apply() -> None:
+            checked.apply()
+            self.add(str(d["id"]), kind, value, features)
+
+        message = f"{checked.message}; its picture joins the table's learnt {kind}s"
+        return Answer({**checked.row, "learnt": learnt}, apply, message)
+
+    def features(self, frame: bytes | np.ndarray, d: Mapping[str, Any]) -> np.ndarray | None:
+        """The upright embedding of reading ``d``'s crop in ``frame`` (None: the frame cannot be read)."""
+        image = frame if isinstance(frame, np.ndarray) else _decoded(frame)
+        if image is None:
+            return None
+        reader = self._reader()
+        crop = reader.crops_of(image, [d])[0]
+        return np.asarray(reader.embedder().embed([crop], 1)[0, 0], np.float32)
+
+    def add(self, reading: str, kind: str, value: int, features: np.ndarray) -> None:
+        """One crop learnt (a logged answer's, or replayed from the log), and the reader told."""
+        self.added.append((reading, kind, value, np.asarray(features, np.float32)))
+        self._install()
+
+    def remove(self, reading: str) -> int:
+        """The crops learnt from ``reading`` taken out; how many."""
+        before = len(self.added)
+        self.added = [a for a in self.added if a[0] != reading]
+        if len(self.added) != before:
+            self._install()
+        return before - len(self.added)
+
+    def _unlearn(self, command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
+        if not self.on:
+            raise ValueError(
+                "'unlearn': this table learns no crops from the referee (no numbered dice reader)"
+            )
+        reading = command.get("reading")
+        taught = sorted({a[0] for a in self.added})
+        if reading not in taught:
+            raise ValueError(
+                f"'unlearn': no crop was learnt from reading {reading!r} "
+                f"(learnt from: {taught or 'none yet'})"
+            )
+
+        def apply() -> None:
+            self.remove(str(reading))
+
+        row = {"correction": "unlearn", "reading": reading, "who": who}
+        return Answer(row, apply, f"the crops learnt from reading {reading} are forgotten")
+
+    def replay(self, events: Sequence[Any]) -> int:
+        """The crops the log's answers taught (and did not take back), learnt again; how many now."""
+        if not self.on:
+            return 0
+        digest = self._reader().embedder().digest
+        for e in events:
+            data = e.data if e.kind == "control" else {}
+            learnt = data.get("learnt")
+            if isinstance(learnt, Mapping) and learnt.get("embedder") == digest:
+                if learnt.get("kind") in self.dice.kinds:  # type: ignore[union-attr]
+                    self.added.append(
+                        (
+                            str(data.get("reading")),
+                            str(learnt["kind"]),
+                            int(learnt["value"]),
+                            np.asarray(learnt["features"], np.float32),
+                        )
+                    )
+            elif data.get("correction") == "unlearn":
+                self.added = [a for a in self.added if a[0] != data.get("reading")]
+        if self.added:
+            self._install()
+        return len(self.added)
+
+    def sets(self) -> Any:
+        """The learnt set the reader reads with: the configured sets, each with the referee's crops of
+        its kind, and a set of the referee's crops of each other kind (None: no crop at all)."""
+        from vision.numbered.learnt import DiceSet, LearntSets
+
+        digest = self._reader().embedder().digest
+        out = []
+        kinds = {a[1] for a in self.added}
+        for base in self.base:
+            mine = [a for a in self.added if a[1] == base.kind]
+            if mine:
+                base = base.plus(np.array([a[2] for a in mine]), np.stack([a[3] for a in mine]))
+            out.append(base)
+        for kind in sorted(kinds - {b.kind for b in self.base}):
+            mine = [a for a in self.added if a[1] == kind]
+            out.append(
+                DiceSet(
+                    f"referee-{kind}",
+                    kind,
+                    "",
+                    digest,
+                    np.array([a[2] for a in mine], np.int64),
+                    np.stack([a[3] for a in mine]),
+                )
+            )
+        if not out:
+            return None
+        return out[0] if len(out) == 1 else LearntSets(tuple(out))
+
+    def _install(self) -> None:
+        from vision.numbered import NumberedDice
+
+        assert self.dice is not None
+        self.dice = NumberedDice(self.dice.kinds, self.sets(), self.dice.reader)
+        self.perceiver.reader = self.dice
+
+
+def _decoded(jpeg: bytes) -> np.ndarray | None:
+    import cv2
+
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    return img if img is not None and img.size else None

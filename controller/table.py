@@ -40,7 +40,7 @@ import numpy as np
 
 from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
-from controller.corrections import ANSWERS, answer, check_command, next_status, reopen
+from controller.corrections import ANSWERS, RefereeLearning, check_command, next_status, reopen
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
@@ -132,6 +132,8 @@ class Table:
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
+        self.learning = RefereeLearning(self.perceiver)  # the referee's answers grow the learnt set
+        self.learning.replay(self.log.events() if self.learning.on else [])
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)
         except PanelError as e:
@@ -666,8 +668,14 @@ class Table:
         """A person's answer about the current readings: logged, applied, then the throw scored again."""
         with self._lock:
             kind = self.game.die_kind()  # the game's only kind of die, if it has one
-            checked = answer(
-                action, command, self.reading_set, who, kind.value if kind else None, self.setup.players
+            checked = self.learning.answer(  # an answer about a numbered die teaches its crop
+                action,
+                command,
+                self.reading_set,
+                who,
+                kind.value if kind else None,
+                self.setup.players,
+                self.frame,
             )
             self.log.append(self.game_no, "control", checked.row, "correction", who)
             checked.apply()

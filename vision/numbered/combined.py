@@ -29,7 +29,7 @@ from vision.reading import DieReading, Examined, Rejected
 from vision.where import Box, WhereStep, screen
 
 if TYPE_CHECKING:
-    from vision.numbered.learnt import DiceSet
+    from vision.numbered.learnt import Learnt
     from vision.numbered.reader import Copies, NumberedReader
     from vision.oblique import View
 
@@ -77,7 +77,7 @@ def read_all(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
-    learnt: DiceSet | None = None,
+    learnt: Learnt | None = None,
     where: Sequence[WhereStep] = (),
     rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
@@ -157,7 +157,7 @@ def add_numbered(
     reader: NumberedReader | None = None,
     copies: Copies | None = None,
     kinds: tuple[str, ...] = KINDS,
-    learnt: DiceSet | None = None,
+    learnt: Learnt | None = None,
     where: Sequence[WhereStep] = (),
     rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
@@ -197,7 +197,7 @@ def second_look(
     nadir: tuple[float, float] | None = None,
     view: tuple[float, float, int, int] | None = None,
     kinds: tuple[str, ...] = KINDS,
-    learnt: DiceSet | None = None,
+    learnt: Learnt | None = None,
 ) -> list[DieReading]:
     """Numbered readings (d10, d10p, d20) of the dice the pip reader found and the numbered reader's
     detector did not: its top-face net and classifier read each such die from the pip reader's box,
@@ -234,7 +234,7 @@ class NumberedDice:
     only the pip-d6 reader finds (`lone_pips`; it is run for that, as reading every kind runs it)."""
 
     kinds: tuple[str, ...] = KINDS
-    learnt: DiceSet | None = None
+    learnt: Learnt | None = None
     reader: NumberedReader | None = None
 
     def read(

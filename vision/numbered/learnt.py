@@ -36,11 +36,21 @@ MARGIN = 0.02
 @dataclass(frozen=True)
 class Match:
     """A crop read by a learnt set: the face, its likeness to the nearest stored crop, and how much
-    more alike that is than the nearest crop of another face."""
+    more alike that is than the nearest crop of another face; the set's kind and name, and its
+    `support`: how many stored crops of that face are at least MATCH alike and MARGIN more alike
+    than the nearest crop of any other face."""
 
     value: int
     likeness: float
     margin: float
+    kind: str = ""
+    set_name: str = ""
+    support: int = 1
+
+    def trusted(self, support: int, margin: float) -> bool:
+        """Whether the set alone may read the die surely (`reader.learnt_verdict`): at least
+        `support` stored crops of the face alike, the nearest `margin` over every other face's."""
+        return self.support >= support and self.margin >= margin
 
 
 @dataclass(frozen=True)
@@ -82,11 +92,25 @@ class DiceSet:
         for row in sims:
             best = int(np.argmax(row))
             value = int(self.values[best])
-            other = row[self.values != value]
-            margin = float(row[best]) - (float(other.max()) if len(other) else 0.0)
+            same = self.values == value
+            other = row[~same]
+            nearest_other = float(other.max()) if len(other) else 0.0
+            margin = float(row[best]) - nearest_other
             ok = row[best] >= MATCH and margin >= MARGIN
-            out.append(Match(value, float(row[best]), margin) if ok else None)
+            support = int(np.count_nonzero(row[same] >= max(MATCH, nearest_other + MARGIN)))
+            out.append(Match(value, float(row[best]), margin, self.kind, self.name, support) if ok else None)
         return out
+
+    def plus(self, values: np.ndarray, features: np.ndarray, name: str | None = None) -> DiceSet:
+        """This set with more confirmed crops (`values`, N; `features`, N x D upright embeddings)."""
+        return DiceSet(
+            name or self.name,
+            self.kind,
+            self.colour,
+            self.embedder,
+            np.concatenate([self.values, np.asarray(values, np.int64)]),
+            np.concatenate([self.features, np.asarray(features, np.float32).reshape(len(values), -1)]),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,6 +167,41 @@ def load_set(path: Path, embedder: str | None = None) -> DiceSet:
             f"{embedder}: learn the set again ('dicetable learn-dice see' and 'confirm')"
         )
     return got
+
+
+@dataclass(frozen=True)
+class LearntSets:
+    """Several learnt sets read together (a table whose game throws d10s and d20s, each with its
+    set): a crop is read by the set whose match is the most alike."""
+
+    sets: tuple[DiceSet, ...]
+
+    def __post_init__(self) -> None:
+        if not self.sets:
+            raise ValueError("learnt sets: expected one or more sets")
+
+    @property
+    def name(self) -> str:
+        return "+".join(s.name for s in self.sets)
+
+    @property
+    def kind(self) -> str:
+        return self.sets[0].kind
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(s.kind for s in self.sets)
+
+    def match(self, turned: np.ndarray) -> list[Match | None]:
+        per = [s.match(turned) for s in self.sets]
+        return [
+            max((m for m in ms if m is not None), key=lambda m: m.likeness, default=None)
+            for ms in zip(*per, strict=True)
+        ]
+
+
+#: a learnt set as the reader reads with it: one set, or several of different kinds
+Learnt = DiceSet | LearntSets
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -43,7 +43,7 @@ from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
-from vision.numbered.learnt import DiceSet, LearntReading, Match
+from vision.numbered.learnt import Learnt, LearntReading, Match
 from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
 from vision.numbered.numeral import NUMERAL_CROP, NUMERAL_FILE, NumeralHead, with_values
 from vision.numbered.topface import (
@@ -143,11 +143,27 @@ class Verdict:
 UNCONFIRMED = 0.5
 
 
-def learnt_verdict(kind: str, match: Match, classifier: Verdict) -> Verdict:
-    """A die a learnt set knows: its face, sure (its likeness) only when the classifier reads the
-    same kind and value; otherwise asked (UNCONFIRMED), with the learnt face as the guess."""
-    agrees = classifier.kind == kind and classifier.value == match.value
-    confidence = match.likeness if agrees else min(match.likeness, UNCONFIRMED)
+#: a learnt face is sure without the classifier's agreement when at least TRUST_SUPPORT stored crops
+#: of it are alike and the nearest beats every other face's by TRUST_MARGIN (`Match.trusted`): the
+#: referee's answers teach the table faces its classifier misreads (issue 29 item 5).  Chosen on the
+#: d20_lurig TRAIN set-ups' replayed sessions (benchmarks/vision_numbered_referee.py).
+TRUST_SUPPORT = 3
+TRUST_MARGIN = 0.05
+
+
+def learnt_verdict(
+    kind: str,
+    match: Match,
+    classifier: Verdict,
+    support: int | None = TRUST_SUPPORT,
+    margin: float = TRUST_MARGIN,
+) -> Verdict:
+    """A die a learnt set knows: its face, sure (its likeness) when the classifier reads the same
+    kind and value, or when the set alone is sure of it (`Match.trusted` at `support` and `margin`;
+    `support` None: never); otherwise asked (UNCONFIRMED), with the learnt face as the guess."""
+    agrees = classifier.kind == kind and classifier.value == match.value and match.margin >= margin
+    trusted = support is not None and match.trusted(support, margin)
+    confidence = match.likeness if agrees or trusted else min(match.likeness, UNCONFIRMED)
     return Verdict(kind, match.value, confidence, match.likeness)
 
 
@@ -230,6 +246,8 @@ class NumberedReader:
         numeral_turns: int = 4,
         ocr: bool = False,
         narrow: str = "relabel",
+        trust_support: int | None = TRUST_SUPPORT,
+        trust_margin: float = TRUST_MARGIN,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -245,6 +263,8 @@ class NumberedReader:
         if narrow not in NARROWS:
             raise ValueError(f"narrow: expected one of {', '.join(NARROWS)}, got {narrow!r}")
         self.narrow = narrow
+        # a learnt face sure without the classifier (learnt_verdict; None: never, as before issue 29)
+        self.trust_support, self.trust_margin = trust_support, trust_margin
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
         if shrink not in SHRINKS:
@@ -585,7 +605,7 @@ class NumberedReader:
             out.append(_cut(copies.work, c, side * MARGIN, CROP))
         return out
 
-    def learnt_matches(self, crops: list[np.ndarray], learnt: DiceSet) -> list[Match | None]:
+    def learnt_matches(self, crops: list[np.ndarray], learnt: Learnt) -> list[Match | None]:
         """The learnt set's face for each crop, or None where the set does not know it."""
         if not crops:
             return []
@@ -604,7 +624,7 @@ class NumberedReader:
         quads: bool = True,
         copies: Copies | None = None,
         kinds: tuple[str, ...] = KINDS,
-        learnt: DiceSet | None = None,
+        learnt: Learnt | None = None,
         where: Sequence[WhereStep] = (),
         rejected: list[Rejected] | None = None,
     ) -> list[DieReading]:
@@ -646,7 +666,7 @@ class NumberedReader:
         quads: bool = True,
         view: tuple[float, float, int, int] | None = None,
         kinds: tuple[str, ...] = KINDS,
-        learnt: DiceSet | None = None,
+        learnt: Learnt | None = None,
     ) -> list[DieReading]:
         """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
         found): each top face located, its crop classified, the dice kept (`readings`).  `view`: as
@@ -671,7 +691,7 @@ class NumberedReader:
         palette: Palette | None = None,
         quads: bool = True,
         kinds: tuple[str, ...] = KINDS,
-        learnt: DiceSet | None = None,
+        learnt: Learnt | None = None,
         matches: list[Match | None] | None = None,
     ) -> list[DieReading]:
         """The dice among the detector's peaks, given the classifier's softmax for each (`quads`,
@@ -683,7 +703,7 @@ class NumberedReader:
         # The body colours of all the dice kept, in one batch.
         bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
         out = [
-            _reading(image, f, v, lab, palette, quads, learnt.name if learnt is not None and known else None)
+            _reading(image, f, v, lab, palette, quads, known or None)
             for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True)
         ]
         out.sort(key=lambda r: (r.center[1], r.center[0]))
@@ -695,16 +715,19 @@ class NumberedReader:
         found: list[Found],
         probs: np.ndarray,
         kinds: tuple[str, ...] = KINDS,
-        learnt: DiceSet | None = None,
+        learnt: Learnt | None = None,
         matches: list[Match | None] | None = None,
-    ) -> list[tuple[Found, Verdict, bool]]:
+    ) -> list[tuple[Found, Verdict, str]]:
         """The peaks `readings` reads as dice, before the not-a-die net: each with its verdict and
         whether the learnt set knows it."""
         matches = matches if matches is not None else [None] * len(found)
-        kept: list[tuple[Found, Verdict, bool]] = []
+        kept: list[tuple[Found, Verdict, str]] = []
         for f, p, m in zip(found, probs, matches, strict=True):
             if learnt is not None and m is not None:
-                v = learnt_verdict(learnt.kind, m, verdict(p, self.reject_threshold, kinds))
+                classifier = verdict(p, self.reject_threshold, kinds)
+                v = learnt_verdict(
+                    m.kind or learnt.kind, m, classifier, self.trust_support, self.trust_margin
+                )
             else:
                 v = verdict(p, self.reject_threshold, kinds)
                 if not self._kept(f, v, kinds):
@@ -717,7 +740,7 @@ class NumberedReader:
                     v = narrowed(p, kinds)
             if _noise(image, f.center, max(f.w, f.h) * MARGIN) > NOISE_LEVEL:
                 continue
-            kept.append((f, v, m is not None))
+            kept.append((f, v, "" if m is None else m.set_name or (learnt.name if learnt else "")))
         return kept
 
     def _kept(self, f: Found, v: Verdict, kinds: tuple[str, ...]) -> bool:
@@ -729,8 +752,8 @@ class NumberedReader:
         return not (f.score < self.sure_peak and v.confidence < self.weak_floor)
 
     def verified(
-        self, image: np.ndarray, kept: list[tuple[Found, Verdict, bool]]
-    ) -> list[tuple[Found, Verdict, bool]]:
+        self, image: np.ndarray, kept: list[tuple[Found, Verdict, str]]
+    ) -> list[tuple[Found, Verdict, str]]:
         """`candidates` after the not-a-die net (when loaded): a reading it scores under its threshold
         is dropped, one under its doubt level is read no surer than that score (the table asks).  A die
         the learnt set knows is the set's, not judged."""
@@ -967,7 +990,7 @@ def read_numbered(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
-    learnt: DiceSet | None = None,
+    learnt: Learnt | None = None,
     where: Sequence[WhereStep] = (),
     rejected: list[Rejected] | None = None,
 ) -> list[DieReading]:
