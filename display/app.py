@@ -42,6 +42,7 @@ from display.describe import describe_events
 from display.guard import MAX_BODY, Guard, Refusal, Scope, TokenGate, retry_after, scope_client
 from display.hub import Hub
 from display.names import Lang, backend_names, game_title
+from display.offers import offers
 from display.stats_page import add_stats_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -315,6 +316,12 @@ def create_app(
         except OSError as e:  # the table could not log it (a full disk): nothing was changed
             return _error(503, str(e))
         return reply
+
+    @app.get("/api/admin/offers", summary="What the referee may enter now, from the engine's choices (admin)")
+    def api_offers(
+        lang: Annotated[Lang, Query(description="en (English) or ja (Japanese)")] = "en",
+    ) -> dict[str, Any]:
+        return offers(backend, lang)
 
     @app.post("/api/admin/login", summary="Check the admin token and start an admin session (cookie)")
     def api_login(body: Login, request: Request) -> Response:

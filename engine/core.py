@@ -511,6 +511,11 @@ class Game(ABC):
         expects a choice from them and the rules offer a short list (empty: enter it another way)."""
         return []
 
+    def reveals(self) -> list[Choice]:
+        """The cards or tiles that may be turned up now, each as (label, payload), when the game
+        expects a reveal and knows what is left to turn up (empty: nothing, or not known)."""
+        return []
+
     def secret_fields(self, player: str) -> tuple[ChoiceField, ...]:
         """What ``player`` chooses in the secret selection the game expects now (their own options:
         a private hand is shown only to its player)."""

@@ -383,6 +383,12 @@ class DiceHunter(Game):
                 out.append(d)
         return out
 
+    def reveals(self) -> list[Choice]:
+        """The tiles still in the deck, when a tile is to be turned up."""
+        if self.expects().kind is not InputKind.REVEAL:
+            return []
+        return [(f"turn up {TILES[t].label}", {"tile": t}) for t in sorted(set(self._deck))]
+
     def names(self) -> dict[str, str]:
         return {t.id: f"{t.label} ({TILE_NAMES_JA[t.id]})" for t in TILES.values()}
 

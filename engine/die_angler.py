@@ -503,6 +503,12 @@ class DieAngler(Game):
     def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(c.lower() for c in player_colours.values())
 
+    def reveals(self) -> list[Choice]:
+        """The fish cards not yet turned up, when a card is to be turned up."""
+        if self.expects().kind is not InputKind.REVEAL:
+            return []
+        return [(f"turn up {self._cards[c].name}", {"card": c}) for c in self._unseen()]
+
     def names(self) -> dict[str, str]:
         return {c.id: c.name for c in self._cards.values()}
 

@@ -27,12 +27,23 @@ async function correct(command) {
 for (const b of document.querySelectorAll("button[data-action]")) {
   b.addEventListener("click", () => correct({ action: b.dataset.action }));
 }
-document.getElementById("send-input").addEventListener("click", () => {
-  let input;
-  try { input = JSON.parse(document.getElementById("input-json").value); }
-  catch (e) { say(`The input is not valid JSON: ${e.message}`, false); return; }
-  correct({ action: "input", input });
-});
+// What the rules offer now (display/offers.py: the engine's choices and reveals), one button each.
+async function refreshOffers() {
+  let got;
+  try {
+    const r = await fetch("/api/admin/offers", { cache: "no-store" });
+    if (!r.ok) return;
+    got = await r.json();
+  } catch (e) { return; }
+  const box = document.getElementById("offers");
+  const buttons = (got.offers || []).map((o) => {
+    const b = h("button", { "data-offer": o.choice, "data-player": o.player || "" },
+      o.player ? `${o.player}: ${o.label}` : o.label);
+    b.addEventListener("click", () => correct({ action: "input", input: o.input }));
+    return b;
+  });
+  box.replaceChildren(...(buttons.length ? buttons : [h("span", { class: "muted" }, got.why || "")]));
+}
 
 async function refreshReadings() {
   let data;
@@ -74,12 +85,13 @@ function onSnapshot(snap) {
   const st = snap.state || {};
   const exp = st.expects || {};
   document.getElementById("expects").textContent = exp.kind
-    ? `The game expects: ${exp.kind} from ${(exp.players || []).join(", ") || "anyone"} ${JSON.stringify(exp.detail || {})}` : "";
+    ? `The game expects: ${exp.kind} from ${(exp.players || []).join(", ") || "anyone"}` : "The game is over.";
   const scores = st.scores || {};
   document.getElementById("scores").replaceChildren(...(snap.players || []).map((p) =>
     h("tr", {}, h("td", {}, h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),
       h("td", { class: "score", "data-score": p.name }, scores[p.name] ?? "–"))));
   refreshReadings();
+  refreshOffers();
 }
 
 live(onSnapshot);
