@@ -20,7 +20,10 @@ Readers, all on the same frames:
 * `reader, kinds K`: the same told the game's kind (a d20 table, a numeral-d6 table);
 * `ocr`: the same reader's dice (its detector and top-face net; no floor on its classifier's value)
   with each d10, d10p and d20 reading's value and confidence from the OCR head;
-* `ocr, kinds K`: told the kind, every die of that kind read by the head.
+* `ocr, kinds K`: told the kind, every die of that kind read by the head;
+* `second opinion` (and `, kinds K`): the shipped reader with the head as a second opinion on each
+  d10, d10p and d20 (`NumberedReader(ocr="second")`, `ocr.second_opinion`): the same value sure,
+  another value asked with both as candidates.
 
 Per set and reader: kind right and value right (of the dice), silent errors (the die read wrong, or a
 phantom, at confidence >= SURE, the table's asking threshold: scored without asking) per 200 readings,
@@ -250,6 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     shipped = NumberedReader()
     open_floor = NumberedReader(die_floor=0.0)
     head = OcrHead()
+    second = NumberedReader(ocr="second")
     sets = HELD_OUT + TRAIN
     every = photos(args.real)
     tallies: dict[tuple[str, str], Counts] = {}
@@ -261,6 +265,8 @@ def main(argv: list[str] | None = None) -> None:
             (f"reader, kinds {kind}", plain(shipped, (kind,))),
             ("ocr", with_head(open_floor, head, None)),
             (f"ocr, kinds {kind}", with_head(open_floor, head, (kind,))),
+            ("second opinion", plain(second, None)),
+            (f"second opinion, kinds {kind}", plain(second, (kind,))),
         ]
         for p in items:
             img = imread(p.path)
@@ -287,7 +293,15 @@ def main(argv: list[str] | None = None) -> None:
     ):
         rows = []
         for name in names:
-            for label in ("reader", "reader, kinds", "ocr", "ocr, kinds"):
+            labels = (
+                "reader",
+                "reader, kinds",
+                "ocr",
+                "ocr, kinds",
+                "second opinion",
+                "second opinion, kinds",
+            )
+            for label in labels:
                 rows.append(row(label, name, tallies[(label, name)], weights))
         body += [
             f"### {part}",

@@ -182,6 +182,10 @@ class VisionSection(_Strict):
     #: with a board and a calibration: each die seen obliquely is read by its top face, cut as if
     #: seen from straight above (vision.oblique), not by the side faces turned to the camera
     rectify_oblique: bool = True
+    #: numbered dice (d10, d10p, d20): the OCR head (PP-OCRv6's recogniser) reads each one's numeral
+    #: as a second opinion: the classifier's value read again is sure, another value is asked with
+    #: both as candidates (vision.numbered.ocr.second_opinion; about 25-30 ms a die on one core)
+    ocr_second_opinion: StrictBool = False
 
     @field_validator("die_size_px")
     @classmethod

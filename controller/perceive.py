@@ -254,7 +254,9 @@ def as_reader(reader: Any) -> Reader:
     return reader if isinstance(reader, Reader) else FrameOnly(reader)
 
 
-def reader_for(game: str, kinds: Sequence[str] | None = None, learnt: Any = None) -> Reader:
+def reader_for(
+    game: str, kinds: Sequence[str] | None = None, learnt: Any = None, ocr: bool = False
+) -> Reader:
     """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
     `game_kinds`): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
     only (`vision.numbered.NumberedDice`).  ``learnt``: the table's learnt set of dice
@@ -267,8 +269,10 @@ def reader_for(game: str, kinds: Sequence[str] | None = None, learnt: Any = None
 
         return default_reader()
     from vision.numbered import NumberedDice
+    from vision.numbered.reader import NumberedReader
 
-    return NumberedDice(want, learnt)
+    # ``ocr``: [vision] ocr_second_opinion, the OCR head beside the classifier (vision.numbered.ocr)
+    return NumberedDice(want, learnt, NumberedReader(ocr="second") if ocr else None)
 
 
 def load_learnt(path: Path | None) -> Any:
@@ -486,7 +490,9 @@ class Perceiver:
         chosen = (
             as_reader(reader)
             if reader is not None
-            else reader_for(cfg.table.game, cfg.table.kinds, load_learnt(cfg.dice_set_path))
+            else reader_for(
+                cfg.table.game, cfg.table.kinds, load_learnt(cfg.dice_set_path), cfg.vision.ocr_second_opinion
+            )
         )
         if geometry is None and cfg.board.layout and cfg.board.calibration:
             geometry = BoardGeometry(

@@ -230,3 +230,49 @@ def test_d10_and_percentile_numerals_are_read(
     # no real d10 photos exist (fixtures INDEX.md): drawn numerals show the head reads their values
     (got,) = head.read(_drawn(text, angle), [((100.0, 100.0), 200.0, kind)])
     assert (got.kind, got.value) == (kind, value)
+
+
+def test_the_head_as_a_second_opinion(reader: NumberedReader, head: OcrHead) -> None:
+    """`second_opinion`: the head reads the classifier's value: as sure as the surer of the two;
+    another value: asked, both the candidates (the surer first); other kinds untouched."""
+    from vision.numbered.ocr import DISAGREED, CandidateReading, second_opinion
+
+    img = _drawn("17", 40.0)
+    quad = box_quad((100.0, 100.0), 200.0, 200.0)
+    weak = DieReading(kind="d20", value=17, center=(100.0, 100.0), quad=quad, confidence=0.3, colour="white")
+    (agreed,), (v,) = second_opinion(reader, head, img, [weak], kinds=("d20",))
+    assert v is not None and v.value == 17
+    assert agreed.value == 17 and not isinstance(agreed, CandidateReading)
+    assert agreed.confidence == max(0.3, v.confidence)  # as sure as the surer of the two
+    sure_wrong = replace(weak, value=11, confidence=0.95)
+    (asked,), _ = second_opinion(reader, head, img, [sure_wrong], kinds=("d20",))
+    assert isinstance(asked, CandidateReading) and asked.confidence <= DISAGREED < 0.8
+    assert set(asked.candidates) == {11, 17} and asked.value == asked.candidates[0]
+    assert asked.to_json()["candidates"] == list(asked.candidates)
+    d6 = replace(weak, kind="d6", value=2)
+    assert second_opinion(reader, head, img, [d6], kinds=("d6", "d20"))[0] == [d6]
+    with pytest.raises(ValueError, match="ocr: expected False, True or 'second'"):
+        NumberedReader(ocr="both")
+
+
+@needs_real
+def test_a_table_reads_with_the_head_as_a_second_opinion_when_configured(tmp_path: Path) -> None:
+    """`[vision] ocr_second_opinion = true`: the table's perception step reads numbered dice with the
+    head beside the classifier; off (the default) it does not."""
+    from controller.config import load_config
+    from controller.perceive import Perceiver
+    from training.numbered.real import at_table, load_lurig
+
+    cfg = tmp_path / "table.toml"
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n[vision]\nocr_second_opinion = true\n')
+    perceiver = Perceiver.from_config(load_config(cfg))
+    assert perceiver.reader.reader is not None and perceiver.reader.reader.ocr_mode == "second"
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n')
+    assert Perceiver.from_config(load_config(cfg)).reader.reader is None  # the default reader, no head
+    x = next(x for x in load_lurig(REAL) if x.group == "d20_top" and x.face == 20)
+    frame = at_table(cv2.imread(str(x.path)))
+    dice = [d.to_json() for d in perceiver.perceive(frame).dice]
+    die = min(dice, key=lambda d: math.dist(d["center"], (frame.shape[1] / 2, frame.shape[0] / 2)))
+    assert die["confidence"] < 0.8 or die["value"] == 20, die
+    if "candidates" in die:
+        assert die["confidence"] < 0.8 and die["value"] == die["candidates"][0]

@@ -338,3 +338,64 @@ def reread(
         out[i] = replace(readings[i], value=v.value, confidence=v.confidence * share)
         values[i] = v
     return out, values
+
+
+#: a die they read differently is asked (at most this sure), the two values its candidates
+DISAGREED = 0.5
+
+
+@dataclass(frozen=True, kw_only=True)
+class CandidateReading(DieReading):
+    """A die the classifier and the OCR head read differently (`second_opinion`): asked, with both
+    values to choose from (the surer first)."""
+
+    candidates: tuple[int, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "candidates": list(self.candidates)}
+
+
+def second_opinion(
+    reader: Classifier,
+    head: OcrHead,
+    image: np.ndarray,
+    readings: list[DieReading],
+    kinds: tuple[str, ...] = KINDS,
+    ocr_kinds: tuple[str, ...] = OCR_KINDS,
+) -> tuple[list[DieReading], list[OcrValue | None]]:
+    """The numbered reader's `readings` with the OCR head as a second opinion on each die of
+    `ocr_kinds` (issue 29: the head beside the classifier, `NumberedReader(ocr="second")`): where the head
+    reads the classifier's value the die is as sure as the surer of the two; where it reads another
+    value the die is asked (at most DISAGREED) as the surer of the two, with both as its candidates
+    (`CandidateReading`).  The kind stays the classifier's; a die a learnt set read keeps its face.
+
+    Agreement alone is not sure: with an agreement read at 0.9 the real held-out d20s were read
+    surely wrong 5 of 195 times (d20_top) and 10 of 288 (d20_wood), both readers taking a neighbour
+    face's numeral (benchmarks/RESULTS.md, issue 29 session 12)."""
+    idx = [
+        i
+        for i, r in enumerate(readings)
+        if r.kind in ocr_kinds and r.kind in VALUES and getattr(r, "dice_set", None) is None
+    ]
+    out: list[DieReading] = list(readings)
+    values: list[OcrValue | None] = [None] * len(readings)
+    if not idx:
+        return out, values
+    sides = []
+    for i in idx:
+        q = np.asarray(readings[i].quad, np.float64)
+        sides.append(float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]))))
+    got = head.read(
+        image, [(readings[i].center, side, readings[i].kind) for i, side in zip(idx, sides, strict=True)]
+    )
+    for i, v in zip(idx, got, strict=True):
+        r = readings[i]
+        values[i] = v
+        if v.value == r.value:
+            out[i] = replace(r, confidence=max(r.confidence, v.confidence))
+            continue
+        first, second = (v.value, r.value) if v.confidence > r.confidence else (r.value, v.value)
+        confidence = min(max(r.confidence, v.confidence), DISAGREED)
+        fields = {k: getattr(r, k) for k in ("kind", "center", "quad", "colour", "cocked")}
+        out[i] = CandidateReading(**fields, value=first, confidence=confidence, candidates=(first, second))
+    return out, values

@@ -244,7 +244,7 @@ class NumberedReader:
         verify: bool | None = None,
         value_head: bool | Path = False,
         numeral_turns: int = 4,
-        ocr: bool = False,
+        ocr: bool | str = False,
         narrow: str = "relabel",
         trust_support: int | None = TRUST_SUPPORT,
         trust_margin: float = TRUST_MARGIN,
@@ -324,10 +324,16 @@ class NumberedReader:
         # issue 29 (opt-in): d10, d10p and d20 values from the OCR head (vision/numbered/ocr.py), its
         # confidence the kind floor's too (the classifier's value probability is not the value's)
         self.ocr = None
+        if ocr not in (False, True, "second"):
+            raise ValueError(f"ocr: expected False, True or 'second', got {ocr!r}")
+        #: "second": the head a second opinion on the classifier's value (ocr.second_opinion)
+        self.ocr_mode = "second" if ocr == "second" else "value"
         if ocr:
             from vision.numbered.ocr import OcrHead
 
-            self.ocr, self.die_floor = OcrHead(), 0.0
+            self.ocr = OcrHead()
+            if self.ocr_mode == "value":
+                self.die_floor = 0.0
         self.reject_threshold = reject_threshold
         self.turns = turns
         self.refine_dice = refine
@@ -678,9 +684,11 @@ class NumberedReader:
         matches = self.learnt_matches(crops, learnt) if learnt is not None else None
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
         if self.ocr is not None:
-            from vision.numbered.ocr import reread
+            from vision.numbered.ocr import reread, second_opinion
 
-            got = reread(self, self.ocr, image, got, kinds)[0]
+            got = (second_opinion if self.ocr_mode == "second" else reread)(
+                self, self.ocr, image, got, kinds
+            )[0]
         return got
 
     def readings(
