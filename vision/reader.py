@@ -21,6 +21,7 @@ from vision.face import body_colour_labs, body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.oblique import (
     CROP_F_SIDE,
+    SIZE_AGREE,
     TILTS,
     View,
     best_view,
@@ -29,6 +30,7 @@ from vision.oblique import (
     hypotheses,
     needs_rectifying,
     neighbours,
+    size_tilt,
     top_quad,
 )
 from vision.palette import Palette
@@ -296,7 +298,9 @@ class DiceReader:
     ) -> tuple[View | None, np.ndarray]:
         """``estimated_view``'s view and the softmax of every candidate under each plausible view
         (views x candidates x 7): the best hypothesis and its neighbours (vision.oblique.neighbours),
-        and straight down when that is the view taken."""
+        and straight down when that is the view taken.  When the dice's sizes tell a tilt more than
+        SIZE_AGREE degrees off the view's (vision.oblique.size_tilt), every plausible softmax is
+        held to UNSURE: the view is in doubt, so is every reading under it."""
         if not cands:
             return None, np.zeros((0, 0, 7), np.float32)
         h, w = image.shape[:2]
@@ -315,6 +319,13 @@ class DiceReader:
         plausible = warped[neighbours(int(np.argmax(scores)), len(self.tilts))]
         if view is None:
             plausible = np.concatenate([straight[None], plausible])
+        told = size_tilt(
+            np.array([c.center for c in cands]),
+            np.array([math.sqrt(c.w * c.h) for c in cands]),
+            views[0].camera_matrix,
+        )
+        if told is not None and abs(told - (0.0 if view is None else view.tilt_deg)) > SIZE_AGREE:
+            plausible = np.minimum(plausible, UNSURE)
         return view, plausible
 
     def read(

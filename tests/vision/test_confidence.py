@@ -15,7 +15,7 @@ import pytest
 
 from training.dataset import load_byler, read_image
 from training.render.oblique import STEEP, STEEP_TUNE_SEED, make_scene
-from vision.oblique import TILTS, TOWARDS, hypotheses, neighbours
+from vision.oblique import TILTS, TOWARDS, View, hypotheses, neighbours, size_tilt
 from vision.reader import UNSURE, Candidate, DiceReader, cut_by_edge
 
 ASK = 0.8  # the table's default asking threshold (table.confidence_threshold)
@@ -80,3 +80,19 @@ def test_steeply_seen_far_dice_without_a_calibration_are_asked_not_scored(scene:
         if r.confidence >= ASK:
             assert on and r.value == on[0], (r, on)
     assert any(r.confidence <= UNSURE for r in readings)
+
+
+@pytest.mark.parametrize(("tilt", "towards"), [(0.0, 0.0), (35.0, 90.0), (55.0, 200.0)])
+def test_the_dice_sizes_tell_the_cameras_tilt(tilt: float, towards: float) -> None:
+    """Dice of one size on a plane seen by a camera tilted `tilt` degrees: their sizes alone give the
+    tilt back (exact sides here; the reader's boxes are noisier, hence only a check)."""
+    k = np.array([[1000.0, 0.0, 640.0], [0.0, 1000.0, 480.0], [0.0, 0.0, 1.0]])
+    down = View.from_tilt(tilt, towards, k).down
+    rng = np.random.default_rng(3)
+    px = rng.uniform((100, 100), (1180, 860), (6, 2))
+    rays = np.column_stack([px, np.ones(len(px))]) @ np.linalg.inv(k).T
+    depth = (500.0 / (rays @ down)) * rays[:, 2]  # the plane d . X = 500 mm
+    sides = 1000.0 * 16.0 / depth  # a 16 mm die
+    told = size_tilt(px, sides, k)
+    assert told is not None and abs(told - tilt) < 1.0
+    assert size_tilt(px[:2], sides[:2], k) is None  # two dice tell nothing
