@@ -56,7 +56,7 @@ from calibration.camera import CameraCalibration
 from calibration.diceset import DiceSet, DiceSetError
 from calibration.polygons import Poly
 from calibration.pose import BoardPose, estimate_board_pose
-from calibration.raised import raised_share
+from calibration.raised import around_share, raised_share
 from calibration.topface import body_top_face, fit_top_face
 
 #: Footprints at one level sharing more than this fraction of a face cannot both be there.
@@ -75,6 +75,8 @@ UNSUPPORTED_COST = 9.0
 #: A die whose band of sides only a raised die shows is this full of something lying there is
 #: raised (calibration.raised; the level is then 1 give or take RAISED_SIGMA).
 RAISED_SHARE = 0.4
+#: ... and one whose band is too small to judge, with this share of its top face lying round it
+AROUND_SHARE = 0.4
 RAISED_SIGMA = 0.3
 #: A top face this many times more lopsided (half-turn asymmetry) than the face it overlaps is the lower.
 WHOLENESS_RATIO = 1.15
@@ -205,6 +207,7 @@ def place(
     known: Sequence[tuple[Any, int]] = (),
     fit: str = "image",
     lying: NDArray[np.bool_] | None = None,
+    around: bool = False,
 ) -> list[DieGeometry]:
     """Board geometry of every die from its top-face quad (4 pixel corners, any order around).
 
@@ -228,6 +231,11 @@ def place(
     camera's nadir as a die one level up would (the lower die's sides, :mod:`calibration.raised`)
     is placed one level up even when no die is seen beneath it (its ``rests_on`` is then None and
     ``support_hidden`` True: the die under it must be told).
+
+    ``around``: ``lying`` tells a die from its shadow (the empty table's change,
+    :mod:`vision.empty_diff`): a die whose band of sides is too small to judge (near the nadir) is
+    raised when what lies round it, no die's body explaining it, is AROUND_SHARE of its top face or
+    more (:func:`calibration.raised.around_share`: the lower die's rim).
 
     ``die_size_mm`` is the dice set's edge, or its edges when several sizes are in play (each
     die's is then told from its top face, :meth:`calibration.diceset.DiceSet.size_of`); None
@@ -277,6 +285,12 @@ def place(
         raised = [
             bool(c and sh is not None and sh >= RAISED_SHARE) for c, sh in zip(cube, shares, strict=True)
         ]
+        if around and any(sh is None for sh in shares):
+            rings = around_share(quads, sizes, pose, calibration, lying, (int(fw), int(fh)))
+            raised = [
+                up or bool(c and sh is None and a is not None and a >= AROUND_SHARE)
+                for up, c, sh, a in zip(raised, cube, shares, rings, strict=True)
+            ]
 
     # Size cue: continuous level estimate and its uncertainty.
     base = [pose.backproject(q, 0.0, calibration) for q in quads]

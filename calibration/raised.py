@@ -16,6 +16,7 @@ camera 0.75 m up), so the sides are the cue.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -116,4 +117,51 @@ def raised_share(
             out.append(None)
             continue
         out.append(float(lying[y0:y1, x0:x1][band > 0].mean()))
+    return out
+
+
+#: the ring round a die :func:`around_share` looks in, in top-face edges beyond its body one level up
+AROUND = 0.35
+
+
+def around_share(
+    quads: Sequence[NDArray[np.float64]],
+    sizes: Sequence[float],
+    pose: BoardPose,
+    calibration: CameraCalibration,
+    lying: NDArray[np.bool_],
+    frame_size: tuple[int, int],
+) -> list[float | None]:
+    """For each die: what lies in a ring round it (``lying``, where something lies: the empty table's
+    change, which tells a die from its shadow) that no die's own body explains, as a share of its top
+    face.  The lower die of a stack shows there (its rim, its sides) whichever way the upper die is
+    offset, also straight below the camera, where the band of :func:`raised_share` is too small to
+    judge; a die alone leaves only the board there.  None where the body does not meet the board."""
+    w, h = frame_size
+    mh, mw = lying.shape[:2]
+    k = np.array([mw / float(w), mh / float(h)])
+    own = [body_px(q, s, OWN_MARGIN, pose, calibration) * k for q, s in zip(quads, sizes, strict=True)]
+    out: list[float | None] = []
+    for i, (q, s) in enumerate(zip(quads, sizes, strict=True)):
+        up = body_px(q, s, 1, pose, calibration) * k
+        face = abs(cv2.contourArea((np.asarray(q, np.float64).reshape(-1, 2) * k).astype(np.float32)))
+        if not (np.isfinite(up).all() and np.isfinite(own[i]).all()) or face <= 0:
+            out.append(None)
+            continue
+        c = up.mean(axis=0)
+        reach = max(1e-6, float(np.linalg.norm(up - c, axis=1).mean()))
+        ring = c + (up - c) * (1.0 + AROUND * math.sqrt(face) / reach)
+        x0, y0 = np.floor(ring.min(axis=0)).astype(int) - 1
+        x1, y1 = np.ceil(ring.max(axis=0)).astype(int) + 2
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, mw), min(y1, mh)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            out.append(None)
+            continue
+        at = np.array([x0, y0], np.float64)
+        band = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(band, [np.round((ring - at) * 4).astype(np.int32)], 1, cv2.LINE_8, shift=2)
+        for other in own:
+            if np.isfinite(other).all():
+                cv2.fillPoly(band, [np.round((other - at) * 4).astype(np.int32)], 0, cv2.LINE_8, shift=2)
+        out.append(float(lying[y0:y1, x0:x1][band > 0].sum()) / face)
     return out

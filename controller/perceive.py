@@ -397,6 +397,7 @@ class BoardGeometry:
         prefix: str = "h",
         pose: Any = None,
         lying: np.ndarray | None = None,
+        around: bool = False,
     ) -> None:
         """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
 
@@ -407,7 +408,9 @@ class BoardGeometry:
         ``pose``: the board's pose in this frame when already solved (`pose`), else solved here.
         ``lying``: where something lies on the board (`TableWhere.lying`): a die showing the sides
         of a die under it is placed one level up; with no die seen or carried under it, its reading
-        says ``support_hidden`` and is unsure (the table asks for the die under it).
+        says ``support_hidden`` and is unsure (the table asks for the die under it).  ``around``: ``lying`` is
+        the empty table's change (`vision.empty_diff`), which tells a die from its shadow: a die too
+        near the nadir to show its sides is raised by what lies round it (calibration.raised).
 
         ``before`` are the readings scored last: a die seen there that a newly thrown die now
         covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
@@ -438,6 +441,7 @@ class BoardGeometry:
             known=known_dice(carried),
             die_size_mm=self.die_sizes_mm,
             lying=lying,
+            around=around,
         )
         for n, (die, _) in enumerate(carried, 1):
             die["id"] = f"{prefix}{n}"
@@ -597,6 +601,7 @@ class Perceiver:
                     prefix=f"r{seq}.h",
                     pose=pose,
                     lying=None if frame_only else self.where.lying(image),
+                    around=self.where.finder is not None,  # the empty table's change: see place
                 )
             except ValueError as e:
                 board_problem = str(e)
