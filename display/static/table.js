@@ -167,7 +167,9 @@ async function onSnapshot(snap) {
   const asked = document.getElementById("asked-dice");
   if (asked) asked.replaceChildren(...picks.filter((b) => fixQuestion.includes(b.dataset.fix)).map((b) => b.cloneNode(true)));
   document.getElementById("board-title").textContent = title;
-  document.getElementById("board").replaceChildren(renderGame(snap, NEEDS_READINGS.has(snap.game) ? readings : [], board));
+  const picture = renderGame(snap, NEEDS_READINGS.has(snap.game) ? readings : [], board);
+  if (TV) for (const svg of picture.querySelectorAll("svg.board")) svg.setAttribute("preserveAspectRatio", "xMidYMin meet");
+  document.getElementById("board").replaceChildren(picture);
   if (snap.seq !== lastSeq) { lastSeq = snap.seq; renderEvents(snap.seq); }
 }
 
