@@ -94,22 +94,40 @@ async function fixSend(commands) {
   setTimeout(() => { const d = document.getElementById("fix-die"); if (d && d.open) d.close(); }, 700);
 }
 
+// Is the last standing input the throw these readings were scored as? Only then may a fix undo it:
+// undoing anything later (a choice made since) would undo the wrong input.
+async function fixThrowIsLast() {
+  try {
+    const head = await (await fetch("/api/events?offset=0&limit=1", { cache: "no-store" })).json();
+    const offset = Math.max(0, (head.total || 0) - 60);
+    const page = await (await fetch(`/api/events?offset=${offset}&limit=60`, { cache: "no-store" })).json();
+    const events = page.events || [];
+    const undone = new Set(events.filter((e) => e.kind === "undo").map((e) => (e.data || {}).undoes));
+    const last = events.filter((e) => e.kind === "input" && !undone.has(e.seq)).pop();
+    const reading = events.filter((e) => e.kind === "reading").pop();
+    return Boolean(last && reading && ["roll", "throw"].includes((last.data || {}).type) && reading.seq < last.seq);
+  } catch (e) { return false; }
+}
+
 // Open the picker for reading `id` (of the latest readings).
 async function openFix(id) {
   const r = fixReadings.find((x) => x.id === id);
   if (!r) return;
   const img = await fixFrameImage(fixKey());
   const asked = fixQuestion.includes(r.id);
+  const undoable = asked || await fixThrowIsLast();
   const box = fixDialog();
   const kind = r.kind || "d6";
   const faces = fixFaces(kind).map((v) => h("button", { class: v === r.value ? "face read" : "face",
-    "data-face": v, type: "button" }, faceText(kind, v)));
+    "data-face": v, type: "button", disabled: undoable ? null : "" }, faceText(kind, v)));
   const who = h("input", { id: "fix-who", maxlength: "40", placeholder: "your name", autocomplete: "name",
     value: localStorage.getItem(FIX_WHO) || "" });
   const token = h("input", { id: "fix-token", type: "password", maxlength: "200", autocomplete: "off" });
   const tokenRow = h("p", { id: "fix-token-row", class: "row" }, h("label", { for: "fix-token" }, "admin token "), token);
   tokenRow.hidden = true;
-  const undoNote = asked ? "" : "This throw has been scored: a new face undoes the last input, then sets it.";
+  const undoNote = asked ? "" : undoable
+    ? "This throw has been scored: a new face undoes it, then sets the die."
+    : "The game has moved on since this throw: undo on the admin page first, then fix the die.";
   box.replaceChildren(
     h("form", { method: "dialog", class: "fix-form" },
       h("h2", {}, `Die ${r.id}`),

@@ -89,6 +89,14 @@ def test_a_misread_die_is_fixed_by_tapping_it_and_the_token_is_asked_once(contex
         expect(page.locator('#board .die[data-value="3"]')).to_have_count(3)
         assert rig.table.game.state["dice"] == [3, 3, 3, 5, 6]
 
+        # once a later input stands (ann ended her turn), a fix would undo that, not the throw: refused
+        rig.play({"type": "choice", "player": "ann", "chips": True})
+        expect(page.locator("#waiting")).to_have_text("roll from bob", timeout=10_000)
+        page.click('#read-dice [data-fix="r1.4"]')
+        expect(page.locator("#fix-die [data-undo-note]")).to_contain_text("The game has moved on")
+        expect(page.locator('#fix-die button[data-face="3"]')).to_be_disabled()
+        assert rig.table.game.state["holdings"]["ann"] == []
+
 
 def test_an_unsure_die_is_answered_by_tapping_it_in_the_question(context: Any, rig: Rig) -> None:
     from playwright.sync_api import expect
