@@ -6,9 +6,10 @@ without a learnt set.
 
 Every d20_lurig crop is put at the table's scale (`training.numbered.real.at_table`: a die ~100
 pixels of a 3456x2592 still).  A set is learnt as `dicetable learn-dice` learns one: the die in each
-frame of the learning frames (`NumberedReader.top_faces`, the one nearest the centre), its face named
-by the label (the person confirming), embedded (`vision.numbered.embed`).  Then other frames of
-the same faces are read with it (`read_numbered(..., kinds=("d20",), learnt=set)`) and without it.
+frame of the learning frames (read by the perception step as `learn-dice see` reads it; the one
+nearest the centre), its face named by the label (the person confirming), embedded
+(`vision.numbered.embed`).  Then other frames of the same faces are read with it
+(`read_numbered(..., kinds=("d20",), learnt=set)`) and without it.
 
 Splits (frames of one clip are near-copies, so never both sides of one split):
 * across set-ups: learn every frame of one set-up (one background, one light), read the frames of
@@ -66,13 +67,19 @@ def frames_of(items: list[Lurig]) -> Iterator[tuple[Lurig, np.ndarray]]:
 
 
 def learn(reader: NumberedReader, items: list[Lurig], name: str) -> DiceSet:
+    """A set learnt as `dicetable learn-dice see` learns one: each frame read by the perception step
+    (`controller.learn_dice.learning_perceiver`, d20s alone), the die nearest the centre cut as the
+    reader cut it (`NumberedReader.crops_of`), its face the label."""
+    from controller.learn_dice import learning_perceiver
+
+    perceiver = learning_perceiver("d20", None, False, reader)
     values, crops = [], []
     for x, img in frames_of(items):
-        faces = reader.top_faces(img, KINDS)
-        crop = nearest([(f.center, c) for f, c in faces], (img.shape[1], img.shape[0]))
-        if crop is not None:
+        dice = [d.to_json() for d in perceiver.perceive(img).dice]
+        die = nearest([(tuple(d["center"]), d) for d in dice], (img.shape[1], img.shape[0]))
+        if isinstance(die, dict):
             values.append(x.face)
-            crops.append(crop)
+            crops.append(reader.crops_of(img, [die])[0])
     feats = reader.embedder().embed(crops)[:, 0] if crops else np.zeros((0, 0), np.float32)
     return DiceSet(name, "d20", "", reader.embedder().digest, np.array(values), feats)
 
