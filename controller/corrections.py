@@ -244,9 +244,10 @@ class RefereeLearning:
     """The table's learnt set of dice grown by the referee's answers (see the module's doc).
 
     ``perceiver``: the table's perception step (`controller.perceive.Perceiver`); learning is on when
-    it reads with the numbered reader (`vision.numbered.NumberedDice`), whose learnt set it grows:
-    the configured set (``table.dice_set``) plus the referee's crops of its kind, and a set of the
-    referee's crops for each other numbered kind of the game."""
+    it reads with the numbered reader (`vision.numbered.NumberedDice`), whose learnt sets it grows:
+    the configured set (``table.dice_set``) as it is, and a set of the referee's crops for each
+    numbered kind ("referee-d20": `DiceSet.trust`, a face it knows well is sure without the
+    classifier)."""
 
     def __init__(self, perceiver: Any) -> None:
         from vision.numbered import NumberedDice
@@ -374,19 +375,13 @@ class RefereeLearning:
         return len(self.added)
 
     def sets(self) -> Any:
-        """The learnt set the reader reads with: the configured sets, each with the referee's crops of
-        its kind, and a set of the referee's crops of each other kind (None: no crop at all)."""
+        """The learnt set the reader reads with: the configured sets, and a set of the referee's crops of
+        each kind (None: no crop at all)."""
         from vision.numbered.learnt import DiceSet, LearntSets
 
         digest = self._reader().embedder().digest
-        out = []
-        kinds = {a[1] for a in self.added}
-        for base in self.base:
-            mine = [a for a in self.added if a[1] == base.kind]
-            if mine:
-                base = base.plus(np.array([a[2] for a in mine]), np.stack([a[3] for a in mine]))
-            out.append(base)
-        for kind in sorted(kinds - {b.kind for b in self.base}):
+        out = list(self.base)
+        for kind in sorted({a[1] for a in self.added}):
             mine = [a for a in self.added if a[1] == kind]
             out.append(
                 DiceSet(
@@ -396,6 +391,7 @@ class RefereeLearning:
                     digest,
                     np.array([a[2] for a in mine], np.int64),
                     np.stack([a[3] for a in mine]),
+                    trust=True,
                 )
             )
         if not out:

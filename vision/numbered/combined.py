@@ -25,7 +25,7 @@ import numpy as np
 
 from vision.numbered.labels import KINDS, parse_kinds
 from vision.palette import Palette
-from vision.reading import DieReading, Examined, Rejected
+from vision.reading import DieReading, Examined, Rejected, box_quad
 from vision.where import Box, WhereStep, screen
 
 if TYPE_CHECKING:
@@ -326,12 +326,14 @@ def lone_pips(
     out = []
     for r, f, p in zip(lone, located, probs, strict=True):
         v = narrowed(p, kinds)
+        # the die's box as the numbered reader's readings give it (its crop: `crops_of`)
+        box = box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k)
         out.append(
             DieReading(
                 kind=v.kind,
                 value=v.value,
                 center=(f.center[0] * k, f.center[1] * k),
-                quad=r.quad,
+                quad=box,
                 confidence=v.confidence,
                 colour=r.colour,
             )

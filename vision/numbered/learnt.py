@@ -46,11 +46,14 @@ class Match:
     kind: str = ""
     set_name: str = ""
     support: int = 1
+    #: the set's `trust` (a set of the referee's answers at this table)
+    trust: bool = False
 
     def trusted(self, support: int, margin: float) -> bool:
-        """Whether the set alone may read the die surely (`reader.learnt_verdict`): at least
-        `support` stored crops of the face alike, the nearest `margin` over every other face's."""
-        return self.support >= support and self.margin >= margin
+        """Whether the set alone may read the die surely (`reader.learnt_verdict`): a set that may be
+        trusted (`DiceSet.trust`), at least `support` stored crops of the face alike, the nearest
+        `margin` over every other face's."""
+        return self.trust and self.support >= support and self.margin >= margin
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,10 @@ class DiceSet:
     embedder: str
     values: np.ndarray
     features: np.ndarray
+    #: whether a face it knows well may be read surely without the classifier (`Match.trusted`): the
+    #: referee's answers at this table (controller.corrections.RefereeLearning), not a learn-dice set
+    #: (a set learnt from another die's frames read surely wrong: benchmarks/RESULTS.md, issue 29)
+    trust: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -98,7 +105,8 @@ class DiceSet:
             margin = float(row[best]) - nearest_other
             ok = row[best] >= MATCH and margin >= MARGIN
             support = int(np.count_nonzero(row[same] >= max(MATCH, nearest_other + MARGIN)))
-            out.append(Match(value, float(row[best]), margin, self.kind, self.name, support) if ok else None)
+            match = Match(value, float(row[best]), margin, self.kind, self.name, support, self.trust)
+            out.append(match if ok else None)
         return out
 
     def plus(self, values: np.ndarray, features: np.ndarray, name: str | None = None) -> DiceSet:
@@ -110,6 +118,7 @@ class DiceSet:
             self.embedder,
             np.concatenate([self.values, np.asarray(values, np.int64)]),
             np.concatenate([self.features, np.asarray(features, np.float32).reshape(len(values), -1)]),
+            self.trust,
         )
 
     def to_json(self) -> dict[str, Any]:
