@@ -283,7 +283,7 @@ class NumberedDice:
                 rejected=rejected,
             )
             if pips:
-                got += lone_pips(image, pips, got, reader, palette, nadir, kinds)
+                got += lone_pips(image, pips, got, reader, palette, nadir, kinds, self.learnt)
                 got.sort(key=lambda r: (r.center[1], r.center[0]))
         return Examined(got, rejected)
 
@@ -296,12 +296,15 @@ def lone_pips(
     palette: Palette | None = None,
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
+    learnt: Learnt | None = None,
 ) -> list[DieReading]:
     """The dice only the pip-d6 reader found (none of `numbered` on them), at a table of numbered
     `kinds` alone: each read by the numbered reader at the pip reader's box (`second_look`'s way) as
     one of `kinds`; a die it does not read so is still kept, as the table's kind, and asked
-    (`reader.narrowed`): reading every kind would have kept it as a d6."""
-    from vision.numbered.reader import Found, narrowed, still_copies
+    (`reader.narrowed`): reading every kind would have kept it as a d6.  A die the table's learnt set
+    `learnt` knows is read as its face (`reader.learnt_verdict`), as `NumberedReader.candidates` reads it."""
+    from vision.numbered.learnt import LearntReading
+    from vision.numbered.reader import Found, learnt_verdict, narrowed, still_copies, verdict
 
     sizes = {id(r): _size(r) for r in (*pips, *numbered)}
     lone = [r for r in pips if not any(_near(r, o, sizes) for o in numbered)]
@@ -322,20 +325,36 @@ def lone_pips(
     ]
     n = None if nadir is None else (nadir[0] / k, nadir[1] / k)
     located = reader.locate(work, found, None, n)
-    probs = reader.classify(reader.crops(work, located))
-    out = []
-    for r, f, p in zip(lone, located, probs, strict=True):
-        v = narrowed(p, kinds)
+    crops = reader.crops(work, located)
+    probs = reader.classify(crops)
+    matches = reader.learnt_matches(crops, learnt) if learnt is not None else [None] * len(crops)
+    out: list[DieReading] = []
+    for r, f, p, m in zip(lone, located, probs, matches, strict=True):
         # the die's box as the numbered reader's readings give it (its crop: `crops_of`)
-        box = box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k)
+        center = (f.center[0] * k, f.center[1] * k)
+        quad = box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k)
+        if learnt is not None and m is not None:
+            classifier = verdict(p, reader.reject_threshold, kinds)
+            v = learnt_verdict(
+                m.kind or learnt.kind, m, classifier, reader.trust_support, reader.trust_margin
+            )
+            name = m.set_name or learnt.name
+            out.append(
+                LearntReading(
+                    kind=v.kind,
+                    value=v.value,
+                    center=center,
+                    quad=quad,
+                    confidence=v.confidence,
+                    colour=r.colour,
+                    dice_set=name,
+                )
+            )
+            continue
+        v = narrowed(p, kinds)
         out.append(
             DieReading(
-                kind=v.kind,
-                value=v.value,
-                center=(f.center[0] * k, f.center[1] * k),
-                quad=box,
-                confidence=v.confidence,
-                colour=r.colour,
+                kind=v.kind, value=v.value, center=center, quad=quad, confidence=v.confidence, colour=r.colour
             )
         )
     return out
