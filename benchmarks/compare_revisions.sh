@@ -3,12 +3,13 @@
 # one after the other (so both see the same machine and load), for a side-by-side comparison.
 #
 #   benchmarks/compare_revisions.sh REV_A REV_B OUT_DIR
+#   BENCHES="live" benchmarks/compare_revisions.sh REV_A REV_B OUT_DIR   (only these, by name)
 #
 # Each revision is checked out into a temporary worktree beside this one (so ../shared resolves),
 # and run with its own benchmark scripts (python -m benchmarks.NAME) and this checkout's .venv. OUT_DIR gets
 # NAME_A.md / NAME_B.md per benchmark (A and B are the short hashes) and the logs.
 set -euo pipefail
-[ $# -eq 3 ] || { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 3 ] || { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 py="$here/.venv/bin/python"
 out=$(mkdir -p "$3" && cd "$3" && pwd)
@@ -23,6 +24,7 @@ for rev in "$1" "$2"; do
 done
 for bench in "vision_d6 --out" "vision_numbered --out" "geometry --split test --markdown" "live --out"; do
   name=${bench%% *}
+  [ -z "${BENCHES:-}" ] || [[ " $BENCHES " == *" $name "* ]] || continue
   for tree in "${trees[@]}"; do
     short=${tree##*.compare-}
     echo "==> $name at $short" >&2

@@ -105,7 +105,7 @@ def frame_nadir(img: np.ndarray, truth: dict[str, Any], mode: str) -> tuple[floa
         return None
     from calibration.board import load_board
     from calibration.camera import pi_camera3_calibration
-    from controller.table import frame_nadir as solved
+    from controller.perceive import frame_nadir as solved
 
     h, w = img.shape[:2]
     return solved(img, pi_camera3_calibration(w, h), load_board(ROOT / truth["board_file"]))

@@ -27,11 +27,14 @@ from hardware.buttons import BUTTONS
 
 log = logging.getLogger("dicetable.live")
 
-#: How long the dice must lie still before the table reads them (the motion gate's ``settle_s``).
-#: 0.25 s, not the gate's default 0.4 s: the wait is most of the rest -> score latency, and with
-#: 0.25 s every motion fixture still gives exactly its true events and every recorded session
-#: settles once per throw (checked at 0.4, 0.3, 0.25 and 0.2 s).
-SETTLE_S = 0.25
+#: How long the dice must lie still before the table scores them (the motion gate's ``settle_s``).
+#: 0.2 s, not the gate's default 0.4 s: the wait is most of the rest -> score latency (issue 32), and
+#: with 0.2 s every motion fixture still gives exactly its true events
+#: (tests/hardware/test_motion.py) and every recorded session settles once per throw.
+SETTLE_S = 0.2
+#: a throw still for this long is read while the gate waits (controller.early_read); the settled frame
+#: is then scored at once.  Not at its first still frame: a die that rocks would be read again and again.
+EARLY_S = SETTLE_S / 2
 
 
 def _script_line(obj: Any) -> Scripted:
@@ -225,6 +228,9 @@ def play(
                 motion.add(frame.image_bgr, still, frame.t)
             continue  # handled before the restart
         table.tick(frame.t)
+        if upd.resting_since is not None and frame.t - upd.resting_since >= EARLY_S - 1e-6:
+            # still for half the wait, not yet settled: read it while it settles
+            table.read_early(frame.image_bgr, upd.resting_since, getattr(gate, "empty_frame", None))
         if upd.settled_now or upd.changed:
             table.on_settled(
                 frame.image_bgr,
@@ -239,6 +245,7 @@ def play(
             progress(frame.t, table.snapshot()["waiting_for"])
         if table.status == "over" and not past_the_end:
             break
+    table.tumble.wait()  # the last throw's verdict
     if table.status == "playing":
         table.finish(t_last)
 

@@ -41,6 +41,7 @@ import numpy as np
 from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
 from controller.corrections import ANSWERS, RefereeLearning, check_command, next_status, reopen
+from controller.early_read import EarlyRead
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
 from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
@@ -48,9 +49,9 @@ from controller.panel_rounds import MenuError, PanelRounds
 from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
-from controller.perceive import frame_nadir as frame_nadir  # benchmarks/vision_numbered.py's import
 from controller.scenario import Setup
 from controller.script import Script, Scripted, select_reading
+from controller.tumble_flag import TumbleChecks, not_tumbled
 from engine import Input, InputKind, Outcome, RuleError
 
 log = logging.getLogger("dicetable.table")
@@ -129,6 +130,8 @@ class Table:
         self._t_correction: float | None = None
         #: what to try again once the log can be written (see _held)
         self.held_write = HeldWrite(retry_s=1.0)
+        self.early = EarlyRead()  # the reading of a throw's first still frame (read_early)
+        self.tumble = TumbleChecks(lambda *a: self._tumble_flag(*a), self._on_flag)
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
@@ -237,6 +240,35 @@ class Table:
                 log.exception("a listener failed on a snapshot")
 
     # -- the camera ------------------------------------------------------------------
+    def read_early(self, image: np.ndarray, t_rest: float, empty: np.ndarray | None = None) -> None:
+        """The dice have lain still since ``t_rest``, not yet for the gate's settle wait: read them
+        now, so that the frame that ends the wait is scored at once (controller.early_read)."""
+        key = self._early_key(t_rest, empty)
+        if key is None or not self.early.wants(key):
+            return
+        if empty is not None:
+            self.perceiver.set_empty(empty)
+        try:
+            seen = self.perceiver.perceive(image, seq=key[1], t=t_rest, **key[2], before=self.previous)
+        except Exception:  # read again, and reported, at the settled frame
+            log.debug("the early read at t=%.2f failed", t_rest, exc_info=True)
+            return
+        self.early.keep(key, image, seen)
+
+    def _early_key(self, t_rest: float | None, empty: np.ndarray | None) -> tuple[Any, ...] | None:
+        """What a reading is read for (an early reading serves only the same); None when no throw
+        is to be read now."""
+        exp = self.game.expects()
+        if (
+            self.held_write.waiting
+            or self.status != "playing"
+            or exp.kind not in (InputKind.ROLL, InputKind.THROW)
+        ):
+            return None
+        seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
+        colours = throw_colours(self.game, self._context_colours())
+        return (t_rest, seq, colours, repr(self.previous), None if empty is None else id(empty))
+
     def on_settled(
         self,
         image: np.ndarray,
@@ -249,23 +281,21 @@ class Table:
 
         ``empty``: the empty table as the camera saw it last (the motion gate's ``empty_frame``);
         ``motion``: the throw's motion record (a ``vision.tumble.ThrowRecorder``): with ``[vision]
-        tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged."""
+        tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged (judged
+        on the check's own thread, ``controller.tumble_flag``; the next throw waits for its verdict)."""
+        self.tumble.wait()
         if empty is not None:
             self.perceiver.set_empty(empty)
         if self.held_write.waiting:  # read once the held write is written: the dice still lie there
             self.held_write.defer((image, t_rest, t, None, motion), t)
             return
-        exp = self.game.expects()
-        if self.status != "playing" or exp.kind not in (InputKind.ROLL, InputKind.THROW):
+        key = self._early_key(t_rest, empty)
+        if key is None:
             return
-        seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
+        exp, seq = self.game.expects(), key[1]
         try:
-            seen = self.perceiver.perceive(
-                image,
-                seq=seq,
-                t=t,
-                **throw_colours(self.game, self._context_colours()),
-                before=self.previous,
+            seen = self.early.take(key, image) or self.perceiver.perceive(
+                image, seq=seq, t=t, **key[2], before=self.previous
             )
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
             log.warning("frame at t=%.2f could not be read: %s", t, e)
@@ -306,63 +336,27 @@ class Table:
             except Exception:  # a diagnostic must not stop the table
                 log.exception("a reading listener failed")
         self._try_score(t_rest if t_rest is not None else t, t)
-        # judged after the throw is scored, so that the check never delays a score
-        self._flag_if_not_tumbled(motion, image, readings, t, seq)
-
-    def _flag_if_not_tumbled(
-        self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
-    ) -> None:
-        """Flag the throw to the referee when its dice did not tumble (``[vision] tumble_check``).
-
-        Never a refusal: the throw is read and scored as usual; the flag is logged (a ``control``
-        event ``not_tumbled``), then shown on the table page until the next throw is read; the
-        referee acts (undo) only if the throw should not count."""
-        flag = self._tumble_flag(motion, image, readings, t, seq)
-        if flag is None:
-            return
-        try:
-            self.log.append(self.game_no, "control", flag, "camera")
-        except LogWriteError as e:  # not logged, so not shown; the table's own writes retry
-            log.error("the flag for the throw at t=%.2f could not be logged: %s", t, e)
-            return
-        with self._lock:
-            self.flag = flag
-        self._emit()
+        if motion is not None and self.cfg.vision.tumble_check:  # after the score: never delays it
+            self.tumble.submit(motion, image, readings, t, seq)
 
     def _tumble_flag(
         self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
     ) -> dict[str, Any] | None:
-        """The flag for a throw whose dice did not tumble, or None."""
-        if motion is None or not self.cfg.vision.tumble_check:
-            return None
-        from vision.tumble import DieBox
+        """The flag for a throw whose dice did not tumble, or None (on the check's thread)."""
+        return not_tumbled(motion, image, readings, t, seq)
 
-        boxes, ids = [], []
-        for r in readings:
-            quad, center = r.get("quad"), r.get("center")
-            if not quad or not center or r.get("hidden"):
-                continue
-            side = sum(
-                float(np.hypot(quad[i][0] - quad[i - 1][0], quad[i][1] - quad[i - 1][1])) for i in range(4)
-            )
-            boxes.append(DieBox(float(center[0]), float(center[1]), side / 4))
-            ids.append(str(r["id"]))
+    def _on_flag(self, flag: dict[str, Any], seq: int) -> None:
+        """Log the flag (a ``control`` event ``not_tumbled``), then show it until the next throw is
+        read. Never a refusal: the referee acts (undo) only if the throw should not count."""
         try:
-            verdict = motion.judge(image, boxes)
-        except (ValueError, cv2.error) as e:  # a check that cannot run flags nothing and says why
-            log.warning("the tumble check could not judge the throw at t=%.2f: %s", t, e)
-            return None
-        if not verdict.flagged:
-            return None
-        data = verdict.to_json()
-        return {
-            "action": "not_tumbled",
-            "t": t,
-            "reading_set": seq,
-            "reason": verdict.reason(ids),
-            "dice": [{"reading": i, **d} for i, d in zip(ids, data["dice"], strict=True)],
-            "frames": data["frames"],
-        }
+            self.log.append(self.game_no, "control", flag, "camera")
+        except LogWriteError as e:  # not logged, so not shown; the table's own writes retry
+            log.error("the flag for the throw at t=%.2f could not be logged: %s", flag["t"], e)
+            return
+        with self._lock:
+            if self.reading_set is not None and self.reading_set.seq == seq:
+                self.flag = flag
+        self._emit()
 
     def _context_colours(self) -> dict[str, str]:
         """Each player's dice colour: the game's own (its options) over the table config's."""
@@ -509,6 +503,7 @@ class Table:
 
     def finish(self, t_end: float) -> None:
         """The recording has ended: play what is left of the script at its own times."""
+        self.tumble.wait()
         t = t_end
         for due in self.script.times():
             t = max(t, due)

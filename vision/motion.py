@@ -55,6 +55,9 @@ class GateUpdate:
     settled_now: bool = False
     changed: bool = False
     t_rest: float | None = None  # time of the frame in which the dice came to rest
+    #: still, but not yet for ``settle_s``: the time the dice have lain still since (a throw may be
+    #: read early, then scored when it settles: controller.early_read)
+    resting_since: float | None = None
     moving_fraction: float = 0.0
     foreground_fraction: float = 0.0
 
@@ -216,10 +219,15 @@ class MotionGate:
             self._reported = True
             self._adapt_background(small)
             return GateUpdate(self.state, moving_fraction=moving_frac, foreground_fraction=fg_frac)
-        if t - t_rest < self.settle_s or self._reported:
+        if t - t_rest < self.settle_s - 1e-6 or self._reported:  # (frame times are floats: 0.2 is 0.2)
             if not self._reported and self.state is not RollState.SETTLED:
                 self.state = RollState.ROLLING
-            return GateUpdate(self.state, moving_fraction=moving_frac, foreground_fraction=fg_frac)
+            return GateUpdate(
+                self.state,
+                moving_fraction=moving_frac,
+                foreground_fraction=fg_frac,
+                resting_since=None if self._reported else t_rest,
+            )
 
         # Resting long enough and not yet judged: a new throw, a change, or the same scene again.
         self._reported = True

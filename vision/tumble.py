@@ -199,6 +199,15 @@ class ThrowRecorder:
         else:
             self.frames.append(small)
 
+    def snapshot(self) -> ThrowRecorder:
+        """A copy that later ``add`` calls leave as it is (the frames themselves are never changed):
+        for judging a throw on another thread while the camera goes on."""
+        copy = ThrowRecorder(self.max_frames, self.max_width, self.fps)
+        copy.before, copy.scale, copy._last_t = self.before, self.scale, self._last_t
+        copy.frames.extend(self.frames)
+        copy._gaps.extend(self._gaps)
+        return copy
+
     def frame_rate(self) -> float:
         """Frames a second: the median interval between the frames' times, else ``fps``."""
         if len(self._gaps) < 3:

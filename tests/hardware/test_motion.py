@@ -58,6 +58,17 @@ def test_each_throw_is_read_once_and_a_nudge_is_a_change(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["throw_hand_nudge", "rethrow", "second_throw"])
+def test_the_tables_shorter_settle_wait_sees_the_same_events(name: str) -> None:
+    from controller.live import SETTLE_S
+
+    got = events(run(name, gate=MotionGate(settle_s=SETTLE_S)))
+    truth = [(e["event"], e["t_rest"]) for e in TRUTH[name]["events"]]
+    assert [e for e, _ in got] == [e for e, _ in truth]
+    for (_, t_got), (_, t_true) in zip(got, truth, strict=True):
+        assert t_got == pytest.approx(t_true, abs=0.1)
+
+
+@pytest.mark.parametrize("name", ["throw_hand_nudge", "rethrow", "second_throw"])
 def test_states_follow_the_scene(name: str) -> None:
     truth = TRUTH[name]
     updates = run(name)
