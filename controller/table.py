@@ -1,29 +1,24 @@
 """One table: frames -> motion gate -> vision -> engine -> event log -> display and LEDs.
 
-``Table`` is the controller's implementation of the display's ``TableBackend``
-seam.  It follows what the engine ``expects()`` and takes it from the right
-place: a settled throw from the camera (read only when a throw is expected,
-placed on the board when a layout and calibration are configured, turned into
-inputs or a question by :mod:`controller.adapters`), secret selections from
-the players' button panels (a :class:`hardware.secret.SecretRound` whose
-public status is the snapshot's ``"secret"``), choices and card reveals from a
-panel script or the admin page, and a person's answers to its questions.
+``Table`` is the controller's implementation of the display's ``TableBackend`` seam. It follows what the
+engine ``expects()`` and takes it from the right place: a settled throw from the camera (read only when
+a throw is expected, placed on the board when a layout and calibration are configured, turned into
+inputs or a question by :mod:`controller.adapters`), secret selections from the players' button panels
+(a :class:`hardware.secret.SecretRound` whose public status is the snapshot's ``"secret"``), choices and
+card reveals from a panel script or the admin page, and a person's answers to its questions.
 
-Every input is appended to the event log (committed) before anything is shown;
-on start the table replays its log, so a restarted process carries on where
-the killed one stopped.  A group of inputs the engine takes as one step (a
-reveal of everyone's secret selections, a throw scored as several players'
-inputs) is one transaction: a crash leaves all of it or none, and no secret
-selection reaches the log (and so ``/api/events``) before its reveal.  With
-each input a ``position`` mark, in the same transaction, records where a
-recorded session stood (frame time, script lines and button edges used), so a
-resumed recording skips exactly what was already acknowledged.
+Every input is appended to the event log (committed) before anything is shown; on start the table
+replays its log, so a restarted process carries on where the killed one stopped. A group of inputs the
+engine takes as one step (a reveal of everyone's secret selections, a throw scored as several players'
+inputs) is one transaction: a crash leaves all of it or none, and no secret selection reaches the log
+(and so ``/api/events``) before its reveal. With each input a ``position`` mark, in the same
+transaction, records where a recorded session stood (frame time, script lines and button edges used), so
+a resumed recording skips exactly what was already acknowledged.
 
-When the log cannot be written (a full disk, read-only media) nothing is
-applied or shown: the table says why in its ``notice``, holds what it was
-about to log and tries again every ``retry_s`` seconds, and carries on once
-the write succeeds; a throw that came to rest meanwhile is read then (its
-dice still lie there).
+When the log cannot be written (a full disk, read-only media) nothing is applied or shown: the table
+says why in its ``notice``, holds what it was about to log and tries again every ``retry_s`` seconds,
+and carries on once the write succeeds; a throw that came to rest meanwhile is read then (its dice still
+lie there).
 """
 
 from __future__ import annotations
@@ -131,7 +126,7 @@ class Table:
         #: what to try again once the log can be written (see _held)
         self.held_write = HeldWrite(retry_s=1.0)
         self.early = EarlyRead()  # the reading of a throw's first still frame (read_early)
-        self.tumble = TumbleChecks(lambda *a: self._tumble_flag(*a), self._on_flag)
+        self.tumble = TumbleChecks(not_tumbled, self._on_flag)  # judged on its own thread
         self.resume_point = self._resume_point() if self.resumed else None
         if self.resumed:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
@@ -338,12 +333,6 @@ class Table:
         self._try_score(t_rest if t_rest is not None else t, t)
         if motion is not None and self.cfg.vision.tumble_check:  # after the score: never delays it
             self.tumble.submit(motion, image, readings, t, seq)
-
-    def _tumble_flag(
-        self, motion: Any, image: np.ndarray, readings: list[dict[str, Any]], t: float, seq: int
-    ) -> dict[str, Any] | None:
-        """The flag for a throw whose dice did not tumble, or None (on the check's thread)."""
-        return not_tumbled(motion, image, readings, t, seq)
 
     def _on_flag(self, flag: dict[str, Any], seq: int) -> None:
         """Log the flag (a ``control`` event ``not_tumbled``), then show it until the next throw is
@@ -635,11 +624,8 @@ class Table:
     def readings(self) -> dict[str, Any]:
         with self._lock:
             rs = self.reading_set
-            return (
-                {"seq": 0, "t": 0.0, "dice": []}
-                if rs is None
-                else {"seq": rs.seq, "t": rs.t, "dice": [dict(d) for d in rs.dice]}
-            )
+            dice = [] if rs is None else [dict(d) for d in rs.dice]
+            return {"seq": rs.seq if rs else 0, "t": rs.t if rs else 0.0, "dice": dice}
 
     def frame_jpeg(self) -> bytes | None:
         return self.frame
@@ -662,16 +648,9 @@ class Table:
     def _answer(self, action: str, command: Mapping[str, Any], who: str) -> str:
         """A person's answer about the current readings: logged, applied, then the throw scored again."""
         with self._lock:
-            kind = self.game.die_kind()  # the game's only kind of die, if it has one
-            checked = self.learning.answer(  # an answer about a numbered die teaches its crop
-                action,
-                command,
-                self.reading_set,
-                who,
-                kind.value if kind else None,
-                self.setup.players,
-                self.frame,
-            )
+            kind = self.game.die_kind()  # the game's only kind of die; an answer teaches its crop
+            kv, players = kind.value if kind else None, self.setup.players
+            checked = self.learning.answer(action, command, self.reading_set, who, kv, players, self.frame)
             self.log.append(self.game_no, "control", checked.row, "correction", who)
             checked.apply()
         self._try_score(self.clock(), self._t_correction)

@@ -118,7 +118,7 @@ def play_session(rec: Recording, ev: EventLog) -> Table:
             return rec.memo[key]
 
     table.reader = Memo()
-    judge = table._tumble_flag
+    judge = table.tumble.judge
 
     def tumble_flag(motion: Any, image: np.ndarray, readings: Any, t: float, seq: int) -> Any:
         # the tumble check's verdict on a throw, once per throw (its flag is a control event, which
@@ -128,7 +128,7 @@ def play_session(rec: Recording, ev: EventLog) -> Table:
             rec.flags[key] = judge(motion, image, readings, t, seq)
         return copy.deepcopy(rec.flags[key])
 
-    table._tumble_flag = tumble_flag  # type: ignore[method-assign]
+    table.tumble.judge = tumble_flag
     table.pending = load_script(rec.folder / "script.jsonl")
     referee = RecordedReferee.from_session(rec.folder)
 
