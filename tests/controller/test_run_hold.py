@@ -68,7 +68,13 @@ def test_the_display_stays_up_after_the_recording_ends_and_says_so(tmp_path: Pat
         assert httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 200
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # never leave it running: say what it was doing
+            proc.kill()
+            out, err = proc.communicate()
+            why = f"`run --hold` did not stop on Ctrl-C within 60 s; stderr: {err[-2000:]}"
+            raise AssertionError(why) from None
     assert proc.returncode == 0, err
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["status"] != "over"
