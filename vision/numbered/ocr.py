@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -293,6 +294,22 @@ def _cut(image: np.ndarray, center: tuple[float, float], side: float, out: int) 
     return crop_die([roi], (center[0] - x0, center[1] - y0), side, out=out)
 
 
+def _head_dice(readings: Sequence[DieReading], ocr_kinds: Iterable[str]) -> tuple[list[int], list[float]]:
+    """The readings the head reads again (a kind it reads, not a learnt set's face) and each one's
+    side in pixels (the larger extent of its quad)."""
+    kinds = set(ocr_kinds)
+    idx = [
+        i
+        for i, r in enumerate(readings)
+        if r.kind in kinds and r.kind in VALUES and getattr(r, "dice_set", None) is None
+    ]
+    sides = []
+    for i in idx:
+        q = np.asarray(readings[i].quad, np.float64)
+        sides.append(float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]))))
+    return idx, sides
+
+
 def reread(
     reader: Classifier,
     head: OcrHead,
@@ -307,19 +324,11 @@ def reread(
     table reads more than one kind (a die whose kind is in doubt is asked, whatever its numeral).
     A die a learnt set read (a LearntReading) keeps its learnt face.  Also each reading's OcrValue
     (None where the head did not read it).  `NumberedReader(ocr=True)` reads this way."""
-    idx = [
-        i
-        for i, r in enumerate(readings)
-        if r.kind in ocr_kinds and r.kind in VALUES and getattr(r, "dice_set", None) is None
-    ]
+    idx, sides = _head_dice(readings, ocr_kinds)
     out: list[DieReading] = list(readings)
     values: list[OcrValue | None] = [None] * len(readings)
     if not idx:
         return out, values
-    sides = []
-    for i in idx:
-        q = np.asarray(readings[i].quad, np.float64)
-        sides.append(float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]))))
     kind_share = [1.0] * len(idx)
     live = [k for k in kinds if k in KIND_SLICES]
     if len(live) > 1:
@@ -372,19 +381,11 @@ def second_opinion(
     Agreement alone is not sure: with an agreement read at 0.9 the real held-out d20s were read
     surely wrong 5 of 195 times (d20_top) and 10 of 288 (d20_wood), both readers taking a neighbour
     face's numeral (benchmarks/RESULTS.md, issue 29 session 12)."""
-    idx = [
-        i
-        for i, r in enumerate(readings)
-        if r.kind in ocr_kinds and r.kind in VALUES and getattr(r, "dice_set", None) is None
-    ]
+    idx, sides = _head_dice(readings, ocr_kinds)
     out: list[DieReading] = list(readings)
     values: list[OcrValue | None] = [None] * len(readings)
     if not idx:
         return out, values
-    sides = []
-    for i in idx:
-        q = np.asarray(readings[i].quad, np.float64)
-        sides.append(float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]))))
     got = head.read(
         image, [(readings[i].center, side, readings[i].kind) for i, side in zip(idx, sides, strict=True)]
     )
