@@ -1,8 +1,8 @@
 """Referee corrections: a person's answers to the table's questions, and the referee's commands.
 
-An answer (``confirm``, ``set_value``, ``set_thrower``, ``hidden``) is about the current readings:
-:func:`answer` checks it against them and returns an :class:`Answer` (the row to log, the change
-to make once it is logged, the message), so that nothing changes before the log holds it.  The
+An answer (``confirm``, ``set_value``, ``set_colour``, ``set_thrower``, ``hidden``) is about the
+current readings: :func:`answer` checks it against them and returns an :class:`Answer` (the row to
+log, the change to make once it is logged, the message), so that nothing changes before the log holds it.  The
 table (:mod:`controller.table`) logs it, makes the change and scores the readings again.
 
 Learning from the referee (issue 29 item 5, :class:`RefereeLearning`): an answer about a numbered
@@ -25,7 +25,7 @@ from controller.adapters import TableReadings
 
 #: corrections that answer a question about the current readings (they wait for one); ``unlearn``
 #: takes the crops an answer taught the table (RefereeLearning) out of its learnt set again
-ANSWERS = ("confirm", "set_value", "set_thrower", "hidden", "unlearn")
+ANSWERS = ("confirm", "set_value", "set_colour", "set_thrower", "hidden", "unlearn")
 #: every correction the admin page and a recorded referee can make
 ACTIONS = (*ANSWERS, "undo", "start", "pause", "end", "input")
 
@@ -76,6 +76,8 @@ def answer(
         return _confirm(command, rs, who, game_kind)
     if action == "set_value":
         return _set_value(command, rs, who, game_kind)
+    if action == "set_colour":
+        return _set_colour(command, rs, who)
     if action == "set_thrower":
         return _set_thrower(command, rs, who, players)
     if action == "hidden":
@@ -133,6 +135,28 @@ def _set_value(
 
     row = {"correction": "set_value", "reading": d["id"], "from": old, "to": value, "who": who}
     return Answer(row, apply, f"reading {d['id']} set from {old} to {value}")
+
+
+def _set_colour(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
+    """The colour a die really is (the camera named it wrong: in a game that tells players' dice by
+    colour, the die then counts for its real owner)."""
+    from vision.palette import KNOWN_COLOURS
+
+    colour = command.get("colour")
+    if colour not in KNOWN_COLOURS:
+        raise ValueError(f"'colour' must be one of {', '.join(KNOWN_COLOURS)}, got {colour!r}")
+    if rs is None:
+        raise ValueError("there is no reading to correct yet")
+    d = rs.by_id(command.get("reading"))
+    if rs.applied:
+        raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+    old = d.get("colour")
+
+    def apply() -> None:
+        d["colour"], d["colour_confirmed"] = colour, True
+
+    row = {"correction": "set_colour", "reading": d["id"], "from": old, "to": colour, "who": who}
+    return Answer(row, apply, f"reading {d['id']} set from {old} to {colour}")
 
 
 def _set_thrower(

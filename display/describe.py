@@ -354,6 +354,8 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
         return f"{who} confirmed reading {data.get('reading')}"
     if correction == "set_value":
         return f"{who} corrected reading {data.get('reading')} from {data.get('from')} to {data.get('to')}"
+    if correction == "set_colour":
+        return f"{who} said reading {data.get('reading')} is {data.get('to')}, not {data.get('from')}"
     if correction == "set_thrower":
         return f"{who} said reading {data.get('reading')} was thrown by {data.get('thrower')}"
     if correction is not None:

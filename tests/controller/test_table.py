@@ -266,6 +266,29 @@ def test_die_angler_asks_when_a_player_shows_too_many_dice(tmp_path: Path) -> No
     table.log.close()
 
 
+def test_a_die_read_in_the_wrong_colour_is_fixed_by_its_colour_and_then_scored(tmp_path: Path) -> None:
+    """Issue 34 item 2: the colour of a misread die is corrected like its value (``set_colour``)."""
+    table, cam, _ = make_table(tmp_path, "die-angler", [dict(p) for p in ANGLERS], {"deck": "virtual"})
+    table.pending = choose("ann", 0.5, 1) + choose("bob", 0.5, 1)
+    run_until(table, 3.0)
+    settle(table, cam, [d6(4, "red"), d6(6, "red")], 3.5)  # bob's blue 6 read as red
+    assert table.question is not None and table.question.kind == "count"
+    for bad in ({"colour": "mauve"}, {"colour": None}, {"colour": "blue", "reading": "r9.9"}):
+        with pytest.raises(ValueError):
+            table.correct({"action": "set_colour", "reading": "r1.2", **bad}, "ref")
+    assert table.game.expects().kind.value == "roll", "a refused correction changes nothing"
+    out = table.correct({"action": "set_colour", "reading": "r1.2", "colour": "blue"}, "ref")
+    assert out["ok"] and table.question is None
+    rolls = table.game.state["last_bout"]["rolls"]
+    assert [d["value"] for d in rolls["ann"]["dice"]] == [4]
+    assert [d["value"] for d in rolls["bob"]["dice"]] == [6]
+    logged = [e.data for e in table.log.events(table.game_no) if e.data.get("correction") == "set_colour"]
+    assert logged == [
+        {"correction": "set_colour", "reading": "r1.2", "from": "red", "to": "blue", "who": "ref"}
+    ]
+    table.log.close()
+
+
 # -- Dice Fighter: the owner of an off-field die is asked, never guessed ------------------------------------
 
 
