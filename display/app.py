@@ -82,6 +82,14 @@ class SetThrower(_Strict):
     thrower: str = Field(min_length=1, max_length=40, description="the player who threw it")
 
 
+class Unlearn(_Strict):
+    """Forget the crops an answer about reading ``reading`` taught the table (issue 29: the referee's
+    answers about numbered dice join its learnt set; this takes them out again, logged)."""
+
+    action: Literal["unlearn"]
+    reading: str = Field(min_length=1, max_length=40, description="the reading whose answer taught a crop")
+
+
 class Undo(_Strict):
     """Undo the last input given to the game."""
 
@@ -102,7 +110,8 @@ class AdminInput(_Strict):
 
 
 Command = Annotated[
-    ConfirmReading | SetValue | SetThrower | Undo | GameStatus | AdminInput, Field(discriminator="action")
+    ConfirmReading | SetValue | SetThrower | Unlearn | Undo | GameStatus | AdminInput,
+    Field(discriminator="action"),
 ]
 
 
@@ -306,7 +315,10 @@ def create_app(
         "/api/admin/correct",
         response_model=CorrectionReply,
         dependencies=[Depends(admin_check)],
-        summary="A referee correction: confirm/set a reading, undo, start/pause/end, or an input",
+        summary=(
+            "A referee correction: confirm/set a reading, unlearn what an answer taught, undo, "
+            "start/pause/end, or an input"
+        ),
     )
     def api_correct(body: CorrectionRequest) -> Any:
         try:

@@ -60,12 +60,17 @@ async function refreshReadings() {
       h("td", {}, r.id), h("td", {}, `${r.colour || ""} ${r.kind}`), h("td", {}, r.value),
       h("td", {}, `${Math.round((r.confidence ?? 1) * 100)}%`),
       h("td", {}, r.unsure ? h("button", { "data-confirm": r.id, class: "primary" }, "Confirm") : "✔"),
-      h("td", {}, box, " ", h("button", { "data-set": r.id }, "Set"))));
+      h("td", {}, ...candidateFaces(r).map((v) => [h("button", { "data-candidate-for": r.id, "data-value": v,
+        class: "primary" }, String(v)), " "]), box, " ", h("button", { "data-set": r.id }, "Set"))));
   }
   const table = document.getElementById("readings");
   table.replaceChildren(...rows);
   for (const b of table.querySelectorAll("button[data-confirm]")) {
     b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.confirm }));
+  }
+  for (const b of table.querySelectorAll("button[data-candidate-for]")) {  // one tap: a value the reader was torn between
+    b.addEventListener("click", () => correct({ action: "set_value", reading: b.dataset.candidateFor,
+      value: Number(b.dataset.value) }));
   }
   for (const b of table.querySelectorAll("button[data-set]")) {
     b.addEventListener("click", () => {
@@ -74,6 +79,31 @@ async function refreshReadings() {
       if (!Number.isInteger(value)) { say(`"${raw}" is not a whole number`, false); return; }
       correct({ action: "set_value", reading: b.dataset.set, value });
     });
+  }
+}
+
+// The answers that taught the table a die's picture (issue 29: a logged answer with `learnt`) and
+// not yet taken back: each with a button posting `unlearn` for its reading. The last 500 events.
+async function refreshTaught(total) {
+  let events;
+  try {
+    const r = await fetch(`/api/events?offset=${Math.max(0, total - 500)}&limit=500`, { cache: "no-store" });
+    if (!r.ok) return;
+    events = (await r.json()).events || [];
+  } catch (e) { return; }
+  const taught = new Map();
+  for (const e of events) {
+    const d = (e.kind === "control" && e.data) || {};
+    if (d.learnt && d.reading) taught.set(d.reading, { e, learnt: d.learnt });
+    else if (d.correction === "unlearn") taught.delete(d.reading);
+  }
+  const rows = [...taught.values()].map(({ e, learnt }) => h("li", { "data-taught": e.data.reading },
+    `${e.text || e.data.correction} · taught a ${learnt.kind} ${learnt.value} `,
+    h("button", { "data-unlearn": e.data.reading }, "Forget what this answer taught")));
+  const list = document.getElementById("taught");
+  list.replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, "No answer has taught the table a die yet.")]));
+  for (const b of list.querySelectorAll("button[data-unlearn]")) {
+    b.addEventListener("click", () => correct({ action: "unlearn", reading: b.dataset.unlearn }));
   }
 }
 
@@ -92,6 +122,7 @@ function onSnapshot(snap) {
       h("td", { class: "score", "data-score": p.name }, scores[p.name] ?? "–"))));
   refreshReadings();
   refreshOffers();
+  refreshTaught(Number(snap.seq) || 0);
 }
 
 live(onSnapshot);

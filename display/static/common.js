@@ -29,6 +29,13 @@ function s(tag, attrs, ...children) {
   return el;
 }
 
+// The values the reader was torn between for a die (issue 29: the classifier and the OCR head read
+// it differently; its reading carries both as `candidates`, the surer first): offered first.
+function candidateFaces(r) {
+  const got = Array.isArray(r && r.candidates) ? r.candidates : [];
+  return got.filter((v, i) => Number.isInteger(v) && got.indexOf(v) === i);
+}
+
 const NAMED = ["red", "blue", "green", "purple", "yellow", "white", "black", "orange"];
 function colourOf(name) {
   if (!name) return "#9aa5b5";

@@ -118,8 +118,12 @@ async function openFix(id) {
   const undoable = asked || await fixThrowIsLast();
   const box = fixDialog();
   const kind = r.kind || "d6";
-  const faces = fixFaces(kind).map((v) => h("button", { class: v === r.value ? "face read" : "face",
-    "data-face": v, type: "button", disabled: undoable ? null : "" }, faceText(kind, v)));
+  const face = (v, extra) => h("button", { class: (v === r.value ? "face read" : "face") + extra,
+    "data-face": v, "data-candidate": extra ? "" : null, type: "button", disabled: undoable ? null : "" },
+    faceText(kind, v));
+  // the values the reader was torn between (the reading's candidates) first, one tap each; then the rest
+  const torn = candidateFaces(r).filter((v) => fixFaces(kind).includes(v));
+  const faces = fixFaces(kind).filter((v) => !torn.includes(v)).map((v) => face(v, ""));
   const who = h("input", { id: "fix-who", maxlength: "40", placeholder: "your name", autocomplete: "name",
     value: localStorage.getItem(FIX_WHO) || "" });
   const token = h("input", { id: "fix-token", type: "password", maxlength: "200", autocomplete: "off" });
@@ -136,7 +140,9 @@ async function openFix(id) {
           h("p", { "data-read-as": r.id }, `read as ${r.colour || ""} ${faceText(kind, r.value)} (${kind}, `
             + `${Math.round((r.confidence ?? 1) * 100)}%)${r.unsure ? ", unsure" : ""}`),
           asked ? h("button", { type: "button", class: "primary", "data-fix-confirm": r.id }, "It shows what was read") : "",
-          h("p", { class: "muted" }, "It really shows:"),
+          torn.length ? h("p", { class: "muted" }, "The reader could not tell between:") : "",
+          torn.length ? h("div", { class: "faces torn" }, ...torn.map((v) => face(v, " candidate"))) : "",
+          h("p", { class: "muted" }, torn.length ? "Or another face:" : "It really shows:"),
           h("div", { class: "faces" }, ...faces),
           undoNote ? h("p", { class: "muted", "data-undo-note": "" }, undoNote) : "")),
       h("p", { class: "row" }, h("label", { for: "fix-who" }, "your name "), who),

@@ -265,3 +265,20 @@ def test_board_endpoint_serves_the_dicetar_zones(make_rig: Callable[..., Rig], h
     }
     board = TestClient(create_app(table, hub, board=custom)).get("/api/board").json()
     assert [z["name"] for z in board["zones"]] == ["z"]  # a malformed zone is left out, not drawn wrong
+
+
+def test_unlearn_is_a_correction_the_api_takes_and_checks_like_the_others(client: TestClient) -> None:
+    # issue 29: `unlearn` (forget the crops an answer taught) reaches the table, which answers it
+    refused = correct(client, {"action": "unlearn", "reading": "r1.1"})
+    assert refused.status_code == 400  # this table reads no numbered dice: nothing was ever learnt
+    assert refused.json()["error"] == (
+        "'unlearn': this table learns no crops from the referee (no numbered dice reader)"
+    )
+    # a malformed unlearn is refused by the API with the field named, never a traceback
+    missing = correct(client, {"action": "unlearn"})
+    assert missing.status_code == 422
+    assert missing.json()["error"].startswith("command.unlearn.reading: Field required")
+    extra = correct(client, {"action": "unlearn", "reading": "r1.1", "value": 3})
+    assert extra.status_code == 422 and "command.unlearn.value" in extra.json()["error"]
+    empty = correct(client, {"action": "unlearn", "reading": ""})
+    assert empty.status_code == 422 and "command.unlearn.reading" in empty.json()["error"]

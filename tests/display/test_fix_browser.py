@@ -133,3 +133,52 @@ def test_an_unsure_die_is_answered_by_tapping_it_in_the_question(context: Any, r
         expect(cam.locator("#fix-msg")).to_contain_text("r2.2")
         cam.screenshot(path=str(ARTIFACTS / "fix-die-camera.png"), full_page=True)
         assert rig.table.question is None
+
+
+def test_a_die_the_reader_was_torn_about_offers_both_values_first(context: Any, rig: Rig) -> None:
+    """Issue 29: a die the classifier and the OCR head read differently is asked with both values
+    (its reading's ``candidates``): the question's picker on the table page and the admin page's
+    readings offer them first, one tap each; the admin page lists the answers that taught the table
+    a die's picture, each with a button that posts ``unlearn``."""
+    from playwright.sync_api import expect
+
+    rig.settle([d6(3), d6(3), d6(3, confidence=0.4, candidates=[5, 3]), d6(5), d6(6)])
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        page.click('#asked-dice [data-fix="r1.3"]')
+        dialog = page.locator("#fix-die")
+        expect(dialog.locator("button[data-candidate]")).to_have_text(["5", "3"])
+        assert dialog.locator("button[data-face]").all_inner_texts()[:3] == ["5", "3", "1"]
+        assert dialog.locator('button[data-face="3"]').count() == 1  # offered once, first
+        page.fill("#fix-who", "referee Kim")
+        dialog.locator('button[data-candidate][data-face="5"]').click()
+        expect(page.locator("#question")).to_be_hidden(timeout=10_000)
+        assert rig.table.game.state["dice"] == [3, 3, 5, 5, 6]
+        page.close()
+
+        rig.play({"type": "choice", "player": "ann", "chips": True})
+        rig.settle(
+            [
+                d6(2, "blue"),
+                d6(4, "blue", confidence=0.5, candidates=[4, 2]),
+                *(d6(v, "blue") for v in (1, 5, 6)),
+            ]
+        )
+        # an answer that taught the table a crop, as RefereeLearning logs it (this table reads d6 only)
+        learnt = {"kind": "d20", "value": 9, "embedder": "x", "features": [0.0]}
+        row = {"correction": "set_value", "reading": "r1.3", "value": 5, "who": "ref", "learnt": learnt}
+        rig.table.log.append(rig.table.game_no, "control", row, "correction")
+        admin = context.new_page()
+        admin.goto(server.url + "/admin")
+        admin.fill("#who", "referee Kim")
+        torn = admin.locator('tr[data-reading="r2.2"] button[data-candidate-for]')
+        expect(torn).to_have_text(["4", "2"], timeout=10_000)
+        expect(admin.locator("tr[data-reading='r2.1'] button[data-candidate-for]")).to_have_count(0)
+        forget = admin.locator('#taught button[data-unlearn="r1.3"]')
+        expect(forget).to_have_text("Forget what this answer taught")
+        forget.click()  # the same correction reaches the table, which learns nothing here
+        expect(admin.locator("#msg")).to_contain_text("this table learns no crops from the referee")
+        torn.nth(1).click()
+        expect(admin.locator("#msg")).to_contain_text("r2.2")
+        assert rig.table.question is None and rig.table.game.state["dice"] == [1, 2, 2, 5, 6]
