@@ -595,6 +595,7 @@ class Table:
                 "notice": self.notice,
                 "pairing": self.pairing,
                 "flag": self.flag,
+                "dice_colours": sorted(self.game.dice_colours(self._context_colours()) or ()),  # any: []
                 # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
                 "choice": None if self.game.expects().secret else self.rounds.choice_views(),
             }

@@ -82,6 +82,14 @@ class SetThrower(_Strict):
     thrower: str = Field(min_length=1, max_length=40, description="the player who threw it")
 
 
+class SetColour(_Strict):
+    """Change the colour of a die the camera read (in a game that tells players' dice by colour)."""
+
+    action: Literal["set_colour"]
+    reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.2'")
+    colour: str = Field(min_length=1, max_length=20, description="the die's real colour, e.g. 'blue'")
+
+
 class Unlearn(_Strict):
     """Forget the crops an answer about reading ``reading`` taught the table (issue 29: the referee's
     answers about numbered dice join its learnt set; this takes them out again, logged)."""
@@ -110,7 +118,7 @@ class AdminInput(_Strict):
 
 
 Command = Annotated[
-    ConfirmReading | SetValue | SetThrower | Unlearn | Undo | GameStatus | AdminInput,
+    ConfirmReading | SetValue | SetColour | SetThrower | Unlearn | Undo | GameStatus | AdminInput,
     Field(discriminator="action"),
 ]
 

@@ -69,5 +69,6 @@ async function refresh() {
 
 live((snap) => {  // the question the table asks: its dice are answered, not undone (fix.js)
   fixQuestion = (snap && snap.question && snap.question.readings) || [];
+  fixColours = (snap && snap.dice_colours) || [];
   refresh();
 });

@@ -1,7 +1,7 @@
 // Fix a die from the play screen (issue 34): tap a die the camera read (on the table page or the
 // camera view) -> its picture cut from the settled frame, what it was read as, and a button for
 // each face it may show. The button posts the same correction the admin page posts
-// (POST /api/admin/correct: set_value, or confirm as read). Who makes it and the admin token are
+// (POST /api/admin/correct: set_value or set_colour, or confirm as read). Who makes it and the admin token are
 // asked once on this device and kept in localStorage; a token is needed only when the display
 // runs with one.
 "use strict";
@@ -11,6 +11,7 @@ const FIX_TOKEN = "dicetable-admin-token";
 let fixFrame = { key: null, img: null };
 let fixReadings = [];  // the latest /api/readings dice, by the page that shows them
 let fixQuestion = [];  // reading ids the table asks about (its question): answered, not undone
+let fixColours = [];  // the colours the game's dice come in now (snapshot's dice_colours; none: colour is not asked)
 
 function fixKey() { return fixReadings.map((r) => `${r.id}:${r.value}`).join(","); }
 
@@ -124,6 +125,7 @@ async function openFix(id) {
   // the values the reader was torn between (the reading's candidates) first, one tap each; then the rest
   const torn = candidateFaces(r).filter((v) => fixFaces(kind).includes(v));
   const faces = fixFaces(kind).filter((v) => !torn.includes(v)).map((v) => face(v, ""));
+  const colours = [...new Set(fixColours.filter(Boolean))];  // a colour picker only where colours differ
   const who = h("input", { id: "fix-who", maxlength: "40", placeholder: "your name", autocomplete: "name",
     value: localStorage.getItem(FIX_WHO) || "" });
   const token = h("input", { id: "fix-token", type: "password", maxlength: "200", autocomplete: "off" });
@@ -144,6 +146,10 @@ async function openFix(id) {
           torn.length ? h("div", { class: "faces torn" }, ...torn.map((v) => face(v, " candidate"))) : "",
           h("p", { class: "muted" }, torn.length ? "Or another face:" : "It really shows:"),
           h("div", { class: "faces" }, ...faces),
+          colours.length > 1 ? h("p", { class: "muted" }, "Its colour:") : "",
+          colours.length > 1 ? h("div", { class: "faces colours" }, ...colours.map((c) => h("button", {
+            class: c === r.colour ? "face read" : "face", "data-colour": c, type: "button",
+            disabled: undoable ? null : "" }, c))) : "",
           undoNote ? h("p", { class: "muted", "data-undo-note": "" }, undoNote) : "")),
       h("p", { class: "row" }, h("label", { for: "fix-who" }, "your name "), who),
       tokenRow,
@@ -153,6 +159,12 @@ async function openFix(id) {
     b.addEventListener("click", () => {
       const value = Number(b.dataset.face);
       const set = { action: "set_value", reading: r.id, value };
+      fixSend(asked ? [set] : [{ action: "undo" }, set]);
+    });
+  }
+  for (const b of box.querySelectorAll("button[data-colour]")) {
+    b.addEventListener("click", () => {
+      const set = { action: "set_colour", reading: r.id, colour: b.dataset.colour };
       fixSend(asked ? [set] : [{ action: "undo" }, set]);
     });
   }

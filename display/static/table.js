@@ -160,6 +160,7 @@ async function onSnapshot(snap) {
   renderFlag(snap);
   const readings = await readingsFor(snap.seq);
   const board = NEEDS_BOARD.has(snap.game) ? await boardFor(snap.game) : null;
+  fixColours = snap.dice_colours || [];
   const picks = await fixStrip(readings, snap.question);  // every die read, tap to fix (fix.js)
   if (token !== renderToken) return;  // a newer snapshot arrived meanwhile
   document.getElementById("read-section").hidden = picks.length === 0;

@@ -282,3 +282,12 @@ def test_unlearn_is_a_correction_the_api_takes_and_checks_like_the_others(client
     assert extra.status_code == 422 and "command.unlearn.value" in extra.json()["error"]
     empty = correct(client, {"action": "unlearn", "reading": ""})
     assert empty.status_code == 422 and "command.unlearn.reading" in empty.json()["error"]
+
+
+def test_set_colour_is_a_correction_the_api_takes_and_checks(client: TestClient) -> None:
+    # issue 34 item 2: a die's colour is corrected like its value; the table checks the colour
+    unknown = correct(client, {"action": "set_colour", "reading": "r1.1", "colour": "mauve"})
+    assert unknown.status_code == 400 and "'colour' must be one of" in unknown.json()["error"]
+    missing = correct(client, {"action": "set_colour", "reading": "r1.1"})
+    assert missing.status_code == 422
+    assert missing.json()["error"].startswith("command.set_colour.colour: Field required")

@@ -182,3 +182,45 @@ def test_a_die_the_reader_was_torn_about_offers_both_values_first(context: Any, 
         torn.nth(1).click()
         expect(admin.locator("#msg")).to_contain_text("r2.2")
         assert rig.table.question is None and rig.table.game.state["dice"] == [1, 2, 2, 5, 6]
+
+
+def test_a_die_read_in_the_wrong_colour_is_fixed_by_tapping_its_colour(context: Any, make_rig: Any) -> None:
+    """Die-angler tells the players' dice by colour: the picker offers the colours in play; a game
+    that does not (Dice Hunter) offers none."""
+    from playwright.sync_api import expect
+
+    rig = make_rig(game="die-angler", players=[("ann", "red"), ("bob", "blue")], options={"deck": "virtual"})
+    rig.press("ann", "up", "confirm")
+    rig.press("bob", "up", "confirm")
+    assert rig.table.game.expects().kind.value == "roll"
+    rig.settle([d6(4, "red"), d6(6, "red")])  # bob's blue 6 read as red: two red dice, one asked for
+    assert rig.table.question is not None
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator('#asked-dice [data-fix="r1.2"]')).to_have_count(1, timeout=10_000)
+        page.click('#asked-dice [data-fix="r1.2"]')
+        dialog = page.locator("#fix-die")
+        expect(dialog.locator("button[data-colour]")).to_have_count(2)
+        page.fill("#fix-who", "referee Kim")
+        page.click('#fix-die button[data-colour="blue"]')
+        expect(page.locator("#question")).to_be_hidden(timeout=10_000)
+        rolls = rig.table.game.state["last_bout"]["rolls"]
+        assert [d["value"] for d in rolls["bob"]["dice"]] == [6]
+        log = [e["text"] for e in httpx.get(server.url + "/api/events?limit=200").json()["events"]]
+        assert any("is blue, not red" in t for t in log), log[-6:]
+        page.close()
+
+
+def test_a_game_that_does_not_tell_dice_by_colour_offers_no_colour(context: Any, rig: Rig) -> None:
+    from playwright.sync_api import expect
+
+    rig.settle([d6(v) for v in (3, 3, 3, 5, 6)])
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator("#read-dice [data-fix]")).to_have_count(5, timeout=10_000)
+        page.click('#read-dice [data-fix="r1.4"]')
+        expect(page.locator("#fix-die button[data-face]")).to_have_count(6)
+        expect(page.locator("#fix-die button[data-colour]")).to_have_count(0)
+        page.close()
