@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -313,8 +314,31 @@ def hold_display(table: Table, wait: Callable[[], None]) -> None:
     table.notice = "the recording ended; the game stops here (the display stays up until Ctrl-C)"
     table._emit()
     print(f"table {table.cfg.table.id}: {table.notice}", flush=True)
-    with contextlib.suppress(KeyboardInterrupt):
-        wait()
+    restore = _stop_on_signals()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            wait()
+    finally:
+        restore()
+
+
+def _stop_on_signals() -> Callable[[], None]:
+    """Ctrl-C (SIGINT) and a service manager's stop (SIGTERM) end the wait, also in a process started
+    with SIGINT ignored (a shell's background job is: Python then never raises KeyboardInterrupt, and
+    `run --hold` could not be stopped but by SIGKILL). Returns what puts the old handlers back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def restore() -> None:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+    return restore
 
 
 def _until_interrupted() -> None:

@@ -49,6 +49,8 @@ def test_the_display_stays_up_after_the_recording_ends_and_says_so(tmp_path: Pat
     proc = subprocess.Popen(
         [sys.executable, "-m", "controller", "run", "--config", str(toml), "--hold"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        # started as a shell's background job is (SIGINT ignored): Ctrl-C must still stop the hold
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
     )  # fmt: skip
     try:
         notice, end = None, time.monotonic() + 120
