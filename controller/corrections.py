@@ -137,6 +137,16 @@ def _set_value(
     return Answer(row, apply, f"reading {d['id']} set from {old} to {value}")
 
 
+def _unscored_die(command: Mapping[str, Any], rs: TableReadings | None) -> dict[str, Any]:
+    """The die ``command["reading"]`` names among readings not scored yet (else a ValueError)."""
+    if rs is None:
+        raise ValueError("there is no reading to correct yet")
+    d = rs.by_id(command.get("reading"))
+    if rs.applied:
+        raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+    return d
+
+
 def _set_colour(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
     """The colour a die really is (the camera named it wrong: in a game that tells players' dice by
     colour, the die then counts for its real owner)."""
@@ -145,11 +155,7 @@ def _set_colour(command: Mapping[str, Any], rs: TableReadings | None, who: str) 
     colour = command.get("colour")
     if colour not in KNOWN_COLOURS:
         raise ValueError(f"'colour' must be one of {', '.join(KNOWN_COLOURS)}, got {colour!r}")
-    if rs is None:
-        raise ValueError("there is no reading to correct yet")
-    d = rs.by_id(command.get("reading"))
-    if rs.applied:
-        raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+    d = _unscored_die(command, rs)
     old = d.get("colour")
 
     def apply() -> None:
@@ -166,11 +172,7 @@ def _set_thrower(
     thrower = command.get("thrower")
     if thrower not in players:
         raise ValueError(f"'thrower' must be one of the players {list(players)}, got {thrower!r}")
-    if rs is None:
-        raise ValueError("there is no reading to correct yet")
-    d = rs.by_id(command.get("reading"))
-    if rs.applied:
-        raise ValueError(f"reading {d['id']} is already scored: undo the last input first")
+    d = _unscored_die(command, rs)
 
     def apply() -> None:
         d["thrower"] = thrower
