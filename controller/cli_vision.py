@@ -89,6 +89,7 @@ def _options_perceiver(
     play_area: str | None,
     palette: Path | None,
     board_look: bool,
+    tilted: bool = False,
 ) -> Any:
     """How plain `dicetable read` reads a frame with these options (controller.perceive): a table of
     no game, whose [vision] steps are the options given; a BadParameter names a wrong option."""
@@ -137,7 +138,13 @@ def _options_perceiver(
         board_look=board_look,
         stacks_by_sides=board_look,
     )
-    return Perceiver.of(reader_for("", kinds), vision, geometry, _load_palette(palette), kinds=kinds)
+    if tilted and tuple(kinds) != ("d6",):
+        raise typer.BadParameter(
+            f"--tilted reads pip d6 only, not {','.join(kinds)}: give --kinds d6 or no --kinds"
+        )
+    return Perceiver.of(
+        reader_for("", kinds, estimate_tilt=tilted), vision, geometry, _load_palette(palette), kinds=kinds
+    )
 
 
 #: drawing colours (BGR): a die read, and a candidate rejected
@@ -260,6 +267,13 @@ def read(
         help="the colours the dice on the table come in, separated by commas (e.g. red,blue): each die's "
         "colour is named among these and white and black (default: any of the typical plastic colours)",
     ),
+    tilted: bool = typer.Option(
+        False,
+        "--tilted",
+        help="pip d6 seen by a camera at an angle (up to 60 degrees off vertical) with no --calibration: "
+        "the tilt is estimated from the dice and each die read by its top face; a die in doubt is "
+        "reported below the asking threshold ([vision] estimate_tilt); about 30x slower",
+    ),
     sequence: bool = typer.Option(
         False,
         "--sequence",
@@ -282,6 +296,7 @@ def read(
             "--palette": palette,
             "--no-board-look": None if board_look else True,
             "--colours": colours_text,
+            "--tilted": tilted or None,
         }
         extra = [k for k, v in given.items() if v is not None]
         if extra:
@@ -296,7 +311,7 @@ def read(
             )
     else:
         perceiver = _options_perceiver(
-            board, calibration, kinds_text, numbered, empty, die_size, play_area, palette, board_look
+            board, calibration, kinds_text, numbered, empty, die_size, play_area, palette, board_look, tilted
         )
         colours = {} if colours_text is None else {"colours": _colour_names(colours_text)}
         if sequence and perceiver.geometry is None:

@@ -186,6 +186,11 @@ class VisionSection(_Strict):
     #: as a second opinion: the classifier's value read again is sure, another value is asked with
     #: both as candidates (vision.numbered.ocr.second_opinion; about 25-30 ms a die on one core)
     ocr_second_opinion: StrictBool = False
+    #: pip d6 from a camera looking at the table at an angle with no board calibration: the camera's
+    #: tilt is estimated from the dice of each frame and each die read by its top face warped square
+    #: (vision.oblique, issue 35); a die whose top face is in doubt is asked.  About 30x the pip
+    #: reader's time; with a calibration its view is used instead.  Off: straight down assumed
+    estimate_tilt: StrictBool = False
 
     @field_validator("die_size_px")
     @classmethod

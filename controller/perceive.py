@@ -255,19 +255,30 @@ def as_reader(reader: Any) -> Reader:
 
 
 def reader_for(
-    game: str, kinds: Sequence[str] | None = None, learnt: Any = None, ocr: bool = False
+    game: str,
+    kinds: Sequence[str] | None = None,
+    learnt: Any = None,
+    ocr: bool = False,
+    estimate_tilt: bool = False,
 ) -> Reader:
     """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
     `game_kinds`): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
     only (`vision.numbered.NumberedDice`).  ``learnt``: the table's learnt set of dice
-    (``load_learnt``), read by the numbered reader (its readings say so)."""
+    (``load_learnt``), read by the numbered reader (its readings say so).  ``estimate_tilt``:
+    ``[vision] estimate_tilt``, the pip-d6 reader that estimates a tilted camera's view."""
     want = tuple(kinds) if kinds else game_kinds(game)
     if learnt is not None and learnt.kind not in want:
         raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
+    if estimate_tilt and (want != ("d6",) or learnt is not None):
+        raise TableError(
+            f"vision.estimate_tilt: reads pip d6 only; this table reads {', '.join(want)}"
+            + (" with a learnt set of dice" if learnt is not None else "")
+            + " (set estimate_tilt = false, or calibrate the board so the camera's view is known)"
+        )
     if want == ("d6",) and learnt is None:
         from vision.reader import default_reader
 
-        return default_reader()
+        return default_reader(estimate_view=estimate_tilt)
     from vision.numbered import NumberedDice
     from vision.numbered.reader import NumberedReader
 
@@ -495,7 +506,11 @@ class Perceiver:
             as_reader(reader)
             if reader is not None
             else reader_for(
-                cfg.table.game, cfg.table.kinds, load_learnt(cfg.dice_set_path), cfg.vision.ocr_second_opinion
+                cfg.table.game,
+                cfg.table.kinds,
+                load_learnt(cfg.dice_set_path),
+                cfg.vision.ocr_second_opinion,
+                cfg.vision.estimate_tilt,
             )
         )
         if geometry is None and cfg.board.layout and cfg.board.calibration:

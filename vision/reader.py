@@ -672,16 +672,17 @@ def _finish(
     return out
 
 
-_default: DiceReader | None = None
+_defaults: dict[bool, DiceReader] = {}
 _default_lock = threading.Lock()
 
 
-def default_reader() -> DiceReader:
-    global _default
+def default_reader(estimate_view: bool = False) -> DiceReader:
+    """The shared pip-d6 reader; ``estimate_view``: the one that estimates the camera's tilt from
+    the dice of each frame when no view is given (a tilted camera with no calibration, issue 35)."""
     with _default_lock:
-        if _default is None:
-            _default = DiceReader()
-        return _default
+        if estimate_view not in _defaults:
+            _defaults[estimate_view] = DiceReader(estimate_view=estimate_view)
+        return _defaults[estimate_view]
 
 
 def read_dice(

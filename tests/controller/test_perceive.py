@@ -156,3 +156,54 @@ def test_a_frame_only_reader_is_given_the_frame_alone() -> None:
     assert len(calls) == 1 and [d.to_json() for d in rs.dice] == [
         {"kind": "d6", "value": 4, "id": "r1.1", "unsure": False}
     ]
+
+
+def test_a_tilted_camera_without_a_calibration_is_read_as_the_config_says(tmp_path: Path) -> None:
+    """Issue 35: ``[vision] estimate_tilt`` (and ``read --tilted``) reads pip d6 by the camera's tilt
+    estimated from the dice; a steep render (59-60 degrees off vertical, no calibration), read as
+    straight down, scores dice wrong at the asking threshold; read with the tilt estimated, it
+    scores none wrong, and `read --tilted` reads die for die what the table of that config reads."""
+    from training.render.oblique import STEEP, STEEP_TUNE_SEED, make_scene
+
+    img, truth = make_scene(7, STEEP_TUNE_SEED, STEEP)
+    photo = tmp_path / "steep.png"
+    cv2.imwrite(str(photo), img)
+    toml = tmp_path / "table.toml"
+    toml.write_text(
+        '[table]\ngame = "dice-hunter"\n\n[table.options]\ndeck = "virtual"\n'
+        "\n[vision]\nestimate_tilt = true\n",
+        encoding="utf-8",
+    )
+    boxes = [(d["box_px"], d["value"]) for d in truth["dice"]]
+
+    def wrong_and_sure(dice: list[dict[str, Any]]) -> int:
+        bad = 0
+        for d in dice:
+            x, y = d["center"]
+            on = [v for (x0, y0, x1, y1), v in boxes if x0 <= x <= x1 and y0 <= y <= y1]
+            bad += d["confidence"] >= 0.8 and (not on or d["value"] != on[0])
+        return bad
+
+    runs = {
+        name: CliRunner().invoke(app(), ["read", "--json", *extra, str(photo)])
+        for name, extra in {"plain": [], "tilted": ["--tilted"], "config": ["--config", str(toml)]}.items()
+    }
+    assert all(r.exit_code == 0 for r in runs.values()), {k: r.output for k, r in runs.items()}
+    dice = {k: json.loads(r.stdout.strip().splitlines()[0])["dice"] for k, r in runs.items()}
+    assert wrong_and_sure(dice["plain"]) >= 1  # straight down assumed: sure and wrong
+    assert wrong_and_sure(dice["tilted"]) == 0 and any(d["confidence"] < 0.8 for d in dice["tilted"])
+    assert dice["tilted"] == dice["config"]
+
+
+def test_estimate_tilt_is_refused_for_numbered_dice_and_beside_kinds(tmp_path: Path) -> None:
+    toml = tmp_path / "table.toml"
+    toml.write_text('[table]\ngame = "dice-fighter"\n\n[vision]\nestimate_tilt = true\n', encoding="utf-8")
+    res = CliRunner().invoke(app(), ["read", "--json", "--config", str(toml), str(SCENE)])
+    assert res.exit_code != 0 and "estimate_tilt" in res.output and "pip d6 only" in res.output
+    assert "Traceback" not in res.output
+    cli = CliRunner().invoke(app(), ["read", "--tilted", "--kinds", "d20", str(SCENE)])
+    assert cli.exit_code != 0 and "--tilted" in cli.output and "d20" in cli.output
+    beside = CliRunner().invoke(app(), ["read", "--tilted", "--config", str(toml), str(SCENE)])
+    assert beside.exit_code != 0 and "--tilted" in beside.output
+    with pytest.raises(ValueError, match="estimate_tilt"):
+        VisionSection(estimate_tilt="yes")  # type: ignore[arg-type]
