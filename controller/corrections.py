@@ -357,6 +357,15 @@ class RefereeLearning:
             self._install()
         return before - len(self.added)
 
+    def use_set(self, dice_set: Any) -> bool:
+        """A set the table was taught (controller.teach), read from now on in place of the configured
+        one; False when the table's reader reads no learnt sets (it reads it from its next start)."""
+        if not self.on:
+            return False
+        self.base = [dice_set]
+        self._install()
+        return True
+
     def _unlearn(self, command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
         if not self.on:
             raise ValueError(

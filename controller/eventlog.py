@@ -406,6 +406,22 @@ class EventLog:
             out.append(event)
         return out
 
+    def controls(self, action: str) -> list[Event]:
+        """Every game's ``control`` rows of one ``action``, in order: what spans games, such as a
+        table being taught its dice (controller.teach)."""
+        rows = self._query(
+            "SELECT seq, game, t, source, kind, player, data FROM events WHERE kind = 'control' "
+            "AND json_valid(data) AND json_extract(data, '$.action') = ? ORDER BY seq",
+            (action,),
+        )
+        out = []
+        for r in rows:
+            event = parse_row(r)
+            if isinstance(event, str):
+                raise LogError(damaged_message(self.path, event))
+            out.append(event)
+        return out
+
     def count(self, game: int | None = None) -> int:
         game = self.latest_game() if game is None else game
         row = self._query("SELECT COUNT(*) FROM events WHERE game = ?", (game,))[0]

@@ -55,6 +55,25 @@ def resume_point(events: Sequence[Event]) -> dict[str, Any] | None:
     return marks[-1] if marks else None
 
 
+#: what the table keeps of each die scored from the camera, to carry a die a later throw covers
+REMEMBERED = (
+    "id",
+    "kind",
+    "value",
+    "colour",
+    "confidence",
+    "confirmed",
+    "center",
+    "quad",
+    "footprint_mm",
+    "stack_level",
+    "hidden",
+    "carried",
+    "under",
+    "seen_as",
+)
+
+
 def scored_dice(events: Sequence[Event]) -> tuple[list[dict[str, Any]], int]:
     """The dice of the last throw scored from the camera, as logged (empty when none was), and the
     number of its reading set (0 when none was logged)."""

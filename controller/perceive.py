@@ -286,10 +286,11 @@ def reader_for(
     return NumberedDice(want, learnt, NumberedReader(ocr="second") if ocr else None)
 
 
-def load_learnt(path: Path | None) -> Any:
+def load_learnt(path: Path | None, to_teach: bool = False) -> Any:
     """The table's learnt set of dice (``table.dice_set``, `dicetable learn-dice`), None without one;
-    raises TableError naming the file."""
-    if path is None:
+    raises TableError naming the file.  ``to_teach``: the table's game has numbered dice, so a set can
+    be taught at the table (controller.teach saves it at ``path``): no file there yet is no set yet."""
+    if path is None or (to_teach and not path.exists()):
         return None
     from vision.numbered.learnt import load_set
     from vision.numbered.reader import default_reader
@@ -508,7 +509,7 @@ class Perceiver:
             else reader_for(
                 cfg.table.game,
                 cfg.table.kinds,
-                load_learnt(cfg.dice_set_path),
+                load_learnt(cfg.dice_set_path, any(k in ("d10", "d10p", "d20") for k in kinds)),
                 cfg.vision.ocr_second_opinion,
                 cfg.vision.estimate_tilt,
             )

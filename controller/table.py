@@ -39,13 +39,22 @@ from controller.corrections import ANSWERS, RefereeLearning, check_command, next
 from controller.early_read import EarlyRead
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
-from controller.ledger import HeldWrite, apply_step, open_game, position_mark, resume_point, scored_dice
+from controller.ledger import (
+    REMEMBERED,
+    HeldWrite,
+    apply_step,
+    open_game,
+    position_mark,
+    resume_point,
+    scored_dice,
+)
 from controller.panel_rounds import MenuError, PanelRounds
 from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
 from controller.scenario import Setup
 from controller.script import Script, Scripted, select_reading
+from controller.teach import Teaching
 from controller.tumble_flag import TumbleChecks, not_tumbled
 from engine import Input, InputKind, Outcome, RuleError
 
@@ -54,25 +63,6 @@ log = logging.getLogger("dicetable.table")
 
 class Notifier(Protocol):
     def notify(self, snapshot: dict[str, Any]) -> None: ...
-
-
-#: what the table keeps of each die scored from the camera, to carry a die a later throw covers
-REMEMBERED = (
-    "id",
-    "kind",
-    "value",
-    "colour",
-    "confidence",
-    "confirmed",
-    "center",
-    "quad",
-    "footprint_mm",
-    "stack_level",
-    "hidden",
-    "carried",
-    "under",
-    "seen_as",
-)
 
 
 class Table:
@@ -93,7 +83,6 @@ class Table:
         self.cfg = cfg
         self.table_id = cfg.table.id
         self.log = log_
-        #: the dice colours measured at this table (None: the reader's default palette)
         #: how a settled frame is read (controller.perceive): the reader for the game's dice, the
         #: board and calibration, the measured palette and the [vision] where-steps
         self.perceiver = Perceiver.from_config(cfg, reader, geometry)
@@ -132,6 +121,7 @@ class Table:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
         self.learning = RefereeLearning(self.perceiver)  # the referee's answers grow the learnt set
         self.learning.replay(self.log.events() if self.learning.on else [])
+        self.teaching = Teaching(cfg, log_)  # a die of its own taught with the camera (controller.teach)
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)
         except PanelError as e:
@@ -256,6 +246,7 @@ class Table:
         exp = self.game.expects()
         if (
             self.held_write.waiting
+            or self.teaching.on
             or self.status != "playing"
             or exp.kind not in (InputKind.ROLL, InputKind.THROW)
         ):
@@ -279,6 +270,8 @@ class Table:
         tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged (judged
         on the check's own thread, ``controller.tumble_flag``; the next throw waits for its verdict)."""
         self.tumble.wait()
+        if self.teaching.on:  # the frame is the die being taught, not a throw of the game
+            return self.teaching.on_settled(self, image, t, empty)
         if empty is not None:
             self.perceiver.set_empty(empty)
         if self.held_write.waiting:  # read once the held write is written: the dice still lie there
@@ -588,7 +581,7 @@ class Table:
                 "players": [{"name": p.name, "colour": p.colour} for p in self.cfg.players],
                 "state": state,
                 "status": self.status,
-                "waiting_for": self._waiting_for(exp),
+                "waiting_for": self.teaching.waiting() or self._waiting_for(exp),
                 "secret": self.held_choices.progress(self.game, self.rounds.progress),
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
@@ -598,6 +591,7 @@ class Table:
                 "dice_colours": sorted(self.game.dice_colours(self._context_colours()) or ()),  # any: []
                 # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
                 "choice": None if self.game.expects().secret else self.rounds.choice_views(),
+                "teaching": self.teaching.brief(),
             }
 
     def _waiting_for(self, exp: Mapping[str, Any]) -> str:
@@ -610,6 +604,10 @@ class Table:
             return "a person: " + self.question.text
         kind, players = exp.get("kind"), ", ".join(exp.get("players") or [])
         return f"{kind} from {players}" if players else str(kind)
+
+    def teach(self, command: dict[str, Any], who: str) -> dict[str, Any]:
+        """A step of teaching the table a die of its own (controller.teach), from the admin API."""
+        return self.teaching.command(self, command, who)
 
     def events(self, offset: int, limit: int) -> list[dict[str, Any]]:
         if offset < 0 or limit < 0:

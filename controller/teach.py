@@ -1,0 +1,512 @@
+"""Teaching a table one of its own dice, guided, with its live camera (issue 29 item 4).
+
+The owner names a die ("ann's red d20": owner, colour, and a kind among the numbered kinds the
+table's game uses) and rolls it again and again.  While a session is on, the table's settled frames
+come here instead of to the game (`Table.on_settled`), and each is read through the table's own
+perception step with the empty table on (`controller.learn_dice.learning_perceiver`): a die is only
+where the frame differs from the table seen empty, so a keyboard, a cup or another die that lay there
+all along is never a face.  A frame with no die is said so; one with more than one die is refused
+("leave one die only"); one die becomes a roll: its crop, cut as the reader cuts it, and the face
+proposed (by the crops taught so far when they know it, else by the reader).  The owner confirms the
+face or names the right one (`answer`), or says the crop is not the die (`skip`).
+
+The set is complete when every face of the kind has been taught at least ``N_EACH`` times (4: the
+figure the project measures learnt sets at, `benchmarks/vision_numbered_learnt.py` and issue 29's
+"4 rolls a face"; a single crop of a face is one turn and one light, and a face is read surely from
+its crops only when 3 of them agree, `reader.learnt_verdict`).  `save` then stores it where the
+table keeps its set (``[table] dice_set``, the file `dicetable learn-dice confirm` writes: a
+`vision.numbered.learnt.DiceSet`; a set of the same kind already there keeps its crops, the new ones
+join it) and the table's reader reads with it at once.
+
+Nothing taught is lost to a crash: every step is a ``control`` row (``action: teach``) in the event
+log, each roll's crop a JPEG beside it (``<log>.teach/``), logged before it is shown; a table that
+starts finds an unfinished session in its log and carries on (`Teaching.replay`).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import math
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import cv2
+import numpy as np
+
+from controller.corrections import LEARNT_KINDS
+from controller.learn_dice import game_kinds_of, learning_perceiver
+from vision.numbered.embed import TURNS
+from vision.numbered.labels import VALUES
+from vision.numbered.learnt import DiceSet, load_set
+
+if TYPE_CHECKING:
+    from controller.config import TableConfig
+    from controller.eventlog import EventLog
+
+log = logging.getLogger("dicetable.teach")
+
+#: rolls of each face a set needs to be complete (see the module's doc)
+N_EACH = 4
+ACTIONS = ("status", "start", "answer", "skip", "save", "cancel")
+#: the width of the settled frame the page shows (a JPEG, the die's box drawn on it)
+VIEW_WIDTH = 640
+
+
+class TeachError(ValueError):
+    """A teaching step refused: the message names the input and what was expected."""
+
+
+@dataclass
+class Roll:
+    """One settled roll of the die being taught."""
+
+    n: int
+    proposed: int | None
+    confidence: float
+    by: str  # what proposed the face: "taught" (the crops taught so far) or "reader"
+    center: tuple[float, float]
+    features: np.ndarray
+    crop: bytes | None  # JPEG
+    face: int | None = None  # the owner's face for it (None: not answered, or skipped)
+    answered: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "proposed": self.proposed,
+            "confidence": round(self.confidence, 3),
+            "by": self.by,
+            "center": [round(c, 1) for c in self.center],
+            "face": self.face,
+            "answered": self.answered,
+            "crop": None
+            if self.crop is None
+            else "data:image/jpeg;base64," + base64.b64encode(self.crop).decode(),
+        }
+
+
+def _text(command: Mapping[str, Any], key: str, limit: int) -> str:
+    value = command.get(key)
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > limit:
+        raise TeachError(f"{key}: expected a name of 1 to {limit} characters, got {value!r}")
+    return value.strip()
+
+
+def numbered_kinds(cfg: TableConfig) -> tuple[str, ...]:
+    """The kinds of the table's game a set can be taught of (its numbered dice)."""
+    return tuple(k for k in game_kinds_of(cfg) if k in LEARNT_KINDS)
+
+
+def _distinct(dice: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One reading a die: two readings whose centres lie within half a die of each other (the larger
+    box's) are one die read twice (the surer kept); two dice side by side are a die's side apart."""
+
+    def side(d: Mapping[str, Any]) -> float:
+        quad = np.asarray(d.get("quad") or [d["center"]] * 4, np.float64).reshape(-1, 2)
+        return max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 1.0)
+
+    out: list[dict[str, Any]] = []
+    for d in sorted(dice, key=lambda d: -float(d.get("confidence") or 0.0)):
+        if all(math.dist(d["center"], o["center"]) > max(side(d), side(o)) / 2 for o in out):
+            out.append(d)
+    return out
+
+
+class Teaching:
+    """The table's teaching session (see the module's doc): its state, rebuilt from the log."""
+
+    def __init__(self, cfg: TableConfig, log_: EventLog, reader: Any = None) -> None:
+        self.cfg, self.log = cfg, log_
+        self._reader = reader
+        self._perceiver: Any = None
+        self._lock = threading.RLock()
+        self.session: dict[str, Any] | None = None
+        self.rolls: list[Roll] = []
+        self.notice: str | None = None
+        self.view: bytes | None = None  # the last settled frame, small, the die's box on it
+        self.last_saved: str | None = None
+        self.replay()
+
+    # -- what the table and the page read ----------------------------------------------------
+    @property
+    def on(self) -> bool:
+        return self.session is not None
+
+    def brief(self) -> dict[str, Any] | None:
+        """What the table's snapshot says of the session (None: no session)."""
+        with self._lock:
+            if self.session is None:
+                return None
+            return {"name": self.session["name"], "rolls": len(self.rolls), "complete": not self._lacking()}
+
+    def waiting(self) -> str | None:
+        """What the table waits for while a die is taught (None: no session)."""
+        brief = self.brief()
+        return None if brief is None else f"a die to be taught: roll {brief['name']} (the game waits)"
+
+    def counts(self) -> dict[int, int]:
+        """Each face of the kind: how many rolls taught it."""
+        assert self.session is not None
+        got = {v: 0 for v in VALUES[self.session["kind"]]}
+        for r in self.rolls:
+            if r.face is not None:
+                got[r.face] += 1
+        return got
+
+    def _lacking(self) -> list[int]:
+        return [v for v, k in self.counts().items() if k < N_EACH]
+
+    def status(self) -> dict[str, Any]:
+        """The session as the page shows it."""
+        with self._lock:
+            out: dict[str, Any] = {
+                "on": self.on,
+                "each": N_EACH,
+                "kinds": list(numbered_kinds(self.cfg)),
+                "store": None if self.cfg.dice_set_path is None else str(self.cfg.dice_set_path),
+                "notice": self.notice,
+                "saved": self.last_saved,
+                "why_not": self._why_not(),
+            }
+            if self.session is None:
+                return out
+            counts = self.counts()
+            latest = self.rolls[-1] if self.rolls else None
+            view = (
+                None
+                if self.view is None
+                else "data:image/jpeg;base64," + base64.b64encode(self.view).decode()
+            )
+            out.update(
+                session={k: self.session[k] for k in ("owner", "colour", "kind", "name", "who")},
+                faces=[{"face": v, "taught": k} for v, k in counts.items()],
+                missing=[v for v, k in counts.items() if k == 0],
+                short=[v for v, k in counts.items() if 0 < k < N_EACH],
+                complete=all(k >= N_EACH for k in counts.values()),
+                taught=sum(counts.values()),
+                rolls=len(self.rolls),
+                roll=None if latest is None else latest.to_json(),
+                view=view,
+            )
+            return out
+
+    def _why_not(self) -> str | None:
+        """Why no session can start at this table (None: one can)."""
+        if not numbered_kinds(self.cfg):
+            kinds = ", ".join(game_kinds_of(self.cfg))
+            return (
+                f"the table's game {self.cfg.table.game!r} uses {kinds} dice: pip dice are read by their "
+                f"pips, there is no numbered die ({', '.join(LEARNT_KINDS)}) to teach"
+            )
+        if self.cfg.dice_set_path is None:
+            return (
+                'the table.toml has no [table] dice_set: add dice_set = "FILE.json" naming where the '
+                "table keeps its learnt set (teaching saves it there)"
+            )
+        return None
+
+    # -- the commands (the admin API: Table.teach) ------------------------------------------
+    def command(self, table: Any, command: Mapping[str, Any], who: str) -> dict[str, Any]:
+        """One teaching step from the page (``action``: one of ACTIONS); returns the status with
+        ``message``.  Raises TeachError (a ValueError) naming the bad input; a step the log
+        cannot take (LogWriteError) changes nothing."""
+        action = command.get("action")
+        if action not in ACTIONS:
+            raise TeachError(f"action: expected one of {', '.join(ACTIONS)}, got {action!r}")
+        with self._lock:
+            if action == "status":
+                message = ""
+            elif action == "start":
+                message = self._start(table, command, who)
+            elif self.session is None:
+                raise TeachError(f"{action!r}: no die is being taught: start a session first")
+            elif action in ("answer", "skip"):
+                message = self._answer(table, command, who, action == "skip")
+            elif action == "save":
+                message = self._save(table, who)
+            else:
+                message = self._end(
+                    table, who, "cancel", f"stopped teaching {self.session['name']}; nothing saved"
+                )
+        if action != "status":
+            table._emit()
+        return {**self.status(), "message": message}
+
+    def _row(self, table: Any, step: str, who: str, **data: Any) -> None:
+        row = {"action": "teach", "step": step, "who": who, **data}
+        if self.session is not None:
+            row.setdefault("session", self.session["id"])
+        self.log.append(table.game_no, "control", row, "camera" if step == "roll" else "admin", who)
+
+    def _start(self, table: Any, command: Mapping[str, Any], who: str) -> str:
+        if self.session is not None:
+            raise TeachError(f"'start': {self.session['name']} is being taught: save it or cancel it first")
+        why = self._why_not()
+        if why is not None:
+            raise TeachError(f"'start': {why}")
+        owner, colour = _text(command, "owner", 40), _text(command, "colour", 20)
+        kinds = numbered_kinds(self.cfg)
+        kind = command.get("kind")
+        if kind not in kinds:
+            raise TeachError(
+                f"kind: expected one of the numbered kinds the table's game {self.cfg.table.game!r} "
+                f"uses ({', '.join(kinds)}), got {kind!r}"
+            )
+        stored = self._stored()
+        if stored is not None and stored.kind != kind and not command.get("replace"):
+            raise TeachError(
+                f"kind {kind}: the table keeps one set, of {stored.kind} ({stored.name!r}, at "
+                f"{self.cfg.dice_set_path}); a {kind} set would replace it: start with replace to do so"
+            )
+        name = f"{owner}'s {colour} {kind}"
+        session = {"id": 0, "owner": owner, "colour": colour, "kind": kind, "name": name, "who": who}
+        row = {
+            "action": "teach",
+            "step": "start",
+            "who": who,
+            **{k: v for k, v in session.items() if k != "id"},
+        }
+        seq = self.log.append(table.game_no, "control", row, "admin", who)  # logged first
+        self.session, self.rolls = {**session, "id": seq}, []
+        self.notice, self.view, self.last_saved, self._perceiver = None, None, None, None
+        log.info("teaching %s (session %d)", name, seq)
+        return f"teaching {name}: roll it in view of the camera, one die alone"
+
+    def _roll(self, command: Mapping[str, Any]) -> Roll:
+        n = command.get("roll")
+        found = [r for r in self.rolls if r.n == n] if isinstance(n, int) and not isinstance(n, bool) else []
+        if not found:
+            raise TeachError(
+                f"roll: expected the number of a roll of this session (1..{len(self.rolls)}), got {n!r}"
+            )
+        return found[0]
+
+    def _answer(self, table: Any, command: Mapping[str, Any], who: str, skip: bool) -> str:
+        assert self.session is not None
+        kind, roll = self.session["kind"], self._roll(command)
+        face = None
+        if not skip:
+            face = command.get("face")
+            if not isinstance(face, int) or isinstance(face, bool) or face not in VALUES[kind]:
+                raise TeachError(f"face: a {kind} shows {VALUES[kind][0]}..{VALUES[kind][-1]}, got {face!r}")
+        self._row(table, "answer", who, roll=roll.n, face=face)
+        roll.face, roll.answered = face, True
+        if face is None:
+            return f"roll {roll.n} left out: not {self.session['name']}"
+        left = self._lacking()
+        done = f"{self.session['name']} is complete: save it" if not left else f"{len(left)} faces to go"
+        return f"roll {roll.n} taught as {face} ({done})"
+
+    def _set(self) -> DiceSet | None:
+        """The crops taught so far, as a set (None: none yet)."""
+        assert self.session is not None
+        taught = [r for r in self.rolls if r.face is not None]
+        if not taught:
+            return None
+        s = self.session
+        return DiceSet(
+            s["name"],
+            s["kind"],
+            s["colour"],
+            self.reader().embedder().digest,
+            np.array([r.face for r in taught], np.int64),
+            np.stack([r.features for r in taught]),
+        )
+
+    def _stored(self) -> DiceSet | None:
+        path = self.cfg.dice_set_path
+        if path is None or not path.is_file():
+            return None
+        try:
+            return load_set(path)
+        except ValueError:
+            return None  # a set the table cannot read is replaced (its loading refused it already)
+
+    def _save(self, table: Any, who: str) -> str:
+        assert self.session is not None
+        counts, lacking = self.counts(), self._lacking()
+        if lacking:
+            missing = [v for v in lacking if counts[v] == 0]
+            short = [f"{v} ({counts[v]} of {N_EACH})" for v in lacking if counts[v]]
+            parts = ([f"faces {', '.join(map(str, missing))} not taught yet"] if missing else []) + (
+                [f"faces {', '.join(short)} taught too few times"] if short else []
+            )
+            raise TeachError(
+                f"'save': the {self.session['kind']} set is not complete: {'; '.join(parts)} "
+                f"(every face {N_EACH} times): roll it again"
+            )
+        taught = self._set()
+        assert taught is not None and self.cfg.dice_set_path is not None
+        stored = self._stored()
+        joined = stored is not None and stored.kind == taught.kind and stored.embedder == taught.embedder
+        if stored is not None and joined:
+            name = (
+                stored.name if taught.name in stored.name.split(" + ") else f"{stored.name} + {taught.name}"
+            )
+            taught = stored.plus(taught.values, taught.features, name)
+        path = self.cfg.dice_set_path
+        tmp = path.with_name(path.name + ".part")
+        taught.save(tmp)
+        tmp.replace(path)  # whole or not at all
+        use = getattr(getattr(table, "learning", None), "use_set", None)
+        in_use = bool(use(taught)) if callable(use) else False
+        joined_text = f", joining {stored.name!r}" if stored is not None and joined else ""
+        saved = f"saved {self.session['name']} ({sum(counts.values())} crops{joined_text}) to {path}; " + (
+            "the table reads with it now" if in_use else "the table reads with it from its next start"
+        )
+        self._end(table, who, "saved", saved, path=str(path), crops=sum(counts.values()))
+        self.last_saved = saved
+        return saved
+
+    def _end(self, table: Any, who: str, step: str, message: str, **data: Any) -> str:
+        self._row(table, step, who, **data)
+        self.session, self.rolls, self.notice, self.view, self._perceiver = None, [], None, None, None
+        return message
+
+    # -- the camera -------------------------------------------------------------------------
+    def reader(self) -> Any:
+        from vision.numbered.reader import default_reader
+
+        if self._reader is None:
+            self._reader = default_reader()
+        return self._reader
+
+    def _folder(self) -> Path:
+        assert self.session is not None
+        return self.log.path.with_name(self.log.path.name + ".teach") / f"session-{self.session['id']}"
+
+    def on_settled(self, table: Any, image: np.ndarray, t: float, empty: np.ndarray | None = None) -> None:
+        """A settled frame while a die is taught: one die alone becomes a roll (logged, its crop
+        saved); none, or more than one, is said on the page."""
+        with self._lock:
+            if self.session is None:
+                return
+            try:
+                self._see(table, image, t, empty)
+            except (ValueError, cv2.error) as e:
+                self.notice = f"the frame at t={t:.2f} s could not be read ({e}); roll again"
+            except OSError as e:  # the log or the crop's folder cannot be written: nothing was taught
+                self.notice = f"the roll at t={t:.2f} s could not be saved ({e}); roll again"
+        table._emit()
+
+    def _see(self, table: Any, image: np.ndarray, t: float, empty: np.ndarray | None) -> None:
+        assert self.session is not None
+        name, kind = self.session["name"], self.session["kind"]
+        if self._perceiver is None:
+            self._perceiver = learning_perceiver(kind, self.cfg, True, self.reader())
+        perceiver = self._perceiver
+        if empty is not None:
+            perceiver.set_empty(empty)
+        table_empty = perceiver.where.empty
+        if table_empty is None or table_empty.empty.shape != image.shape:
+            self.view = _view(image, [])
+            mode = "" if table_empty is None else " in this camera mode"
+            self.notice = (
+                f"the camera has not seen the table empty{mode}: take {name} off the table until "
+                "the camera has seen it empty, then roll it"
+            )
+            return
+        dice = _distinct([d.to_json() for d in perceiver.perceive(image).dice])
+        self.view = _view(image, dice)
+        if not dice:
+            self.notice = (
+                f"no die where the table changed since it was empty: roll {name} in view of the camera"
+            )
+            return
+        if len(dice) > 1:
+            self.notice = f"{len(dice)} dice are on the table: leave one die only, {name}, and roll it again"
+            return
+        d = dice[0]
+        reader = self.reader()
+        crop = reader.crops_of(image, [d])[0]
+        turned = reader.embedder().embed([crop], TURNS)
+        sofar = self._set()
+        match = sofar.match(turned)[0] if sofar is not None else None
+        proposed: int | None
+        if match is not None:
+            proposed, confidence, by = match.value, match.likeness, "taught"
+        else:
+            value = d.get("value")
+            proposed = int(value) if d.get("kind") == kind and isinstance(value, int) else None
+            confidence, by = float(d.get("confidence") or 0.0), "reader"
+        n = len(self.rolls) + 1
+        ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        jpeg = buf.tobytes() if ok else None
+        folder = self._folder()
+        if jpeg is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"roll-{n}.jpg").write_bytes(jpeg)
+        features = np.asarray(turned[0, 0], np.float32)
+        center = (float(d["center"][0]), float(d["center"][1]))
+        self._row(
+            table,
+            "roll",
+            "camera",
+            roll=n,
+            t=t,
+            proposed=proposed,
+            confidence=round(confidence, 4),
+            by=by,
+            center=[round(c, 1) for c in center],
+            embedder=reader.embedder().digest,
+            features=[round(float(x), 5) for x in features],
+        )
+        self.rolls.append(Roll(n, proposed, confidence, by, center, features, jpeg))
+        self.notice = None
+
+    # -- after a restart ------------------------------------------------------------------
+    def replay(self) -> None:
+        """The unfinished session in the log (its last started one, unless saved or cancelled),
+        taken up again with every roll and answer."""
+        events = self.log.controls("teach")
+        rows = [e.data for e in events]
+        starts = [i for i, r in enumerate(rows) if r.get("step") == "start"]
+        if not starts:
+            return
+        first = starts[-1]
+        start = rows[first]
+        mine = [r for r in rows[first + 1 :] if r.get("session") == events[first].seq]
+        if any(r.get("step") in ("saved", "cancel") for r in mine):
+            return
+        self.session = {
+            "id": events[first].seq,
+            **{k: start.get(k) for k in ("owner", "colour", "kind", "name", "who")},
+        }
+        folder = self._folder()
+        for r in mine:
+            if r.get("step") == "roll":
+                n = int(r["roll"])
+                crop = folder / f"roll-{n}.jpg"
+                self.rolls.append(
+                    Roll(
+                        n,
+                        r.get("proposed"),
+                        float(r.get("confidence") or 0.0),
+                        str(r.get("by", "reader")),
+                        (float(r["center"][0]), float(r["center"][1])),
+                        np.asarray(r["features"], np.float32),
+                        crop.read_bytes() if crop.is_file() else None,
+                    )
+                )
+            elif r.get("step") == "answer":
+                for roll in self.rolls:
+                    if roll.n == r.get("roll"):
+                        roll.face, roll.answered = r.get("face"), True
+        log.info("teaching %s again from the log: %d rolls", self.session["name"], len(self.rolls))
+
+
+def _view(image: np.ndarray, dice: Sequence[Mapping[str, Any]]) -> bytes | None:
+    """The frame at VIEW_WIDTH with each die found boxed (the page's view of the camera)."""
+    k = min(1.0, VIEW_WIDTH / image.shape[1])
+    small = cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA) if k < 1.0 else image.copy()
+    for d in dice:
+        quad = d.get("quad")
+        if quad:
+            pts = (np.asarray(quad, np.float64).reshape(-1, 2) * k).round().astype(np.int32)
+            cv2.polylines(small, [pts], True, (0, 255, 255), 2)
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return buf.tobytes() if ok else None

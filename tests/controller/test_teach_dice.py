@@ -1,0 +1,158 @@
+"""Teaching the table a die of its own with its camera (issue 29 item 4, controller.teach): each
+settled roll of the die alone becomes its crop and a proposed face, confirmed or corrected by the
+owner; only the die that was not on the empty table is ever a face; the set is complete at
+N_EACH rolls of every face and is then saved where the table keeps its set and read with at once;
+a restarted table carries on the session from its log.  Real photos (tests/controller/teach_scene.py)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from controller.config import TableConfig, parse_config
+from controller.eventlog import EventLog
+from controller.session import mock_pins
+from controller.table import Table
+from tests.controller.teach_scene import LYING, PAGE, empty_table, needs_real, place, roll
+from vision.numbered.learnt import load_set
+
+START = {"action": "start", "owner": "ann", "colour": "green", "kind": "d20"}
+
+
+def _cfg(game: str = "die-angler", **table: object) -> TableConfig:
+    names = [("ann", "red"), ("bob", "blue"), ("cid", "green")][: 3 if game == "dice-hunter" else 2]
+    players = [{"name": n, "colour": c, "pins": mock_pins(i).model_dump()} for i, (n, c) in enumerate(names)]
+    raw = {"game": game, "seed": 3, **table}
+    if game == "die-angler":
+        raw.setdefault("kinds", ["d6", "d10", "d20"])
+        raw.setdefault("dice_set", "sets/green.json")
+    return parse_config({"table": raw, "players": players})
+
+
+def _table(tmp_path: Path, cfg: TableConfig | None = None, resume: bool = False) -> Table:
+    return Table(cfg or _cfg(), EventLog(tmp_path / "t.sqlite3"), resume=resume)
+
+
+def _settle(table: Table, frame: np.ndarray, t: float) -> dict:
+    table.on_settled(frame, t, t, empty=empty_table())
+    return table.teach({"action": "status"}, "ann")
+
+
+@needs_real
+@pytest.mark.slow
+def test_a_die_is_taught_roll_by_roll_and_the_table_reads_with_the_saved_set(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    assert table.perceiver.reader.learnt is None  # dice_set named, not taught yet: the table runs
+    out = table.teach(START, "ann")
+    assert out["message"].startswith("teaching ann's green d20")
+    assert table.snapshot()["waiting_for"] == "a die to be taught: roll ann's green d20 (the game waits)"
+    assert _settle(table, empty_table(), 1.0)["notice"].startswith("no die where the table changed")
+    two = _settle(table, roll(3, 0, also=5), 2.0)
+    assert "2 dice are on the table: leave one die only, ann's green d20" in two["notice"]
+    assert two["rolls"] == 0
+    right_later = 0
+    for i in range(4 * 20):
+        face, t = i % 20 + 1, 3.0 + i
+        got = _settle(table, roll(face, i), t)
+        r = got["roll"]
+        assert got["notice"] is None and r["n"] == i + 1 and r["crop"].startswith("data:image/jpeg")
+        # the die rolled, never the text page or the d20 that lay on the table all along
+        assert math.dist(r["center"], place(i)) < 40, (i, r["center"])
+        assert min(math.dist(r["center"], p) for p in (PAGE, LYING)) > 300
+        right_later += i >= 20 and r["proposed"] == face and r["by"] == "taught"
+        if i == 59:  # three rounds: every face short of N_EACH
+            with pytest.raises(ValueError, match=r"taught too few times \(every face 4 times\)"):
+                table.teach({"action": "save"}, "ann")
+            assert got["short"] == list(range(1, 21)) and not got["missing"]
+        if i == 5:
+            assert got["missing"] == list(range(6, 21)) and got["short"] == [1, 2, 3, 4, 5]
+        answer = {"action": "answer", "roll": r["n"], "face": face}
+        said = table.teach(answer, "ann")["message"]
+        assert said.startswith(f"roll {i + 1} taught as {face}")
+    # the crops taught so far propose the faces of later rolls (each a quarter turn on)
+    assert right_later >= 0.9 * 60, right_later
+    status = table.teach({"action": "status"}, "ann")
+    assert status["complete"] and status["taught"] == 80 and not status["missing"]
+    saved = table.teach({"action": "save"}, "ann")
+    assert "the table reads with it now" in saved["message"] and not saved["on"]
+    stored = load_set(table.cfg.dice_set_path)  # the file `learn-dice confirm` writes
+    assert stored.name == "ann's green d20" and stored.kind == "d20" and stored.faces == list(range(1, 21))
+    assert len(stored.values) == 80
+    assert table.perceiver.reader.learnt.name == "ann's green d20"
+    assert table.snapshot()["teaching"] is None and "teach" not in table.snapshot()["waiting_for"]
+    # a table started again reads with the set from its config
+    assert _table(tmp_path, resume=True).perceiver.reader.learnt.name == "ann's green d20"
+    steps = [e.data["step"] for e in table.log.controls("teach")]
+    assert steps == ["start", *["roll", "answer"] * 80, "saved"]
+
+
+@needs_real
+def test_a_restarted_table_carries_on_the_session_losing_nothing_taught(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    table.teach(START, "ann")
+    for i, face in enumerate((7, 12, 7)):
+        r = _settle(table, roll(face, i), 1.0 + i)["roll"]
+        if i == 0:
+            table.teach({"action": "answer", "roll": r["n"], "face": face}, "ann")
+        elif i == 1:
+            table.teach({"action": "skip", "roll": r["n"]}, "ann")
+    # the process dies; the table starts again from its log
+    again = _table(tmp_path, resume=True)
+    status = again.teach({"action": "status"}, "ann")
+    assert status["on"] and status["session"]["name"] == "ann's green d20" and status["rolls"] == 3
+    assert status["taught"] == 1 and status["short"] == [7]
+    assert status["roll"]["n"] == 3 and not status["roll"]["answered"]
+    assert status["roll"]["crop"].startswith("data:image/jpeg")  # the crop kept beside the log
+    assert again.teach({"action": "answer", "roll": 3, "face": 7}, "ann")["taught"] == 2
+    again.teach({"action": "cancel"}, "ann")
+    assert not _table(tmp_path, resume=True).teaching.on
+    assert not again.cfg.dice_set_path.exists()
+
+
+def test_bad_steps_are_refused_naming_what_was_expected(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    for command, message in [
+        ({"action": "save"}, "'save': no die is being taught: start a session first"),
+        ({"action": "fly"}, "action: expected one of status, start, answer, skip, save, cancel, got 'fly'"),
+        ({**START, "kind": "d6"}, "kind: expected one of the numbered kinds the table's game 'die-angler' "),
+        ({**START, "kind": "d12"}, "uses (d10, d20), got 'd12'"),
+        ({**START, "owner": " "}, "owner: expected a name of 1 to 40 characters, got ' '"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            table.teach(command, "ann")
+        assert message in str(e.value), (command, str(e.value))
+    table.teach(START, "ann")
+    for command, message in [
+        (START, "'start': ann's green d20 is being taught: save it or cancel it first"),
+        ({"action": "answer", "roll": 1, "face": 3}, "roll: expected the number of a roll of this session"),
+        (
+            {"action": "save"},
+            "faces 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 not taught",
+        ),
+    ]:
+        with pytest.raises(ValueError) as e:
+            table.teach(command, "ann")
+        assert message in str(e.value), (command, str(e.value))
+    # a settled frame while no empty table was seen: said, nothing taught
+    table.on_settled(np.full((480, 640, 3), 90, np.uint8), 1.0, 1.0)
+    assert "has not seen the table empty" in table.teaching.notice and not table.teaching.rolls
+    # a pip-dice game has nothing to teach; a table with no dice_set has nowhere to keep it
+    hunter = _table(tmp_path / "h", _cfg("dice-hunter"))
+    with pytest.raises(ValueError, match="uses d6 dice: pip dice are read by their pips"):
+        hunter.teach(START, "ann")
+    bare = _table(tmp_path / "b", _cfg(kinds=["d6", "d10", "d20"], dice_set=None))
+    assert "has no [table] dice_set" in bare.teach({"action": "status"}, "ann")["why_not"]
+
+
+@needs_real
+def test_a_face_out_of_the_kinds_range_is_refused(tmp_path: Path) -> None:
+    table = _table(tmp_path)
+    table.teach(START, "ann")
+    _settle(table, roll(4, 0), 1.0)
+    for face in (0, 21, "4", True, None):
+        with pytest.raises(ValueError, match=rf"face: a d20 shows 1\.\.20, got {face!r}"):
+            table.teach({"action": "answer", "roll": 1, "face": face}, "ann")
+    assert table.teach({"action": "status"}, "ann")["taught"] == 0
