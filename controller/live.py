@@ -213,10 +213,14 @@ def play(
     if point is not None:
         table.skip_to(point)
     t_last = 0.0
+    warm = True  # the reader's nets loaded and run once on the first frame, not on the first throw
     while True:
         frame = source.read()
         if frame is None:
             break
+        if warm:
+            warm = False
+            table.perceiver.warm(frame.image_bgr)
         t_last = frame.t
         try:
             upd = gate.update(frame.image_bgr, frame.t)

@@ -541,7 +541,12 @@ class Perceiver:
         kinds: tuple[str, ...] = ("d6",),
         die_sizes_mm: list[float] | None = None,
     ) -> Perceiver:
-        """A setup from its parts (raises TableError when the ``[vision]`` steps cannot be made)."""
+        """A setup from its parts (raises TableError when the ``[vision]`` steps cannot be made).
+        A process that reads frames keeps the memory of one frame's arrays for the next
+        (`vision.runtime.keep_freed_memory`: the same readings, at less CPU a frame)."""
+        from vision.runtime import keep_freed_memory
+
+        keep_freed_memory()
         try:
             where = TableWhere(
                 vision,
@@ -552,6 +557,21 @@ class Perceiver:
         except ValueError as e:
             raise TableError(str(e)) from None
         return cls(reader, where, geometry, palette, threshold, vision.rectify_oblique, own_reader, kinds)
+
+    def warm(self, image: np.ndarray) -> bool:
+        """Read ``image`` (the camera's first frame) once, its reading dropped, so that the first throw
+        does not pay for loading the reader's nets and running them the first time (~220 ms CPU here,
+        most of it onnxruntime's first runs; issue 32).  Nothing is kept of the frame: the where-steps
+        and the board's pose are made again for each frame read.  A reader the table was handed
+        (`FrameOnly`: a test's, a recording's) is not called; a frame that cannot be read is left to
+        the loop to report.  True when it was read."""
+        if isinstance(self.reader, FrameOnly):
+            return False
+        try:
+            self.perceive(image)
+        except Exception:  # the loop reports a frame it cannot read when it reads one
+            return False
+        return True
 
     def set_empty(self, empty: np.ndarray) -> None:
         """The empty table as the camera saw it last (the motion gate's empty frame)."""

@@ -15,7 +15,7 @@ from controller.eventlog import EventLog
 from controller.live import EARLY_S, SETTLE_S, load_script, play
 from controller.session import mock_pins, session_config
 from controller.table import Table
-from hardware.frames import RecordedSource
+from hardware.frames import Frame, RecordedSource
 from vision.motion import MotionGate
 from vision.tumble import ThrowRecorder
 
@@ -181,3 +181,44 @@ def test_the_gate_says_how_long_the_dice_have_rested_before_they_settle() -> Non
     t_settled, t_rest = settled[0]
     assert resting and all(r == t_rest and t < t_settled for t, r in resting)
     assert t_settled - t_rest == pytest.approx(SETTLE_S)
+
+
+class Examining:
+    """A reader of the reader protocol (not a frame-only callable) that notes each frame it is given."""
+
+    def __init__(self) -> None:
+        self.frames: list[int] = []
+
+    def read(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> list[Any]:
+        return list(self.examine(image).readings)
+
+    def examine(self, image: np.ndarray, palette: Any = None, where: Any = None, view: Any = None) -> Any:
+        from vision.reading import Examined
+
+        self.frames.append(int(image[0, 0, 0]))
+        return Examined([], [])
+
+
+class OneFrame:
+    name = "test"
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image: np.ndarray | None = image
+
+    def read(self) -> Frame | None:
+        image, self.image = self.image, None
+        return None if image is None else Frame(image, 0.0, self.name)
+
+
+def test_the_reader_is_warmed_on_the_cameras_first_frame_not_on_the_first_throw(tmp_path: Path) -> None:
+    """Issue 32: the table's reader loads and runs its nets on the first frame (its reading dropped),
+    so the first throw is read as fast as the others; a reader the table was handed as a callable
+    (a test's, a recording's) is never called for it."""
+    table, cam = hunter(tmp_path)
+    play(table, OneFrame(frame(7)))
+    assert cam.frames == []  # a frame-only reader: not warmed
+    reader = Examining()
+    table.reader = reader
+    play(table, OneFrame(frame(8)))
+    assert reader.frames == [8]
+    assert table.reading_set is None and table.early.seen is None  # nothing of it kept

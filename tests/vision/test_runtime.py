@@ -85,3 +85,35 @@ def test_softmax_turned_every_crop_at_even_turns_without_sure() -> None:
     calls.clear()
     np.testing.assert_allclose(softmax_turned(_corner_net(calls), crops, 1, sure=None), softmax(lo(crops)))
     assert calls == [3]
+
+
+def test_a_frames_arrays_reuse_the_memory_the_last_frames_were_freed_from() -> None:
+    """keep_freed_memory (issue 32): a frame-sized array made again after one was freed touches no
+    fresh pages (glibc would otherwise give each its own pages and the kernel zero every one again)."""
+    import resource
+
+    from vision.runtime import keep_freed_memory
+
+    if not keep_freed_memory():
+        pytest.skip("not glibc: malloc's thresholds cannot be set")
+    assert keep_freed_memory()  # once a process; asked again, still kept
+
+    def faults_of_a_frame() -> int:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        a = np.empty((960, 1280, 3), np.float32)  # 14 MiB, a float copy of a 1280x960 frame
+        a.fill(1.0)
+        del a
+        return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+    faults_of_a_frame()
+    pages = 960 * 1280 * 3 * 4 // 4096
+    assert faults_of_a_frame() < pages // 10
+
+
+def test_a_table_that_reads_frames_keeps_freed_memory() -> None:
+    from controller.config import VisionSection
+    from controller.perceive import FrameOnly, Perceiver
+    from vision import runtime
+
+    Perceiver.of(FrameOnly(lambda image: []), VisionSection())
+    assert runtime._kept is not None  # asked once the table's reading setup is made
