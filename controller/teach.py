@@ -129,6 +129,7 @@ class Teaching:
         self.notice: str | None = None
         self.view: bytes | None = None  # the last settled frame, small, the die's box on it
         self.last_saved: str | None = None
+        self.frames = 0
         self.replay()
 
     # -- what the table and the page read ----------------------------------------------------
@@ -141,7 +142,14 @@ class Teaching:
         with self._lock:
             if self.session is None:
                 return None
-            return {"name": self.session["name"], "rolls": len(self.rolls), "complete": not self._lacking()}
+            taught = sum(r.face is not None for r in self.rolls)
+            return {
+                "name": self.session["name"],
+                "frames": self.frames,  # settled frames seen: each changes the snapshot, so pages look again
+                "rolls": len(self.rolls),
+                "taught": taught,
+                "complete": not self._lacking(),
+            }
 
     def waiting(self) -> str | None:
         """What the table waits for while a die is taught (None: no session)."""
@@ -385,6 +393,7 @@ class Teaching:
         with self._lock:
             if self.session is None:
                 return
+            self.frames += 1
             try:
                 self._see(table, image, t, empty)
             except (ValueError, cv2.error) as e:

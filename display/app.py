@@ -41,6 +41,7 @@ from display.boards import board_picture, shipped_board
 from display.describe import describe_events
 from display.guard import MAX_BODY, Guard, Refusal, Scope, TokenGate, retry_after, scope_client
 from display.hub import Hub
+from display.learn_page import add_learn_routes
 from display.names import Lang, backend_names, game_title
 from display.offers import offers
 from display.stats_page import add_stats_routes
@@ -263,6 +264,10 @@ def create_app(
                 return HTMLResponse(_page("login.html").body, status_code=401)
             raise
         return _page("admin.html")
+
+    teach = getattr(backend, "teach", None)
+    if callable(teach):  # teaching the table a die of its own: /learn and /api/admin/learn
+        add_learn_routes(app, teach, admin_check)
 
     fairness = getattr(backend, "fairness", None)
     if callable(fairness):  # dice fairness from the table's log: /stats and /api/stats

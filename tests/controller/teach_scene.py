@@ -1,7 +1,7 @@
 """Frames of a table being taught a die (controller.teach), built from the shared real photos.
 
 The die is d20_imac1844's green d20 (one top-down photo a face, every face: `d20_imac1844/SOURCE.md`),
-each roll laid at another place and turned a quarter more, on a table of the photos' own white; in
+each roll laid at another place and turned a quarter more, on a table of the photos' border colour; in
 view all along lie a page of printed text and numerals (a negative photo) and another real d20 (of
 d20_lurig): the empty table shows them, so neither is ever a face.
 """
@@ -47,7 +47,7 @@ def _put(frame: np.ndarray, patch: np.ndarray, at: tuple[int, int]) -> None:
 
 @cache
 def empty_table() -> np.ndarray:
-    """The table with nothing of the game on it: the photos' white, a text page, another d20."""
+    """The table with nothing of the game on it: the photos' border colour, a text page, another d20."""
     edge = np.concatenate([faces()[1][0], faces()[1][-1], faces()[1][:, 0], faces()[1][:, -1]])
     table = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
     table[:] = np.median(edge, 0)

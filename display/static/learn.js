@@ -1,0 +1,134 @@
+// Teaching the table a die of its own (issue 29 item 4; display/learn_page.py, controller/teach.py):
+// pick a die, roll it alone again and again; each settled roll shows the die's picture and the face the
+// table proposes: tap to confirm it or pick the right face. The admin token is asked once on this device
+// (kept with fix.js's) and needed only when the display has one.
+"use strict";
+
+const LEARN_TOKEN = "dicetable-admin-token";
+const LEARN_WHO = "dicetable-who";
+const byId = (id) => document.getElementById(id);
+let learnShown = null;
+let learnKey = null;
+
+function learnSay(text, ok) {
+  const m = byId("learn-msg");
+  m.className = "msg " + (ok ? "ok" : "err");
+  m.textContent = text;
+}
+
+async function learnApi(method, body) {
+  const tokenBox = byId("learn-token");
+  const token = (tokenBox.value || "").trim() || localStorage.getItem(LEARN_TOKEN) || "";
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers["X-Admin-Token"] = token;
+  let r;
+  try {
+    r = await fetch("/api/admin/learn", { method, headers, cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) { learnSay("The table did not answer; try again.", false); return null; }
+  const got = await r.json().catch(() => ({}));
+  if (r.status === 401) {  // the display has a token: ask for it once on this device
+    localStorage.removeItem(LEARN_TOKEN);
+    byId("learn-token-row").hidden = false;
+    learnSay(got.error || "The admin token is needed (asked once on this device).", false);
+    return null;
+  }
+  if (!r.ok) { learnSay(got.error || `refused (${r.status})`, false); return null; }
+  if (token) { localStorage.setItem(LEARN_TOKEN, token); byId("learn-token-row").hidden = true; }
+  return got;
+}
+
+async function learnStep(command) {
+  const who = byId("learn-who").value.trim();
+  if (!who) { learnSay("Write your name first: every step is recorded with who took it.", false); byId("learn-who").focus(); return; }
+  localStorage.setItem(LEARN_WHO, who);
+  const got = await learnApi("POST", { who, command });
+  if (got) { learnSay(got.message || "done", true); learnRender(got); }
+}
+
+async function learnRefresh() {
+  const got = await learnApi("GET");
+  if (got) learnRender(got);
+}
+
+function learnProposal(roll) {
+  if (roll.answered) return roll.face === null ? "Left out: not this die." : `Taught as ${roll.face}.`;
+  if (roll.proposed === null) return "The table cannot tell which face it shows: pick it.";
+  const by = roll.by === "taught" ? "like the rolls taught so far" : "the reader's guess";
+  return `The table thinks it shows ${roll.proposed} (${by}).`;
+}
+
+function learnRender(st) {
+  learnShown = st;
+  byId("learn-setup").hidden = st.on;
+  byId("learn-session").hidden = !st.on;
+  byId("learn-progress-section").hidden = !st.on;
+  byId("learn-view-section").hidden = !(st.on && st.view);
+  const kind = byId("learn-kind");
+  const picked = kind.value;
+  kind.replaceChildren(...(st.kinds || []).map((k) => h("option", { value: k }, k)));
+  if ((st.kinds || []).includes(picked)) kind.value = picked;
+  byId("learn-why-not").hidden = !st.why_not;
+  byId("learn-why-not").textContent = st.why_not || "";
+  byId("learn-start").disabled = Boolean(st.why_not);
+  byId("learn-saved").textContent = st.saved || "";
+  if (!st.on) return;
+  byId("learn-name").textContent = `Teaching ${st.session.name}`;
+  byId("learn-notice").hidden = !st.notice;
+  byId("learn-notice").textContent = st.notice || "";
+  const roll = st.roll;
+  byId("learn-roll").hidden = !roll;
+  byId("learn-wait").hidden = Boolean(roll && !roll.answered);
+  if (roll) {
+    byId("learn-roll").dataset.roll = roll.n;
+    byId("learn-crop").src = roll.crop || "";
+    byId("learn-roll-no").textContent = `roll ${roll.n}`;
+    byId("learn-proposed").textContent = learnProposal(roll);
+    byId("learn-other").textContent = roll.answered ? "Tapped the wrong face? Pick the right one:" : "Or the face it really shows:";
+    const confirm = byId("learn-confirm");
+    confirm.hidden = roll.proposed === null || roll.answered;
+    confirm.textContent = `Yes, it shows ${roll.proposed}`;
+    confirm.dataset.face = roll.proposed === null ? "" : roll.proposed;
+    byId("learn-faces").replaceChildren(...st.faces.map((f) => {
+      const marked = roll.answered ? roll.face : roll.proposed;
+      const b = h("button", { type: "button", class: f.face === marked ? "face read" : "face",
+        "data-face": f.face }, f.face);
+      b.addEventListener("click", () => learnStep({ action: "answer", roll: roll.n, face: f.face }));
+      return b;
+    }));
+  }
+  byId("learn-progress").replaceChildren(...st.faces.map((f) => h("span", {
+    "data-face": f.face, "data-taught": f.taught,
+    class: f.taught >= st.each ? "done" : f.taught ? "short" : "missing" }, h("b", {}, f.face), `${f.taught}/${st.each}`)));
+  const parts = [];
+  if (st.missing.length) parts.push(`Still missing: ${st.missing.join(", ")}.`);
+  if (st.short.length) parts.push(`Fewer than ${st.each} times: ${st.short.join(", ")}.`);
+  byId("learn-missing").textContent = parts.join(" ");
+  byId("learn-complete").hidden = !st.complete;
+  byId("learn-complete").textContent = st.complete
+    ? `Complete: every face taught at least ${st.each} times. Save it and the table reads with it.` : "";
+  byId("learn-save").disabled = !st.complete;
+  if (st.view) byId("learn-view").src = st.view;
+}
+
+byId("learn-who").value = localStorage.getItem(LEARN_WHO) || "";
+byId("learn-token-ok").addEventListener("click", learnRefresh);
+byId("learn-start").addEventListener("click", () => learnStep({ action: "start",
+  owner: byId("learn-owner").value.trim(), colour: byId("learn-colour").value.trim(), kind: byId("learn-kind").value }));
+byId("learn-confirm").addEventListener("click", () => {
+  const roll = learnShown && learnShown.roll;
+  if (roll && roll.proposed !== null) learnStep({ action: "answer", roll: roll.n, face: roll.proposed });
+});
+byId("learn-skip").addEventListener("click", () => {
+  const roll = learnShown && learnShown.roll;
+  if (roll) learnStep({ action: "skip", roll: roll.n });
+});
+byId("learn-save").addEventListener("click", () => learnStep({ action: "save" }));
+byId("learn-cancel").addEventListener("click", () => learnStep({ action: "cancel" }));
+
+// every settled frame while a die is taught changes the snapshot's "teaching": look again then
+live((snap) => {
+  statusPill(byId("status"), snap.status);
+  const key = JSON.stringify(snap.teaching || null);
+  if (key !== learnKey) { learnKey = key; learnRefresh(); }
+});
