@@ -65,8 +65,14 @@ def _sample(image: NDArray[np.uint8], px: NDArray[np.float64]) -> NDArray[np.flo
     ij = np.round(px).astype(int)
     if (ij[:, 0] < 1).any() or (ij[:, 1] < 1).any() or (ij[:, 0] >= w - 1).any() or (ij[:, 1] >= h - 1).any():
         return None
-    patches = [image[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3) for x, y in ij]
-    return np.asarray([p.mean(axis=0) for p in patches], np.float64)
+    # each point's 3x3 patch gathered at once (the sum of 9 whole numbers is exact in any order: the
+    # same means as one patch at a time, at a tenth of the cost)
+    patches = image[ij[:, 1, None] + _DY, ij[:, 0, None] + _DX]  # points x 9 x 3
+    return np.asarray(patches.mean(axis=1), np.float64)
+
+
+#: a 3x3 patch's offsets (rows, columns) round its point
+_DY, _DX = (d.ravel()[None, :] for d in np.mgrid[-1:2, -1:2])
 
 
 def board_light(

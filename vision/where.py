@@ -124,6 +124,17 @@ class EmptyTable:
         """A new empty-table frame (the light changed, or `dicetable calibrate` captured one)."""
         self.empty = check_bgr(empty, "empty-table reference")
         self._grid = _coarse(self.empty)
+        self._fitted: tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
+
+    def _light(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`_light_fit` of ``image`` to the empty table, fitted once a frame (both readers, and the
+        empty table's own proposals, check their candidates on the same frame)."""
+        fitted = self._fitted
+        if fitted is not None and fitted[0] is image:
+            return fitted[1]
+        light = _light_fit(_coarse(image), self._grid)
+        self._fitted = (image, light)
+        return light
 
     def _scale(self, image: np.ndarray) -> float:
         if image.shape[:2] != self.empty.shape[:2]:
@@ -136,7 +147,7 @@ class EmptyTable:
     def differs(self, image: np.ndarray) -> np.ndarray:
         """Where the frame differs from the empty table: a bool mask at the comparison's scale."""
         s = self._scale(image)
-        gain, offset = _light_fit(_coarse(image), self._grid)
+        gain, offset = self._light(image)
         a, b = _blurred(image, s), _blurred(self.empty, s) * gain + offset
         mask: np.ndarray = np.abs(a - b).max(axis=2) > self.level
         return mask
@@ -145,7 +156,7 @@ class EmptyTable:
         if not boxes:
             return []
         s = self._scale(image)
-        gain, offset = _light_fit(_coarse(image), self._grid)
+        gain, offset = self._light(image)
         h, w = image.shape[:2]
         pad = math.ceil(3 / s)  # room for the blur at the comparison's scale
         out: list[str | None] = []

@@ -104,3 +104,18 @@ def test_read_names_colours_from_a_learnt_palette_file_and_refuses_a_bad_one(
     bad.write_text('{"red": [1, 2]}')
     res = CliRunner().invoke(app(), ["read", str(frame), "--palette", str(bad)])
     assert res.exit_code == 2 and "--palette" in res.output and "calibrate colours" in res.output
+
+
+def test_a_points_3x3_mean_is_the_mean_of_its_own_patch() -> None:
+    """Issue 32: the samples gathered at once are each point's own 3x3 mean, to the last bit."""
+    from calibration.boardlight import _sample
+
+    rng = np.random.default_rng(8)
+    image = rng.integers(0, 256, (60, 80, 3), dtype=np.uint8)
+    px = rng.uniform(1.0, 78.4, (200, 2)) * [1.0, 58.4 / 78.4]
+    want = np.array(
+        [image[y - 1 : y + 2, x - 1 : x + 2].reshape(-1, 3).mean(axis=0) for x, y in np.round(px).astype(int)]
+    )
+    got = _sample(image, px)
+    assert got is not None and got.dtype == np.float64 and np.array_equal(got, want)
+    assert _sample(image, np.array([[0.2, 10.0]])) is None  # a point on the frame's edge: no patch

@@ -112,3 +112,28 @@ def test_steps_refuse_bad_input_naming_it() -> None:
     step = EmptyTable(np.zeros((48, 64, 3), np.uint8))
     with pytest.raises(ValueError, match="empty-table reference is 64x48 px but the frame is 32x32"):
         step.differs(np.zeros((32, 32, 3), np.uint8))
+
+
+def test_empty_table_fits_a_frames_light_once_for_every_check_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32: both readers and the empty table's own proposals check their candidates on one frame;
+    its light is fitted to the empty table once (same answers), and again for another frame or after
+    the empty table is learnt again."""
+    import vision.where as where
+
+    empty = felt(480, 640, (60, 110, 40), np.random.default_rng(4))
+    frame = empty.copy()
+    dice = draw_row(frame, [2, 6], size=48)
+    fits: list[int] = []
+    fit = where._light_fit
+    monkeypatch.setattr(where, "_light_fit", lambda a, b: fits.append(1) or fit(a, b))
+    step = EmptyTable(empty)
+    on_die = (float(dice[0].center[0]), float(dice[0].center[1]))
+    boxes = [where.Box(on_die, 48.0, 48.0), where.Box((60.0, 60.0), 48.0, 48.0)]
+    first = step.check(frame, boxes)
+    assert step.check(frame, boxes[:1]) == first[:1] and step.check(frame, boxes) == first
+    assert first[0] is None and first[1] is not None
+    assert len(fits) == 1
+    step.check(frame.copy(), boxes)  # another frame
+    step.relearn(empty)
+    step.check(frame, boxes)  # the same frame, a new empty table
+    assert len(fits) == 3
