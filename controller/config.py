@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from controller.mqtt_settings import MqttSection
+from display.names import Lang
 from engine import GAME_ALIASES, GAMES, game_name
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -236,6 +237,9 @@ class DisplaySection(_Strict):
     #: the reverse proxies (addresses) whose X-Forwarded-For names the client; none by default, so a
     #: client cannot claim another address to dodge the limit on wrong tokens
     trusted_proxies: list[str] = []
+    #: the language of the table's pages when their URL names none (``?lang=`` overrides it):
+    #: their sentences from display/lang/<language>.json, cards and tiles by their names in it
+    language: Lang = "en"
 
     @field_validator("trusted_proxies")
     @classmethod

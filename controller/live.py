@@ -135,6 +135,7 @@ def table_app(
         loopback_only_admin=False,
         board=display_board(table),
         allowed_hosts=hosts,
+        language=table.cfg.display.language,
     )
     return app, hub
 

@@ -41,6 +41,7 @@ from display.boards import board_picture, shipped_board
 from display.describe import describe_events
 from display.guard import MAX_BODY, Guard, Refusal, Scope, TokenGate, retry_after, scope_client
 from display.hub import Hub
+from display.i18n import page, page_lang
 from display.learn_page import add_learn_routes
 from display.names import Lang, backend_names, game_title
 from display.offers import offers
@@ -166,8 +167,9 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def _page(name: str) -> HTMLResponse:
-    return HTMLResponse((STATIC / name).read_text(encoding="utf-8"))
+def _page(name: str, lang: Lang = "en") -> HTMLResponse:
+    """A static page with its sentences in ``lang`` (display/i18n.py: its catalogue inlined)."""
+    return HTMLResponse(page(name, lang))
 
 
 # -- the app ------------------------------------------------------------------------------
@@ -183,6 +185,7 @@ def create_app(
     allowed_hosts: Collection[str] | None = None,
     max_body: int | None = MAX_BODY,
     guesses: GuessLimit | None = None,
+    language: Lang = "en",
 ) -> FastAPI:
     """The web display of one table (see the module docstring for the admin rules).
 
@@ -190,7 +193,9 @@ def create_app(
     without it the game's shipped example board is drawn, if it has one.
     ``allowed_hosts``: the names this table answers to (``None``: any, for tests and embedding;
     ``dicetable run`` always gives them); ``max_body``: the largest body taken (``None``: no limit,
-    for the before/after measurement only); ``guesses``: the limit on wrong tokens.
+    for the before/after measurement only); ``guesses``: the limit on wrong tokens; ``language``:
+    the pages' language when the URL names none (``?lang=en|ja`` overrides it; table.toml's
+    ``[display] language``).
     """
     app = FastAPI(
         title=f"dicetable {backend.table_id}",
@@ -242,18 +247,24 @@ def create_app(
             raise HTTPException(status, message, headers={k.decode(): v.decode() for k, v in headers})
 
     # -- pages
+    def lang_of(request: Request) -> Lang:
+        return page_lang(request.query_params.get("lang"), language)
+
+    def lang_param(lang: Lang | None) -> Lang:
+        return language if lang is None else lang
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def table_page() -> HTMLResponse:
-        return _page("table.html")
+    def table_page(request: Request) -> HTMLResponse:
+        return _page("table.html", lang_of(request))
 
     @app.get("/tv", response_class=HTMLResponse, include_in_schema=False)
-    def tv_page() -> HTMLResponse:
+    def tv_page(request: Request) -> HTMLResponse:
         """The table page laid out for a TV across the room (also ``/?tv=1``): table.js reads the URL."""
-        return _page("table.html")
+        return _page("table.html", lang_of(request))
 
     @app.get("/camera", response_class=HTMLResponse, include_in_schema=False)
-    def camera_page() -> HTMLResponse:
-        return _page("camera.html")
+    def camera_page(request: Request) -> HTMLResponse:
+        return _page("camera.html", lang_of(request))
 
     @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
     def admin_page(request: Request) -> HTMLResponse:
@@ -261,9 +272,9 @@ def create_app(
             admin_check(request)
         except HTTPException as e:
             if e.status_code == 401:
-                return HTMLResponse(_page("login.html").body, status_code=401)
+                return HTMLResponse(_page("login.html", lang_of(request)).body, status_code=401)
             raise
-        return _page("admin.html")
+        return _page("admin.html", lang_of(request))
 
     teach = getattr(backend, "teach", None)
     if callable(teach):  # teaching the table a die of its own: /learn and /api/admin/learn
@@ -282,17 +293,21 @@ def create_app(
     def api_events(
         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="first event (0-based)")] = 0,
         limit: Annotated[int, Query(ge=1, le=500, description="how many events")] = 100,
-        lang: Annotated[Lang, Query(description="the language of card and tile names: en or ja")] = "en",
+        lang: Annotated[
+            Lang | None, Query(description="the language of the texts: en or ja (default: the table's)")
+        ] = None,
     ) -> EventsPage:
         snap = backend.snapshot()
+        lang = lang_param(lang)
         names = backend_names(backend, lang)
-        events = describe_events(backend.events(offset, limit), snap.get("game"), names)  # each with "text"
+        events = describe_events(backend.events(offset, limit), snap.get("game"), names, lang)  # with "text"
         return EventsPage(offset=offset, limit=limit, total=int(snap.get("seq", 0)), events=events)
 
     @app.get("/api/names", summary="The game's title and its cards' and tiles' names by id, in one language")
     def api_names(
-        lang: Annotated[Lang, Query(description="en (English) or ja (Japanese)")] = "en",
+        lang: Annotated[Lang | None, Query(description="en (English) or ja (Japanese)")] = None,
     ) -> dict[str, Any]:
+        lang = lang_param(lang)
         game = str(backend.snapshot().get("game"))
         return {
             "lang": lang,
@@ -344,9 +359,9 @@ def create_app(
 
     @app.get("/api/admin/offers", summary="What the referee may enter now, from the engine's choices (admin)")
     def api_offers(
-        lang: Annotated[Lang, Query(description="en (English) or ja (Japanese)")] = "en",
+        lang: Annotated[Lang | None, Query(description="en (English) or ja (Japanese)")] = None,
     ) -> dict[str, Any]:
-        return offers(backend, lang)
+        return offers(backend, lang_param(lang))
 
     @app.post("/api/admin/login", summary="Check the admin token and start an admin session (cookie)")
     def api_login(body: Login, request: Request) -> Response:

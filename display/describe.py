@@ -11,6 +11,11 @@ name and its details), never as raw JSON.
 A secret stays secret: a ``secret`` input, and a choice that the game keeps hidden
 until everyone has chosen (Dice Fighter's attack), are told as "made a secret
 selection" without its content; the game's reveal outcome says what was chosen.
+
+In another language (``lang="ja"``) the sentences come from that language's catalogue
+(``display/lang/ja.json``, its ``event.*`` keys; ``display.i18n``): an outcome ``X`` is the
+template ``event.outcome.X`` filled with its details, and ``event.outcome.X+key`` is added when
+the detail ``key`` is set; the same secret rule decides what an input may say.
 """
 
 from __future__ import annotations
@@ -19,7 +24,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from display.names import GAME_TITLES
+from display.i18n import catalogue, fill
+from display.names import GAME_TITLES, Lang, game_title
 from engine import Game, find_game
 
 
@@ -114,14 +120,21 @@ def _fallback(who: str | None, name: str, detail: Mapping[str, Any]) -> str:
 
 
 # -- inputs ---------------------------------------------------------------------------------
+def is_secret(data: Mapping[str, Any], game: str | None) -> bool:
+    """An input that must not say what was chosen: a secret selection, or a choice the game keeps
+    hidden until everyone has chosen (its payload names one of the game's ``hidden_choices``)."""
+    rules = _rules(game)
+    hidden = rules.hidden_choices if rules is not None else frozenset()
+    return data.get("type") == "secret" or any(k in hidden for k in data if k not in ("type", "player"))
+
+
 def _input(data: Mapping[str, Any], player: str | None, game: str | None, source: str) -> str:
     who = player or data.get("player") or "the table"
     kind = data.get("type")
     payload = {k: v for k, v in data.items() if k not in ("type", "player")}
     by = {"admin": " (entered by the referee)", "correction": " (a correction)"}.get(source, "")
     rules = _rules(game)
-    hidden = rules.hidden_choices if rules is not None else frozenset()
-    if kind == "secret" or any(k in hidden for k in payload):
+    if is_secret(data, game):
         return f"{who} made a secret selection (shown when everyone has chosen){by}"
     if kind in ("roll", "throw"):
         verb = "rolled" if kind == "roll" else "threw"
@@ -393,12 +406,18 @@ def _named(value: Any, names: Mapping[str, str], key: str = "") -> Any:
 
 
 def describe(
-    event: Mapping[str, Any], game: str | None = None, names: Mapping[str, str] | None = None
+    event: Mapping[str, Any],
+    game: str | None = None,
+    names: Mapping[str, str] | None = None,
+    lang: Lang = "en",
 ) -> str:
     """One event of the log in words (see the module docstring); ``names``: the game's cards and
-    tiles by id (``display.names``), so that a sentence names them as people do, not by id."""
+    tiles by id (``display.names``), so that a sentence names them as people do, not by id;
+    ``lang``: the language of the sentence."""
     if names:
         event = {**event, "data": _named(event.get("data"), names)}
+    if lang != "en":
+        return _Say(lang).event(event, game)
     kind = event.get("kind")
     raw = event.get("data")
     data: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
@@ -423,7 +442,181 @@ def describe(
 
 
 def describe_events(
-    events: Sequence[Mapping[str, Any]], game: str | None, names: Mapping[str, str] | None = None
+    events: Sequence[Mapping[str, Any]],
+    game: str | None,
+    names: Mapping[str, str] | None = None,
+    lang: Lang = "en",
 ) -> list[dict[str, Any]]:
-    """The events with their words added as ``text``."""
-    return [{**e, "text": describe(e, game, names)} for e in events]
+    """The events with their words (in ``lang``) added as ``text``."""
+    return [{**e, "text": describe(e, game, names, lang)} for e in events]
+
+
+# -- in a catalogue's language ----------------------------------------------------------------
+class _Say:
+    """The event log in the words of ``lang``'s catalogue (its ``event.*`` templates)."""
+
+    def __init__(self, lang: Lang) -> None:
+        self.lang, self.words = lang, catalogue(lang)
+
+    def t(self, key: str, **fields: Any) -> str:
+        return fill(self.words.get(f"event.{key}", key), fields)
+
+    def list(self, items: Any) -> str:
+        return self.words["list.sep"].join(str(i) for i in items) if isinstance(items, list) else str(items)
+
+    def colour(self, colour: Any) -> str:
+        return self.words.get(f"colour.{colour}", str(colour))
+
+    def zone(self, zone: Any) -> str:
+        m = _GRID_ZONE.fullmatch(str(zone))
+        return self.t("zone.grid", row=int(m[1]) + 1, column=int(m[2]) + 1) if m else _words(str(zone))
+
+    def die(self, d: Any) -> str:
+        if not isinstance(d, Mapping):
+            return str(d)
+        kind = d.get("kind", "d6")
+        kind = f"d{d['sides']}" if kind == "dN" and d.get("sides") else str(kind)
+        text = " ".join(
+            x for x in (self.colour(d["colour"]) if d.get("colour") else "", str(d.get("value"))) if x
+        )
+        text += "" if kind == "d6" else f" {kind}"
+        if d.get("field_status") == "off":
+            text += self.t("die.off_field")
+        elif d.get("zones"):
+            zones = d["zones"] if isinstance(d["zones"], list) else [d["zones"]]
+            text += self.t("die.in", zones=self.list([self.zone(z) for z in zones]))
+        return text
+
+    def dice(self, dice: Any) -> str:
+        return self.list([self.die(d) for d in dice]) if isinstance(dice, list) else str(dice)
+
+    def scores(self, scores: Any) -> str:
+        if not isinstance(scores, Mapping):
+            return self.value(scores)
+        return self.list([f"{p} {self.value(v)}" for p, v in scores.items()])
+
+    def value(self, v: Any) -> str:
+        if isinstance(v, Mapping):
+            for key in ("name", "id"):
+                if key in v:
+                    return str(v[key])
+            if "number" in v:
+                return self.t("card", number=v["number"])
+            if "value" in v:
+                return self.die(v)
+            return self.list([f"{_words(k)} {self.value(x)}" for k, x in v.items()])
+        if isinstance(v, list):
+            return self.list([self.value(x) for x in v]) if v else self.t("none")
+        if isinstance(v, bool):
+            return self.t("yes" if v else "no")
+        return self.colour(v) if isinstance(v, str) else str(v)
+
+    def fields(self, who: Any, detail: Mapping[str, Any]) -> dict[str, str]:
+        out = {str(k): self.value(v) for k, v in detail.items()}
+        return {**out, "who": str(who or self.t("the_table")), "all": self.scores(detail)}
+
+    def event(self, event: Mapping[str, Any], game: str | None) -> str:
+        kind = event.get("kind")
+        raw = event.get("data")
+        data: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        player = event.get("player")
+        if kind == "setup":
+            title = game_title(str(data.get("game")), self.lang)
+            return self.t("setup", title=title, players=self.list(list(data.get("players", []))))
+        if kind == "input":
+            return self.input(data, player, game, str(event.get("source", "")))
+        if kind == "outcome":
+            return self.outcome(data, player)
+        if kind == "undo":
+            return self.t(
+                "undo", who=data.get("who") or player or self.t("the_referee"), seq=data.get("undoes")
+            )
+        if kind == "control":
+            return self.control(data, player)
+        if kind == "reading":
+            dice = data.get("dice", [])
+            return self.t("reading", n=len(dice) if isinstance(dice, list) else "?", dice=self.dice(dice))
+        if kind == "question":
+            return self.t("question")
+        return self.t("other", who=player or "", what=_words(str(kind or "")))
+
+    def input(self, data: Mapping[str, Any], player: str | None, game: str | None, source: str) -> str:
+        who = player or data.get("player") or self.t("the_table")
+        kind = data.get("type")
+        payload = {k: v for k, v in data.items() if k not in ("type", "player")}
+        by = self.t(f"by.{source}") if source in ("admin", "correction") else ""
+        if is_secret(data, game):  # the secret rule, the same as in English
+            return self.t("input.secret", who=who) + by
+        rules = _rules(game)
+        if kind in ("roll", "throw"):
+            dice = payload.get("dice")
+            if isinstance(dice, list):
+                board = "_board" if kind == "throw" and rules is not None and rules.throw_shows_board else ""
+                return self.t(f"input.{kind}{board}", who=who, n=len(dice), dice=self.dice(dice)) + by
+            if isinstance(payload.get("values"), Mapping):
+                return self.t("input.order", scores=self.scores(payload["values"])) + by
+            return self.t(f"input.{kind}_bare", who=who) + by
+        if kind == "start":
+            return self.t("input.start") + by
+        if kind == "reveal":
+            what = self.list([self.value(v) for v in payload.values()])
+            return self.t("input.reveal" if player is None else "input.reveal_by", who=who, what=what) + by
+        if kind == "choice":
+            return self.t("input.choice", who=who, choice=self.choice(payload)) + by
+        return self.t("input.other", who=who, what=_words(str(kind or ""))) + by
+
+    def choice(self, p: Mapping[str, Any]) -> str:
+        if p.get("pass") is True or p.get("done") is True:
+            return self.t("choice.pass" if "pass" in p else "choice.stop")
+        if "keep" in p:
+            return self.t("choice.keep", what=self.value(p["keep"]))
+        if "take" in p:
+            take = p["take"]
+            what = (
+                self.t("choice.dice_showing", value=take["value"])
+                if isinstance(take, Mapping) and "value" in take
+                else self.value(take)
+            )
+            return self.t(
+                "choice.take_from" if "from" in p else "choice.take", what=what, **{"from": p.get("from")}
+            )
+        if p.get("chips") is True:
+            return self.t("choice.chips")
+        if "action" in p:
+            return self.words.get(f"word.{p['action']}", _words(str(p["action"])))
+        return self.value(dict(p))
+
+    def outcome(self, data: Mapping[str, Any], player: str | None) -> str:
+        name = str(data.get("event", "outcome"))
+        raw = data.get("detail")
+        detail: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        fields = self.fields(player or data.get("player"), detail)
+        if f"event.outcome.{name}" not in self.words:
+            return self.t("outcome.other", who=fields["who"], what=_words(name))
+        text = self.t(f"outcome.{name}", **fields)
+        for key, value in detail.items():  # the parts said only when their detail is set
+            if value not in (None, False, "", [], {}) and f"event.outcome.{name}+{key}" in self.words:
+                text += self.t(f"outcome.{name}+{key}", **fields)
+        return text
+
+    def control(self, data: Mapping[str, Any], player: str | None) -> str:
+        who = data.get("who") or player or self.t("the_referee")
+        correction = data.get("correction")
+        fields = {"who": who, "reading": data.get("reading"), "thrower": data.get("thrower")}
+        if correction in ("confirm", "set_value", "set_colour", "set_thrower"):
+            to, was = data.get("to"), data.get("from")
+            if correction == "set_colour":
+                to, was = self.colour(to), self.colour(was)
+            return self.t(f"control.{correction}", **fields, to=to, **{"from": was})
+        if correction is not None:
+            return self.t("control.correction", who=who, what=_words(str(correction)))
+        action = data.get("action")
+        if action == "position":
+            return self.t("control.position", inputs=data.get("inputs"))
+        if action == "not_tumbled":
+            return self.t("control.not_tumbled")
+        if action == "scored_dice":
+            return self.t("control.scored_dice", n=len(data.get("dice", [])))
+        if action in ("pause", "start", "end"):
+            return self.t(f"control.{action}", who=who)
+        return self.t("control.other", who=who, what=_words(str(action or "")))

@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from display.app import STATIC, _page, watch_close
 from display.guard import Guard
 from display.hub import Hub, Subscription
+from display.i18n import page_lang
 from display.mqtt import Hall
 
 
@@ -38,8 +39,8 @@ def create_hall_app(hall: Hall, hub: Hub, *, allowed_hosts: Collection[str] | No
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def hall_page() -> HTMLResponse:
-        return _page("hall.html")
+    def hall_page(lang: str | None = None) -> HTMLResponse:
+        return _page("hall.html", page_lang(lang, "en"))
 
     @app.get("/api/tables", summary="Every table the hall has heard of, and whether the broker is up")
     def api_tables() -> dict[str, Any]:

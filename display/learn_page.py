@@ -18,6 +18,8 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
+from display.i18n import page, page_lang
+
 STATIC = Path(__file__).resolve().parent / "static"
 Teach = Callable[[dict[str, Any], str], dict[str, Any]]
 
@@ -70,8 +72,9 @@ def add_learn_routes(app: FastAPI, teach: Teach, admin_check: Callable[[Request]
     (a step); ``admin_check``: the app's admin dependency."""
 
     @app.get("/learn", response_class=HTMLResponse, include_in_schema=False)
-    def learn_page() -> HTMLResponse:
-        return HTMLResponse((STATIC / "learn.html").read_text(encoding="utf-8"))
+    def learn_page(lang: str | None = None) -> HTMLResponse:
+        # its sentences stay English for now; the catalogue gives common.js its words
+        return HTMLResponse(page("learn.html", page_lang(lang, "en")))
 
     @app.get(
         "/api/admin/learn",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from display.i18n import text
 from display.names import Lang, backend_names, in_language
 from engine import InputKind
 
@@ -28,15 +29,15 @@ def offers(backend: Any, lang: Lang = "en") -> dict[str, Any]:
             "expects": None,
             "players": [],
             "offers": [],
-            "why": "this table does not say what it expects",
+            "why": text(lang, "offers.why.unknown"),
         }
     exp = game.expects()
     kind = exp.kind
     head: dict[str, Any] = {"expects": None if kind is None else kind.value, "players": list(exp.players)}
     if kind is None:
-        return {**head, "offers": [], "why": "the game is over"}
+        return {**head, "offers": [], "why": text(lang, "offers.why.over")}
     if exp.secret:
-        return {**head, "offers": [], "why": "a secret selection: only the players' button panels give it"}
+        return {**head, "offers": [], "why": text(lang, "offers.why.secret")}
     names = backend_names(backend, lang)
     items: list[dict[str, Any]] = []
     if kind is InputKind.CHOICE:
@@ -62,12 +63,17 @@ def offers(backend: Any, lang: Lang = "en") -> dict[str, Any]:
             )
     elif kind is InputKind.START:
         items.append(
-            {"player": None, "choice": "start", "label": "start the next game", "input": {"type": kind.value}}
+            {
+                "player": None,
+                "choice": "start",
+                "label": text(lang, "offers.start"),
+                "input": {"type": kind.value},
+            }
         )
     why = ""
     if not items:
         why = {
-            InputKind.ROLL: "a roll: the camera reads it",
-            InputKind.THROW: "a throw: the camera reads it",
-        }.get(kind, f"the rules offer no list for this {kind.value}: the players' panels give it")
+            InputKind.ROLL: text(lang, "offers.why.roll"),
+            InputKind.THROW: text(lang, "offers.why.throw"),
+        }.get(kind) or text(lang, "offers.why.no_list", kind=text(lang, f"input.{kind.value}"))
     return {**head, "offers": items, "why": why}

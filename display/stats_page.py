@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from display.guard import Guard
+from display.i18n import page, page_lang
 
 STATIC = Path(__file__).resolve().parent / "static"
 Report = Callable[[], list[dict[str, Any]]]
@@ -26,8 +27,8 @@ def add_stats_routes(app: FastAPI, report: Report) -> None:
     """``GET /stats`` (the page: per die a bar plot with 95 % whiskers) and ``GET /api/stats``."""
 
     @app.get("/stats", response_class=HTMLResponse, include_in_schema=False)
-    def stats_page() -> HTMLResponse:
-        return HTMLResponse((STATIC / "stats.html").read_text(encoding="utf-8"))
+    def stats_page(lang: str | None = None) -> HTMLResponse:
+        return HTMLResponse(page("stats.html", page_lang(lang, "en")))
 
     @app.get("/api/stats", summary="Dice fairness: per die the face counts, 95 % intervals, χ² test, flag")
     def api_stats() -> dict[str, Any]:

@@ -27,6 +27,7 @@ from display.admin import GuessLimit
 from display.app import STATIC, _page, _pump
 from display.guard import MAX_BODY, Guard, Scope, TokenGate
 from display.hub import Hub
+from display.i18n import page_lang
 from display.mqtt import Hall
 from display.pairings import publish_pairings
 
@@ -119,8 +120,8 @@ def create_tournament_app(
         return str(scope.get("method", "GET")).upper() not in ("GET", "HEAD", "OPTIONS")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page() -> HTMLResponse:
-        return _page("tournament.html")
+    def page(lang: str | None = None) -> HTMLResponse:
+        return _page("tournament.html", page_lang(lang, "en"))
 
     @app.get("/api/tournament", summary="The round, its matches with live table states, the standings")
     def api_state() -> dict[str, Any]:

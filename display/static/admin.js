@@ -13,15 +13,15 @@ function say(text, ok) {
 
 async function correct(command) {
   const who = whoBox.value.trim();
-  if (!who) { say("Write your name first: every correction is recorded with who made it.", false); whoBox.focus(); return; }
+  if (!who) { say(t("fix.name_first"), false); whoBox.focus(); return; }
   let r;
   try {
     r = await fetch("/api/admin/correct", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ who, command }) });
-  } catch (e) { say("The table did not answer; try again.", false); return; }
+  } catch (e) { say(t("fix.no_answer"), false); return; }
   const body = await r.json().catch(() => ({}));
-  if (r.ok) say(body.message || "done", true);
-  else say(body.error || `refused (${r.status})`, false);
+  if (r.ok) say(LANG === "en" && body.message ? body.message : t("fix.done"), true);  // the table's words are English
+  else say(body.error || t("fix.refused", { status: r.status }), false);
 }
 
 for (const b of document.querySelectorAll("button[data-action]")) {
@@ -31,7 +31,7 @@ for (const b of document.querySelectorAll("button[data-action]")) {
 async function refreshOffers() {
   let got;
   try {
-    const r = await fetch("/api/admin/offers", { cache: "no-store" });
+    const r = await fetch(`/api/admin/offers?lang=${LANG}`, { cache: "no-store" });
     if (!r.ok) return;
     got = await r.json();
   } catch (e) { return; }
@@ -52,16 +52,16 @@ async function refreshReadings() {
     if (!r.ok) return;
     data = await r.json();
   } catch (e) { return; }
-  const rows = [h("tr", {}, h("th", {}, "id"), h("th", {}, "die"), h("th", {}, "read as"), h("th", {}, "conf."),
-    h("th", {}, ""), h("th", {}, "correct to"))];
+  const rows = [h("tr", {}, h("th", {}, t("admin.col.id")), h("th", {}, t("admin.col.die")), h("th", {}, t("admin.col.read_as")),
+    h("th", {}, t("admin.col.confidence")), h("th", {}, ""), h("th", {}, t("admin.col.correct_to")))];
   for (const r of data.dice || []) {
     const box = h("input", { type: "number", value: r.value, "data-value-for": r.id });
     rows.push(h("tr", { class: r.unsure ? "unsure" : "", "data-reading": r.id },
-      h("td", {}, r.id), h("td", {}, `${r.colour || ""} ${r.kind}`), h("td", {}, r.value),
+      h("td", {}, r.id), h("td", {}, `${r.colour ? tc(r.colour) : ""} ${r.kind}`), h("td", {}, r.value),
       h("td", {}, `${Math.round((r.confidence ?? 1) * 100)}%`),
-      h("td", {}, r.unsure ? h("button", { "data-confirm": r.id, class: "primary" }, "Confirm") : "✔"),
+      h("td", {}, r.unsure ? h("button", { "data-confirm": r.id, class: "primary" }, t("admin.confirm")) : "✔"),
       h("td", {}, ...candidateFaces(r).map((v) => [h("button", { "data-candidate-for": r.id, "data-value": v,
-        class: "primary" }, String(v)), " "]), box, " ", h("button", { "data-set": r.id }, "Set"))));
+        class: "primary" }, String(v)), " "]), box, " ", h("button", { "data-set": r.id }, t("admin.set")))));
   }
   const table = document.getElementById("readings");
   table.replaceChildren(...rows);
@@ -76,7 +76,7 @@ async function refreshReadings() {
     b.addEventListener("click", () => {
       const raw = table.querySelector(`input[data-value-for="${b.dataset.set}"]`).value;
       const value = Number(raw);
-      if (!Number.isInteger(value)) { say(`"${raw}" is not a whole number`, false); return; }
+      if (!Number.isInteger(value)) { say(t("admin.not_whole", { raw }), false); return; }
       correct({ action: "set_value", reading: b.dataset.set, value });
     });
   }
@@ -87,7 +87,7 @@ async function refreshReadings() {
 async function refreshTaught(total) {
   let events;
   try {
-    const r = await fetch(`/api/events?offset=${Math.max(0, total - 500)}&limit=500`, { cache: "no-store" });
+    const r = await fetch(`/api/events?offset=${Math.max(0, total - 500)}&limit=500&lang=${LANG}`, { cache: "no-store" });
     if (!r.ok) return;
     events = (await r.json()).events || [];
   } catch (e) { return; }
@@ -98,24 +98,25 @@ async function refreshTaught(total) {
     else if (d.correction === "unlearn") taught.delete(d.reading);
   }
   const rows = [...taught.values()].map(({ e, learnt }) => h("li", { "data-taught": e.data.reading },
-    `${e.text || e.data.correction} · taught a ${learnt.kind} ${learnt.value} `,
-    h("button", { "data-unlearn": e.data.reading }, "Forget what this answer taught")));
+    `${e.text || e.data.correction} · ${t("admin.taught_a", { kind: learnt.kind, value: learnt.value })} `,
+    h("button", { "data-unlearn": e.data.reading }, t("admin.forget"))));
   const list = document.getElementById("taught");
-  list.replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, "No answer has taught the table a die yet.")]));
+  list.replaceChildren(...(rows.length ? rows : [h("li", { class: "muted" }, t("admin.taught_none"))]));
   for (const b of list.querySelectorAll("button[data-unlearn]")) {
     b.addEventListener("click", () => correct({ action: "unlearn", reading: b.dataset.unlearn }));
   }
 }
 
 function onSnapshot(snap) {
-  document.getElementById("title").textContent = `Admin · ${snap.table} · ${snap.game}`;
+  document.getElementById("title").textContent = t("admin.heading", { table: snap.table, game: snap.game });
   statusPill(document.getElementById("status"), snap.status);
-  document.getElementById("waiting").textContent = snap.waiting_for || "";
+  document.getElementById("waiting").textContent = waitingFor(snap);
   document.body.dataset.seq = snap.seq;
   const st = snap.state || {};
   const exp = st.expects || {};
   document.getElementById("expects").textContent = exp.kind
-    ? `The game expects: ${exp.kind} from ${(exp.players || []).join(", ") || "anyone"}` : "The game is over.";
+    ? t("admin.expects", { kind: typeof CATALOGUE[`input.${exp.kind}`] === "string" ? t(`input.${exp.kind}`) : exp.kind,
+      players: tList(exp.players) || t("admin.anyone") }) : t("admin.over");
   const scores = st.scores || {};
   document.getElementById("scores").replaceChildren(...(snap.players || []).map((p) =>
     h("tr", {}, h("td", {}, h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),

@@ -3,6 +3,58 @@
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
+// The page's sentences in its language (display/i18n.py): the server inlines its catalogue
+// (display/lang/<lang>.json) and sets <html lang>; every sentence a page shows is t(key, fields).
+const CATALOGUE = (() => {
+  try { return JSON.parse(document.getElementById("catalogue").textContent) || {}; } catch (e) { return {}; }
+})();
+const LANG = document.documentElement.lang === "ja" ? "ja" : "en";
+function t(key, fields) {
+  const text = CATALOGUE[key];
+  if (typeof text !== "string") return key;
+  return text.replace(/\{(\w+)\}/g, (m, k) => (fields && fields[k] !== undefined && fields[k] !== null ? String(fields[k]) : m));
+}
+// an engine's word (a phase, a step: "first_throw") in the page's language, or in words
+function tw(id) {
+  const key = `word.${id}`;
+  return typeof CATALOGUE[key] === "string" ? CATALOGUE[key] : String(id ?? "").replace(/_/g, " ");
+}
+// a die's colour ("red") in the page's language
+function tc(colour) { return typeof CATALOGUE[`colour.${colour}`] === "string" ? t(`colour.${colour}`) : colour; }
+function tList(items) { return (items || []).map(String).join(t("list.sep")); }
+// the static text of a page: <el data-t="key"> gets its sentence, data-t-placeholder its placeholder
+function translatePage(root) {
+  for (const el of (root || document).querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+  for (const el of (root || document).querySelectorAll("[data-t-placeholder]")) el.placeholder = t(el.dataset.tPlaceholder);
+}
+translatePage();
+
+// What a question is about: the engine's own sentence on an English page, its kind's in another
+// language (the engine says it in English)
+function questionText(q) {
+  if (LANG === "en") return q.text || "";
+  const key = `question.kind.${q.kind || "unsure"}`;
+  return typeof CATALOGUE[key] === "string" ? t(key) : t("question.kind.unsure");
+}
+
+// What the table waits for, made from the snapshot (the sentence controller/table.py sends in
+// English as waiting_for, here in the page's language)
+function waitingFor(snap) {
+  const st = snap.state || {};
+  if (snap.status === "over") {
+    const res = st.result;
+    return res && (res.winners || []).length ? t("waiting.over_won", { winners: res.winners.join(t("list.and")) })
+      : t("waiting.over_ended");
+  }
+  if (snap.status === "paused") return t("waiting.paused");
+  if (snap.question) return t("waiting.question", { question: questionText(snap.question) });
+  const exp = st.expects || {};
+  if (!exp.kind) return snap.waiting_for || "";
+  const kind = typeof CATALOGUE[`input.${exp.kind}`] === "string" ? t(`input.${exp.kind}`) : exp.kind;
+  const players = exp.players || [];
+  return players.length ? t("waiting.from", { kind, players: tList(players) }) : kind;
+}
+
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -72,7 +124,7 @@ function live(onSnapshot, opts) {
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(`${proto}//${location.host}${path}`);
-    ws.onopen = () => { delay = 500; setConn(true, "live"); refetch(); };
+    ws.onopen = () => { delay = 500; setConn(true, t("conn.live")); refetch(); };
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
@@ -80,17 +132,17 @@ function live(onSnapshot, opts) {
       else if (opts && opts.onPush) { pushes += 1; opts.onPush(msg); }
     };
     ws.onclose = () => {
-      setConn(false, `reconnecting in ${(delay / 1000).toFixed(1)} s`);
+      setConn(false, t("conn.reconnecting", { s: (delay / 1000).toFixed(1) }));
       setTimeout(connect, delay * (0.8 + 0.4 * Math.random()));
       delay = Math.min(delay * 2, 10000);
     };
     ws.onerror = () => ws.close();
   }
-  setConn(false, "connecting");
+  setConn(false, t("conn.connecting"));
   connect();
 }
 
 function statusPill(el, status) {
   el.className = "pill " + (status || "");
-  el.textContent = status || "?";
+  el.textContent = status ? (typeof CATALOGUE[`status.${status}`] === "string" ? t(`status.${status}`) : status) : "?";
 }

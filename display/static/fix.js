@@ -62,7 +62,7 @@ function fixSay(text, ok) {
 
 async function fixPost(command) {
   const who = (document.getElementById("fix-who").value || "").trim();
-  if (!who) { fixSay("Write your name first: every correction is recorded with who made it.", false); return null; }
+  if (!who) { fixSay(t("fix.name_first"), false); return null; }
   localStorage.setItem(FIX_WHO, who);
   const tokenBox = document.getElementById("fix-token");
   const token = (tokenBox.value || "").trim() || localStorage.getItem(FIX_TOKEN) || "";
@@ -71,16 +71,16 @@ async function fixPost(command) {
   let r;
   try {
     r = await fetch("/api/admin/correct", { method: "POST", headers, body: JSON.stringify({ who, command }) });
-  } catch (e) { fixSay("The table did not answer; try again.", false); return null; }
+  } catch (e) { fixSay(t("fix.no_answer"), false); return null; }
   const body = await r.json().catch(() => ({}));
   if (r.status === 401) {  // the display has a token: ask for it once on this device
     localStorage.removeItem(FIX_TOKEN);
     document.getElementById("fix-token-row").hidden = false;
     tokenBox.focus();
-    fixSay(body.error || "The admin token is needed (asked once on this device).", false);
+    fixSay(body.error || t("fix.token_needed"), false);
     return null;
   }
-  if (!r.ok) { fixSay(body.error || `refused (${r.status})`, false); return null; }
+  if (!r.ok) { fixSay(body.error || t("fix.refused", { status: r.status }), false); return null; }
   if (token) localStorage.setItem(FIX_TOKEN, token);
   return body;
 }
@@ -91,7 +91,7 @@ async function fixSend(commands) {
     last = await fixPost(c);
     if (!last) return;
   }
-  fixSay(last.message || "done", true);
+  fixSay(LANG === "en" && last.message ? last.message : t("fix.done"), true);  // the table's words are English
   setTimeout(() => { const d = document.getElementById("fix-die"); if (d && d.open) d.close(); }, 700);
 }
 
@@ -126,35 +126,36 @@ async function openFix(id) {
   const torn = candidateFaces(r).filter((v) => fixFaces(kind).includes(v));
   const faces = fixFaces(kind).filter((v) => !torn.includes(v)).map((v) => face(v, ""));
   const colours = [...new Set(fixColours.filter(Boolean))];  // a colour picker only where colours differ
-  const who = h("input", { id: "fix-who", maxlength: "40", placeholder: "your name", autocomplete: "name",
+  const who = h("input", { id: "fix-who", maxlength: "40", placeholder: t("fix.your_name"), autocomplete: "name",
     value: localStorage.getItem(FIX_WHO) || "" });
   const token = h("input", { id: "fix-token", type: "password", maxlength: "200", autocomplete: "off" });
-  const tokenRow = h("p", { id: "fix-token-row", class: "row" }, h("label", { for: "fix-token" }, "admin token "), token);
+  const tokenRow = h("p", { id: "fix-token-row", class: "row" }, h("label", { for: "fix-token" }, t("fix.token") + " "), token);
   tokenRow.hidden = true;
   const undoNote = asked ? "" : undoable
-    ? "This throw has been scored: a new face undoes it, then sets the die."
-    : "The game has moved on since this throw: undo on the admin page first, then fix the die.";
+    ? t("fix.undo_first")
+    : t("fix.moved_on");
   box.replaceChildren(
     h("form", { method: "dialog", class: "fix-form" },
-      h("h2", {}, `Die ${r.id}`),
+      h("h2", {}, t("fix.die", { id: r.id })),
       h("div", { class: "fix-top" }, fixCrop(img, r, 160),
         h("div", {},
-          h("p", { "data-read-as": r.id }, `read as ${r.colour || ""} ${faceText(kind, r.value)} (${kind}, `
-            + `${Math.round((r.confidence ?? 1) * 100)}%)${r.unsure ? ", unsure" : ""}`),
-          asked ? h("button", { type: "button", class: "primary", "data-fix-confirm": r.id }, "It shows what was read") : "",
-          torn.length ? h("p", { class: "muted" }, "The reader could not tell between:") : "",
+          h("p", { "data-read-as": r.id }, t(r.unsure ? "fix.read_as_unsure" : "fix.read_as", {
+            colour: r.colour ? tc(r.colour) : "", value: faceText(kind, r.value), kind,
+            confidence: Math.round((r.confidence ?? 1) * 100) }).replace(/\s+/g, " ")),
+          asked ? h("button", { type: "button", class: "primary", "data-fix-confirm": r.id }, t("fix.confirm")) : "",
+          torn.length ? h("p", { class: "muted" }, t("fix.torn")) : "",
           torn.length ? h("div", { class: "faces torn" }, ...torn.map((v) => face(v, " candidate"))) : "",
-          h("p", { class: "muted" }, torn.length ? "Or another face:" : "It really shows:"),
+          h("p", { class: "muted" }, torn.length ? t("fix.other_face") : t("fix.really_shows")),
           h("div", { class: "faces" }, ...faces),
-          colours.length > 1 ? h("p", { class: "muted" }, "Its colour:") : "",
+          colours.length > 1 ? h("p", { class: "muted" }, t("fix.colour")) : "",
           colours.length > 1 ? h("div", { class: "faces colours" }, ...colours.map((c) => h("button", {
             class: c === r.colour ? "face read" : "face", "data-colour": c, type: "button",
-            disabled: undoable ? null : "" }, c))) : "",
+            disabled: undoable ? null : "" }, tc(c)))) : "",
           undoNote ? h("p", { class: "muted", "data-undo-note": "" }, undoNote) : "")),
-      h("p", { class: "row" }, h("label", { for: "fix-who" }, "your name "), who),
+      h("p", { class: "row" }, h("label", { for: "fix-who" }, t("fix.your_name") + " "), who),
       tokenRow,
       h("p", { id: "fix-msg", class: "msg", role: "status" }),
-      h("p", {}, h("button", { value: "cancel" }, "close"))));
+      h("p", {}, h("button", { value: "cancel" }, t("fix.close")))));
   for (const b of box.querySelectorAll("button[data-face]")) {
     b.addEventListener("click", () => {
       const value = Number(b.dataset.face);
@@ -179,7 +180,7 @@ async function fixStrip(readings, question) {
   fixQuestion = (question && question.readings) || [];
   const img = fixReadings.length ? await fixFrameImage(fixKey()) : null;
   return fixReadings.filter((r) => !r.hidden).map((r) => h("button", { type: "button", class: "die-pick" + (r.unsure ? " unsure" : ""),
-    "data-fix": r.id, title: `${r.colour || ""} ${r.value}: tap to fix` }, fixCrop(img, r, 56),
+    "data-fix": r.id, title: t("fix.tap", { colour: r.colour ? tc(r.colour) : "", value: r.value }).trim() }, fixCrop(img, r, 56),
     h("span", {}, `${faceText(r.kind, r.value)}`)));
 }
 

@@ -7,9 +7,9 @@ const GAME_TITLES = {
   "die-angler": "Die-angler", "dice-hunter": "Dice Hunter", "nozoku-dice": "Nozoku Dice",
   "dicetar-wars": "DICETAR WARS", "dice-fighter": "Dice Fighter",
 };
-// Names in one language per page (display/names.py): the page's language (?lang=ja, default English)
-// and the game's cards' and tiles' names by id in it, from /api/names (table.js loads them).
-const LANG = new URLSearchParams(location.search).get("lang") === "ja" ? "ja" : "en";
+// Names in one language per page (display/names.py): the page's language (LANG, common.js: ?lang=ja or
+// the table's [display] language) and the game's cards' and tiles' names by id in it, from /api/names
+// (table.js loads them); every other word of a picture is t(key) from the page's catalogue.
 let NAMES = {};
 const JAPANESE = /[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60]/;
 function inLanguage(name) {  // "Sardine (イワシ)" -> "Sardine" or "イワシ"
@@ -101,11 +101,11 @@ function renderDiceHunter(snap) {
   const rowsNeeded = players.length;
   const svg = svgBox(900, 230 + rowsNeeded * 80);
   const over = isOver(snap);
-  const info = (over ? ["game over"] : [`${st.phase || ""} game`,
-    st.round ? `round ${st.round}/${st.rounds_in_phase || "?"}` : "",
-    st.final_round ? "final round" : "", st.current_player ? `${st.current_player}'s turn` : "",
-    st.roll ? `roll ${st.roll} of 3` : ""]).concat([`deck: ${st.deck_remaining ?? "?"} left`,
-    `chips left: ${st.chip_supply ?? "?"}`]).filter(Boolean).join(" · ");
+  const info = (over ? [t("g.game_over")] : [st.phase ? t("hunter.phase", { phase: tw(st.phase) }) : "",
+    st.round ? t("hunter.round", { round: st.round, of: st.rounds_in_phase || "?" }) : "",
+    st.final_round ? t("hunter.final_round") : "", st.current_player ? t("g.turn_of", { player: st.current_player }) : "",
+    st.roll ? t("hunter.roll", { roll: st.roll }) : ""]).concat([t("hunter.deck", { n: st.deck_remaining ?? "?" }),
+    t("hunter.chips_left", { n: st.chip_supply ?? "?" })]).filter(Boolean).join(" · ");
   svg.append(label(10, 22, info, { fill: "var(--dim)", "data-info": "" }));
   const kept = (st.kept || []).slice();
   (st.dice || []).forEach((v, i) => {
@@ -115,32 +115,32 @@ function renderDiceHunter(snap) {
     svg.append(dieSvg(10 + i * 62, 36, 52, v, { colour: playerColour_(snap, st.current_player) || "white",
       highlight: isKept }));
   });
-  if (!(st.dice || []).length && !over) svg.append(label(10, 70, "no dice rolled yet this turn", { fill: "var(--dim)" }));
-  svg.append(label(340, 60, (st.kept || []).length ? `kept: ${st.kept.join(" ")}` : "", { fill: "var(--accent)" }));
+  if (!(st.dice || []).length && !over) svg.append(label(10, 70, t("hunter.no_dice"), { fill: "var(--dim)" }));
+  svg.append(label(340, 60, (st.kept || []).length ? t("hunter.kept", { dice: st.kept.join(" ") }) : "", { fill: "var(--accent)" }));
   const tileCard = (x, y, id, owner) => {
-    const t = tiles[id] || { label: id, points: "?" };
-    const name = nameOf(id, t.label);
+    const tile = tiles[id] || { label: id, points: "?" };
+    const name = nameOf(id, tile.label);
     const g = s("g", { class: "tile", "data-tile": id, "data-owner": owner || "" });
     g.append(s("rect", { x, y, width: 96, height: 54, rx: 6, fill: owner ? colourOf(playerColour_(snap, owner)) : "#f4ecd8",
       stroke: "#000", "stroke-opacity": 0.35 }));
     const ink = owner && !["white", "yellow"].includes(playerColour_(snap, owner)) ? "#fff" : "#222";
     g.append(fittedText(x + 48, y + 22, 86, 13, String(name || id), { "text-anchor": "middle", fill: ink }));
     g.append(s("text", { x: x + 48, y: y + 44, "text-anchor": "middle", "font-size": 17, "font-weight": 700, fill: ink },
-      String(t.points)));
+      String(tile.points)));
     return g;
   };
-  svg.append(label(10, 120, "Face up", { fill: "var(--dim)", "font-size": 13 }));
+  svg.append(label(10, 120, t("hunter.face_up"), { fill: "var(--dim)", "font-size": 13 }));
   faceUp.forEach((id, i) => svg.append(tileCard(10 + (i % 8) * 110, 128 + Math.floor(i / 8) * 62, id, null)));
   const top = 128 + Math.ceil(Math.max(faceUp.length, 1) / 8) * 62 + 14;
   players.forEach((p, r) => {
     const y = top + r * 80;
     svg.append(s("rect", { x: 10, y: y + 6, width: 14, height: 14, rx: 3, fill: colourOf(playerColour_(snap, p)) }));
-    svg.append(label(30, y + 19, `${p} · chips ${((st.chips || {})[p]) ?? 0}`));
+    svg.append(label(30, y + 19, t("hunter.chips", { player: p, n: ((st.chips || {})[p]) ?? 0 })));
     ((st.holdings || {})[p] || []).forEach((id, i) => svg.append(tileCard(170 + i * 104, y, id, p)));
   });
   svg.setAttribute("viewBox", `0 0 900 ${top + players.length * 80}`);
   if (st.reversal && st.reversal !== "reserve") {
-    svg.append(label(600, 120, st.reversal === "face_up" ? "reversal tile is out" : `reversal tile: ${st.reversal}`,
+    svg.append(label(600, 120, st.reversal === "face_up" ? t("hunter.reversal_out") : t("hunter.reversal", { where: tw(st.reversal) }),
       { fill: "var(--warn)", "font-size": 13 }));
   }
   return svg;
@@ -205,14 +205,15 @@ function renderDicetar(snap, readings, board) {
   svg.setAttribute("viewBox", `${minX - 10} ${minY - 24} ${w + 20} ${hgt + 34}`);
   const prov = st.provisional || {};
   const over = isOver(snap);
-  const parts = over ? ["game over", st.half ? `${st.half} halves played` : ""] : [st.half ? `half ${st.half}` : "",
-    st.step ? st.step.replace(/_/g, " ") : "", st.current_player ? `${st.current_player} throws` : "",
-    Object.keys(prov).length ? "this half: " + Object.entries(prov).map(([p, v]) => `${p} ${v}`).join(", ") : "",
-    st.to_rethrow ? `${st.to_rethrow} to rethrow` : ""];
+  const parts = over ? [t("g.game_over"), st.half ? t("dicetar.halves_played", { n: st.half }) : ""]
+    : [st.half ? t("dicetar.half", { n: st.half }) : "",
+      st.step ? tw(st.step) : "", st.current_player ? t("dicetar.throws", { player: st.current_player }) : "",
+      Object.keys(prov).length ? t("dicetar.this_half", { scores: tList(Object.entries(prov).map(([p, v]) => `${p} ${v}`)) }) : "",
+      st.to_rethrow ? t("dicetar.to_rethrow", { n: st.to_rethrow }) : ""];
   const halves = Array.isArray(st.halves) ? st.halves : [];
-  const halvesText = halves.map((hv, i) => `half ${i + 1}: ` +
-    Object.entries(hv.scores || hv).filter(([, v]) => typeof v === "number").map(([p, v]) => `${p} ${v}`).join(", ")
-    + (hv.doubled ? " (doubled)" : "")).join(" · ");
+  const halvesText = halves.map((hv, i) => t("dicetar.half_scores", { n: i + 1,
+    scores: tList(Object.entries(hv.scores || hv).filter(([, v]) => typeof v === "number").map(([p, v]) => `${p} ${v}`)) })
+    + (hv.doubled ? t("dicetar.doubled") : "")).join(" · ");
   return withLines(svg, [["info", parts.filter(Boolean).join(" · ")], ["halves", halvesText]]);
 }
 
@@ -229,29 +230,30 @@ function renderDiceFighter(snap) {
     svg.append(s("rect", { x, y: 10, width: 410, height: 30, rx: 6, fill: "#2a313c" }));
     const frac = hp ? Math.max(0, (pi.hp_left ?? hp - tokens * 10) / hp) : 0;
     svg.append(s("rect", { x, y: 10, width: 410 * frac, height: 30, rx: 6, fill: colourOf(playerColour_(snap, p)) }));
-    svg.append(label(x + 8, 31, `${p}  ${pi.fighter ? nameOf(pi.fighter) : "no fighter"}  HP ${pi.hp_left ?? "?"}/${hp}`,
+    svg.append(label(x + 8, 31, t("fighter.bar", { player: p, fighter: pi.fighter ? nameOf(pi.fighter) : t("fighter.none"),
+      left: pi.hp_left ?? "?", hp }),
       { "font-weight": 700, "data-hp": p }));
-    for (let t = 0; t < Math.min(tokens, 20); t++) {
-      svg.append(s("circle", { cx: x + 10 + t * 20, cy: 56, r: 7, fill: "var(--bad)", class: "damage-token" }));
+    for (let k = 0; k < Math.min(tokens, 20); k++) {
+      svg.append(s("circle", { cx: x + 10 + k * 20, cy: 56, r: 7, fill: "var(--bad)", class: "damage-token" }));
     }
-    svg.append(label(x, 84, [`level ${pi.level ?? "?"}`, `KO levels ${pi.ko_levels ?? 0}`,
-      `rung out ${(st.rung_out || {})[p] ?? 0}`].join(" · "), { fill: "var(--dim)", "font-size": 13 }));
+    svg.append(label(x, 84, [t("fighter.level", { n: pi.level ?? "?" }), t("fighter.ko_levels", { n: pi.ko_levels ?? 0 }),
+      t("fighter.rung_out_count", { n: (st.rung_out || {})[p] ?? 0 })].join(" · "), { fill: "var(--dim)", "font-size": 13 }));
   });
   const burst = typeof st.burst_tokens === "number" ? st.burst_tokens : 0;
   for (let b = 0; b < burst; b++) svg.append(s("circle", { cx: 430 + b * 22, cy: 112, r: 8, fill: "var(--accent)", class: "burst-token" }));
-  svg.append(label(450, 140, burst ? `burst ×${burst}: +${burst * 10} on the next hit` : (st.phase ? `phase: ${st.phase.replace(/_/g, " ")}` : ""),
+  svg.append(label(450, 140, burst ? t("fighter.burst", { n: burst, plus: burst * 10 }) : (st.phase ? t("g.phase", { phase: tw(st.phase) }) : ""),
     { "text-anchor": "middle", fill: burst ? "var(--accent)" : "var(--dim)", "font-size": 14 }));
   svg.append(s("line", { x1: 450, y1: 150, x2: 450, y2: 320, stroke: "#ccc", "stroke-dasharray": "6 4" }));
   const dice = Array.isArray(st.dice) ? st.dice : [];
   names.forEach((p, i) => {
     const x0 = i === 0 ? 40 : 490;
-    svg.append(label(x0, 172, `${p}'s side (${(info[p] || {}).side || "?"})`, { fill: "var(--dim)" }));
+    svg.append(label(x0, 172, t("fighter.side", { player: p, side: (info[p] || {}).side || "?" }), { fill: "var(--dim)" }));
     dice.filter((d) => d.owner === p).forEach((d, j) =>
       svg.append(dieSvg(x0 + j * 74, 185, 60, { kind: "d10p", value: d.value, colour: d.colour }, {})));
     if (!dice.some((d) => d.owner === p) && dice.length) svg.append(label(x0, 225, "<0>", { "font-size": 28 }));
   });
   const out = dice.filter((d) => d.rung_out);
-  if (out.length) svg.append(label(450, 318, `rung out: ${out.map((d) => `${d.colour} ${String(d.value).padStart(2, "0")}`).join(", ")}`,
+  if (out.length) svg.append(label(450, 318, t("fighter.rung_out", { dice: tList(out.map((d) => `${tc(d.colour)} ${String(d.value).padStart(2, "0")}`)) }),
     { "text-anchor": "middle", fill: "var(--bad)", "font-size": 13 }));
   return svg;
 }
@@ -282,14 +284,14 @@ function renderDieAngler(snap) {
     svg.append(g);
   });
   if (st.card) svg.append(drawCard(20 + carried.length * 10, 20 - carried.length * 4, st.card,
-    carried.length ? `+${carried.length} carried over` : `bout ${st.bout ?? "?"} of ${st.bouts ?? "?"}`));
-  svg.append(label(190, 40, "Roll order", { fill: "var(--dim)" }));
+    carried.length ? t("angler.carried", { n: carried.length }) : t("angler.bout", { bout: st.bout ?? "?", of: st.bouts ?? "?" })));
+  svg.append(label(190, 40, t("angler.order"), { fill: "var(--dim)" }));
   (Array.isArray(st.order) ? st.order : []).forEach((grp, i) => {
     const names = Array.isArray(grp) ? grp : [grp];
     svg.append(label(190, 66 + i * 24, `${i + 1}. ${names.join(" + ")}${i === st.group ? "  ◀" : ""}`));
   });
   let y = 40;
-  svg.append(label(420, y, "Rolls", { fill: "var(--dim)" }));
+  svg.append(label(420, y, t("angler.rolls"), { fill: "var(--dim)" }));
   for (const [p, r] of Object.entries(st.rolls || {})) {
     y += 34;
     svg.append(label(420, y + 4, p, { "font-size": 14 }));
@@ -300,11 +302,11 @@ function renderDieAngler(snap) {
       { fill: r.success ? "var(--ok)" : "var(--ink)" }));
   }
   const held = st.held || {};
-  svg.append(label(20, 230, Object.entries(held).map(([p, cs]) => `${p}: ${cs.length} fish`).join("    ")));
+  svg.append(label(20, 230, Object.entries(held).map(([p, cs]) => t("angler.fish", { player: p, n: cs.length })).join("    ")));
   const confirmed = st.confirmed || [];
-  svg.append(label(20, 258, [st.phase ? `phase: ${String(st.phase).replace(/_/g, " ")}` : "",
-    confirmed.length && st.phase === "select" ? `confirmed: ${confirmed.join(", ")}` : "",
-    `${st.face_down ?? "?"} cards face down`].filter(Boolean).join(" · "), { fill: "var(--dim)" }));
+  svg.append(label(20, 258, [st.phase ? t("g.phase", { phase: tw(st.phase) }) : "",
+    confirmed.length && st.phase === "select" ? t("angler.confirmed", { players: tList(confirmed) }) : "",
+    t("angler.face_down", { n: st.face_down ?? "?" })].filter(Boolean).join(" · "), { fill: "var(--dim)" }));
   return svg;
 }
 
@@ -315,7 +317,7 @@ function renderNozoku(snap) {
   const byFace = {};
   for (const d of centre) (byFace[d.value] = byFace[d.value] || []).push(d);
   const svg = svgBox(900, 400);
-  svg.append(label(10, 22, `${centre.length} dice in the centre · round ${st.round ?? "?"} · ${st.mode || ""}`, { fill: "var(--dim)" }));
+  svg.append(label(10, 22, t("nozoku.info", { n: centre.length, round: st.round ?? "?", mode: st.mode ? tw(st.mode) : "" }), { fill: "var(--dim)" }));
   for (let f = 1; f <= 6; f++) {
     const y = 40 + (f - 1) * 56;
     svg.append(label(10, y + 30, `${f}`, { "font-size": 22, "font-weight": 700 }));
@@ -323,12 +325,12 @@ function renderNozoku(snap) {
   }
   const held = st.held || {};
   let y = 40;
-  svg.append(label(640, y, "Held", { fill: "var(--dim)" }));
+  svg.append(label(640, y, t("nozoku.held"), { fill: "var(--dim)" }));
   for (const [p, ds] of Object.entries(held)) {
     y += 28;
-    svg.append(label(640, y, `${p}: ${ds.length} dice`));
+    svg.append(label(640, y, t("nozoku.held_dice", { player: p, n: ds.length })));
   }
-  if (st.rating) svg.append(label(640, y + 40, `magic ${st.rating.magic} · ${st.rating.rating}`, { fill: "var(--accent)" }));
+  if (st.rating) svg.append(label(640, y + 40, t("nozoku.rating", { magic: st.rating.magic, rating: tw(st.rating.rating) }), { fill: "var(--accent)" }));
   return svg;
 }
 

@@ -11,7 +11,6 @@ if (TV) {  // left: what the table waits for, the scores, then the rest; right: 
   document.getElementById("right").append(document.getElementById("board-section"));
 }
 
-if (LANG === "ja") document.documentElement.lang = "ja";  // the CJK font for every name on the page
 let namesFor = null;  // the game whose names NAMES holds
 let gameTitle = null;
 
@@ -52,12 +51,15 @@ function renderScores(snap) {
     ? st.expects.players[0] : null);
   const rows = (snap.players || []).map((p) =>
     h("tr", { class: p.name === turn && snap.status === "playing" ? "turn" : "", "data-player": p.name },
-      h("td", { class: "name" }, h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),
+      h("td", { class: "name", "data-turn-label": t("table.turn") },
+        h("span", { class: "swatch", style: `background:${colourOf(p.colour)}` }), p.name),
       h("td", { class: "score", "data-score": p.name }, scores[p.name] ?? "–")));
   document.getElementById("scores").replaceChildren(...rows);
   const res = st.result;
+  // the engine's reason is in English: shown on an English page only
+  const reason = res && res.reason && LANG === "en" ? t("table.reason", { reason: res.reason }) : "";
   document.getElementById("result").textContent = res
-    ? `Winner: ${(res.winners || []).join(" and ") || "nobody"}${res.reason ? " (" + res.reason + ")" : ""}` : "";
+    ? t("table.winner", { winners: (res.winners || []).join(t("list.and")) || t("table.nobody") }) + reason : "";
 }
 
 function renderSecret(snap) {
@@ -66,11 +68,11 @@ function renderSecret(snap) {
   if (!sec) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
   box.replaceChildren(
-    h("h2", {}, "Secret selection"),
+    h("h2", {}, t("secret.title")),
     h("div", {},
       ...(sec.confirmed || []).map((n) => h("span", { class: "who done", "data-confirmed": n }, `✔ ${n}`)),
       ...(sec.waiting || []).map((n) => h("span", { class: "who", "data-pending": n }, `… ${n}`))),
-    h("p", { class: "muted" }, "Choices stay hidden until everyone has confirmed."));
+    h("p", { class: "muted" }, t("secret.hidden")));
 }
 
 function renderQuestion(snap) {
@@ -79,10 +81,9 @@ function renderQuestion(snap) {
   if (!q) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
   box.dataset.kind = q.kind || "";
-  box.replaceChildren(h("h2", {}, "A question for the referee"), h("p", {}, q.text),
+  box.replaceChildren(h("h2", {}, t("question.title")), h("p", { "data-question-text": "" }, questionText(q)),
     h("div", { class: "read-dice", id: "asked-dice" }),
-    h("p", { class: "muted" }, `about ${(q.readings || []).join(", ") || "the throw"} · tap the die to answer `
-      + "(or answer on the admin page)"));
+    h("p", { class: "muted" }, t("question.how", { readings: tList(q.readings) || t("question.the_throw") })));
 }
 
 function renderPairing(snap) {
@@ -90,7 +91,10 @@ function renderPairing(snap) {
   const box = document.getElementById("pairing");
   if (!snap.pairing) { box.hidden = true; box.textContent = ""; return; }
   box.hidden = false;
-  box.textContent = snap.pairing;
+  // "table-3 · round 2 · ann vs bob" (display/pairings.py describe), in the page's language
+  const m = /^(.+) · round (\d+) · (.+)$/.exec(snap.pairing);
+  box.textContent = m ? t("pairing", { table: m[1], round: m[2], players: m[3].split(" vs ").join(t("pairing.vs")) })
+    : snap.pairing;
 }
 
 function renderNotice(snap) {
@@ -108,8 +112,8 @@ function renderFlag(snap) {
   const f = snap.flag;
   if (!f) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
-  box.replaceChildren(h("h2", {}, "Flagged: this throw did not tumble"), h("p", {}, f.reason || ""),
-    h("p", { class: "muted" }, "The throw counts unless the referee undoes it on the admin page."));
+  box.replaceChildren(h("h2", {}, t("flag.title")), h("p", {}, LANG === "en" ? f.reason || "" : ""),
+    h("p", { class: "muted" }, t("flag.counts")));
 }
 
 async function renderEvents(seq) {
@@ -150,7 +154,7 @@ async function onSnapshot(snap) {
   document.title = `${snap.table} · ${title} · dicetable`;
   document.getElementById("title").textContent = `${snap.table} · ${title}`;
   statusPill(document.getElementById("status"), snap.status);
-  document.getElementById("waiting").textContent = snap.waiting_for || "";
+  document.getElementById("waiting").textContent = waitingFor(snap);
   document.body.dataset.seq = snap.seq;
   renderPairing(snap);
   renderNotice(snap);

@@ -74,7 +74,9 @@ def test_an_english_page_names_fish_in_english_and_a_japanese_page_in_japanese(
         card = page.locator(".fish-card text").first.text_content() or ""
         assert card and JAPANESE.search(card) and not re.search(r"[A-Za-z]", card), card
         ja_events = page.locator("#events").inner_text()
-        fish = re.findall(r"lands ([^\n]+)", ja_events)
+        fish = re.findall(
+            r"フィッシュオン！\w+?が([^\n]+)を釣り上げた", ja_events
+        )  # the sentence in Japanese too
         assert fish and all(JAPANESE.search(f) and not re.search(r"[a-z]{3}", f) for f in fish), fish
         english = ("Sardine", "Shrimp", "Mackerel", "Octopus", "Tuna", "Swordfish", "Pufferfish")
         assert not any(name in text for name in english), text

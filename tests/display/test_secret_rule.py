@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,13 +71,15 @@ class Fighters:
         """Everything a player can see now, with the clock's readings left out."""
         state = self.client.get("/api/state").json()
         events = self.client.get("/api/events?offset=0&limit=500").json()
-        for e in events["events"]:
+        events_ja = self.client.get("/api/events?offset=0&limit=500&lang=ja").json()  # told in Japanese
+        for e in events["events"] + events_ja["events"]:
             e.pop("t")  # the wall clock when it was logged
-        page = self.client.get("/").text
+        page = self.client.get("/").text + self.client.get("/tv?lang=ja").text
         mqtt = [{k: v for k, v in m.items() if k != "updated"} for m in self.published]
         return {
             "state": state,
             "events": events,
+            "events_ja": events_ja,
             "page": page,
             "mqtt": mqtt,
             "leds": [frame.tolist() for frame in self.leds],
@@ -122,6 +125,9 @@ def test_a_declared_attack_is_shown_only_as_who_has_declared_until_both_have(
     # the page, MQTT, the LEDs or the log lines
     assert _attack_inputs(before_b) == {}
     assert not any("attack" in json.dumps(e["data"]) for e in before_b["events"]["events"])
+    ja = [e["text"] for e in before_b["events_ja"]["events"]]
+    assert ja and all(re.search("[\u3040-\u30ff\u4e00-\u9fff]", t) for t in ja), ja  # told in Japanese
+    assert not any("攻撃" in t for t in ja), ja  # and not even that an attack was declared
     assert before_a == before_b
     assert normal_log == special_log
     # the table still waits for bob, and says that ann has declared
@@ -134,6 +140,8 @@ def test_a_declared_attack_is_shown_only_as_who_has_declared_until_both_have(
     after_a, after_b = normal.seen(), special.seen()
     assert _attack_inputs(after_a) == {"ann": "normal", "bob": "lv3-champion"}
     assert _attack_inputs(after_b) == {"ann": "lv1-brawler", "bob": "lv3-champion"}
+    ja = [e["text"] for e in after_b["events_ja"]["events"] if e["data"].get("event") == "attacks_revealed"]
+    assert ja == ["攻撃公開：ann Street Brawler、bob Champion"], ja  # the reveal says it, by name
     revealed = [e for e in after_b["events"]["events"] if e["data"].get("event") == "attacks_revealed"]
     assert revealed and revealed[0]["data"]["detail"] == {"ann": "lv1-brawler", "bob": "lv3-champion"}
     assert after_b["state"]["secret"] is None
