@@ -12,10 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from controller import teach
 from controller.config import TableConfig, parse_config
 from controller.eventlog import EventLog
+from controller.live import play
 from controller.session import mock_pins
 from controller.table import Table
+from hardware.frames import Frame
 from tests.controller.teach_scene import LYING, PAGE, empty_table, needs_real, place, roll
 from vision.numbered.learnt import load_set
 
@@ -156,3 +159,59 @@ def test_a_face_out_of_the_kinds_range_is_refused(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=rf"face: a d20 shows 1\.\.20, got {face!r}"):
             table.teach({"action": "answer", "roll": 1, "face": face}, "ann")
     assert table.teach({"action": "status"}, "ann")["taught"] == 0
+
+
+class _Camera:
+    """A camera that shows ``shots`` in turn, each held for ``hold`` seconds at 10 frames a second."""
+
+    name = "test"
+
+    def __init__(self, shots: list[np.ndarray], hold: float = 1.5) -> None:
+        self.frames = [
+            (s, round(i * hold + k * 0.1, 2)) for i, s in enumerate(shots) for k in range(int(hold * 10))
+        ]
+
+    def read(self) -> Frame | None:
+        if not self.frames:
+            return None
+        image, t = self.frames.pop(0)
+        return Frame(image, t, "test")
+
+
+@needs_real
+def test_the_live_loop_gives_the_settled_rolls_and_the_empty_table_the_gate_saw(tmp_path: Path) -> None:
+    """`dicetable run`'s loop (`controller.live.play`, the motion gate): while a die is taught, each
+    roll that comes to rest is taught against the empty table the gate saw between rolls."""
+    table = _table(tmp_path)
+    table.teach(START, "ann")
+    empty = empty_table()
+    play(table, _Camera([empty, roll(9, 0), empty, roll(14, 1), empty, roll(2, 2, also=6)]))
+    status = table.teach({"action": "status"}, "ann")
+    assert status["rolls"] == 2, status["notice"]
+    assert [math.dist(r.center, place(i)) < 40 for i, r in enumerate(table.teaching.rolls)] == [True, True]
+    assert "leave one die only" in status["notice"]
+    # the game never read them: no reading logged, nothing scored
+    assert not [e for e in table.log.events(table.game_no) if e.kind in ("reading", "input")]
+
+
+@needs_real
+@pytest.mark.slow
+def test_a_second_die_of_the_kind_joins_the_stored_set_and_another_kind_must_replace_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(teach, "N_EACH", 1)  # every face once completes a set here
+    table = _table(tmp_path)
+    for owner in ("ann", "bob"):
+        table.teach({**START, "owner": owner}, owner)
+        for i in range(20):
+            r = _settle(table, roll(i + 1, i), 1.0 + i)["roll"]
+            table.teach({"action": "answer", "roll": r["n"], "face": i + 1}, owner)
+        said = table.teach({"action": "save"}, owner)["message"]
+    assert 'joining "ann\'s green d20"' in said, said
+    stored = load_set(table.cfg.dice_set_path)
+    assert stored.name == "ann's green d20 + bob's green d20" and len(stored.values) == 40
+    assert table.perceiver.reader.learnt.name == stored.name
+    d10 = {**START, "kind": "d10"}
+    with pytest.raises(ValueError, match=r"the table keeps one set, of d20 .* start with replace to do so"):
+        table.teach(d10, "cid")
+    assert table.teach({**d10, "replace": True}, "cid")["session"]["name"] == "ann's green d10"
