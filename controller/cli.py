@@ -41,6 +41,7 @@ def check_config(file: Path = typer.Argument(..., help="The table.toml to check.
     """Validate a table.toml as ``run`` will need it (types, the game's options and players through the
     engine, the files it names) and print every problem with its key and what was expected."""
     from controller.config import ConfigError, config_warnings, load_config
+    from controller.empty_learn import stored_notes
     from controller.setup_check import table_problems
 
     try:
@@ -51,6 +52,8 @@ def check_config(file: Path = typer.Argument(..., help="The table.toml to check.
     else:
         for key, msg in config_warnings(cfg):
             print(f"{file}: warning: {key}: {msg}")
+        for key, msg in stored_notes(cfg):
+            print(f"{file}: note: {key}: {msg}")
     if problems:
         for key, msg in problems:
             print(f"{file}: {key}: {msg}")
@@ -182,6 +185,10 @@ def run(
             raise ConfigError(str(config or "the embedded config"), problems)
     except ConfigError as e:
         raise fail(str(e)) from None
+    from controller.empty_learn import stored_notes
+
+    for key, msg in stored_notes(cfg):
+        err.print(f"note: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)
     try:
         run_live(cfg, camera=camera, hold=sys.stdin.isatty() if hold is None else hold)
     except TableError as e:

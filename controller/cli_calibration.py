@@ -359,7 +359,8 @@ def calibrate_empty(
     out: Path = typer.Option(..., "--out", help="Where to write the reference: FILE.png (lossless)."),
 ) -> None:
     """Keep a frame of the empty table: dice are read only where a settled frame differs from it
-    (table.toml: [vision] empty_table_frame; the motion gate's own empty frames replace it)."""
+    (table.toml: [vision] empty_table_frame; the table learns it again from a still board with no die
+    on it, kept beside it as NAME.learnt.png until the next calibration)."""
     import cv2
 
     from vision.reader import read_dice

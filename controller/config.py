@@ -153,7 +153,8 @@ class VisionSection(_Strict):
 
     #: dice only where the settled frame differs from the empty table the camera saw before
     empty_table: bool = True
-    #: an empty-table frame captured by `dicetable calibrate empty`; the gate's own replace it
+    #: an empty-table frame captured by `dicetable calibrate empty`; the table learns it again from a
+    #: still board with no die on it and keeps that beside it (NAME.learnt.png; controller.empty_learn)
     empty_table_frame: str | None = None
     #: with the empty table: die-sized pieces of what changed since it (more than a shadow) are read
     #: too, touching dice split (vision.empty_diff); its solid change is the stacks-by-sides cue's

@@ -234,15 +234,24 @@ def play(
                 motion.add(frame.image_bgr, still, frame.t)
             continue  # handled before the restart
         table.tick(frame.t)
+        if getattr(gate, "has_background", True):
+            # the empty table: the gate's first empty frame, then learnt again only from a still
+            # frame that shows no die (controller.empty_learn), never whatever the gate called empty
+            moving = upd.moving_fraction >= getattr(gate, "moving_min_frac", 0.0)
+            learnt = table.see_board(
+                frame.image_bgr, frame.t, upd.state, getattr(gate, "empty_frame", None), moving
+            )
+            relearnt = learnt and table.empty_table.source == "re-learnt"
+            if relearnt and upd.state is not RollState.EMPTY and hasattr(gate, "set_background"):
+                gate.set_background(frame.image_bgr)  # the gate too: a new light is no throw, no arm
         if upd.resting_since is not None and frame.t - upd.resting_since >= EARLY_S - 1e-6:
             # still for half the wait, not yet settled: read it while it settles
-            table.read_early(frame.image_bgr, upd.resting_since, getattr(gate, "empty_frame", None))
+            table.read_early(frame.image_bgr, upd.resting_since)
         if upd.settled_now or upd.changed:
             table.on_settled(
                 frame.image_bgr,
                 upd.t_rest,
                 frame.t,
-                empty=getattr(gate, "empty_frame", None),
                 motion=motion if upd.settled_now else None,  # a nudge is not a throw
             )
         if motion is not None:

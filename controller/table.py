@@ -37,6 +37,7 @@ from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
 from controller.corrections import ANSWERS, RefereeLearning, check_command, next_status, reopen
 from controller.early_read import EarlyRead
+from controller.empty_learn import EmptyLearning
 from controller.eventlog import EventLog, LogWriteError
 from controller.hidden import HeldInputs
 from controller.ledger import (
@@ -120,6 +121,10 @@ class Table:
         if self.resumed:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
         self.learning = RefereeLearning(self.perceiver)  # the referee's answers grow the learnt set
+        #: the empty-table picture and when to learn it again (controller.empty_learn)
+        self.empty_table = EmptyLearning.for_table(
+            self.perceiver, cfg.vision, getattr(log_, "path", None), clock
+        )
         self.learning.replay(self.log.events() if self.learning.on else [])
         self.teaching = Teaching(cfg, log_)  # a die of its own taught with the camera (controller.teach)
         try:
@@ -225,6 +230,22 @@ class Table:
                 log.exception("a listener failed on a snapshot")
 
     # -- the camera ------------------------------------------------------------------
+    def see_board(
+        self,
+        image: np.ndarray,
+        t: float,
+        state: str,
+        gate_empty: np.ndarray | None = None,
+        moving: bool | None = None,
+    ) -> bool:
+        """Every frame, with the motion gate's label: the empty-table picture is learnt again when
+        nothing moves and no die lies on the board (controller.empty_learn); True when it was, and
+        the display is told when."""
+        learnt = self.empty_table.see(image, t, state, gate_empty, moving)
+        if learnt:
+            self._emit()
+        return learnt
+
     def read_early(self, image: np.ndarray, t_rest: float, empty: np.ndarray | None = None) -> None:
         """The dice have lain still since ``t_rest``, not yet for the gate's settle wait: read them
         now, so that the frame that ends the wait is scored at once (controller.early_read)."""
@@ -253,7 +274,9 @@ class Table:
             return None
         seq = (self.reading_set.seq if self.reading_set else self.last_seq) + 1
         colours = throw_colours(self.game, self._context_colours())
-        return (t_rest, seq, colours, repr(self.previous), None if empty is None else id(empty))
+        # (the empty-table picture in use: a picture learnt since makes the early reading stale)
+        picture = empty if empty is not None else self.empty_table.picture
+        return (t_rest, seq, colours, repr(self.previous), None if picture is None else id(picture))
 
     def on_settled(
         self,
@@ -494,7 +517,9 @@ class Table:
 
     def close(self) -> None:
         """Release the button panels: each gpiozero button runs a hold thread until it is closed.
-        The event log is the caller's (it opened it)."""
+        The event log is the caller's (it opened it).  A learnt empty-table picture not yet written
+        is written now."""
+        self.empty_table.flush()
         self.panels.close()
 
     # -- rounds on the button panels (controller.panel_rounds) ------------------------------
@@ -567,6 +592,7 @@ class Table:
                 self.reading_listeners,
                 pairing,
             )
+            self.empty_table.carry_to(fresh.empty_table)  # the board did not change with the game
             self.__dict__.update(fresh.__dict__)  # one C-level update under the GIL: whole or not at all
         self._emit()
 
@@ -589,6 +615,8 @@ class Table:
                 "pairing": self.pairing,
                 "flag": self.flag,
                 "dice_colours": sorted(self.game.dice_colours(self._context_colours()) or ()),  # any: []
+                # when the empty-table picture was learnt, and from what (controller.empty_learn)
+                "empty_table": self.empty_table.status(),
                 # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
                 "choice": None if self.game.expects().secret else self.rounds.choice_views(),
                 "teaching": self.teaching.brief(),

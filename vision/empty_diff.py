@@ -31,6 +31,7 @@ shows them wherever the board is (off the printed board too), not only where its
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -112,15 +113,49 @@ def gain_map(frame: np.ndarray, empty: np.ndarray, cell: int = CELL) -> np.ndarr
     return np.asarray(cv2.resize(g, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
 
 
-def compare(image: np.ndarray, empty_small: np.ndarray, level: float = 24.0) -> Changed:
+def local_gain_map(frame: np.ndarray, empty: np.ndarray, cell: int = CELL) -> np.ndarray:
+    """Like `gain_map`, but the light's shape left free: each ``cell`` block's median ratio, each
+    block then the median of its 3 x 3 neighbourhood (a block a few dice fill takes its neighbours'),
+    spread back smoothly.  A lamp's pool of light or a cloud's edge, which the smooth surface of
+    `gain_map` leaves as change, is light here; a die (a small part of any block) stays change.  For
+    judging whether a frame shows the empty table under a new light (controller.empty_learn)."""
+    h, w = frame.shape[:2]
+    gh, gw = max(1, h // cell), max(1, w // cell)
+    hh, ww = gh * cell, gw * cell
+    ratio = (frame[:hh, :ww] + 4.0) / (empty[:hh, :ww] + 4.0)
+    blocks = ratio.reshape(gh, cell, gw, cell, 3).transpose(0, 2, 1, 3, 4).reshape(gh, gw, cell * cell, 3)
+    step = max(1, (cell * cell) // 64)
+    # a pixel clipped at white in either frame tells nothing of the light's gain there
+    seen = np.minimum(frame[:hh, :ww], empty[:hh, :ww]) < CLIPPED
+    seen &= np.maximum(frame[:hh, :ww], empty[:hh, :ww]) < CLIPPED
+    kept = seen.reshape(gh, cell, gw, cell, 3).transpose(0, 2, 1, 3, 4).reshape(gh, gw, cell * cell, 3)
+    sample = np.where(kept[:, :, ::step], blocks[:, :, ::step], np.nan)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a block clipped through: its neighbours' gain
+        grid = np.nanmedian(sample, axis=2).astype(np.float32)
+    for c in range(3):
+        bad = ~np.isfinite(grid[..., c])
+        grid[..., c][bad] = float(np.nanmedian(grid[..., c])) if (~bad).any() else 1.0
+    if gh >= 3 and gw >= 3:
+        padded = np.pad(grid, ((1, 1), (1, 1), (0, 0)), mode="edge")
+        near = np.stack([padded[dy : dy + gh, dx : dx + gw] for dy in range(3) for dx in range(3)])
+        grid = np.median(near, axis=0).astype(np.float32)
+    return np.asarray(cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR), np.float32)
+
+
+def compare(image: np.ndarray, empty_small: np.ndarray, level: float = 24.0, local: bool = False) -> Changed:
     """Where ``image`` (BGR, full size) differs from the empty table (``empty_small``: the empty
-    frame at working scale, float32) and where by more than a shadow (see the module's doc)."""
+    frame at working scale, float32) and where by more than a shadow (see the module's doc).
+    ``local``: the light matched block by block (`local_gain_map`), not by a smooth surface."""
     h, w = image.shape[:2]
     eh, ew = empty_small.shape[:2]
     s = ew / float(w)
     f = cv2.resize(image, (ew, eh), interpolation=cv2.INTER_AREA) if (eh, ew) != (h, w) else image
     f = cv2.GaussianBlur(f.astype(np.float32), (3, 3), 0)
-    e = cv2.multiply(empty_small, gain_map(f, empty_small))
+    light = local_gain_map(f, empty_small) if local else gain_map(f, empty_small)
+    e = cv2.multiply(empty_small, light)
+    if local:  # the new light brighter than the camera shows: the frame clips where the table would
+        e = np.minimum(e, 255.0)
     fc, ec = cv2.split(f), cv2.split(e)
     diff = cv2.max(cv2.max(cv2.absdiff(fc[0], ec[0]), cv2.absdiff(fc[1], ec[1])), cv2.absdiff(fc[2], ec[2]))
     changed = diff > level
@@ -169,6 +204,8 @@ class EmptyDiff:
     name: str = "empty diff"
     #: proposals the reader keeps as questions when its classifier calls them "not a die"
     insist: bool = False
+    #: the light matched block by block (`local_gain_map`): a lamp's pool is light, not change
+    local_light: bool = False
 
     def __post_init__(self) -> None:
         self.empty = check_bgr(self.empty, "empty-table reference")
@@ -189,7 +226,7 @@ class EmptyDiff:
                 f"empty-table reference is {self.empty.shape[1]}x{self.empty.shape[0]} px but the frame is "
                 f"{image.shape[1]}x{image.shape[0]}: capture the empty table again with this camera mode"
             )
-        got = compare(image, self._small, self.level)
+        got = compare(image, self._small, self.level, self.local_light)
         self._last = (image, got)
         return got
 
@@ -303,4 +340,4 @@ class EmptyDiff:
         return out
 
 
-__all__ = ["Changed", "EmptyDiff", "compare", "gain_map"]
+__all__ = ["Changed", "EmptyDiff", "compare", "gain_map", "local_gain_map"]

@@ -111,6 +111,7 @@ function onSnapshot(snap) {
   document.getElementById("title").textContent = t("admin.heading", { table: snap.table, game: snap.game });
   statusPill(document.getElementById("status"), snap.status);
   document.getElementById("waiting").textContent = waitingFor(snap);
+  emptyTableLine(document.getElementById("empty-table"), snap.empty_table, true);
   document.body.dataset.seq = snap.seq;
   const st = snap.state || {};
   const exp = st.expects || {};

@@ -146,3 +146,27 @@ function statusPill(el, status) {
   el.className = "pill " + (status || "");
   el.textContent = status ? (typeof CATALOGUE[`status.${status}`] === "string" ? t(`status.${status}`) : status) : "?";
 }
+
+// When the table's empty-table picture was learnt (the snapshot's empty_table, controller/empty_learn.py):
+// "empty table learnt 2 min ago"; shown on the table and admin pages, kept current by emptyTableLine.
+function emptyTableText(et, nowS) {
+  if (!et) return t("empty.none");
+  const age = Math.max(0, (nowS ?? Date.now() / 1000) - Number(et.learnt_at || 0));
+  const ago = age < 60 ? t("ago.now") : age < 3600 ? t("ago.min", { n: Math.floor(age / 60) })
+    : age < 86400 ? t("ago.h", { n: Math.floor(age / 3600) }) : t("ago.days", { n: Math.floor(age / 86400) });
+  const how = et.source === "calibrate empty" ? "empty.taken" : et.source === "camera" ? "empty.seen" : "empty.learnt";
+  return t(how, { ago });
+}
+
+let emptyTableLast = null;
+function emptyTableLine(el, et, extra) {
+  // the line for the latest snapshot; its age is counted on every 30 s until the next one
+  emptyTableLast = { el, et, extra };
+  const paint = () => {
+    const e = emptyTableLast;
+    e.el.textContent = emptyTableText(e.et) + (e.extra && e.et && e.et.refused ? t("empty.refused", { why: e.et.refused }) : "");
+    e.el.dataset.source = (e.et && e.et.source) || "";
+  };
+  paint();
+  if (!emptyTableLine.timer) emptyTableLine.timer = setInterval(paint, 30000);
+}

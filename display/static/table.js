@@ -156,6 +156,7 @@ async function onSnapshot(snap) {
   statusPill(document.getElementById("status"), snap.status);
   document.getElementById("waiting").textContent = waitingFor(snap);
   document.body.dataset.seq = snap.seq;
+  emptyTableLine(document.getElementById("empty-table"), snap.empty_table, false);
   renderPairing(snap);
   renderNotice(snap);
   renderScores(snap);
