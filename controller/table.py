@@ -294,7 +294,8 @@ class Table:
         on the check's own thread, ``controller.tumble_flag``; the next throw waits for its verdict)."""
         self.tumble.wait()
         if self.teaching.on:  # the frame is the die being taught, not a throw of the game
-            return self.teaching.on_settled(self, image, t, empty)
+            picture = empty if empty is not None else self.empty_table.picture  # the table's, learnt
+            return self.teaching.on_settled(self, image, t, picture)
         if empty is not None:
             self.perceiver.set_empty(empty)
         if self.held_write.waiting:  # read once the held write is written: the dice still lie there

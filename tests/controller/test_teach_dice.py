@@ -215,3 +215,15 @@ def test_a_second_die_of_the_kind_joins_the_stored_set_and_another_kind_must_rep
     with pytest.raises(ValueError, match=r"the table keeps one set, of d20 .* start with replace to do so"):
         table.teach(d10, "cid")
     assert table.teach({**d10, "replace": True}, "cid")["session"]["name"] == "ann's green d10"
+
+
+@needs_real
+def test_a_die_is_taught_against_the_empty_table_the_table_learnt(tmp_path: Path) -> None:
+    """The live loop gives the table no empty frame with a settled one any more: the table's own
+    picture (controller.empty_learn, the gate's first empty frame here) is the one taught against."""
+    table = _table(tmp_path)
+    table.teach(START, "ann")
+    assert table.see_board(empty_table(), 0.0, "empty", gate_empty=empty_table())
+    table.on_settled(roll(7, 0), 1.0, 1.0)
+    got = table.teach({"action": "status"}, "ann")
+    assert got["notice"] is None and got["rolls"] == 1, got
