@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from controller.adapters import TableReadings
+from engine import Input, InputKind
+from engine.entry import check_entered
 
 #: corrections that answer a question about the current readings (they wait for one); ``unlearn``
 #: takes the crops an answer taught the table (RefereeLearning) out of its learnt set again
@@ -235,6 +237,18 @@ def _hidden(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> A
     }
     message = f"a hidden {hidden['colour']} {value} under reading {top['id']} added as {hidden['id']}"
     return Answer(row, apply, message)
+
+
+def check_typed_throw(game: Any, inp: Input, colours: Mapping[str, str]) -> None:
+    """A roll or throw the referee typed (the admin page's form): its dice checked against what the
+    game expects of each (``Game.entry_dice``: the kind's faces, the colours in play, the board's
+    zones or the sides of the centre line), so that a mistake is named by die and by what was
+    expected, before the game sees it; the game's own rules judge the rest.  ValueError."""
+    if inp.kind not in (InputKind.ROLL, InputKind.THROW):
+        return
+    entries = game.entry_dice(inp.player, colours)
+    if entries:
+        check_entered(entries, inp.data.get("dice"), inp.kind.value)
 
 
 def next_status(status: str, action: str) -> str:

@@ -35,7 +35,14 @@ import numpy as np
 
 from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
-from controller.corrections import ANSWERS, RefereeLearning, check_command, next_status, reopen
+from controller.corrections import (
+    ANSWERS,
+    RefereeLearning,
+    check_command,
+    check_typed_throw,
+    next_status,
+    reopen,
+)
 from controller.early_read import EarlyRead
 from controller.empty_learn import EmptyLearning
 from controller.eventlog import EventLog, LogWriteError
@@ -708,7 +715,14 @@ class Table:
         inp = Input.from_json(command.get("input"))
         if inp.kind is InputKind.SECRET:
             raise ValueError("secret selections come from the players' button panels, not the admin page")
-        self.apply(inp, "admin", self._t_correction)
+        with self._lock:
+            check_typed_throw(self.game, inp, self._context_colours())
+        try:
+            self.apply(inp, "admin", self._t_correction)
+        except RuleError as e:  # a typed roll or throw: the rules' reason, not the state's dump
+            if inp.kind not in (InputKind.ROLL, InputKind.THROW):
+                raise
+            raise ValueError(f"the game refuses this {inp.kind.value}: {e.why}") from None
         if inp.player is not None and inp.player in self.held_choices.players(self.game):
             return f"{inp.player}'s {inp.kind.value} is held until everyone asked has chosen"
         rs = self.reading_set

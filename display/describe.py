@@ -60,6 +60,11 @@ def zone_name(zone: Any) -> str:
     return _words(str(zone))
 
 
+def zone_label(zone: Any, lang: Lang = "en") -> str:
+    """A board zone as people name it, in ``lang`` (``zone_name``; "4行1列" in Japanese)."""
+    return zone_name(zone) if lang == "en" else _Say(lang).zone(zone)
+
+
 def _die(d: Any) -> str:
     if not isinstance(d, Mapping):
         return str(d)

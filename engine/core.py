@@ -91,6 +91,37 @@ class DieKind(StrEnum):
         return tuple(range(1, sides + 1))
 
 
+#: where a die a person enters (engine.entry) may lie besides a zone or a side: off the field
+OFF = "off"
+
+
+@dataclass(frozen=True)
+class DieEntry:
+    """One die of an expected roll or throw, as a person may enter it.
+
+    ``kinds``: the kinds it may be (the usual first); ``colours``: the colours it may be (none: its
+    colour is not asked); ``zones``: the board's zones it may lie in when the game scores dice by
+    zone (it may also lie on the board in none, or off it); ``sides``: the game asks which side of
+    the centre line it lies on (or off the field, thrown by whom: ``throwers``).
+    """
+
+    kinds: tuple[DieKind, ...]
+    colours: tuple[str, ...] = ()
+    zones: tuple[str, ...] = ()
+    sides: bool = False
+    throwers: tuple[str, ...] = ()
+
+    def to_json(self) -> JSON:
+        return {
+            "kinds": [k.value for k in self.kinds],
+            "faces": {k.value: list(k.face_range()) for k in self.kinds},
+            "colours": list(self.colours),
+            "zones": list(self.zones),
+            "sides": self.sides,
+            "throwers": list(self.throwers),
+        }
+
+
 class Side(StrEnum):
     """Which side of a board's centre line a die lies on."""
 
@@ -548,6 +579,19 @@ class Game(ABC):
     def thrown(self, inp: Input) -> list[Die]:
         """The dice of a roll or throw input that were really rolled, given the game before it."""
         return list(inp.dice())
+
+    def entry_dice(self, player: str | None, player_colours: Mapping[str, str]) -> tuple[DieEntry, ...]:
+        """The dice of the roll or throw the game expects now from ``player``, as a person enters them
+        by hand (the admin page's form; checked by ``engine.entry.check_entered``): one ``DieEntry``
+        each.  Empty when the game expects no roll or throw.  By default the expectation's ``dice``
+        (a count) of the game's kinds, in the colours the game's dice come in now."""
+        exp = self.expects()
+        n = exp.detail.get("dice")
+        if exp.kind not in (InputKind.ROLL, InputKind.THROW) or not isinstance(n, int) or n < 1:
+            return ()
+        colours = tuple(sorted(self.dice_colours(player_colours) or ()))
+        kinds = tuple(k for k in self.dice_kinds if k is not DieKind.DN)
+        return tuple(DieEntry(kinds, colours) for _ in range(n))
 
     # -- helpers for subclasses --------------------------------------------
     def refuse(self, why: str, inp: Input) -> RuleError:

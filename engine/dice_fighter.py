@@ -116,6 +116,7 @@ from engine.core import (
     Context,
     DataError,
     Die,
+    DieEntry,
     DieKind,
     Expectation,
     FieldStatus,
@@ -1560,6 +1561,15 @@ class DiceFighter(Game):
 
     def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(COLOURS)
+
+    def entry_dice(self, player: str | None, player_colours: Mapping[str, str]) -> tuple[DieEntry, ...]:
+        """Both players' dice, each on side a or b of the centre line or off the field (thrown by whom)."""
+        if self.expects().kind is not InputKind.THROW:
+            return ()
+        return tuple(
+            DieEntry((DieKind.D10P,), tuple(COLOURS), sides=True, throwers=self.players)
+            for _ in range(2 * DICE_PER_PLAYER)
+        )
 
     def names(self) -> dict[str, str]:
         d = self.deck

@@ -62,6 +62,7 @@ from engine.core import (
     Choice,
     Context,
     Die,
+    DieEntry,
     DieKind,
     Expectation,
     Game,
@@ -371,6 +372,12 @@ class DiceHunter(Game):
         if not out:
             out.append(("end turn (chips)", {"chips": True}))
         return out
+
+    def entry_dice(self, player: str | None, player_colours: Mapping[str, str]) -> tuple[DieEntry, ...]:
+        """A roll shows all five dice, the kept ones too."""
+        if self.expects().kind is not InputKind.ROLL:
+            return ()
+        return tuple(DieEntry((DieKind.D6,)) for _ in range(DICE))
 
     def thrown(self, inp: Input) -> list[Die]:
         """A roll shows the kept dice again: only the others were rolled."""

@@ -71,6 +71,7 @@ from engine.core import (
     Context,
     DataError,
     Die,
+    DieEntry,
     DieKind,
     Expectation,
     FieldStatus,
@@ -341,6 +342,18 @@ class DicetarWars(Game):
 
     def board_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(c.lower() for c in player_colours.values())
+
+    def entry_dice(self, player: str | None, player_colours: Mapping[str, str]) -> tuple[DieEntry, ...]:
+        """Every die on and around the board: five in the colour of each player who has thrown this
+        half, each in one of the board's zones (or in none, or off the board)."""
+        if self.expects().kind is not InputKind.THROW:
+            return ()
+        throwers = (self.first,) if self.step == "first_throw" else self.players
+        kinds = (DieKind.D6, DieKind.D20) if self.advanced else (DieKind.D6,)
+        zones = tuple(self.board.multipliers) if self.board is not None else ()
+        return tuple(
+            DieEntry(kinds, (self.colours[p],), zones) for p in throwers for _ in range(DICE_PER_PLAYER)
+        )
 
     def thrown(self, inp: Input) -> list[Die]:
         """A throw lists every die on and around the board: in the second throw only the thrower's

@@ -92,6 +92,7 @@ from engine.core import (
     ChoiceField,
     Context,
     DataError,
+    DieEntry,
     DieKind,
     Expectation,
     Game,
@@ -502,6 +503,15 @@ class DieAngler(Game):
 
     def dice_colours(self, player_colours: Mapping[str, str]) -> frozenset[str] | None:
         return frozenset(c.lower() for c in player_colours.values())
+
+    def entry_dice(self, player: str | None, player_colours: Mapping[str, str]) -> tuple[DieEntry, ...]:
+        """The dice ``player`` rolls now (the expectation's kinds for them), in their colour."""
+        exp = self.expects()
+        kinds = exp.detail.get("dice", {}).get(player) if exp.kind is InputKind.ROLL else None
+        if not isinstance(kinds, list):
+            return ()
+        colour = player_colours.get(str(player))
+        return tuple(DieEntry((DieKind(k),), (colour.lower(),) if colour else ()) for k in kinds)
 
     def reveals(self) -> list[Choice]:
         """The fish cards not yet turned up, when a card is to be turned up."""

@@ -35,6 +35,7 @@ async function refreshOffers() {
     if (!r.ok) return;
     got = await r.json();
   } catch (e) { return; }
+  renderEntryForms(got.forms || []);
   const box = document.getElementById("offers");
   const buttons = (got.offers || []).map((o) => {
     const b = h("button", { "data-offer": o.choice, "data-player": o.player || "" },
@@ -43,6 +44,85 @@ async function refreshOffers() {
     return b;
   });
   box.replaceChildren(...(buttons.length ? buttons : [h("span", { class: "muted" }, got.why || "")]));
+}
+
+// A roll or throw typed in when the camera cannot read it (display/offers.py `forms`, from the
+// engine's Game.entry_dice): one row per die, each field a list of what the rules allow (its kind,
+// the kind's faces, the colours in play, the board's zones or the sides of the centre line).
+let entryShown = "";
+function renderEntryForms(forms) {
+  const box = document.getElementById("entry-forms");
+  const key = JSON.stringify(forms);
+  if (key === entryShown) return;  // keep what the referee has chosen so far
+  entryShown = key;
+  box.replaceChildren(...forms.map(entryForm));
+}
+
+function option(value, text, selected) { return h("option", { value, selected: selected ? "" : null }, text); }
+function entryFace(kind, v) { return kind === "d10p" ? String(v).padStart(2, "0") : String(v); }
+
+function entryRow(d, i, zoneNames) {
+  const kind = h("select", { "data-field": "kind", "aria-label": t("entry.kind") }, ...d.kinds.map((k) => option(k, k)));
+  const face = h("select", { "data-field": "value", "aria-label": t("entry.value") });
+  const faces = () => face.replaceChildren(...d.faces[kind.value].map((v) => option(v, entryFace(kind.value, v))));
+  kind.addEventListener("change", faces);
+  faces();
+  const colour = d.colours.length ? h("select", { "data-field": "colour", "aria-label": t("entry.colour") },
+    ...d.colours.map((c) => option(c, tc(c)))) : null;
+  let where = null;
+  let thrower = null;
+  if (d.zones.length) {
+    where = h("select", { "data-field": "where", "aria-label": t("entry.where") },
+      ...d.zones.map((z) => option(`zone:${z}`, t("entry.zone", { zone: (zoneNames || {})[z] || z }))),
+      option("field", t("entry.no_zone")), option("off", t("entry.off_board")));
+  } else if (d.sides) {
+    where = h("select", { "data-field": "where", "aria-label": t("entry.where") },
+      option("side:a", t("entry.side", { side: "a" })), option("side:b", t("entry.side", { side: "b" })),
+      option("off", t("entry.off_field")));
+    thrower = h("select", { "data-field": "thrower", "aria-label": t("entry.thrower") },
+      ...d.throwers.map((p) => option(p, p)));
+  }
+  return h("tr", { "data-die": i + 1 }, h("td", {}, t("entry.die", { n: i + 1 })),
+    h("td", {}, d.kinds.length > 1 ? kind : d.kinds[0]), h("td", {}, face), h("td", {}, colour || ""),
+    h("td", {}, where || ""), h("td", {}, thrower || ""));
+}
+
+// a row's die as the engine takes it (engine.entry.check_entered checks it again)
+function entryDie(row, d) {
+  const get = (f) => { const el = row.querySelector(`[data-field="${f}"]`); return el ? el.value : null; };
+  const die = { kind: get("kind") || d.kinds[0], value: Number(get("value")) };
+  if (get("colour")) die.colour = get("colour");
+  const where = get("where");
+  if (where === null) return die;
+  if (where === "off") {
+    die.field_status = "off";
+    if (d.sides) die.thrower = get("thrower");
+  } else {
+    die.field_status = "field";
+    if (where.startsWith("zone:")) die.zones = [where.slice(5)];
+    if (where.startsWith("side:")) die.side = where.slice(5);
+  }
+  return die;
+}
+
+function entryForm(form) {
+  const rows = form.dice.map((d, i) => entryRow(d, i, form.zone_names));
+  // the colours in turn, so that a throw of everyone's dice starts as five of each
+  const colours = [...new Set(form.dice.flatMap((d) => d.colours))];
+  rows.forEach((row, i) => {
+    const sel = row.querySelector('[data-field="colour"]');
+    const per = Math.max(1, Math.round(form.dice.length / Math.max(1, colours.length)));
+    if (sel && form.dice[i].colours.length > 1) sel.value = colours[Math.min(colours.length - 1, Math.floor(i / per))];
+  });
+  const what = t(`input.${form.type}`);
+  const send = h("button", { type: "button", class: "primary", "data-entry-send": form.type },
+    form.player ? t("entry.send_for", { what, player: form.player }) : t("entry.send", { what }));
+  send.addEventListener("click", () => correct({ action: "input", input: Object.assign({ type: form.type },
+    form.player ? { player: form.player } : {}, { dice: rows.map((row, i) => entryDie(row, form.dice[i])) }) }));
+  return h("div", { class: "entry-form", "data-entry": form.type, "data-player": form.player || "" },
+    h("h3", {}, form.player ? t("entry.title_for", { what, player: form.player }) : t("entry.title", { what })),
+    h("p", { class: "muted" }, t("entry.how")),
+    h("table", { class: "readings-list" }, ...rows), h("p", {}, send));
 }
 
 async function refreshReadings() {
