@@ -103,7 +103,10 @@ def test_refused_correction_changes_nothing(client: TestClient, rig: Rig) -> Non
             {"action": "input", "input": {"type": "roll", "player": "bob", "dice": [1, 2, 3, 4, 5]}},
             "may not give",
         ),
-        ({"action": "input", "input": {"type": "roll", "player": "ann", "dice": [1]}}, "the roll needs 5 dice, got 1"),
+        (
+            {"action": "input", "input": {"type": "roll", "player": "ann", "dice": [1]}},
+            "the roll needs 5 dice, got 1",
+        ),
         ({"action": "input", "input": {"type": "secret", "player": "ann"}}, "button panels"),
         ({"action": "input", "input": {"type": "dance"}}, "not one of"),
     ]:
