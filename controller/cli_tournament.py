@@ -28,12 +28,21 @@ def default_db(name: str) -> Path:
     return data_dir() / f"tournament-{slug}.sqlite3"
 
 
-def _open(file: Path, db: Path | None) -> Tournament:
+def _open(file: Path, db: Path | None, *, new: bool = False) -> Tournament:
+    """The tournament of ``file`` with its state at ``db`` (default: the user data directory's).
+    Only ``dicetable tournament`` (``new``) starts a state; the other commands refuse one that does
+    not exist, naming where they looked, rather than make an empty tournament there."""
     from controller.tournament import Tournament
     from controller.tournament_file import load_tournament
 
     spec = load_tournament(file)
     path = db or default_db(spec.tournament.name)
+    if not new and not path.is_file():
+        given = "--db" if db else "the default state (no --db given)"
+        raise ValueError(
+            f"{path}: no tournament state there ({given}); give --db as 'dicetable tournament' was "
+            "given, or start the tournament first"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     return Tournament(spec, path)
 
@@ -49,7 +58,7 @@ def _open_for(file: Path, db: Path | None, fmt: str, formats: tuple[str, ...]) -
 
 
 def tournament(
-    file: Path = typer.Argument(..., help="The tournament file (TOML): players, rounds, tables, [mqtt]."),
+    file: Path = typer.Argument(..., help="The tournament file (TOML): players, rounds, tables, \\[mqtt]."),
     db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
     host: str = typer.Option("127.0.0.1", help="Address to serve the tournament page on."),
     port: int = typer.Option(8002, help="Port to serve the tournament page on."),
@@ -67,7 +76,7 @@ def tournament(
     from display.tournament_app import TournamentView, create_tournament_app
 
     try:
-        t = _open(file, db)
+        t = _open(file, db, new=True)
         if t.spec.mqtt is None:
             raise ValueError(f"{file}: expected an [mqtt] section (how the hall reaches the tables' broker)")
         link = t.spec.mqtt.link("dicetable-hall")

@@ -75,6 +75,21 @@ def _highest_seq(db: sqlite3.Connection, path: Path) -> int:
     return max(1, path.stat().st_size // 16)  # no row is smaller: probing past the end finds nothing
 
 
+def _holds_events(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse an SQLite file whose (readable) schema has no events table: another program's database
+    (a tournament's state, say) is not a damaged log."""
+    try:
+        names = {str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError:
+        return  # the schema itself is damaged: a log's damage, reported as such
+    if "events" not in names:
+        shown = ", ".join(sorted(names)[:5]) or "none"
+        raise LogError(
+            f"{path}: not a dicetable event log (an SQLite database without an events table; its "
+            f"tables: {shown}); expected a table's .sqlite3 event log"
+        )
+
+
 def read_intact(path: Path) -> LogReport:
     """Every intact event of the log at ``path`` (read-only), and what could not be read."""
     report = LogReport(Path(path))
@@ -83,15 +98,18 @@ def read_intact(path: Path) -> LogReport:
             head = f.read(len(SQLITE_MAGIC))
     except OSError as e:
         raise LogError(f"{path}: cannot read ({e})") from None
-    if head != SQLITE_MAGIC:
-        report.problems.append(f"not an SQLite file (it starts {head[:8]!r})")
-        return report
+    if head != SQLITE_MAGIC:  # a text file, a picture: nothing to check or salvage, not "damaged"
+        raise LogError(
+            f"{path}: not a dicetable event log (not an SQLite file: it starts {head[:8]!r}); "
+            "expected a table's .sqlite3 event log"
+        )
     try:
         db = connect_read_only(path)
     except sqlite3.Error as e:
         report.problems.append(f"cannot open: {e}")
         return report
     try:
+        _holds_events(db, path)
         try:
             problems = [str(r[0]) for r in db.execute("PRAGMA integrity_check(100)").fetchall()]
         except sqlite3.DatabaseError as e:
