@@ -2,11 +2,16 @@
 the table page, TV mode and the admin page say their sentences in Japanese, not only the names of
 cards and tiles; the sentences are data (``display/lang/<lang>.json``), and the setting is checked
 like every other key of table.toml.  The browser tests run in Debian's chromium.
+
+The committed screenshot of TV mode in Japanese is made so:
+
+    DICETABLE_WRITE_SCREENSHOTS=1 PYTHONPATH=$PWD .venv/bin/python -m pytest tests/display/test_page_language.py
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -232,6 +237,8 @@ def test_the_japanese_table_page_tv_mode_and_picker_say_their_sentences_in_japan
             assert errors == []
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"japanese{path.split('?')[0].replace('/', '-')}page.png"))
+            if path.startswith("/tv") and os.environ.get("DICETABLE_WRITE_SCREENSHOTS") == "1":
+                page.screenshot(path=str(ROOT / "docs" / "screenshots" / "tv-dice-hunter-ja-1920x1080.png"))
 
         # TV mode's largest sentence is drawn with the CJK font's glyphs, not empty boxes
         waiting = page.locator("#waiting")
