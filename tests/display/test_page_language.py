@@ -5,7 +5,8 @@ like every other key of table.toml.  The browser tests run in Debian's chromium.
 
 The committed screenshot of TV mode in Japanese is made so:
 
-    DICETABLE_WRITE_SCREENSHOTS=1 PYTHONPATH=$PWD .venv/bin/python -m pytest tests/display/test_page_language.py
+    DICETABLE_WRITE_SCREENSHOTS=1 PYTHONPATH=$PWD .venv/bin/python -m pytest \
+        tests/display/test_page_language.py
 """
 
 from __future__ import annotations
