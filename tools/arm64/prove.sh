@@ -39,10 +39,12 @@ if [ ! -x "$root/usr/bin/python3" ]; then
   echo "debootstrap: $(( $(date +%s) - start )) s" >> "$out/times.txt"
 fi
 
-cleanup() { for m in proc sys dev; do umount -l "$root/$m" 2>/dev/null || true; done; }
+cleanup() { for m in proc sys dev; do umount -R -l "$root/$m" 2>/dev/null || true; done; }
 trap cleanup EXIT
 mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys"
+# no /sys: the host's is an x86 machine's, and onnxruntime's cpuinfo, reading its CPU topology as an
+# arm64 machine's, crashes the emulated process on import (SIGSEGV); without it onnxruntime warns
+# "cpuinfo_initialize failed" and runs
 mount --rbind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
