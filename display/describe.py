@@ -389,11 +389,31 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
         return f"Flagged for the referee: the throw{when} did not tumble ({why}); it counts unless undone"
     if action == "scored_dice":
         return f"The table remembers where {len(data.get('dice', []))} scored dice lie"
+    if action == "teach":
+        return _teach(data, who)
     if action in ("pause", "start", "end"):
         return {"pause": f"{who} paused the game", "start": f"{who} (re)started the game"}.get(
             str(action), f"{who} ended the game"
         )
     return _fallback(str(who), str(action or "control"), {k: v for k, v in data.items() if k != "who"})
+
+
+def _teach(data: Mapping[str, Any], who: str) -> str:
+    """A step of teaching the table a die of its own (controller.teach); its crop's numbers left out."""
+    step, roll, face = data.get("step"), data.get("roll"), data.get("face")
+    if step == "start":
+        return f"{who} started teaching the table {data.get('name')}"
+    if step == "roll":
+        return f"The camera saw roll {roll} of the die being taught (proposed: {data.get('proposed')})"
+    if step == "answer":
+        return (
+            f"{who} left roll {roll} out: not the die"
+            if face is None
+            else f"{who} taught roll {roll} as {face}"
+        )
+    if step == "saved":
+        return f"{who} saved the taught set ({data.get('crops')} crops) to {data.get('path')}"
+    return f"{who} stopped teaching a die; nothing saved"
 
 
 def _named(value: Any, names: Mapping[str, str], key: str = "") -> Any:

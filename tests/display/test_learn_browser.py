@@ -70,6 +70,9 @@ def test_the_teaching_api_is_admin_and_refuses_bad_steps_by_name(tmp_path: Path)
         ok = httpx.post(url, headers=auth, json={"who": "ann", "command": start})
         assert ok.status_code == 200 and ok.json()["on"] and ok.json()["missing"] == list(range(1, 21))
         assert httpx.get(server.url + "/api/state").json()["teaching"]["name"] == "ann's green d20"
+        # the log in words says the step, never the crop's numbers
+        texts = [e["text"] for e in httpx.get(server.url + "/api/events?limit=100").json()["events"]]
+        assert "ann started teaching the table ann's green d20" in texts, texts[-3:]
 
 
 @needs_real
@@ -125,6 +128,8 @@ def test_a_die_is_taught_on_the_page_roll_by_roll(
         expect(page.locator("#learn-msg")).to_contain_text("saved ann's green d20 (20 crops)")
         expect(page.locator("#learn-msg")).to_contain_text("the table reads with it now")
         expect(page.locator("#learn-setup")).to_be_visible()
+        texts = [e["text"] for e in httpx.get(server.url + "/api/events?limit=500").json()["events"]]
+        assert "ann taught roll 20 as 20" in texts and not any("features" in t for t in texts)
     stored = load_set(table.cfg.dice_set_path)
     assert stored.name == "ann's green d20" and stored.faces == list(range(1, 21))
     assert table.perceiver.reader.learnt.name == "ann's green d20"
