@@ -271,7 +271,14 @@ class EmptyLearning:
         return None
 
     def _dice(self, image: np.ndarray) -> list[tuple[float, float]]:
-        seen = self.perceiver.perceive(image, seq=0)
+        """The dice the perception step reads in ``image``; a piece of change it calls "not a die"
+        is not asked about here (the light-matched pieces below judge what changed)."""
+        where = self.perceiver.where
+        where.ask_alone = False
+        try:
+            seen = self.perceiver.perceive(image, seq=0)
+        finally:
+            where.ask_alone = True
         return [d.center for d in seen.dice if d.center is not None]
 
     def _finder(self, image: np.ndarray) -> Any:

@@ -69,6 +69,9 @@ class TableWhere:
         self.look: BoardLook | None = None
         #: the empty table's finder for the frame the last steps were made for (vision.empty_diff)
         self.finder: EmptyDiff | None = None
+        #: a piece the reader calls "not a die" that lies alone is asked about (EmptyDiff.ask_alone);
+        #: off while the table judges whether a frame shows the empty board (controller.empty_learn)
+        self.ask_alone = True
         self._finders: dict[
             int, tuple[np.ndarray, EmptyDiff]
         ] = {}  # per empty frame (its working-scale copy is made once)
@@ -125,6 +128,7 @@ class TableWhere:
             size = self.size or board_size
             self.finder = self._finder(self.empty.empty, None if size is None else size.expected)
             self.finder.nadir = None
+            self.finder.ask_alone = self.ask_alone
             if board_view is not None:
                 from vision.numbered.topface import nadir_from_pose
 

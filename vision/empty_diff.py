@@ -21,9 +21,13 @@ calibrate empty` stores one).  :class:`EmptyDiff` compares a settled frame with 
    pose, ``expected``).
 
 Each piece no detector candidate already covers is proposed (a `vision.where.Box`); the reader judges
-it as any candidate, and a piece the reader calls "not a die" although solid change of a die's size
-lies there is kept as a question (:attr:`EmptyDiff.insist`: read at low confidence, so the table asks)
-rather than dropped.  ``lying`` is the solid-change mask, the stacks-by-sides cue's input
+it as any candidate.  Nothing it finds is dropped without a word (issue 30): a piece the reader calls
+"not a die" that lies alone (no die read near it: :attr:`EmptyDiff.ask_alone`) is kept as a question
+(read no surer than the asking threshold, so the table asks); one beside a die read is rejected as that
+die's sides or shadow, saying so; a blob it proposes nothing in (far larger than dice, beside a change
+wider than dice, over its limit of pieces) is in :attr:`EmptyDiff.dropped` and among the reader's
+rejected with why (`dicetable read --explain`).  With :attr:`EmptyDiff.insist` every piece the reader
+rejects is kept as a question.  ``lying`` is the solid-change mask, the stacks-by-sides cue's input
 (`calibration.raised`): a die raised on another shows the lower die's sides, and the empty table
 shows them wherever the board is (off the printed board too), not only where its print is known.
 """
@@ -204,6 +208,9 @@ class EmptyDiff:
     name: str = "empty diff"
     #: proposals the reader keeps as questions when its classifier calls them "not a die"
     insist: bool = False
+    #: a proposal the reader calls "not a die" that lies alone (no die read within ALONE box sides)
+    #: is kept as a question all the same: something lies there and nothing explains it (issue 30)
+    ask_alone: bool = True
     #: the light matched block by block (`local_gain_map`): a lamp's pool is light, not change
     local_light: bool = False
 
@@ -215,6 +222,8 @@ class EmptyDiff:
         small = cv2.resize(self.empty, size, interpolation=cv2.INTER_AREA) if s < 1.0 else self.empty
         self._small = cv2.GaussianBlur(small.astype(np.float32), (3, 3), 0)
         self._last: tuple[np.ndarray, Changed] | None = None
+        #: the blobs of change the last `propose` proposed no piece in: (x, y, size px, why)
+        self.dropped: list[tuple[float, float, float, str]] = []
 
     def changes(self, image: np.ndarray) -> Changed:
         """The comparison of ``image`` with the empty table, computed once a frame."""
@@ -258,7 +267,9 @@ class EmptyDiff:
         return out
 
     def propose(self, image: np.ndarray, boxes: Sequence[Box]) -> list[Box]:
-        """Die-sized pieces of what changed by more than a shadow, away from ``boxes``."""
+        """Die-sized pieces of what changed by more than a shadow, away from ``boxes`` (the blobs of
+        change it proposes nothing in: ``dropped``)."""
+        self.dropped = []
         edge = self._edge(boxes)
         if edge is None:
             return []
@@ -289,8 +300,12 @@ class EmptyDiff:
         # alone costs a tenth of one that also measures every blob's box and centroid)
         n, lab = cv2.connectedComponents(m, connectivity=8)
         areas = np.bincount(lab[m > 0], minlength=n)
+        self.dropped = []
         for i in range(1, n):  # no die: a blob far larger than three dice (a hand) or than a speck
             if areas[i] > self.too_big * e * e:
+                self._drop(
+                    lab == i, s, f"a blob of change {areas[i] / (e * e):.0f} dice large (an arm, a sheet?)"
+                )
                 m[lab == i] = 0
         # what changed (a die with its shadow, dice side by side) is never wider than WIDE dice edges
         # unless it is something else (a hand, an arm, a sheet of paper): nothing proposed there
@@ -302,6 +317,8 @@ class EmptyDiff:
             )
             _, lab = cv2.connectedComponents(m, connectivity=8)
             bad = np.unique(lab[(near_wide > 0) & (m > 0)])
+            for i in bad[bad > 0]:
+                self._drop(lab == i, s, f"beside a change wider than {WIDE:g} dice (an arm, a sheet?)")
             m[np.isin(lab, bad[bad > 0])] = 0
         for b in boxes:  # what a candidate already covers: its die, and its sides towards the nadir
             rad = max(1, round(0.6 * max(b.w, b.h) * s))
@@ -337,7 +354,24 @@ class EmptyDiff:
                     f = TOP_SHIFT * side / BOX_PER_EDGE / r
                     out.append(Box((float(x + f * dx), float(y + f * dy)), side, side, group))
             spots += 1
+        while True:  # what is left once the limit is reached is said, never dropped unsaid
+            _, peak, _, at = cv2.minMaxLoc(dist)
+            if peak < self.peak * e:
+                break
+            x, y = (at[0] + 0.5) / s - 0.5, (at[1] + 0.5) / s - 0.5
+            self.dropped.append((float(x), float(y), e_mid, f"over the limit of {self.most} pieces a frame"))
+            cv2.circle(dist, at, max(1, round(0.8 * e_mid * s / BOX_PER_EDGE)), 0.0, -1)
         return out
+
+    def _drop(self, blob: np.ndarray, s: float, why: str) -> None:
+        """A blob of change no piece is proposed in: kept in ``dropped`` (its middle, its size in frame
+        pixels, why), for the reader to report with what it rejects."""
+        ys, xs = np.nonzero(blob)
+        if len(xs) == 0:
+            return
+        x, y = (float(xs.mean()) + 0.5) / s - 0.5, (float(ys.mean()) + 0.5) / s - 0.5
+        size = (float(xs.max() - xs.min()) + 1.0) / s
+        self.dropped.append((x, y, size, why))
 
 
 __all__ = ["Changed", "EmptyDiff", "compare", "gain_map", "local_gain_map"]

@@ -6,6 +6,7 @@ in vision/models/ (trained by training/d6/train.py; see vision/models/README.md)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -57,6 +58,9 @@ PROPOSED_SCORE = 0.5
 ASKED = 0.3
 #: a proposed box's reading this close (box sides) to another reading is that die read again
 APART = 0.9
+#: a proposed piece rejected as "not a die" with no die read within this many box sides lies alone:
+#: it is kept as a question (vision.empty_diff.EmptyDiff.ask_alone)
+ALONE = 1.5
 #: the classifier for warped top faces (training/d6/oblique.py)
 OBLIQUE_CLASSIFIER = "d6_classifier_oblique.onnx"
 #: Issue 35: the confidence of a reading the reader knows it cannot be sure of, below the table's
@@ -363,16 +367,16 @@ class DiceReader:
             propose = getattr(step, "propose", None)
             if propose is not None:
                 boxes = propose(image, [Box(k[0].center, k[0].w, k[0].h) for k in kept])
-                more, why = self._judge(
-                    image,
-                    pyr,
-                    [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes],
-                    steps,
-                    view,
-                    bool(getattr(step, "insist", False)),
-                )
+                cands = [Candidate(b.center, b.w, b.h, PROPOSED_SCORE, b.group) for b in boxes]
+                insist = bool(getattr(step, "insist", False))
+                more, why = self._judge(image, pyr, cands, steps, view, insist)
+                if getattr(step, "ask_alone", False) and not insist:
+                    more, why = self._ask_alone(image, pyr, cands, kept, more, why, steps, view)
                 kept += more
                 rejected += why
+                # the blobs of change it proposed nothing in (an arm, a sheet, over its limit): said
+                name = str(getattr(step, "name", "proposed"))
+                rejected += [Rejected((x, y), d, d, name, w) for x, y, d, w in getattr(step, "dropped", ())]
         kept, dropped = _one_per_place(kept)
         rejected += [
             Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
@@ -437,6 +441,46 @@ class DiceReader:
         if plausible is not None:
             kept = _apart(kept)
         return kept, rejected
+
+    def _ask_alone(
+        self,
+        image: np.ndarray,
+        pyr: Pyramid,
+        cands: list[Candidate],
+        kept: list[tuple[Candidate, int, float, np.ndarray, np.ndarray]],
+        more: list[tuple[Candidate, int, float, np.ndarray, np.ndarray]],
+        why: list[Rejected],
+        steps: tuple[WhereStep, ...],
+        view: View | None,
+    ) -> tuple[list[tuple[Candidate, int, float, np.ndarray, np.ndarray]], list[Rejected]]:
+        """A proposed piece the classifier or the verifier calls "not a die" is kept as a question
+        (read no surer than ASKED) when it lies alone: no die read within ALONE box sides of it, so
+        nothing explains the change there; one beside a die read is that die's sides or shadow, and
+        its rejection says so (issue 30: nothing the empty table finds is dropped without a word)."""
+        read = [k[0] for k in kept + more]
+        lone: list[Candidate] = []
+        out: list[Rejected] = []
+        for r in why:
+            if r.step not in (CLASSIFIER_STEP, VERIFIER_STEP):
+                out.append(r)
+                continue
+            near = [
+                c
+                for c in read
+                if math.hypot(c.center[0] - r.center[0], c.center[1] - r.center[1]) < ALONE * min(r.w, c.w)
+            ]
+            if near:
+                c = min(near, key=lambda c: math.hypot(c.center[0] - r.center[0], c.center[1] - r.center[1]))
+                beside = (
+                    f"; beside the die read at ({c.center[0]:.0f}, {c.center[1]:.0f}): its sides or shadow"
+                )
+                out.append(dataclasses.replace(r, why=r.why + beside))
+                continue
+            lone += [c for c in cands if c.center == r.center]
+        if not lone:
+            return more, out
+        asked, still = self._judge(image, pyr, lone, steps, view, True)
+        return more + asked, out + still
 
     @staticmethod
     def _second_opinion(
