@@ -325,7 +325,9 @@ def hold_display(table: Table, wait: Callable[[], None]) -> None:
     (Ctrl-C), so the people at the table see where the game stopped instead of a page that vanished."""
     if table.status == "over":
         return
-    table.notice = "the recording ended; the game stops here (the display stays up until Ctrl-C)"
+    table.tell(
+        "the recording ended; the game stops here (the display stays up until Ctrl-C)", "recording_ended"
+    )
     table._emit()
     print(f"table {table.cfg.table.id}: {table.notice}", flush=True)
     restore = _stop_on_signals()

@@ -113,6 +113,7 @@ class Table:
         self.rounds = PanelRounds()  # secret selections and choices on the panels
         self.held_choices = HeldInputs()  # the secret rule: choices held until everyone asked has chosen
         self.notice: str | None = None  # e.g. "camera lost; reopening"
+        self._said: tuple[str, dict[str, Any]] | None = None  # the notice's catalogue key (tell)
         #: a tournament table's pairing, "table-3 · round 2 · ann vs bob" (controller/pairings.py)
         self.pairing: str | None = None
         #: the latest throw's flag when its dice did not tumble (logged as control "not_tumbled")
@@ -211,9 +212,13 @@ class Table:
         return outcomes
 
     # -- a log that cannot be written ------------------------------------------------
+    def tell(self, text: str, key: str, **fields: Any) -> None:
+        """Show ``text`` as the notice; ``key`` and ``fields`` name it in the display's catalogues."""
+        self.notice, self._said = text, (text, {"key": f"notice.{key}", **fields})
+
     def _held(self, error: LogWriteError, retry: Callable[[], None]) -> None:
         """A write failed: show why, hold ``retry`` and run it on a later tick (see ``tick``)."""
-        self.notice = self.held_write.hold(error, retry, self.clock())
+        self.tell(self.held_write.hold(error, retry, self.clock()), "log_held", s=self.held_write.retry_s)
         self._emit()
 
     def _retry_held(self) -> bool:
@@ -318,14 +323,18 @@ class Table:
             )
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
             log.warning("frame at t=%.2f could not be read: %s", t, e)
-            self.notice = f"a frame at t={t:.2f} s could not be read ({e}); waiting for the next one"
+            self.tell(
+                f"a frame at t={t:.2f} s could not be read ({e}); waiting for the next one", "frame", t=t
+            )
             self._emit()
             return
         except Exception as e:  # a fault in the reader itself: the game and its log must survive it
             log.exception("the vision reader failed on the frame at t=%.2f", t)
-            self.notice = (
+            self.tell(
                 f"the vision reader failed on the frame at t={t:.2f} s ({type(e).__name__}: {e}); "
-                "waiting for the next one (a rethrow), or enter the throw on the admin page"
+                "waiting for the next one (a rethrow), or enter the throw on the admin page",
+                "reader",
+                t=t,
             )
             self._emit()
             return
@@ -558,7 +567,7 @@ class Table:
         except RuleError as e:
             # nothing is logged, so no choice becomes readable; everyone chooses again
             log.warning("a secret selection was refused: %s", e.why)
-            self.notice = f"a secret selection was refused ({e.why}); everyone chooses again"
+            self.tell(f"a secret selection was refused ({e.why}); everyone chooses again", "secret_refused")
         except LogWriteError as e:
             self._held(e, lambda: self._reveal(inputs, t))
             return
@@ -569,7 +578,7 @@ class Table:
         try:
             self.apply(inp, "button", t)
         except RuleError as e:
-            self.notice = f"{inp.player}'s choice was refused: {e.why}"
+            self.tell(f"{inp.player}'s choice was refused: {e.why}", "choice_refused", player=inp.player)
             self._emit()
         except LogWriteError as e:
             self._held(e, lambda: self._choose(inp, t))
@@ -619,7 +628,8 @@ class Table:
                 "secret": self.held_choices.progress(self.game, self.rounds.progress),
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
-                "notice": self.notice,
+                "notice": self.notice,  # in English; ``notice_key`` names it for a page in another language
+                "notice_key": self._said[1] if self._said and self._said[0] == self.notice else None,
                 "pairing": self.pairing,
                 "flag": self.flag,
                 "dice_colours": sorted(self.game.dice_colours(self._context_colours()) or ()),  # any: []

@@ -103,7 +103,11 @@ function renderNotice(snap) {
   const box = document.getElementById("notice");
   if (!snap.notice) { box.hidden = true; box.textContent = ""; return; }
   box.hidden = false;
-  box.textContent = snap.notice;
+  // the table says it in English; a page in another language says it from its catalogue when it can
+  const said = snap.notice_key;
+  box.textContent = LANG !== "en" && said && typeof CATALOGUE[said.key] === "string"
+    ? t(said.key, Object.assign({}, said, { t: typeof said.t === "number" ? said.t.toFixed(2) : said.t }))
+    : snap.notice;
 }
 
 function renderFlag(snap) {

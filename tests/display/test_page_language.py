@@ -107,7 +107,7 @@ def test_every_sentence_a_page_names_is_in_both_catalogues_and_the_japanese_one_
         for k, v in ja.items()
         if (
             words := set(re.findall(r"[A-Za-z]{2,}", re.sub(r"\{\w+\}", "", v)))
-            - {"TV", "API", "HP", "KO", "ID"}
+            - {"TV", "API", "HP", "KO", "ID", "Ctrl"}
         )
     }
     assert not latin, latin
@@ -305,3 +305,32 @@ def test_the_japanese_admin_page_says_its_sentences_in_japanese(
             assert english.lower() not in shown.lower(), english
         for japanese in ("審判", "あなたの名前", "開始／再開", "最後の入力を取り消す", "ゲームへの入力"):
             assert japanese in shown, japanese
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_what_the_table_could_not_do_is_said_in_the_pages_language(
+    browser: Any,  # noqa: F811
+    make_rig: Callable[..., Rig],
+) -> None:
+    """The table's notice (here: its reader failed on a frame) is English in the snapshot; a Japanese
+    page says it from its catalogue by the notice's key."""
+    from playwright.sync_api import expect
+    from table_rig import FRAME
+
+    rig = make_rig(options={"deck": "virtual"})
+    rig.seen = [None]  # type: ignore[list-item]  # the reader breaks on this frame's dice
+    rig.table.on_settled(FRAME, 1.0, 1.0)
+    snap = rig.table.snapshot()
+    assert snap["notice"].startswith("the vision reader failed on the frame at t=1.00 s")
+    assert snap["notice_key"] == {"key": "notice.reader", "t": 1.0}
+    with served(rig) as server:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(server.url + "/?lang=ja")
+        expect(page.locator("#notice")).to_have_text(
+            "t=1.00 秒のフレームで画像認識が失敗しました。"
+            "次のフレーム（投げ直し）を待つか、管理ページでスローを入力してください",
+            timeout=10_000,
+        )
+        page.goto(server.url + "/")
+        expect(page.locator("#notice")).to_contain_text("the vision reader failed on the frame at t=1.00 s")
