@@ -58,6 +58,8 @@ PROPOSED_SCORE = 0.5
 ASKED = 0.3
 #: a proposed box's reading this close (box sides) to another reading is that die read again
 APART = 0.9
+#: ... unless this share of its middle is skin-coloured (a hand or a finger reaching in: no die)
+SKIN_SHARE = 0.5
 #: a proposed piece rejected as "not a die" with no die read within this many box sides lies alone:
 #: it is kept as a question (vision.empty_diff.EmptyDiff.ask_alone)
 ALONE = 1.5
@@ -476,6 +478,9 @@ class DiceReader:
                 )
                 out.append(dataclasses.replace(r, why=r.why + beside))
                 continue
+            if _skin_share(image, r.center, r.w) >= SKIN_SHARE:
+                out.append(dataclasses.replace(r, why=r.why + "; skin-coloured: a hand or a finger"))
+                continue
             lone += [c for c in cands if c.center == r.center]
         if not lone:
             return more, out
@@ -613,6 +618,21 @@ def _one_per_place(kept: list[K]) -> tuple[list[K], list[K]]:
         groups.add(c.group)
         out.append(k)
     return out, dropped
+
+
+def _skin_share(image: np.ndarray, center: tuple[float, float], side: float) -> float:
+    """The share of the middle of a box (its central 60 %) that is skin-coloured (a classic YCrCb box,
+    as the motion gate's hand test)."""
+    h, w = image.shape[:2]
+    r = 0.3 * side
+    x0, x1 = max(0, int(center[0] - r)), min(w, int(center[0] + r) + 1)
+    y0, y1 = max(0, int(center[1] - r)), min(h, int(center[1] + r) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    ycrcb = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2YCrCb)
+    y, cr, cb = ycrcb[..., 0], ycrcb[..., 1], ycrcb[..., 2]
+    skin = (cr >= 135) & (cr <= 180) & (cb >= 80) & (cb <= 130) & (y > 50)
+    return float(skin.mean())
 
 
 def coarse_wins(coarse: float, fine: np.ndarray, apart_sure: float = APART_SURE) -> bool:
