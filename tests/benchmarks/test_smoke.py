@@ -31,6 +31,7 @@ SMOKE: dict[str, list[str]] = {
     "colours_real": ["--smoke"],
     "confidence": ["--reliability", "--smoke"],
     "display": ["--smoke"],
+    "empty_relearn": ["--smoke"],
     "empty_table": ["--smoke"],
     "fairness": ["--smoke"],
     "full_disk": ["--smoke"],
