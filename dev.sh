@@ -118,8 +118,11 @@ case "$cmd" in
     "$VENV/bin/ruff" check .
     say "mypy"
     "$VENV/bin/mypy"
+    # the tests in parallel (pytest-xdist): one worker per core, each taking whole test files (a file's
+    # module fixtures, a chromium or a model, start once), the files with slow tests first
+    # (tests/conftest.py); `./dev.sh test -n 0` runs them in one process
     say "pytest"
-    "$VENV/bin/pytest" -q --cov --cov-report=term:skip-covered "$@"
+    "$VENV/bin/pytest" -q -n auto --dist loadfile --no-loadscope-reorder --cov --cov-report=term:skip-covered "$@"
     say "engine coverage (must be >= 95 %)"
     "$VENV/bin/coverage" report --include='engine/*' --fail-under=95
     ;;

@@ -59,7 +59,11 @@ def test_demo_installs_no_test_tools_and_test_adds_them(checkout: tuple[Path, Pa
     _run(repo, env, "test", "-q")
     assert _installs(log) == [".", ".[test]"], "switching from demo to test installs the test tools"
     calls = log.read_text()
-    assert "ruff check ." in calls and "mypy" in calls and "pytest -q --cov" in calls
+    assert "ruff check ." in calls and "mypy" in calls
+    tests = next(c for c in calls.splitlines() if c.startswith("pytest "))
+    # in parallel, whole files per worker, the slow files first (tests/conftest.py)
+    assert tests.startswith("pytest -q -n auto --dist loadfile --no-loadscope-reorder --cov"), tests
+    assert tests.endswith(" -q"), tests  # what follows `test` comes last: `./dev.sh test -n 0` wins
     _run(repo, env, "test")
     _run(repo, env, "demo")
     assert _installs(log) == [".", ".[test]"], "the test tools' install serves the demo too"
