@@ -50,59 +50,70 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt" 2>/dev/null || true
 
-say "a fresh clone of the repository at $(git -C "$here" rev-parse --short HEAD)"
-# ARM64_KEEP_VENV=1 keeps the arm64 venv an earlier run installed (dev.sh reinstalls it when
-# pyproject.toml changed): the install under emulation takes minutes and qemu now and then crashes it
-[ "${ARM64_KEEP_VENV:-0}" = 1 ] && [ -d "$root/opt/dicetable/.venv" ] && mv "$root/opt/dicetable/.venv" "$root/opt/venv.kept"
-rm -rf "$root/opt/dicetable"
-git clone -q --no-hardlinks "$here" "$root/opt/dicetable"  # a clone, as a Pi owner's: the benchmarks name its revision
-[ -d "$root/opt/venv.kept" ] && mv "$root/opt/venv.kept" "$root/opt/dicetable/.venv"
-# the shared rules and real photos beside it, where the tests look for them (../shared)
-rm -rf "$root/opt/shared" && [ -d "$here/../shared" ] && cp -r "$here/../shared" "$root/opt/shared"
+if [ "${ARM64_RESUME:-0}" != 1 ]; then
+  say "a fresh clone of the repository at $(git -C "$here" rev-parse --short HEAD)"
+  # ARM64_KEEP_VENV=1 keeps the arm64 venv an earlier run installed (dev.sh reinstalls it when
+  # pyproject.toml changed): the install under emulation takes minutes and qemu now and then crashes it
+  [ "${ARM64_KEEP_VENV:-0}" = 1 ] && [ -d "$root/opt/dicetable/.venv" ] && mv "$root/opt/dicetable/.venv" "$root/opt/venv.kept"
+  rm -rf "$root/opt/dicetable"
+  git clone -q --no-hardlinks "$here" "$root/opt/dicetable"  # a clone, as a Pi owner's: the benchmarks name its revision
+  [ -d "$root/opt/venv.kept" ] && mv "$root/opt/venv.kept" "$root/opt/dicetable/.venv"
+  # the shared rules and real photos beside it, where the tests look for them (../shared)
+  rm -rf "$root/opt/shared" && [ -d "$here/../shared" ] && cp -r "$here/../shared" "$root/opt/shared"
+fi
 
 inside() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
   PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=120 bash -c "$1"; }
 
-{
-  echo "host: $(uname -m), qemu: $(/usr/bin/qemu-aarch64-static --version | head -1)"
-  echo "inside: $(inside 'uname -m; . /etc/os-release; echo $PRETTY_NAME; python3 --version' | tr '\n' ' ')"
-} > "$out/versions.txt"
+if [ "${ARM64_RESUME:-0}" != 1 ]; then
+  {
+    echo "host: $(uname -m), qemu: $(/usr/bin/qemu-aarch64-static --version | head -1)"
+    echo "inside: $(inside 'uname -m; . /etc/os-release; echo $PRETTY_NAME; python3 --version' | tr '\n' ' ')"
+  } > "$out/versions.txt"
 
-say "./dev.sh demo --no-serve --json on arm64"
-start=$(date +%s)
-# qemu-user (7.2) now and then crashes a pip process (SIGSEGV in the emulator, not in pip); dev.sh only
-# stamps a finished install, so a second try carries on where the first stopped
-for try in 1 2 3 4 5 6 7 8; do
-  if inside 'cd /opt/dicetable && ./dev.sh demo --no-serve --json' > "$out/demo.json" 2>> "$out/demo.log"; then
-    break
-  fi
-  say "try $try failed (see $out/demo.log); again"
-done
-echo "demo (install + game, $try tries): $(( $(date +%s) - start )) s" >> "$out/times.txt"
-inside '/opt/dicetable/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(numpy|opencv|onnxruntime|fastapi|gpiozero|pyserial) "' \
-  >> "$out/versions.txt" || true
+  say "./dev.sh demo --no-serve --json on arm64"
+  start=$(date +%s)
+  # qemu-user (7.2) now and then crashes a pip process (SIGSEGV in the emulator, not in pip); dev.sh only
+  # stamps a finished install, so a second try carries on where the first stopped
+  for try in 1 2 3 4 5 6 7 8; do
+    if inside 'cd /opt/dicetable && ./dev.sh demo --no-serve --json' > "$out/demo.json" 2>> "$out/demo.log"; then
+      break
+    fi
+    say "try $try failed (see $out/demo.log); again"
+  done
+  echo "demo (install + game, $try tries): $(( $(date +%s) - start )) s" >> "$out/times.txt"
+  inside '/opt/dicetable/.venv/bin/python -m pip list 2>/dev/null | grep -iE "^(numpy|opencv|onnxruntime|fastapi|gpiozero|pyserial) "' \
+    >> "$out/versions.txt" || true
+fi
 
 if [ "${ARM64_TESTS:-quick}" = full ]; then
   # the whole non-browser suite: the system packages the tests drive (all but chromium, as
   # dev.sh's ensure_system_packages installs them), the test extra, then every test not marked browser
-  say "system packages the tests drive, on arm64"
+  if [ "${ARM64_RESUME:-0}" != 1 ]; then
+    say "system packages the tests drive, on arm64"
+    start=$(date +%s)
+    inside 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+      git mosquitto ffmpeg systemd poppler-utils fonts-noto-cjk fontconfig python3-gi python3-gst-1.0 \
+      gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good' > "$out/apt.log" 2>&1 ||
+      echo "apt: exit $?" >> "$out/times.txt"
+    echo "apt (system packages the tests drive): $(( $(date +%s) - start )) s" >> "$out/times.txt"
+    for try in 1 2 3 4 5 6 7 8; do  # the test extra (and git: the benchmarks name their revision)
+      inside 'cd /opt/dicetable && .venv/bin/python -m pip install -q -e ".[test]"' >> "$out/tests-full.log" 2>&1 && break
+    done
+    rm -rf "$out/claims" && : > "$out/tests-summary.txt"
+  fi
+  jobs=${ARM64_JOBS:-2}
+  say "the whole non-browser suite on arm64, a pytest per test file, $jobs at once (progress: $out/tests-summary.txt)"
   start=$(date +%s)
-  inside 'apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    git mosquitto ffmpeg systemd poppler-utils fonts-noto-cjk fontconfig python3-gi python3-gst-1.0 \
-    gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good' > "$out/apt.log" 2>&1 ||
-    echo "apt: exit $?" >> "$out/times.txt"
-  echo "apt (system packages the tests drive): $(( $(date +%s) - start )) s" >> "$out/times.txt"
-  say "the whole non-browser suite on arm64, a pytest per test file (progress: $out/tests-full.log)"
-  start=$(date +%s)
-  for try in 1 2 3 4 5 6 7 8; do  # the test extra (and git: the benchmarks name their revision)
-    inside 'cd /opt/dicetable && .venv/bin/python -m pip install -q -e ".[test]"' >> "$out/tests-full.log" 2>&1 && break
-  done
   # qemu-user 7.2 now and then dies of a SIGSEGV of its own (exit 139, "qemu: uncaught target signal
   # 11") in a long multi-threaded Python process: one pytest per file, and a file whose pytest the
-  # emulator killed is run again (up to 3 times); a test that fails is never retried
-  mkdir -p "$out/tests"
-  : > "$out/tests-summary.txt"
-  for f in $(cd "$root/opt/dicetable" && find tests -name 'test_*.py' | sort); do
+  # emulator killed is run again (up to 3 times); a test that fails is never retried.  Each worker
+  # claims a file by making its directory under claims/ (ARM64_RESUME=1 goes on where a run stopped:
+  # a claimed file is not run again); the benchmarks' smoke runs, the longest file, first
+  mkdir -p "$out/tests" "$out/claims"
+  files=$(cd "$root/opt/dicetable" && { echo tests/benchmarks/test_smoke.py; find tests -name 'test_*.py' | sort; } | awk '!seen[$0]++')
+  run_file() {
+    local f=$1 log rc try
     log="$out/tests/$(echo "$f" | tr / _).log"
     for try in 1 2 3; do
       rc=0
@@ -111,9 +122,17 @@ if [ "${ARM64_TESTS:-quick}" = full ]; then
       [ $rc = 139 ] || grep -q "qemu: uncaught target signal" "$log" || break
     done
     # exit 5: every test of the file is a browser test (deselected)
-    echo "$f rc=$rc tries=$try $(grep -E '(passed|failed|error|deselected|skipped)' "$log" | tail -1)" |
-      tee -a "$out/tests-summary.txt" >> "$out/tests-full.log"
-  done
+    echo "$f rc=$rc tries=$try $(grep -E '(passed|failed|error|deselected|skipped)' "$log" | tail -1)" >> "$out/tests-summary.txt"
+  }
+  worker() {
+    local f
+    for f in $files; do
+      mkdir "$out/claims/$(echo "$f" | tr / _)" 2>/dev/null || continue
+      run_file "$f"
+    done
+  }
+  for j in $(seq "$jobs"); do worker & done
+  wait
   echo "full non-browser tests: $(( $(date +%s) - start )) s" >> "$out/times.txt"
   awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(passed|failed|skipped|deselected|errors?)/) n[$i] += $(i-1) }
        END { for (k in n) printf "%s %d  ", k, n[k]; print "" }' "$out/tests-summary.txt" | tee -a "$out/times.txt"
