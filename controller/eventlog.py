@@ -29,7 +29,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -398,13 +398,7 @@ class EventLog:
             "ORDER BY seq LIMIT ? OFFSET ?",
             (game, min(limit, MAX_ROWS), min(offset, MAX_ROWS)),
         )
-        out = []
-        for r in rows:
-            event = parse_row(r)
-            if isinstance(event, str):
-                raise LogError(damaged_message(self.path, event))
-            out.append(event)
-        return out
+        return self._parsed(rows)
 
     def controls(self, action: str) -> list[Event]:
         """Every game's ``control`` rows of one ``action``, in order: what spans games, such as a
@@ -414,6 +408,10 @@ class EventLog:
             "AND json_valid(data) AND json_extract(data, '$.action') = ? ORDER BY seq",
             (action,),
         )
+        return self._parsed(rows)
+
+    def _parsed(self, rows: Iterable[Any]) -> list[Event]:
+        """The rows as events; a row that cannot be read raises LogError naming the log."""
         out = []
         for r in rows:
             event = parse_row(r)

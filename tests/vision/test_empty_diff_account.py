@@ -14,11 +14,9 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.empty_relearn import perceiver_for  # the benchmark's table, read the same way
 from benchmarks.scenes import empty_frame
-from calibration.board import load_board
-from calibration.camera import parse_calibration
-from controller.config import VisionSection
-from controller.perceive import BoardGeometry, Perceiver, ReadingSet
+from controller.perceive import ReadingSet
 from vision.reader import DiceReader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,20 +36,6 @@ def reader() -> DiceReader:
 def scene(folder: Path, n: int) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
     truth = json.loads((folder / f"scene_{n:04d}.json").read_text()) | {"_dir": str(folder)}
     return truth, cv2.imread(str(folder / truth["image"]), cv2.IMREAD_COLOR), empty_frame(truth)
-
-
-def perceiver_for(truth: dict[str, Any], reader: DiceReader) -> Perceiver:
-    cam = truth["camera"]
-    cal = parse_calibration(
-        {
-            "camera_matrix": cam["camera_matrix"],
-            "dist_coeffs": cam["dist_coeffs"],
-            "image_size": truth["image_size"],
-        }
-    )
-    sizes = list(truth.get("die_sizes_mm") or [truth["die_size_mm"]])
-    geo = BoardGeometry.of(load_board(ROOT / truth["board_file"]), cal, "body", sizes)
-    return Perceiver.of(reader, VisionSection(), geo, die_sizes_mm=sizes)
 
 
 def unaccounted(seen: ReadingSet, pieces: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
