@@ -48,9 +48,9 @@ def _read_one(
     return result
 
 
-def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any]]:
-    """How the table of ``config`` reads a frame (controller.perceive), and its game's colours at
-    its first throw (`throw_colours`)."""
+def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+    """How the table of ``config`` reads a frame (controller.perceive), its game's colours at its
+    first throw (`throw_colours`), and which empty-table picture it reads against (`_empty_used`)."""
     from controller.config import ConfigError, load_config
     from controller.perceive import Perceiver, TableError, player_colours, throw_colours
     from controller.scenario import Setup, new_game
@@ -62,7 +62,29 @@ def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any]]:
         game = new_game(setup)
     except (ConfigError, TableError, ValueError) as e:
         raise typer.BadParameter(str(e), param_hint="--config") from None
-    return perceiver, throw_colours(game, player_colours(cfg, game.state))
+    return perceiver, throw_colours(game, player_colours(cfg, game.state)), _empty_used(cfg, perceiver)
+
+
+def _empty_used(cfg: Any, perceiver: Any) -> dict[str, Any] | None:
+    """The empty table the running table would read against now, put in ``perceiver``: the picture it
+    learnt again (controller.empty_learn, saved beside the stored one or the event log) when that is
+    newer than the stored one, else the stored one ([vision] empty_table_frame).  Its ``file``,
+    ``source`` ("re-learnt" or "calibrate empty") and ``learnt_at`` (local time); None when the
+    table has none on file (it takes its camera's first empty frame: read has no empty table)."""
+    from datetime import datetime
+
+    from controller.empty_learn import EmptyLearning
+
+    if not cfg.vision.empty_table:
+        return {"file": None, "source": "off", "learnt_at": None}
+    learning = EmptyLearning.for_table(perceiver, cfg.vision, cfg.database_path(), time.time)
+    status = learning.status()
+    if status is None or status["learnt_at"] is None:
+        return None
+    re_learnt = status["source"] == "re-learnt"
+    file = learning.path if re_learnt else Path(cfg.vision.empty_table_frame).expanduser()
+    at = datetime.fromtimestamp(status["learnt_at"]).isoformat(timespec="seconds")
+    return {"file": str(file), "source": status["source"], "learnt_at": at}
 
 
 def _load_palette(path: Path | None) -> Any:
@@ -259,7 +281,9 @@ def read(
         None,
         "--config",
         help="read as the table of this table.toml would: its game's kinds, its learnt set of dice, board, "
-        "calibration, palette, empty-table frame and [vision] steps (give no other reading option)",
+        "calibration, palette, [vision] steps and empty table (the one the running table learnt again "
+        "when newer than the stored empty_table_frame; --json and --explain name it); give no other "
+        "reading option",
     ),
     colours_text: str | None = typer.Option(
         None,
@@ -304,7 +328,7 @@ def read(
                 f"--config reads as the table does, from its table.toml; {', '.join(extra)} "
                 "belong in that file, not beside it"
             )
-        perceiver, colours = _table_perceiver(config)
+        perceiver, colours, empty_used = _table_perceiver(config)
         if sequence and perceiver.geometry is None:
             raise typer.BadParameter(
                 f"--sequence needs a board: {config} configures no [board] layout and calibration"
@@ -314,6 +338,7 @@ def read(
             board, calibration, kinds_text, numbered, empty, die_size, play_area, palette, board_look, tilted
         )
         colours = {} if colours_text is None else {"colours": _colour_names(colours_text)}
+        empty_used = None
         if sequence and perceiver.geometry is None:
             raise typer.BadParameter(
                 "--sequence needs --board and --calibration (dice are carried by their place)"
@@ -329,8 +354,12 @@ def read(
         raise typer.BadParameter(f"the vision models could not be loaded: {e}") from None
     failed = False
     before: dict[str, Any] | None = None
+    if config is not None and explain and not as_json:
+        typer.echo(_empty_words(empty_used))
     for n, path in enumerate(images, 1):
         result = _read_one(path, perceiver, n, before if sequence else None, listed, colours)
+        if config is not None:
+            result["empty_table"] = empty_used
         if explain_out is not None and "dice" in result:
             _draw_explained(path, result, explain_out)
         if "dice" in result:
@@ -364,6 +393,19 @@ def read(
                 )
     if failed:
         raise typer.Exit(1)
+
+
+def _empty_words(used: dict[str, Any] | None) -> str:
+    """--explain's first line with --config: the empty table the frames are read against."""
+    if used is None:
+        return (
+            "empty table: none on file (the running table takes its camera's first empty frame); "
+            "read without one"
+        )
+    if used["source"] == "off":
+        return "empty table: off ([vision] empty_table = false)"
+    how = "learnt again by the running table" if used["source"] == "re-learnt" else "calibrate empty"
+    return f"empty table: {used['file']} ({how}, {used['learnt_at']})"
 
 
 def register(app: typer.Typer) -> None:
