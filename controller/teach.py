@@ -18,6 +18,11 @@ table keeps its set (``[table] dice_set``, the file `dicetable learn-dice confir
 `vision.numbered.learnt.DiceSet`; a set of the same kind already there keeps its crops, the new ones
 join it) and the table's reader reads with it at once.
 
+A die nudged after it settled (pushed a little, not rolled: the same face up, turned at most
+``NUDGE_DEG`` degrees, its centre moved less than ``NUDGE_PLACE`` of its side, and the face
+proposed the same) is not a new roll: its picture would only repeat the last roll's, so it is said
+("nudged, not a new roll") and logged as such, never counted (`_nudged`).
+
 Nothing taught is lost to a crash: every step is a ``control`` row (``action: teach``) in the event
 log, each roll's crop a JPEG beside it (``<log>.teach/``), logged before it is shown; a table that
 starts finds an unfinished session in its log and carries on (`Teaching.replay`).
@@ -54,6 +59,12 @@ N_EACH = 4
 ACTIONS = ("status", "start", "answer", "skip", "save", "cancel")
 #: the width of the settled frame the page shows (a JPEG, the die's box drawn on it)
 VIEW_WIDTH = 640
+#: a settled die is the last roll nudged when its centre lies within this share of the die's side
+#: of the last roll's, the face proposed is the same, and its top matches the last roll's turned at
+#: most NUDGE_DEG degrees with a normalised correlation of at least NUDGE_LIKE (on the real d20 of
+#: the tests: nudges of up to 15 degrees match at 0.98-1.0; the same face turned 30 degrees or more,
+#: or another face at the same place, at 0.25-0.5)
+NUDGE_PLACE, NUDGE_DEG, NUDGE_LIKE = 0.5, 15, 0.85
 
 
 class TeachError(ValueError):
@@ -73,6 +84,8 @@ class Roll:
     crop: bytes | None  # JPEG
     face: int | None = None  # the owner's face for it (None: not answered, or skipped)
     answered: bool = False
+    side: float = 0.0  # the die's side in the frame (pixels; 0: not known, as in older logs)
+    top: np.ndarray | None = None  # the die's top in grey at full size (memory only: `_nudged`)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -430,6 +443,10 @@ class Teaching:
             self.notice = f"{len(dice)} dice are on the table: leave one die only, {name}, and roll it again"
             return
         d = dice[0]
+        center = (float(d["center"][0]), float(d["center"][1]))
+        quad = np.asarray(d.get("quad") or [d["center"]] * 4, np.float64).reshape(-1, 2)
+        side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 1.0)
+        top = _top(image, center, side)
         reader = self.reader()
         crop = reader.crops_of(image, [d])[0]
         turned = reader.embedder().embed([crop], TURNS)
@@ -442,6 +459,15 @@ class Teaching:
             value = d.get("value")
             proposed = int(value) if d.get("kind") == kind and isinstance(value, int) else None
             confidence, by = float(d.get("confidence") or 0.0), "reader"
+        last = self.rolls[-1] if self.rolls else None
+        if last is not None and _nudged(last, image, center, proposed):
+            self._row(table, "nudged", "camera", roll=last.n, t=t, center=[round(c, 1) for c in center])
+            last.center, last.top = center, top  # a second nudge is judged from here
+            shows = "" if proposed is None else f" (it still shows {proposed})"
+            self.notice = (
+                f"nudged, not a new roll: roll {last.n}{shows} is not counted again; roll {name} again"
+            )
+            return
         n = len(self.rolls) + 1
         ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
         jpeg = buf.tobytes() if ok else None
@@ -450,7 +476,6 @@ class Teaching:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"roll-{n}.jpg").write_bytes(jpeg)
         features = np.asarray(turned[0, 0], np.float32)
-        center = (float(d["center"][0]), float(d["center"][1]))
         self._row(
             table,
             "roll",
@@ -461,10 +486,11 @@ class Teaching:
             confidence=round(confidence, 4),
             by=by,
             center=[round(c, 1) for c in center],
+            side=round(side, 1),
             embedder=reader.embedder().digest,
             features=[round(float(x), 5) for x in features],
         )
-        self.rolls.append(Roll(n, proposed, confidence, by, center, features, jpeg))
+        self.rolls.append(Roll(n, proposed, confidence, by, center, features, jpeg, side=side, top=top))
         self.notice = None
 
     # -- after a restart ------------------------------------------------------------------
@@ -499,13 +525,49 @@ class Teaching:
                         (float(r["center"][0]), float(r["center"][1])),
                         np.asarray(r["features"], np.float32),
                         crop.read_bytes() if crop.is_file() else None,
+                        side=float(r.get("side") or 0.0),
                     )
                 )
+            elif r.get("step") == "nudged" and self.rolls:
+                self.rolls[-1].center = (float(r["center"][0]), float(r["center"][1]))
             elif r.get("step") == "answer":
                 for roll in self.rolls:
                     if roll.n == r.get("roll"):
                         roll.face, roll.answered = r.get("face"), True
         log.info("teaching %s again from the log: %d rolls", self.session["name"], len(self.rolls))
+
+
+def _top(image: np.ndarray, center: tuple[float, float], side: float, share: float = 0.8) -> np.ndarray:
+    """The square of ``share`` of the die's side about its centre, in grey (0.8: the die's top,
+    inside its outline, so what lies around it is left out)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    half = max(4, round(side * share / 2))
+    x, y = round(center[0]), round(center[1])
+    return np.ascontiguousarray(grey[max(0, y - half) : y + half, max(0, x - half) : x + half])
+
+
+def _nudged(last: Roll, image: np.ndarray, center: tuple[float, float], proposed: int | None) -> bool:
+    """Whether the die that settled at ``center`` is ``last`` roll's die pushed a little, not rolled:
+    the same place (within NUDGE_PLACE of its side), the same face proposed, and its top now matching
+    the last one's turned at most NUDGE_DEG degrees (and shifted up to a fifth of a side), with a
+    normalised correlation of NUDGE_LIKE or more.  A roll after a restart (its top not kept) is new."""
+    if last.top is None or last.side <= 0.0 or proposed != last.proposed:
+        return False
+    if math.dist(center, last.center) > NUDGE_PLACE * last.side:
+        return False
+    was = last.top
+    h, w = was.shape
+    m = max(1, round(min(h, w) * 0.12))
+    big = _top(image, center, last.side, 1.4)  # where the top may lie now
+    if big.shape[0] < h - 2 * m or big.shape[1] < w - 2 * m or min(h, w) < 8:
+        return False
+    for deg in range(-NUDGE_DEG, NUDGE_DEG + 1, 3):
+        turn = cv2.getRotationMatrix2D((w / 2, h / 2), deg, 1.0)
+        turned = cv2.warpAffine(was, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        like = cv2.matchTemplate(big, turned[m : h - m, m : w - m], cv2.TM_CCOEFF_NORMED)
+        if float(like.max()) >= NUDGE_LIKE:
+            return True
+    return False
 
 
 def _view(image: np.ndarray, dice: Sequence[Mapping[str, Any]]) -> bytes | None:

@@ -411,6 +411,8 @@ def _teach(data: Mapping[str, Any], who: str) -> str:
             if face is None
             else f"{who} taught roll {roll} as {face}"
         )
+    if step == "nudged":
+        return f"The camera saw roll {roll} of the die being taught nudged, not rolled again: not counted"
     if step == "saved":
         return f"{who} saved the taught set ({data.get('crops')} crops) to {data.get('path')}"
     return f"{who} stopped teaching a die; nothing saved"

@@ -74,6 +74,19 @@ def roll(face: int, i: int, also: int | None = None) -> np.ndarray:
     return frame
 
 
+def nudged(face: int, i: int, shift: tuple[int, int], degrees: float, turns: int | None = None) -> np.ndarray:
+    """The table after the i-th roll's die (showing ``face``) was pushed ``shift`` pixels from `place`
+    and turned ``degrees`` (``turns``: the quarter turns it lies at, i's by default)."""
+    patch = np.ascontiguousarray(np.rot90(faces()[face], i % 4 if turns is None else turns))
+    h, w = patch.shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    patch = cv2.warpAffine(patch, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    frame = empty_table().copy()
+    x, y = place(i)
+    _put(frame, patch, (x + shift[0], y + shift[1]))
+    return frame
+
+
 def write(frame: np.ndarray, path: Path) -> Path:
     cv2.imwrite(str(path), frame)
     return path

@@ -19,7 +19,7 @@ from controller.live import play
 from controller.session import mock_pins
 from controller.table import Table
 from hardware.frames import Frame
-from tests.controller.teach_scene import LYING, PAGE, empty_table, needs_real, place, roll
+from tests.controller.teach_scene import LYING, PAGE, empty_table, needs_real, nudged, place, roll
 from vision.numbered.learnt import load_set
 
 START = {"action": "start", "owner": "ann", "colour": "green", "kind": "d20"}
@@ -113,6 +113,32 @@ def test_a_restarted_table_carries_on_the_session_losing_nothing_taught(tmp_path
     again.teach({"action": "cancel"}, "ann")
     assert not _table(tmp_path, resume=True).teaching.on
     assert not again.cfg.dice_set_path.exists()
+
+
+@needs_real
+def test_a_nudged_die_is_said_not_counted_and_a_roll_that_lands_there_again_counts(tmp_path: Path) -> None:
+    """A die pushed a little after it settled (the same face up, a few degrees, a few millimetres)
+    is the last roll again: said, logged, never a second crop of the same look.  The same face
+    come to rest at the same place a quarter turn round, or another face there, is a new roll."""
+    table = _table(tmp_path)
+    table.teach(START, "ann")
+    first = _settle(table, roll(7, 0), 1.0)["roll"]
+    table.teach({"action": "answer", "roll": first["n"], "face": 7}, "ann")
+    for t, (shift, degrees) in enumerate((((14, -9), 7.0), ((-10, 18), -4.0)), 2):  # (11 degrees back)
+        got = _settle(table, nudged(7, 0, shift, degrees), float(t))
+        assert got["rolls"] == 1, got["roll"]
+        assert got["notice"].startswith("nudged, not a new roll: roll 1 (it still shows 7)"), got["notice"]
+        assert got["faces"][6] == {"face": 7, "taught": 1}
+    steps = [e.data["step"] for e in table.log.controls("teach")]
+    assert steps == ["start", "roll", "answer", "nudged", "nudged"]
+    # rolled again, and it came to rest where it lay, the same face up, a quarter turn round
+    again = _settle(table, nudged(7, 0, (0, 0), 0.0, turns=1), 4.0)
+    assert again["rolls"] == 2 and again["notice"] is None
+    assert _settle(table, nudged(13, 0, (5, 0), 0.0, turns=1), 5.0)["rolls"] == 3  # another face there
+    # a table started again takes up where the die was nudged to; its next roll counts
+    restarted = _table(tmp_path, resume=True)
+    assert restarted.teaching.rolls[0].center == table.teaching.rolls[0].center
+    assert restarted.teach({"action": "status"}, "ann")["rolls"] == 3
 
 
 def test_bad_steps_are_refused_naming_what_was_expected(tmp_path: Path) -> None:
