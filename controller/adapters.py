@@ -29,14 +29,32 @@ class TableReadings:
     applied: bool = False  # scored: the engine has these dice
     #: the log seqs of the inputs that scored these dice (a camera throw, or a roll typed over it)
     input_seqs: tuple[int, ...] = ()
+    #: readings a person said are not dice (a phantom: paper, a shadow), with the place each had
+    #: among ``dice``: out of the throw until a person says it is a die after all
+    left_out: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
 
-    def by_id(self, rid: Any) -> dict[str, Any]:
-        for d in self.dice:
+    def by_id(self, rid: Any, left_out: bool = False) -> dict[str, Any]:
+        """The reading ``rid`` among the dice (and, with ``left_out``, among those left out)."""
+        for d in [*self.dice, *(d for _, d in self.left_out)] if left_out else self.dice:
             if d["id"] == rid:
                 return d
-        raise ValueError(
-            f"reading {rid!r} is not in the latest frame (readings: {[d['id'] for d in self.dice]})"
-        )
+        ids = [d["id"] for d in self.dice]
+        out = f"; not dice: {[d['id'] for _, d in self.left_out]}" if self.left_out else ""
+        raise ValueError(f"reading {rid!r} is not in the latest frame (readings: {ids}{out})")
+
+    def leave_out(self, d: dict[str, Any]) -> None:
+        """``d`` is no die: out of the throw (kept, to be put back by `put_back`)."""
+        at = self.dice.index(d)
+        self.left_out.append((at, self.dice.pop(at)))
+
+    def put_back(self, d: dict[str, Any]) -> bool:
+        """``d`` is a die after all: in the throw again, where it was; False if it was not left out."""
+        for k, (at, was) in enumerate(self.left_out):
+            if was is d:
+                del self.left_out[k]
+                self.dice.insert(min(at, len(self.dice)), d)
+                return True
+        return False
 
 
 #: colours no game die has here unless the game says so: what the reader calls other things

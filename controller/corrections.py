@@ -1,9 +1,15 @@
 """Referee corrections: a person's answers to the table's questions, and the referee's commands.
 
-An answer (``confirm``, ``set_value``, ``set_colour``, ``set_thrower``, ``hidden``) is about the
-current readings: :func:`answer` checks it against them and returns an :class:`Answer` (the row to
-log, the change to make once it is logged, the message), so that nothing changes before the log holds it.  The
-table (:mod:`controller.table`) logs it, makes the change and scores the readings again.
+An answer (``confirm``, ``set_value``, ``set_colour``, ``set_thrower``, ``hidden``, ``not_a_die``)
+is about the current readings: :func:`answer` checks it against them and returns an :class:`Answer`
+(the row to log, the change to make once it is logged, the message), so that nothing changes before
+the log holds it.  The table (:mod:`controller.table`) logs it, makes the change and scores the
+readings again.
+
+``not_a_die`` answers a question about something that is no die (a phantom: a scrap of paper, a
+shadow): the reading leaves the throw (`TableReadings.leave_out`) and the rest is scored or asked
+about again; like every answer it waits until the throw is undone once scored, and a ``confirm`` or
+``set_value`` of that reading later puts it back ("a die after all").
 
 Learning from the referee (issue 29 item 5, :class:`RefereeLearning`): an answer about a numbered
 die (``confirm``, ``set_value``) puts the die's crop, embedded, in the logged row (``learnt``) and,
@@ -27,7 +33,7 @@ from engine.entry import check_entered
 
 #: corrections that answer a question about the current readings (they wait for one); ``unlearn``
 #: takes the crops an answer taught the table (RefereeLearning) out of its learnt set again
-ANSWERS = ("confirm", "set_value", "set_colour", "set_thrower", "hidden", "unlearn")
+ANSWERS = ("confirm", "set_value", "set_colour", "set_thrower", "hidden", "not_a_die", "unlearn")
 #: every correction the admin page and a recorded referee can make
 ACTIONS = (*ANSWERS, "undo", "start", "pause", "end", "input")
 
@@ -84,6 +90,8 @@ def answer(
         return _set_thrower(command, rs, who, players)
     if action == "hidden":
         return _hidden(command, rs, who)
+    if action == "not_a_die":
+        return _not_a_die(command, rs, who)
     if action == "unlearn":
         raise ValueError("'unlearn': this table learns no crops from the referee (no numbered dice reader)")
     raise ValueError(f"{action!r} is not an answer; expected one of {list(ANSWERS)}")
@@ -106,12 +114,15 @@ def check_face(kind: str, sides: Any, value: Any) -> None:
 def _confirm(command: Mapping[str, Any], rs: TableReadings | None, who: str, game_kind: str | None) -> Answer:
     if rs is None:
         raise ValueError("there is no reading to confirm yet")
-    d = rs.by_id(command.get("reading"))
+    d = rs.by_id(command.get("reading"), left_out=True)
     kind = kind_of(game_kind, d)
     check_face(kind, d.get("sides"), d["value"])
+    if rs.applied and d not in rs.dice:
+        raise ValueError(f"reading {d['id']} was left out of a scored throw: undo the last input first")
 
     def apply() -> None:
         d["confirmed"], d["unsure"], d["kind"] = True, False, kind
+        rs.put_back(d)  # said to be no die, a die after all
 
     row = {"correction": "confirm", "reading": d["id"], "who": who}
     return Answer(row, apply, f"reading {d['id']} confirmed as {d['value']}")
@@ -125,7 +136,7 @@ def _set_value(
         raise ValueError(f"'value' must be an integer face, got {value!r}")
     if rs is None:
         raise ValueError("there is no reading to correct yet")
-    d = rs.by_id(command.get("reading"))
+    d = rs.by_id(command.get("reading"), left_out=True)
     kind = kind_of(game_kind, d)
     check_face(kind, d.get("sides"), value)
     if rs.applied:
@@ -134,6 +145,7 @@ def _set_value(
 
     def apply() -> None:
         d["value"], d["confirmed"], d["unsure"], d["kind"] = value, True, False, kind
+        rs.put_back(d)  # said to be no die, a die after all
 
     row = {"correction": "set_value", "reading": d["id"], "from": old, "to": value, "who": who}
     return Answer(row, apply, f"reading {d['id']} set from {old} to {value}")
@@ -181,6 +193,25 @@ def _set_thrower(
 
     row = {"correction": "set_thrower", "reading": d["id"], "thrower": thrower, "who": who}
     return Answer(row, apply, f"reading {d['id']} thrown by {thrower}")
+
+
+def _not_a_die(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
+    """A person's answer that a reading is no die (paper, a shadow, a crumb): it leaves the throw."""
+    if rs is not None and any(d["id"] == command.get("reading") for _, d in rs.left_out):
+        raise ValueError(f"reading {command.get('reading')!r} is already left out as not a die")
+    d = _unscored_die(command, rs)
+    assert rs is not None
+    if d.get("hidden"):
+        raise ValueError(
+            f"reading {d['id']} is the die a person said lies under reading {d.get('under')}: "
+            "undo the last input and answer again"
+        )
+
+    def apply() -> None:
+        rs.leave_out(d)
+
+    row = {"correction": "not_a_die", "reading": d["id"], "who": who}
+    return Answer(row, apply, f"reading {d['id']} is not a die: left out of the throw")
 
 
 def _hidden(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
@@ -326,7 +357,7 @@ class RefereeLearning:
         if not self.on or action not in ("confirm", "set_value") or rs is None or frame is None:
             return checked
         assert self.dice is not None
-        d = rs.by_id(command.get("reading"))
+        d = rs.by_id(command.get("reading"), left_out=True)
         kind = kind_of(game_kind, d)
         if kind not in LEARNT_KINDS or kind not in self.dice.kinds or not d.get("quad") or d.get("hidden"):
             return checked

@@ -670,7 +670,8 @@ class Table:
         with self._lock:
             rs = self.reading_set
             dice = [] if rs is None else [dict(d) for d in rs.dice]
-            return {"seq": rs.seq if rs else 0, "t": rs.t if rs else 0.0, "dice": dice}
+            not_dice = [] if rs is None else [dict(d) for _, d in rs.left_out]  # a person said so
+            return {"seq": rs.seq if rs else 0, "t": rs.t if rs else 0.0, "dice": dice, "not_dice": not_dice}
 
     def frame_jpeg(self) -> bytes | None:
         return self.frame

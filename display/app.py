@@ -92,6 +92,14 @@ class SetColour(_Strict):
     colour: str = Field(min_length=1, max_length=20, description="the die's real colour, e.g. 'blue'")
 
 
+class NotADie(_Strict):
+    """Answer that a reading is no die (a phantom: paper, a shadow): it leaves the throw, and the rest
+    is scored or asked about again; a ``confirm`` or ``set_value`` of it later puts it back."""
+
+    action: Literal["not_a_die"]
+    reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.6'")
+
+
 class Unlearn(_Strict):
     """Forget the crops an answer about reading ``reading`` taught the table (issue 29: the referee's
     answers about numbered dice join its learnt set; this takes them out again, logged)."""
@@ -120,7 +128,7 @@ class AdminInput(_Strict):
 
 
 Command = Annotated[
-    ConfirmReading | SetValue | SetColour | SetThrower | Unlearn | Undo | GameStatus | AdminInput,
+    ConfirmReading | SetValue | SetColour | SetThrower | NotADie | Unlearn | Undo | GameStatus | AdminInput,
     Field(discriminator="action"),
 ]
 

@@ -376,6 +376,8 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
         return f"{who} said reading {data.get('reading')} is {data.get('to')}, not {data.get('from')}"
     if correction == "set_thrower":
         return f"{who} said reading {data.get('reading')} was thrown by {data.get('thrower')}"
+    if correction == "not_a_die":
+        return f"{who} said reading {data.get('reading')} is not a die: left out of the throw"
     if correction is not None:
         rest = {k: v for k, v in data.items() if k not in ("correction", "who")}
         return f"{who}: {_words(correction)}" + (f" ({_details(rest)})" if rest else "")
@@ -630,7 +632,7 @@ class _Say:
         who = data.get("who") or player or self.t("the_referee")
         correction = data.get("correction")
         fields = {"who": who, "reading": data.get("reading"), "thrower": data.get("thrower")}
-        if correction in ("confirm", "set_value", "set_colour", "set_thrower"):
+        if correction in ("confirm", "set_value", "set_colour", "set_thrower", "not_a_die"):
             to, was = data.get("to"), data.get("from")
             if correction == "set_colour":
                 to, was = self.colour(to), self.colour(was)

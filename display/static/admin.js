@@ -139,12 +139,27 @@ async function refreshReadings() {
     rows.push(h("tr", { class: r.unsure ? "unsure" : "", "data-reading": r.id },
       h("td", {}, r.id), h("td", {}, `${r.colour ? tc(r.colour) : ""} ${r.kind}`), h("td", {}, r.value),
       h("td", {}, `${Math.round((r.confidence ?? 1) * 100)}%`),
-      h("td", {}, r.unsure ? h("button", { "data-confirm": r.id, class: "primary" }, t("admin.confirm")) : "✔"),
+      h("td", {}, r.unsure ? h("button", { "data-confirm": r.id, class: "primary" }, t("admin.confirm")) : "✔", " ",
+        h("button", { "data-not-die": r.id }, t("admin.not_a_die"))),
       h("td", {}, ...candidateFaces(r).map((v) => [h("button", { "data-candidate-for": r.id, "data-value": v,
         class: "primary" }, String(v)), " "]), box, " ", h("button", { "data-set": r.id }, t("admin.set")))));
   }
+  if ((data.not_dice || []).length) {  // a person said these are no dice: out of the throw, until put back
+    rows.push(h("tr", {}, h("th", { colspan: "6" }, t("admin.not_dice"))));
+    for (const r of data.not_dice) {
+      rows.push(h("tr", { class: "not-die", "data-not-die-reading": r.id }, h("td", {}, r.id),
+        h("td", {}, `${r.colour ? tc(r.colour) : ""} ${r.kind}`), h("td", {}, r.value), h("td", {}, ""),
+        h("td", {}, h("button", { "data-is-die": r.id }, t("admin.is_a_die"))), h("td", {}, "")));
+    }
+  }
   const table = document.getElementById("readings");
   table.replaceChildren(...rows);
+  for (const b of table.querySelectorAll("button[data-not-die]")) {
+    b.addEventListener("click", () => correct({ action: "not_a_die", reading: b.dataset.notDie }));
+  }
+  for (const b of table.querySelectorAll("button[data-is-die]")) {
+    b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.isDie }));
+  }
   for (const b of table.querySelectorAll("button[data-confirm]")) {
     b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.confirm }));
   }

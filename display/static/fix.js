@@ -1,7 +1,8 @@
 // Fix a die from the play screen (issue 34): tap a die the camera read (on the table page or the
 // camera view) -> its picture cut from the settled frame, what it was read as, and a button for
-// each face it may show. The button posts the same correction the admin page posts
-// (POST /api/admin/correct: set_value or set_colour, or confirm as read). Who makes it and the admin token are
+// each face it may show, and "it is not a die" for a phantom (paper, a shadow: it leaves the throw).
+// The button posts the same correction the admin page posts
+// (POST /api/admin/correct: set_value, set_colour or not_a_die, or confirm as read). Who makes it and the admin token are
 // asked once on this device and kept in localStorage; a token is needed only when the display
 // runs with one.
 "use strict";
@@ -143,6 +144,7 @@ async function openFix(id) {
             colour: r.colour ? tc(r.colour) : "", value: faceText(kind, r.value), kind,
             confidence: Math.round((r.confidence ?? 1) * 100) }).replace(/\s+/g, " ")),
           asked ? h("button", { type: "button", class: "primary", "data-fix-confirm": r.id }, t("fix.confirm")) : "",
+          h("button", { type: "button", "data-fix-not-die": r.id, disabled: undoable ? null : "" }, t("fix.not_a_die")),
           torn.length ? h("p", { class: "muted" }, t("fix.torn")) : "",
           torn.length ? h("div", { class: "faces torn" }, ...torn.map((v) => face(v, " candidate"))) : "",
           h("p", { class: "muted" }, torn.length ? t("fix.other_face") : t("fix.really_shows")),
@@ -169,6 +171,10 @@ async function openFix(id) {
       fixSend(asked ? [set] : [{ action: "undo" }, set]);
     });
   }
+  box.querySelector("button[data-fix-not-die]").addEventListener("click", () => {
+    const no = { action: "not_a_die", reading: r.id };
+    fixSend(asked ? [no] : [{ action: "undo" }, no]);
+  });
   const confirm = box.querySelector("button[data-fix-confirm]");
   if (confirm) confirm.addEventListener("click", () => fixSend([{ action: "confirm", reading: r.id }]));
   if (!box.open) box.showModal();
