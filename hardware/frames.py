@@ -191,6 +191,9 @@ class RecordedSource(_SourceBase):
         self._anchor: tuple[float, float] | None = None  # (clock at first frame, t of first frame)
         self.skipped: list[str] = []
         self.metadata: dict[str, Any] = self._read_metadata()
+        # the last file decoded: a still table is recorded as one file listed again at each time, and
+        # decoding it once a row cost most of a headless demo's time (issue 32)
+        self._last: tuple[str, np.ndarray] | None = None
 
     def _read_metadata(self) -> dict[str, Any]:
         path = self.folder / "session.json"
@@ -210,17 +213,27 @@ class RecordedSource(_SourceBase):
         while self._i < len(self._rows):
             name, t = self._rows[self._i]
             self._i += 1
-            try:  # the size is checked from the header before a pixel is decoded
-                image = read_image(self.folder / name)
-            except ImageError as e:
-                image = None
-                log.warning("recorded session %s: frame %r skipped: %s", self.folder, name, e)
+            image = self._image(name)
             if image is None:
                 self.skipped.append(name)
                 continue
             self._pace(t)
             return Frame(image, t, self.name)
         return None
+
+    def _image(self, name: str) -> np.ndarray | None:
+        """The row's picture: decoded, or a copy of the previous row's when the same file is listed
+        again (a copy: whoever takes a frame may draw on it)."""
+        if self._last is not None and self._last[0] == name:
+            return self._last[1].copy()
+        try:  # the size is checked from the header before a pixel is decoded
+            image = read_image(self.folder / name)
+        except ImageError as e:
+            log.warning("recorded session %s: frame %r skipped: %s", self.folder, name, e)
+            self._last = None
+            return None
+        self._last = (name, image.copy())
+        return image
 
     def _pace(self, t: float) -> None:
         if not self.realtime:

@@ -185,3 +185,32 @@ def test_reconnection_gives_up_after_max_attempts() -> None:
     src = ReconnectingSource(opener, backoff=(1.0,), max_attempts=2, sleep=lambda s: None)
     with pytest.raises(FrameSourceError, match="still unplugged"):
         src.read()
+
+
+def test_a_file_listed_again_is_decoded_once_and_each_frame_is_its_own_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a still table is recorded as one file at several times: decoding it again each row cost most of
+    # a headless demo's time (issue 32)
+    images = _images(2)
+    cv2.imwrite(str(tmp_path / "a.png"), images[0])
+    cv2.imwrite(str(tmp_path / "b.png"), images[1])
+    (tmp_path / "frames.csv").write_text("file,t\na.png,0.0\na.png,0.1\na.png,0.2\nb.png,0.3\na.png,0.4\n")
+    import hardware.frames as frames_module
+
+    decoded: list[str] = []
+    real = frames_module.read_image
+
+    def counting(path: Path, *args: object) -> np.ndarray:
+        decoded.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(frames_module, "read_image", counting)
+    played = list(RecordedSource(tmp_path))
+    assert decoded == ["a.png", "b.png", "a.png"]
+    assert [f.t for f in played] == [0.0, 0.1, 0.2, 0.3, 0.4]
+    for f, i in zip(played, [0, 0, 0, 1, 0], strict=True):
+        assert np.array_equal(f.image_bgr, images[i])
+    played[0].image_bgr[:] = 0  # drawing on one frame leaves the next as recorded
+    assert np.array_equal(played[1].image_bgr, images[0])
+    assert played[1].image_bgr is not played[2].image_bgr
