@@ -137,16 +137,14 @@ class ThrowVerdict:
         }
 
 
-def _grey(image: np.ndarray) -> np.ndarray:
+def _check_image(image: np.ndarray) -> None:
+    """A BGR or grey uint8 image, or a clear error (checked only: no frame is converted, as every
+    frame of a throw passes here)."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim not in (2, 3):
         shape, dtype = getattr(image, "shape", None), getattr(image, "dtype", None)
         raise ValueError(f"tumble check: expected a BGR or grey uint8 image, got shape {shape} dtype {dtype}")
-    if image.ndim == 3:
-        if image.shape[2] != 3:
-            raise ValueError(f"tumble check: expected a BGR image (H, W, 3), got shape {image.shape}")
-        out: np.ndarray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        return out
-    return image
+    if image.ndim == 3 and image.shape[2] != 3:
+        raise ValueError(f"tumble check: expected a BGR image (H, W, 3), got shape {image.shape}")
 
 
 @dataclass
@@ -178,7 +176,7 @@ class ThrowRecorder:
         self.frames = deque(maxlen=self.max_frames)
 
     def _small(self, image: np.ndarray) -> np.ndarray:
-        _grey(image)
+        _check_image(image)
         w = image.shape[1]
         self.scale = min(1.0, self.max_width / w)
         if self.scale < 1.0:
@@ -247,9 +245,9 @@ def judge_throw(
     st = settings or TumbleSettings()
     if not dice:
         return ThrowVerdict((), len(frames))
-    _grey(after)  # a BGR or grey uint8 image, or a clear error
+    _check_image(after)
     for img in (*frames, *([before] if before is not None else [])):
-        _grey(img)
+        _check_image(img)
         if img.shape[:2] != after.shape[:2]:
             raise ValueError(
                 f"tumble check: frame of shape {img.shape[:2]}, the settled frame is {after.shape[:2]}"

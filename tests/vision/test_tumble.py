@@ -135,3 +135,27 @@ def test_the_recorder_learns_the_frame_rate_from_the_frames_times() -> None:
         rec.add(img, i < 3, t=i / 30)
     assert rec.frame_rate() == pytest.approx(30.0)
     assert len(rec.frames) == 5 and rec.before is not None
+
+
+def test_the_recorder_keeps_frames_without_converting_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every frame of the camera passes the recorder: it checks a frame, it does not turn it grey to
+    # do so (a quarter of the crash sweep's CPU once, issue 32); a bad frame is still refused clearly
+    import cv2
+
+    converted: list[int] = []
+    real = cv2.cvtColor
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        converted.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cv2, "cvtColor", counting)
+    rec = ThrowRecorder()
+    img = np.full((600, 800, 3), 90, np.uint8)
+    for i in range(5):
+        rec.add(img, i == 0, t=i / 10)
+    assert converted == [] and len(rec.frames) == 4
+    with pytest.raises(ValueError, match=r"expected a BGR image \(H, W, 3\)"):
+        rec.add(np.zeros((60, 80, 4), np.uint8), False)
+    with pytest.raises(ValueError, match="uint8"):
+        rec.add(img.astype(np.float32), False)
