@@ -257,7 +257,7 @@ def play(
         if motion is not None:
             motion.add(frame.image_bgr, still, frame.t)
         if progress is not None:
-            progress(frame.t, table.snapshot()["waiting_for"])
+            progress(frame.t, table.waiting_for())
         if table.status == "over" and not past_the_end:
             break
     table.tumble.wait()  # the last throw's verdict

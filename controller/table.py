@@ -617,14 +617,13 @@ class Table:
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
             state = self.game.state
-            exp = state.get("expects") or {}
             return {
                 "table": self.table_id,
                 "game": self.setup.game,
                 "players": [{"name": p.name, "colour": p.colour} for p in self.cfg.players],
                 "state": state,
                 "status": self.status,
-                "waiting_for": self.teaching.waiting() or self._waiting_for(exp),
+                "waiting_for": self.waiting_for(),
                 "secret": self.held_choices.progress(self.game, self.rounds.progress),
                 "question": None if self.question is None else self.question.to_json(),
                 "seq": self.log.count(self.game_no),
@@ -639,6 +638,12 @@ class Table:
                 "choice": None if self.game.expects().secret else self.rounds.choice_views(),
                 "teaching": self.teaching.brief(),
             }
+
+    def waiting_for(self) -> str:
+        """What the table waits for, in words: the snapshot's ``waiting_for`` without the rest of the
+        snapshot (a live loop shows it every frame)."""
+        with self._lock:
+            return self.teaching.waiting() or self._waiting_for(self.game.expects().to_json())
 
     def _waiting_for(self, exp: Mapping[str, Any]) -> str:
         if self.status == "over":

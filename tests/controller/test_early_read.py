@@ -222,3 +222,36 @@ def test_the_reader_is_warmed_on_the_cameras_first_frame_not_on_the_first_throw(
     play(table, OneFrame(frame(8)))
     assert reader.frames == [8]
     assert table.reading_set is None and table.early.seen is None  # nothing of it kept
+
+
+class Frames:
+    name = "test"
+
+    def __init__(self, images: list[np.ndarray]) -> None:
+        self.images = list(images)
+
+    def read(self) -> Frame | None:
+        if not self.images:
+            return None
+        t = round(0.1 * (20 - len(self.images)), 3)
+        return Frame(self.images.pop(0), t, self.name)
+
+
+def test_the_live_loop_says_what_it_waits_for_without_a_snapshot_a_frame(tmp_path: Path) -> None:
+    """Issue 32: the progress line took the table's whole snapshot (the game's state copied, the log
+    counted) on every frame; it asks for what the table waits for alone, the same words."""
+    table, _ = hunter(tmp_path)
+    built: list[int] = []
+    real = table.snapshot
+
+    def counted() -> dict[str, Any]:
+        built.append(1)
+        return real()
+
+    table.snapshot = counted  # type: ignore[method-assign]
+    said: list[str] = []
+    images = [frame(1, 20)] * 6 + [frame(2, 60)] * 6 + [frame(3, 100)] * 8
+    play(table, Frames(images), progress=lambda t, what: said.append(what))
+    assert len(said) == len(images)
+    assert said[-1] == real()["waiting_for"] == table.waiting_for()
+    assert len(built) < len(images) // 2  # the snapshots the listeners were sent, not one a frame
