@@ -543,10 +543,12 @@ class Perceiver:
     ) -> Perceiver:
         """A setup from its parts (raises TableError when the ``[vision]`` steps cannot be made).
         A process that reads frames keeps the memory of one frame's arrays for the next
-        (`vision.runtime.keep_freed_memory`: the same readings, at less CPU a frame)."""
-        from vision.runtime import keep_freed_memory
+        (`vision.runtime.keep_freed_memory`) and runs numpy's matrix products on one thread
+        (`vision.runtime.one_blas_thread`): the same readings, at less CPU a frame and a throw."""
+        from vision.runtime import keep_freed_memory, one_blas_thread
 
         keep_freed_memory()
+        one_blas_thread()
         try:
             where = TableWhere(
                 vision,

@@ -58,6 +58,56 @@ def keep_freed_memory() -> bool:
         return _kept
 
 
+#: OpenBLAS's thread-count setters, as the builds numpy ships or a distribution's name them
+_BLAS_SETTERS = (
+    "openblas_set_num_threads",
+    "scipy_openblas_set_num_threads64_",
+    "scipy_openblas_set_num_threads",
+    "openblas_set_num_threads64_",
+)
+_one_blas: bool | None = None
+
+
+def _loaded_blas() -> list[str]:
+    """The OpenBLAS libraries this process has loaded (Linux: /proc/self/maps; elsewhere none)."""
+    try:
+        maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    paths = {line.split(maxsplit=5)[-1] for line in maps.splitlines() if "openblas" in line.lower()}
+    return sorted(p for p in paths if p.startswith("/") and ".so" in p)
+
+
+def one_blas_thread() -> bool:
+    """Run numpy's matrix products (OpenBLAS) on the calling core alone (once a process; True when
+    a BLAS was told).
+
+    The products a table computes are small (the tumble check's face against a window of places:
+    hundreds by dozens): OpenBLAS splits each over every core and its threads wait for work
+    spinning, so on the demo's throws the tumble check cost ~150 ms of CPU a throw with two
+    threads, 25 with one (benchmarks/RESULTS.md, issue 32), on a Pi's four cores more.  One thread
+    computes the same numbers (a product is split by rows and columns, never along its sums)."""
+    global _one_blas
+    with _kept_lock:
+        if _one_blas is None:
+            import numpy  # noqa: F401  (loads numpy's BLAS, if it has not been)
+
+            _one_blas = False
+            for path in _loaded_blas():
+                try:
+                    lib = ctypes.CDLL(path)
+                except OSError:
+                    continue
+                for name in _BLAS_SETTERS:
+                    setter = getattr(lib, name, None)
+                    if setter is not None:
+                        setter.argtypes, setter.restype = [ctypes.c_int], None
+                        setter(1)
+                        _one_blas = True
+                        break
+        return _one_blas
+
+
 class Model:
     """One ONNX network with a single input and a single output. Thread-safe."""
 

@@ -117,3 +117,40 @@ def test_a_table_that_reads_frames_keeps_freed_memory() -> None:
 
     Perceiver.of(FrameOnly(lambda image: []), VisionSection())
     assert runtime._kept is not None  # asked once the table's reading setup is made
+
+
+def _blas_threads() -> int | None:
+    """How many threads the loaded OpenBLAS splits a product over (None: no OpenBLAS found)."""
+    import ctypes
+    from pathlib import Path
+
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    libs = {line.split()[-1] for line in maps.splitlines() if "openblas" in line.lower()}
+    for path in sorted(p for p in libs if p.startswith("/")):
+        lib = ctypes.CDLL(path)
+        for name in ("openblas_get_num_threads", "scipy_openblas_get_num_threads64_"):
+            getter = getattr(lib, name, None)
+            if getter is not None:
+                getter.restype = ctypes.c_int
+                return int(getter())
+    return None
+
+
+def test_a_table_that_reads_frames_runs_numpy_products_on_one_thread() -> None:
+    """one_blas_thread (issue 32): OpenBLAS's threads spun on the tumble check's small products
+    (~150 ms of CPU a demo throw on two threads, 25 on one); a table's process keeps one."""
+    from controller.config import VisionSection
+    from controller.perceive import FrameOnly, Perceiver
+    from vision import runtime
+
+    if _blas_threads() is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS this process can see")
+    Perceiver.of(FrameOnly(lambda image: []), VisionSection())
+    assert _blas_threads() == 1
+    assert runtime.one_blas_thread()  # once a process; asked again, still told
+    a = np.random.default_rng(1).random((169, 709), np.float32)
+    b = np.random.default_rng(2).random((48, 709), np.float32)
+    np.testing.assert_allclose(a @ b.T, a.astype(np.float64) @ b.T.astype(np.float64), rtol=1e-5)
