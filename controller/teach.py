@@ -23,6 +23,10 @@ A die nudged after it settled (pushed a little, not rolled: the same face up, tu
 proposed the same) is not a new roll: its picture would only repeat the last roll's, so it is said
 ("nudged, not a new roll") and logged as such, never counted (`_nudged`).
 
+Every sentence the page shows from here (a notice, the message of a step, why no session can start,
+a refusal) is a `Said`: the English text, and its catalogue key with its fields
+(``display/lang/<lang>.json``, ``learn.*``), so that a page in another language says it in its own.
+
 Nothing taught is lost to a crash: every step is a ``control`` row (``action: teach``) in the event
 log, each roll's crop a JPEG beside it (``<log>.teach/``), logged before it is shown; a table that
 starts finds an unfinished session in its log and carries on (`Teaching.replay`).
@@ -67,8 +71,36 @@ VIEW_WIDTH = 640
 NUDGE_PLACE, NUDGE_DEG, NUDGE_LIKE = 0.5, 15, 0.85
 
 
+class Said(str):
+    """A sentence the page shows: the English text, and ``key``: its catalogue key (``learn.<key>``)
+    with its fields, a field itself a sentence by key when it is a dict (the die's name: ``learn.name``
+    of its owner, colour and kind)."""
+
+    key: dict[str, Any]
+
+    def __new__(cls, text: str, key: str, **fields: Any) -> Said:
+        said = super().__new__(cls, text)
+        said.key = {"key": f"learn.{key}", **fields}
+        return said
+
+
+def key_of(text: str | None) -> dict[str, Any] | None:
+    """The catalogue key of a sentence (None: said in English only)."""
+    return getattr(text, "key", None)
+
+
+def name_key(session: Mapping[str, Any]) -> dict[str, Any]:
+    """The die's name by key ("ann's green d20"), for a page in another language."""
+    return {"key": "learn.name", **{k: session.get(k) for k in ("owner", "colour", "kind")}}
+
+
 class TeachError(ValueError):
-    """A teaching step refused: the message names the input and what was expected."""
+    """A teaching step refused: the message names the input and what was expected (``said``: it by
+    its catalogue key)."""
+
+    def __init__(self, said: Said | str) -> None:
+        super().__init__(str(said))
+        self.said = key_of(said)
 
 
 @dataclass
@@ -105,7 +137,14 @@ class Roll:
 def _text(command: Mapping[str, Any], key: str, limit: int) -> str:
     value = command.get(key)
     if not isinstance(value, str) or not value.strip() or len(value.strip()) > limit:
-        raise TeachError(f"{key}: expected a name of 1 to {limit} characters, got {value!r}")
+        raise TeachError(
+            Said(
+                f"{key}: expected a name of 1 to {limit} characters, got {value!r}",
+                f"err.{key}",
+                n=limit,
+                got=repr(value),
+            )
+        )
     return value.strip()
 
 
@@ -158,6 +197,7 @@ class Teaching:
             taught = sum(r.face is not None for r in self.rolls)
             return {
                 "name": self.session["name"],
+                "die": name_key(self.session),  # its name by key, for a page in another language
                 "frames": self.frames,  # settled frames seen: each changes the snapshot, so pages look again
                 "rolls": len(self.rolls),
                 "taught": taught,
@@ -182,16 +222,20 @@ class Teaching:
         return [v for v, k in self.counts().items() if k < N_EACH]
 
     def status(self) -> dict[str, Any]:
-        """The session as the page shows it."""
+        """The session as the page shows it (each sentence also by its key: ``*_key``)."""
         with self._lock:
+            why_not = self._why_not()
             out: dict[str, Any] = {
                 "on": self.on,
                 "each": N_EACH,
                 "kinds": list(numbered_kinds(self.cfg)),
                 "store": None if self.cfg.dice_set_path is None else str(self.cfg.dice_set_path),
                 "notice": self.notice,
+                "notice_key": key_of(self.notice),
                 "saved": self.last_saved,
-                "why_not": self._why_not(),
+                "saved_key": key_of(self.last_saved),
+                "why_not": why_not,
+                "why_not_key": key_of(why_not),
             }
             if self.session is None:
                 return out
@@ -215,18 +259,26 @@ class Teaching:
             )
             return out
 
-    def _why_not(self) -> str | None:
+    def _why_not(self) -> Said | None:
         """Why no session can start at this table (None: one can)."""
         if not numbered_kinds(self.cfg):
             kinds = ", ".join(game_kinds_of(self.cfg))
-            return (
+            return Said(
                 f"the table's game {self.cfg.table.game!r} uses {kinds} dice: pip dice are read by their "
-                f"pips, there is no numbered die ({', '.join(LEARNT_KINDS)}) to teach"
+                f"pips, there is no numbered die ({', '.join(LEARNT_KINDS)}) to teach",
+                "why.pip",
+                game=self.cfg.table.game,
+                kinds=list(game_kinds_of(self.cfg)),
+                numbered=list(LEARNT_KINDS),
             )
         if self.cfg.dice_set_path is None:
-            return (
+            return Said(
                 'the table.toml has no [table] dice_set: add dice_set = "FILE.json" naming where the '
-                "table keeps its learnt set (teaching saves it there)"
+                "table keeps its learnt set (teaching saves it there)",
+                "why.no_store",
+                file="table.toml",
+                setting="[table] dice_set",
+                example='dice_set = "FILE.json"',
             )
         return None
 
@@ -237,25 +289,46 @@ class Teaching:
         cannot take (LogWriteError) changes nothing."""
         action = command.get("action")
         if action not in ACTIONS:
-            raise TeachError(f"action: expected one of {', '.join(ACTIONS)}, got {action!r}")
+            raise TeachError(
+                Said(
+                    f"action: expected one of {', '.join(ACTIONS)}, got {action!r}",
+                    "err.action",
+                    actions=list(ACTIONS),
+                    got=repr(action),
+                )
+            )
+        message: str
         with self._lock:
             if action == "status":
                 message = ""
             elif action == "start":
                 message = self._start(table, command, who)
             elif self.session is None:
-                raise TeachError(f"{action!r}: no die is being taught: start a session first")
+                raise TeachError(
+                    Said(
+                        f"{action!r}: no die is being taught: start a session first",
+                        "err.no_session",
+                        action=action,
+                    )
+                )
             elif action in ("answer", "skip"):
                 message = self._answer(table, command, who, action == "skip")
             elif action == "save":
                 message = self._save(table, who)
             else:
                 message = self._end(
-                    table, who, "cancel", f"stopped teaching {self.session['name']}; nothing saved"
+                    table,
+                    who,
+                    "cancel",
+                    Said(
+                        f"stopped teaching {self.session['name']}; nothing saved",
+                        "msg.cancel",
+                        name=name_key(self.session),
+                    ),
                 )
         if action != "status":
             table._emit()
-        return {**self.status(), "message": message}
+        return {**self.status(), "message": message, "message_key": key_of(message)}
 
     def _row(self, table: Any, step: str, who: str, **data: Any) -> None:
         row = {"action": "teach", "step": step, "who": who, **data}
@@ -265,23 +338,42 @@ class Teaching:
 
     def _start(self, table: Any, command: Mapping[str, Any], who: str) -> str:
         if self.session is not None:
-            raise TeachError(f"'start': {self.session['name']} is being taught: save it or cancel it first")
+            raise TeachError(
+                Said(
+                    f"'start': {self.session['name']} is being taught: save it or cancel it first",
+                    "err.busy",
+                    name=name_key(self.session),
+                )
+            )
         why = self._why_not()
         if why is not None:
-            raise TeachError(f"'start': {why}")
+            raise TeachError(why)
         owner, colour = _text(command, "owner", 40), _text(command, "colour", 20)
         kinds = numbered_kinds(self.cfg)
         kind = command.get("kind")
         if kind not in kinds:
             raise TeachError(
-                f"kind: expected one of the numbered kinds the table's game {self.cfg.table.game!r} "
-                f"uses ({', '.join(kinds)}), got {kind!r}"
+                Said(
+                    f"kind: expected one of the numbered kinds the table's game {self.cfg.table.game!r} "
+                    f"uses ({', '.join(kinds)}), got {kind!r}",
+                    "err.kind",
+                    game=self.cfg.table.game,
+                    kinds=list(kinds),
+                    got=repr(kind),
+                )
             )
         stored = self._stored()
         if stored is not None and stored.kind != kind and not command.get("replace"):
             raise TeachError(
-                f"kind {kind}: the table keeps one set, of {stored.kind} ({stored.name!r}, at "
-                f"{self.cfg.dice_set_path}); a {kind} set would replace it: start with replace to do so"
+                Said(
+                    f"kind {kind}: the table keeps one set, of {stored.kind} ({stored.name!r}, at "
+                    f"{self.cfg.dice_set_path}); a {kind} set would replace it: start with replace to do so",
+                    "err.other_kind",
+                    kind=kind,
+                    stored=stored.kind,
+                    set=stored.name,
+                    path=str(self.cfg.dice_set_path),
+                )
             )
         name = f"{owner}'s {colour} {kind}"
         session = {"id": 0, "owner": owner, "colour": colour, "kind": kind, "name": name, "who": who}
@@ -295,14 +387,23 @@ class Teaching:
         self.session, self.rolls = {**session, "id": seq}, []
         self.notice, self.view, self.last_saved, self._perceiver = None, None, None, None
         log.info("teaching %s (session %d)", name, seq)
-        return f"teaching {name}: roll it in view of the camera, one die alone"
+        return Said(
+            f"teaching {name}: roll it in view of the camera, one die alone",
+            "msg.start",
+            name=name_key(session),
+        )
 
     def _roll(self, command: Mapping[str, Any]) -> Roll:
         n = command.get("roll")
         found = [r for r in self.rolls if r.n == n] if isinstance(n, int) and not isinstance(n, bool) else []
         if not found:
             raise TeachError(
-                f"roll: expected the number of a roll of this session (1..{len(self.rolls)}), got {n!r}"
+                Said(
+                    f"roll: expected the number of a roll of this session (1..{len(self.rolls)}), got {n!r}",
+                    "err.roll",
+                    n=len(self.rolls),
+                    got=repr(n),
+                )
             )
         return found[0]
 
@@ -313,14 +414,32 @@ class Teaching:
         if not skip:
             face = command.get("face")
             if not isinstance(face, int) or isinstance(face, bool) or face not in VALUES[kind]:
-                raise TeachError(f"face: a {kind} shows {VALUES[kind][0]}..{VALUES[kind][-1]}, got {face!r}")
+                low, high = VALUES[kind][0], VALUES[kind][-1]
+                raise TeachError(
+                    Said(
+                        f"face: a {kind} shows {low}..{high}, got {face!r}",
+                        "err.face",
+                        kind=kind,
+                        low=low,
+                        high=high,
+                        got=repr(face),
+                    )
+                )
         self._row(table, "answer", who, roll=roll.n, face=face)
         roll.face, roll.answered = face, True
+        name = name_key(self.session)
         if face is None:
-            return f"roll {roll.n} left out: not {self.session['name']}"
+            return Said(
+                f"roll {roll.n} left out: not {self.session['name']}", "msg.skipped", roll=roll.n, name=name
+            )
         left = self._lacking()
-        done = f"{self.session['name']} is complete: save it" if not left else f"{len(left)} faces to go"
-        return f"roll {roll.n} taught as {face} ({done})"
+        if not left:
+            done = Said(f"{self.session['name']} is complete: save it", "msg.complete", name=name)
+        else:
+            done = Said(f"{len(left)} faces to go", "msg.to_go", n=len(left))
+        return Said(
+            f"roll {roll.n} taught as {face} ({done})", "msg.taught", roll=roll.n, face=face, done=done.key
+        )
 
     def _set(self) -> DiceSet | None:
         """The crops taught so far, as a set (None: none yet)."""
@@ -357,8 +476,19 @@ class Teaching:
                 [f"faces {', '.join(short)} taught too few times"] if short else []
             )
             raise TeachError(
-                f"'save': the {self.session['kind']} set is not complete: {'; '.join(parts)} "
-                f"(every face {N_EACH} times): roll it again"
+                Said(
+                    f"'save': the {self.session['kind']} set is not complete: {'; '.join(parts)} "
+                    f"(every face {N_EACH} times): roll it again",
+                    "err.incomplete_" + ("both" if missing and short else "missing" if missing else "short"),
+                    kind=self.session["kind"],
+                    missing=missing,
+                    short=[
+                        {"key": "learn.err.count", "face": v, "n": counts[v], "each": N_EACH}
+                        for v in lacking
+                        if counts[v]
+                    ],
+                    each=N_EACH,
+                )
             )
         taught = self._set()
         assert taught is not None and self.cfg.dice_set_path is not None
@@ -376,8 +506,15 @@ class Teaching:
         use = getattr(getattr(table, "learning", None), "use_set", None)
         in_use = bool(use(taught)) if callable(use) else False
         joined_text = f", joining {stored.name!r}" if stored is not None and joined else ""
-        saved = f"saved {self.session['name']} ({sum(counts.values())} crops{joined_text}) to {path}; " + (
-            "the table reads with it now" if in_use else "the table reads with it from its next start"
+        crops = sum(counts.values())
+        saved = Said(
+            f"saved {self.session['name']} ({crops} crops{joined_text}) to {path}; "
+            + ("the table reads with it now" if in_use else "the table reads with it from its next start"),
+            "msg.saved_now" if in_use else "msg.saved_later",
+            name=name_key(self.session),
+            crops=crops,
+            path=str(path),
+            joined={"key": "learn.msg.joined", "set": stored.name} if stored is not None and joined else "",
         )
         self._end(table, who, "saved", saved, path=str(path), crops=sum(counts.values()))
         self.last_saved = saved
@@ -410,14 +547,24 @@ class Teaching:
             try:
                 self._see(table, image, t, empty)
             except (ValueError, cv2.error) as e:
-                self.notice = f"the frame at t={t:.2f} s could not be read ({e}); roll again"
+                self.notice = Said(
+                    f"the frame at t={t:.2f} s could not be read ({e}); roll again",
+                    "notice.frame",
+                    t=t,
+                    why=str(e),
+                )
             except OSError as e:  # the log or the crop's folder cannot be written: nothing was taught
-                self.notice = f"the roll at t={t:.2f} s could not be saved ({e}); roll again"
+                self.notice = Said(
+                    f"the roll at t={t:.2f} s could not be saved ({e}); roll again",
+                    "notice.unsaved",
+                    t=t,
+                    why=str(e),
+                )
         table._emit()
 
     def _see(self, table: Any, image: np.ndarray, t: float, empty: np.ndarray | None) -> None:
         assert self.session is not None
-        name, kind = self.session["name"], self.session["kind"]
+        name, kind, said = self.session["name"], self.session["kind"], name_key(self.session)
         if self._perceiver is None:
             self._perceiver = learning_perceiver(kind, self.cfg, True, self.reader())
         perceiver = self._perceiver
@@ -427,20 +574,29 @@ class Teaching:
         if table_empty is None or table_empty.empty.shape != image.shape:
             self.view = _view(image, [])
             mode = "" if table_empty is None else " in this camera mode"
-            self.notice = (
+            self.notice = Said(
                 f"the camera has not seen the table empty{mode}: take {name} off the table until "
-                "the camera has seen it empty, then roll it"
+                "the camera has seen it empty, then roll it",
+                "notice.no_empty" if table_empty is None else "notice.no_empty_mode",
+                name=said,
             )
             return
         dice = _distinct([d.to_json() for d in perceiver.perceive(image).dice])
         self.view = _view(image, dice)
         if not dice:
-            self.notice = (
-                f"no die where the table changed since it was empty: roll {name} in view of the camera"
+            self.notice = Said(
+                f"no die where the table changed since it was empty: roll {name} in view of the camera",
+                "notice.no_die",
+                name=said,
             )
             return
         if len(dice) > 1:
-            self.notice = f"{len(dice)} dice are on the table: leave one die only, {name}, and roll it again"
+            self.notice = Said(
+                f"{len(dice)} dice are on the table: leave one die only, {name}, and roll it again",
+                "notice.many",
+                n=len(dice),
+                name=said,
+            )
             return
         d = dice[0]
         center = (float(d["center"][0]), float(d["center"][1]))
@@ -464,8 +620,12 @@ class Teaching:
             self._row(table, "nudged", "camera", roll=last.n, t=t, center=[round(c, 1) for c in center])
             last.center, last.top = center, top  # a second nudge is judged from here
             shows = "" if proposed is None else f" (it still shows {proposed})"
-            self.notice = (
-                f"nudged, not a new roll: roll {last.n}{shows} is not counted again; roll {name} again"
+            self.notice = Said(
+                f"nudged, not a new roll: roll {last.n}{shows} is not counted again; roll {name} again",
+                "notice.nudged" if proposed is None else "notice.nudged_face",
+                roll=last.n,
+                face=proposed,
+                name=said,
             )
             return
         n = len(self.rolls) + 1

@@ -286,7 +286,7 @@ def create_app(
 
     teach = getattr(backend, "teach", None)
     if callable(teach):  # teaching the table a die of its own: /learn and /api/admin/learn
-        add_learn_routes(app, teach, admin_check)
+        add_learn_routes(app, teach, admin_check, language)
 
     fairness = getattr(backend, "fairness", None)
     if callable(fairness):  # dice fairness from the table's log: /stats and /api/stats

@@ -648,4 +648,21 @@ class _Say:
             return self.t("control.scored_dice", n=len(data.get("dice", [])))
         if action in ("pause", "start", "end"):
             return self.t(f"control.{action}", who=who)
+        if action == "teach":  # a step of teaching the table a die (controller.teach)
+            step = str(data.get("step"))
+            if step == "answer" and data.get("face") is None:
+                step = "skip"
+            name = data.get("name")
+            if step == "start" and isinstance(data.get("kind"), str):
+                name = fill(
+                    self.words["learn.name"],
+                    {
+                        "owner": data.get("owner"),
+                        "colour": self.colour(data.get("colour")),
+                        "kind": data["kind"],
+                    },
+                )
+            if f"event.control.teach.{step}" in self.words:
+                fields = {k: data.get(k) for k in ("roll", "face", "proposed", "crops", "path")}
+                return self.t(f"control.teach.{step}", who=who, name=name, **fields)
         return self.t("control.other", who=who, what=_words(str(action or "")))

@@ -73,3 +73,26 @@ def page(name: str, lang: Lang = "en") -> str:
     html = html.replace('<html lang="en">', f'<html lang="{escape(lang)}">', 1)
     at = html.find("<script")
     return html[:at] + block + html[at:] if at >= 0 else html + block
+
+
+def said(lang: Lang, sentence: Mapping[str, object]) -> str:
+    """A sentence a table names by its catalogue key, ``{"key": ..., field: value, ...}``, in ``lang``:
+    a field that is itself such a dict is said first, a list is joined by ``list.sep`` (its dicts said),
+    a ``colour`` is named in ``lang``, a time ``t`` has two decimals.  ``common.js``'s ``said`` does
+    the same on the pages (controller/teach.py's sentences)."""
+    words = catalogue(lang)
+
+    def value(name: str, v: object) -> str:
+        if isinstance(v, Mapping):
+            return said(lang, v)
+        if isinstance(v, list):
+            return words["list.sep"].join(value("", x) for x in v)
+        if name == "colour" and isinstance(v, str):
+            return words.get(f"colour.{v}", v)
+        if name == "t" and isinstance(v, (int, float)):
+            return f"{v:.2f}"
+        return "" if v is None else str(v)
+
+    fields = {k: value(k, v) for k, v in sentence.items() if k != "key"}
+    key = str(sentence.get("key"))
+    return fill(words.get(key, key), fields)

@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from display.i18n import page, page_lang
+from display.names import Lang
 
 STATIC = Path(__file__).resolve().parent / "static"
 Teach = Callable[[dict[str, Any], str], dict[str, Any]]
@@ -67,14 +68,18 @@ class TeachRequest(_Strict):
     command: TeachCommand
 
 
-def add_learn_routes(app: FastAPI, teach: Teach, admin_check: Callable[[Request], None]) -> None:
+def add_learn_routes(
+    app: FastAPI, teach: Teach, admin_check: Callable[[Request], None], language: Lang = "en"
+) -> None:
     """``GET /learn`` (the page), ``GET /api/admin/learn`` (the session) and ``POST /api/admin/learn``
-    (a step); ``admin_check``: the app's admin dependency."""
+    (a step); ``admin_check``: the app's admin dependency; ``language``: the page's language when
+    the URL names none (``?lang=`` overrides it).  The table says each sentence in English and names
+    it by its catalogue key beside it (``*_key``, ``error_key``: ``controller.teach.Said``): the page
+    says it in its own language from ``display/lang/<lang>.json``'s ``learn.*``."""
 
     @app.get("/learn", response_class=HTMLResponse, include_in_schema=False)
     def learn_page(lang: str | None = None) -> HTMLResponse:
-        # its sentences stay English for now; the catalogue gives common.js its words
-        return HTMLResponse(page("learn.html", page_lang(lang, "en")))
+        return HTMLResponse(page("learn.html", page_lang(lang, language)))
 
     @app.get(
         "/api/admin/learn",
@@ -93,6 +98,6 @@ def add_learn_routes(app: FastAPI, teach: Teach, admin_check: Callable[[Request]
         try:
             return teach(body.command.model_dump(), body.who.strip())
         except ValueError as e:
-            return JSONResponse({"error": str(e)}, status_code=400)
+            return JSONResponse({"error": str(e), "error_key": getattr(e, "said", None)}, status_code=400)
         except OSError as e:  # the table could not log or save it: nothing was changed
             return JSONResponse({"error": str(e)}, status_code=503)

@@ -22,6 +22,21 @@ function tw(id) {
 // a die's colour ("red") in the page's language
 function tc(colour) { return typeof CATALOGUE[`colour.${colour}`] === "string" ? t(`colour.${colour}`) : colour; }
 function tList(items) { return (items || []).map(String).join(t("list.sep")); }
+// A sentence the table names by its catalogue key ({key, field: value, ...}, display/i18n.py `said`):
+// a field that is such an object is said first, a list joined (its objects said), a colour named.
+function said(s) {
+  if (!s || typeof s !== "object") return s === null || s === undefined ? "" : String(s);
+  const value = (k, v) => {
+    if (Array.isArray(v)) return v.map((x) => value("", x)).join(t("list.sep"));
+    if (v && typeof v === "object") return said(v);
+    if (k === "colour" && typeof v === "string") return tc(v);
+    if (k === "t" && typeof v === "number") return v.toFixed(2);
+    return v === null || v === undefined ? "" : String(v);
+  };
+  const fields = {};
+  for (const [k, v] of Object.entries(s)) if (k !== "key") fields[k] = value(k, v);
+  return t(s.key, fields);
+}
 // the static text of a page: <el data-t="key"> gets its sentence, data-t-placeholder its placeholder
 function translatePage(root) {
   for (const el of (root || document).querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
@@ -48,6 +63,8 @@ function waitingFor(snap) {
   }
   if (snap.status === "paused") return t("waiting.paused");
   if (snap.question) return t("waiting.question", { question: questionText(snap.question) });
+  const teaching = snap.teaching;  // a die being taught (/learn): the game waits
+  if (teaching) return t("waiting.teaching", { name: teaching.die ? said(teaching.die) : teaching.name });
   const exp = st.expects || {};
   if (!exp.kind) return snap.waiting_for || "";
   const kind = typeof CATALOGUE[`input.${exp.kind}`] === "string" ? t(`input.${exp.kind}`) : exp.kind;

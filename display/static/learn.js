@@ -1,7 +1,9 @@
 // Teaching the table a die of its own (issue 29 item 4; display/learn_page.py, controller/teach.py):
 // pick a die, roll it alone again and again; each settled roll shows the die's picture and the face the
 // table proposes: tap to confirm it or pick the right face. The admin token is asked once on this device
-// (kept with fix.js's) and needed only when the display has one.
+// (kept with fix.js's) and needed only when the display has one. Every sentence is the page's language's
+// (display/lang/<lang>.json, learn.*): the table's own (a notice, a step's message, a refusal) by the key
+// it names beside its English text (controller/teach.py Said).
 "use strict";
 
 const LEARN_TOKEN = "dicetable-admin-token";
@@ -9,6 +11,11 @@ const LEARN_WHO = "dicetable-who";
 const byId = (id) => document.getElementById(id);
 let learnShown = null;
 let learnKey = null;
+
+// one of the table's sentences: its English text, or on a page in another language its key's
+function learnWords(text, key) { return LANG !== "en" && key ? said(key) : text || ""; }
+
+function learnName(st) { return LANG !== "en" && st.session ? said(Object.assign({ key: "learn.name" }, st.session)) : st.session.name; }
 
 function learnSay(text, ok) {
   const m = byId("learn-msg");
@@ -25,25 +32,25 @@ async function learnApi(method, body) {
   try {
     r = await fetch("/api/admin/learn", { method, headers, cache: "no-store",
       body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch (e) { learnSay("The table did not answer; try again.", false); return null; }
+  } catch (e) { learnSay(t("fix.no_answer"), false); return null; }
   const got = await r.json().catch(() => ({}));
   if (r.status === 401) {  // the display has a token: ask for it once on this device
     localStorage.removeItem(LEARN_TOKEN);
     byId("learn-token-row").hidden = false;
-    learnSay(got.error || "The admin token is needed (asked once on this device).", false);
+    learnSay(LANG === "en" && got.error ? got.error : t("fix.token_needed"), false);
     return null;
   }
-  if (!r.ok) { learnSay(got.error || `refused (${r.status})`, false); return null; }
+  if (!r.ok) { learnSay(learnWords(got.error, got.error_key) || t("fix.refused", { status: r.status }), false); return null; }
   if (token) { localStorage.setItem(LEARN_TOKEN, token); byId("learn-token-row").hidden = true; }
   return got;
 }
 
 async function learnStep(command) {
   const who = byId("learn-who").value.trim();
-  if (!who) { learnSay("Write your name first: every step is recorded with who took it.", false); byId("learn-who").focus(); return; }
+  if (!who) { learnSay(t("learn.name_first"), false); byId("learn-who").focus(); return; }
   localStorage.setItem(LEARN_WHO, who);
   const got = await learnApi("POST", { who, command });
-  if (got) { learnSay(got.message || "done", true); learnRender(got); }
+  if (got) { learnSay(learnWords(got.message, got.message_key) || t("fix.done"), true); learnRender(got); }
 }
 
 async function learnRefresh() {
@@ -52,10 +59,10 @@ async function learnRefresh() {
 }
 
 function learnProposal(roll) {
-  if (roll.answered) return roll.face === null ? "Left out: not this die." : `Taught as ${roll.face}.`;
-  if (roll.proposed === null) return "The table cannot tell which face it shows: pick it.";
-  const by = roll.by === "taught" ? "like the rolls taught so far" : "the reader's guess";
-  return `The table thinks it shows ${roll.proposed} (${by}).`;
+  if (roll.answered) return roll.face === null ? t("learn.left_out") : t("learn.taught_as", { face: roll.face });
+  if (roll.proposed === null) return t("learn.cannot_tell");
+  const by = roll.by === "taught" ? t("learn.by_taught") : t("learn.by_reader");
+  return t("learn.thinks", { face: roll.proposed, by });
 }
 
 function learnRender(st) {
@@ -69,25 +76,25 @@ function learnRender(st) {
   kind.replaceChildren(...(st.kinds || []).map((k) => h("option", { value: k }, k)));
   if ((st.kinds || []).includes(picked)) kind.value = picked;
   byId("learn-why-not").hidden = !st.why_not;
-  byId("learn-why-not").textContent = st.why_not || "";
+  byId("learn-why-not").textContent = learnWords(st.why_not, st.why_not_key);
   byId("learn-start").disabled = Boolean(st.why_not);
-  byId("learn-saved").textContent = st.saved || "";
+  byId("learn-saved").textContent = learnWords(st.saved, st.saved_key);
   if (!st.on) return;
-  byId("learn-name").textContent = `Teaching ${st.session.name}`;
+  byId("learn-name").textContent = t("learn.teaching", { name: learnName(st) });
   byId("learn-notice").hidden = !st.notice;
-  byId("learn-notice").textContent = st.notice || "";
+  byId("learn-notice").textContent = learnWords(st.notice, st.notice_key);
   const roll = st.roll;
   byId("learn-roll").hidden = !roll;
   byId("learn-wait").hidden = Boolean(roll && !roll.answered);
   if (roll) {
     byId("learn-roll").dataset.roll = roll.n;
     byId("learn-crop").src = roll.crop || "";
-    byId("learn-roll-no").textContent = `roll ${roll.n}`;
+    byId("learn-roll-no").textContent = t("learn.roll_no", { n: roll.n });
     byId("learn-proposed").textContent = learnProposal(roll);
-    byId("learn-other").textContent = roll.answered ? "Tapped the wrong face? Pick the right one:" : "Or the face it really shows:";
+    byId("learn-other").textContent = roll.answered ? t("learn.wrong_face") : t("learn.or_face");
     const confirm = byId("learn-confirm");
     confirm.hidden = roll.proposed === null || roll.answered;
-    confirm.textContent = `Yes, it shows ${roll.proposed}`;
+    confirm.textContent = t("learn.yes_shows", { face: roll.proposed });
     confirm.dataset.face = roll.proposed === null ? "" : roll.proposed;
     byId("learn-faces").replaceChildren(...st.faces.map((f) => {
       const marked = roll.answered ? roll.face : roll.proposed;
@@ -101,20 +108,24 @@ function learnRender(st) {
     "data-face": f.face, "data-taught": f.taught,
     class: f.taught >= st.each ? "done" : f.taught ? "short" : "missing" }, h("b", {}, f.face), `${f.taught}/${st.each}`)));
   const parts = [];
-  if (st.missing.length) parts.push(`Still missing: ${st.missing.join(", ")}.`);
-  if (st.short.length) parts.push(`Fewer than ${st.each} times: ${st.short.join(", ")}.`);
+  if (st.missing.length) parts.push(t("learn.missing", { faces: tList(st.missing) }));
+  if (st.short.length) parts.push(t("learn.short", { each: st.each, faces: tList(st.short) }));
   byId("learn-missing").textContent = parts.join(" ");
   byId("learn-complete").hidden = !st.complete;
-  byId("learn-complete").textContent = st.complete
-    ? `Complete: every face taught at least ${st.each} times. Save it and the table reads with it.` : "";
+  byId("learn-complete").textContent = st.complete ? t("learn.complete", { each: st.each }) : "";
   byId("learn-save").disabled = !st.complete;
   if (st.view) byId("learn-view").src = st.view;
 }
 
 byId("learn-who").value = localStorage.getItem(LEARN_WHO) || "";
+byId("learn-crop").alt = t("learn.crop_alt");
+byId("learn-view").alt = t("learn.view_alt");
 byId("learn-token-ok").addEventListener("click", learnRefresh);
-byId("learn-start").addEventListener("click", () => learnStep({ action: "start",
-  owner: byId("learn-owner").value.trim(), colour: byId("learn-colour").value.trim(), kind: byId("learn-kind").value }));
+byId("learn-start").addEventListener("click", () => {
+  const owner = byId("learn-owner").value.trim(); const colour = byId("learn-colour").value.trim();
+  if (!owner || !colour) { learnSay(t("learn.die_first"), false); return; }
+  learnStep({ action: "start", owner, colour, kind: byId("learn-kind").value });
+});
 byId("learn-confirm").addEventListener("click", () => {
   const roll = learnShown && learnShown.roll;
   if (roll && roll.proposed !== null) learnStep({ action: "answer", roll: roll.n, face: roll.proposed });
