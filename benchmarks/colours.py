@@ -2,7 +2,8 @@
 (the palette the table names them with, controller.perceive: the board's white and black balance the
 light; each die named among the game's colours and white and black), same run; the table's naming
 before issue 30 (the body's colour by `vision.face.body_labs`, Lab distance, lightness weighted 0.5)
-and after (`vision.face.body_colour_labs`, `vision.palette.chroma_distance`).
+and after (`vision.face.body_colour_labs`, `vision.palette.chroma_distance`); the chroma distance's
+first weights (session 13, `vision.palette.session13`) beside today's.
 
 Scenes: the rendered test split (`tests/fixtures/rendered`, 150 scenes, white light of varied
 strength) and the DICETAR WARS demo session's six throws, each also under held-out lights the
@@ -36,7 +37,7 @@ from calibration.boardlight import board_light
 from calibration.camera import load_calibration, parse_calibration
 from controller.config import VisionSection
 from controller.perceive import BoardGeometry, Perceiver
-from vision.palette import Palette
+from vision.palette import Palette, session13
 
 SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
 #: held-out lights: linear-light gains (B, G, R) applied to the frame
@@ -51,6 +52,7 @@ LIGHTS: dict[str, tuple[float, float, float]] = {
 }
 #: the column of the palette the table names the dice with
 BEFORE_30 = "issue 21: board light; game colours + white/black; Lab distance"
+S13 = "issue 30, session 13: chroma distance, its first weights"
 AFTER = "after (issue 30): as the table names them (board light; game colours + white/black; chroma distance)"
 NOT_DICE = ("white", "black")  # what the table adds to the game's colours today (controller.adapters)
 
@@ -176,6 +178,7 @@ def run(limit: int = 0) -> dict[str, Any]:
                         old_labs[j]
                     )[0],
                     BEFORE_30: replace(after, metric="lab").nearest_lab(old_labs[j])[0],
+                    S13: session13(after).nearest_lab(labs[j])[0],
                     AFTER: after.nearest_lab(labs[j])[0],
                 }
                 for k, got in names.items():
@@ -191,6 +194,7 @@ def markdown(res: dict[str, Any]) -> str:
         "before: default palette",
         "before: default palette, game colours + white/black",
         BEFORE_30,
+        S13,
         AFTER,
     ]
     lines = [

@@ -9,8 +9,10 @@ left out) twice: from the reader's own crop of each die it finds (`vision.read_d
 reads; a reading counts for the labelled die whose box holds its centre), and from every labelled
 box (grown by the reader's margin), so that figure is the naming's alone, every die.  A random
 sample of the byler_d6 train photos (`benchmarks/labels/d6_colours_train.csv`: 15 photos, 126 dice),
-labelled after every choice of the naming was made, is reported apart: the held-out photos were
-looked at while choosing.  The colours in play are
+labelled after every choice of session 13's naming was made, and a second one
+(`benchmarks/labels/d6_colours_tune.csv`: 24 photos, 171 dice), labelled in session 14 to choose the
+chroma distance's weights and the teal reference on, are reported apart: the held-out photos were
+looked at while choosing session 13's naming, not session 14's.  The colours in play are
 those labelled in the photo, plus white and black (what the table adds for things that are not
 dice, controller.adapters.NOT_DICE).  The photos have no board: the table's way balances each
 frame by its own light (`vision.palette.frame_light`).
@@ -20,7 +22,8 @@ the middle after dropping the pixels farthest from its median lightness), the de
 the colours in play (its nine colours: a die of another colour, such as teal, maroon or brown,
 cannot be named right) and its Lab distance; before + known colours: the same with every colour in
 play known (`Palette.known`); after: the table's way (`vision.face.body_colour_labs`, `Palette.known`,
-`Palette.balanced_by_frame`, `vision.palette.chroma_distance`).
+`Palette.balanced_by_frame`, `vision.palette.chroma_distance`); session 13: the same with session 13's
+chroma weights and teal reference (`vision.palette.session13`).
 
     nice -n 10 .venv/bin/python -m benchmarks.colours_real [--markdown FILE] [--smoke]
 """
@@ -41,13 +44,15 @@ import vision.face
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header
 from vision.crops import MARGIN
 from vision.face import body_colour_labs
-from vision.palette import Palette
+from vision.palette import Palette, session13
 
 LABELS = ROOT / "benchmarks" / "labels" / "d6_colours.csv"
 #: a random sample of the byler_d6 train photos, labelled after every choice of the naming was made
 TRAIN_LABELS = ROOT / "benchmarks" / "labels" / "d6_colours_train.csv"
+#: a second random sample of the train photos, labelled to choose session 14's weights on
+TUNE_LABELS = ROOT / "benchmarks" / "labels" / "d6_colours_tune.csv"
 NOT_DICE = ("white", "black")  # controller.adapters.NOT_DICE
-COLUMNS = ("before", "before + known colours", "after")
+COLUMNS = ("before", "before + known colours", "session 13", "after")
 
 
 def load_labels(path: Path = LABELS) -> dict[str, list[dict[str, Any]]]:
@@ -64,10 +69,12 @@ def namers(image: np.ndarray, present: set[str]) -> dict[str, Palette]:
     """The three ways of naming a die of this photo, among the colours present."""
     in_play = present | set(NOT_DICE)
     old = replace(Palette.default(), metric="lab").only(in_play)
+    after = Palette.known(in_play).balanced_by_frame(image)
     return {
         "before": old,
         "before + known colours": replace(Palette.known(in_play), metric="lab"),
-        "after": Palette.known(in_play).balanced_by_frame(image),
+        "session 13": session13(after),
+        "after": after,
     }
 
 
@@ -118,14 +125,22 @@ def run(smoke: bool = False) -> dict[str, Any]:
     labels = load_labels()
     photos = sorted(labels)
     sample = load_labels(TRAIN_LABELS)
+    tune = load_labels(TUNE_LABELS)
     if smoke:
         photos = [p for p in photos if "byler" in p][:2] + [p for p in photos if "skovy" in p][:1]
         sample = dict(list(sample.items())[:1])
+        tune = dict(list(tune.items())[:1])
     labels.update(sample)
+    labels.update(tune)
+    sample.update(tune)
     tally: dict[str, Counter[str]] = {}
     wrong: dict[str, Counter[str]] = {}
     for photo in photos + sorted(sample):
-        source = "byler_d6 train" if photo in sample else photo.split("/")[0]
+        source = (
+            ("byler_d6 tune" if photo in tune else "byler_d6 train")
+            if photo in sample
+            else photo.split("/")[0]
+        )
         image = imread(REAL / photo)
         dice = labels[photo]
         ways = namers(image, {d["colour"] for d in dice})
@@ -143,14 +158,25 @@ def run(smoke: bool = False) -> dict[str, Any]:
                         got = pal.nearest_lab(new[i] if col == "after" else old[i])[0]
                         c[col] += got == want
                         if got != want and key == keys[-1]:  # once a die, in its group's list
-                            group = "train sample" if photo in sample else "held-out + skovy"
+                            group = (
+                                source.replace("byler_d6 ", "") + " sample"
+                                if photo in sample
+                                else "held-out + skovy"
+                            )
                             wrong.setdefault(f"{col} | {how} | {group}", Counter())[f"{want}->{got}"] += 1
-    return {"tally": tally, "wrong": wrong, "photos": len(photos), "sample": len(sample)}
+    return {
+        "tally": tally,
+        "wrong": wrong,
+        "photos": len(photos),
+        "sample": len(sample) - len(tune),
+        "tune": len(tune),
+    }
 
 
 def markdown(res: dict[str, Any]) -> str:
     lines = [
-        f"Photos: {res['photos']} (+ {res['sample']} train photos labelled after the choices); colour "
+        f"Photos: {res['photos']} (+ {res['sample']} train photos labelled after session 13's choices, "
+        f"+ {res['tune']} train photos labelled to choose session 14's weights on); colour "
         "right among the colours present (labelled by eye, benchmarks/labels/d6_colours*.csv); each "
         "die's body read from the reader's crop (the dice it finds, as the table reads) and from its "
         "labelled box (every die).",
@@ -162,7 +188,8 @@ def markdown(res: dict[str, Any]) -> str:
         "byler_d6": "byler_d6 held-out",
         "skovy_d6": "skovy_d6 scenes",
         "all": "all (held-out + skovy)",
-        "byler_d6 train": "byler_d6 train sample, labelled after the choices",
+        "byler_d6 train": "byler_d6 train sample, labelled after session 13's choices",
+        "byler_d6 tune": "byler_d6 tune sample (session 14's weights chosen on it)",
     }
     hows = {"reader": "the reader's crop", "box": "the labelled box"}
     for key, c in sorted(res["tally"].items(), key=lambda kv: (kv[0].split(" | ")[1], kv[0])):

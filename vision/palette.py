@@ -39,7 +39,9 @@ DEFAULT_BGR: dict[str, tuple[int, int, int]] = {
 #: More plastic colours a game or ``dicetable read --colours`` may name (nominal, under white light,
 #: BGR): the default palette keeps its nine; these join only when they are in play (:meth:`Palette.known`).
 MORE_BGR: dict[str, tuple[int, int, int]] = {
-    "teal": (128, 128, 20),
+    # a jade teal (RGB 20, 128, 110): the green-blue marbled plastics sold as teal lie between
+    # green and the web's teal (0, 128, 128); chosen on real train photos (issue 30 item 2, session 14)
+    "teal": (110, 128, 20),
     "maroon": (50, 30, 120),
     "brown": (40, 90, 140),
     "grey": (128, 128, 128),
@@ -47,12 +49,30 @@ MORE_BGR: dict[str, tuple[int, int, int]] = {
 #: every colour name the table knows without a measured palette
 KNOWN_COLOURS: tuple[str, ...] = (*DEFAULT_BGR, *MORE_BGR)
 
-#: the chroma-aware distance (:func:`chroma_distance`): lightness counts this much (exposure and
-#: shading move it most, and a pastel rendering is lighter), the chroma ratio by this scale with
-#: this floor (a pastel die has a fraction of its plastic's chroma: a ratio, not a difference)
-CHROMA_L_WEIGHT = 0.3
-CHROMA_SCALE = 20.0
-CHROMA_FLOOR = 5.0
+
+@dataclass(frozen=True)
+class ChromaWeights:
+    """The weights of :func:`chroma_distance`.
+
+    ``l_weight``: how much lightness counts (exposure and shading move it most, and a pastel
+    rendering is lighter); ``scale`` and ``floor``: the chroma ratio's (a pastel die has a fraction
+    of its plastic's chroma: a ratio, not a difference; the floor sets how few units of chroma still
+    count, so a dark purple's few are not a black's none).
+    """
+
+    l_weight: float = 0.45
+    scale: float = 15.0
+    floor: float = 3.0
+
+
+#: the chroma-aware distance's weights, chosen on 297 dice of real byler_d6 train photos labelled by
+#: eye (benchmarks/labels/d6_colours_train.csv and d6_colours_tune.csv; issue 30 item 2, session 14):
+#: the most right from the reader's crop and the labelled box together, among the weights that keep
+#: every pastel and saturated rendering of a game's plastic its name (tests/vision/test_palette_chroma.py)
+#: and name no more of those photos' black dice otherwise among Die-angler's colours than before
+CHROMA = ChromaWeights()
+#: the weights before (session 13: lightness 0.3, the chroma ratio x20 with a floor of 5)
+CHROMA_S13 = ChromaWeights(l_weight=0.3, scale=20.0, floor=5.0)
 
 #: Linear reflectance of printed black ink relative to the paper (matte laser or inkjet black).
 INK_BLACK = 0.03
@@ -69,19 +89,19 @@ def _to_srgb(v: np.ndarray) -> np.ndarray:
     return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
 
 
-def chroma_distance(lab: np.ndarray, ref: np.ndarray) -> float:
+def chroma_distance(lab: np.ndarray, ref: np.ndarray, weights: ChromaWeights = CHROMA) -> float:
     """How far a die's Lab colour is from a reference, hue first.
 
     Hue: the CIE ΔH (the chord between the two hues scaled by their chromas), so a small hue error
     on a grey costs nothing and on a vivid colour much; chroma: the log of the ratio of the two
     (with a floor), so a die half as saturated as its plastic is as near as one twice as
-    saturated, and a grey is far from every colour; lightness: weighted down.
+    saturated, and a grey is far from every colour; lightness: weighted down (``weights``).
     """
     c = float(np.hypot(lab[1], lab[2]))
     cr = float(np.hypot(ref[1], ref[2]))
     dh2 = max(0.0, float((lab[1] - ref[1]) ** 2 + (lab[2] - ref[2]) ** 2) - (c - cr) ** 2)
-    dc = CHROMA_SCALE * float(np.log((c + CHROMA_FLOOR) / (cr + CHROMA_FLOOR)))
-    dl = CHROMA_L_WEIGHT * float(lab[0] - ref[0])
+    dc = weights.scale * float(np.log((c + weights.floor) / (cr + weights.floor)))
+    dl = weights.l_weight * float(lab[0] - ref[0])
     return float(np.sqrt(dl * dl + dc * dc + dh2))
 
 
@@ -137,6 +157,8 @@ class Palette:
     #: "chroma": :func:`chroma_distance` (hue first); "lab": the Lab distance with lightness
     #: weighted by ``lightness_weight`` (the table's way before issue 30; benchmarks compare them)
     metric: str = "chroma"
+    #: the chroma distance's weights (benchmarks name with the earlier ones, CHROMA_S13, beside)
+    chroma: ChromaWeights = CHROMA
 
     @classmethod
     def default(cls) -> Palette:
@@ -261,7 +283,7 @@ class Palette:
         best, dist = "", float("inf")
         for name, ref in self.lab.items():
             if self.metric == "chroma":
-                dd = chroma_distance(lab, np.asarray(ref))
+                dd = chroma_distance(lab, np.asarray(ref), self.chroma)
             else:
                 d = lab - np.asarray(ref)
                 dd = float(np.sqrt((self.lightness_weight * d[0]) ** 2 + d[1] ** 2 + d[2] ** 2))
@@ -271,3 +293,16 @@ class Palette:
 
     def nearest(self, bgr: tuple[float, float, float]) -> str:
         return self.nearest_lab(bgr_to_lab(bgr))[0]
+
+
+#: the teal reference before session 14 (the web's teal, RGB 0 128 128 nearly), BGR
+TEAL_S13: tuple[int, int, int] = (128, 128, 20)
+
+
+def session13(palette: Palette) -> Palette:
+    """``palette`` naming as issue 30's session 13 did (its chroma weights, `CHROMA_S13`, and its
+    teal reference), for benchmarks that measure the naming before and after in one run."""
+    lab = dict(palette.lab)
+    if "teal" in lab:
+        lab["teal"] = tuple(float(x) for x in bgr_to_lab(TEAL_S13))  # type: ignore[assignment]
+    return replace(palette, lab=lab, chroma=CHROMA_S13)
