@@ -155,7 +155,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
                 for i in found:
                     want = dice[i]["colour"]
                     for col, pal in ways.items():
-                        got = pal.nearest_lab(new[i] if col == "after" else old[i])[0]
+                        got = pal.nearest_lab(new[i] if col in ("after", "session 13") else old[i])[0]
                         c[col] += got == want
                         if got != want and key == keys[-1]:  # once a die, in its group's list
                             group = (
