@@ -30,6 +30,7 @@ SMOKE: dict[str, list[str]] = {
     "colours": ["--smoke"],
     "colours_real": ["--smoke"],
     "confidence": ["--reliability", "--smoke"],
+    "demo_time": ["--smoke"],
     "display": ["--smoke"],
     "empty_relearn": ["--smoke"],
     "empty_table": ["--smoke"],
