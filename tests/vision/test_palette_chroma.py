@@ -107,7 +107,8 @@ def test_colour_names_are_checked_and_the_error_names_the_flag_and_the_known_nam
 def test_real_dice_are_named_among_the_colours_in_their_photo() -> None:
     """The held-out byler_d6 photos (many plastics, pips of every colour, marbled and smoky dice) and
     the skovy_d6 scenes, labelled by eye (benchmarks/labels/d6_colours.csv), read as the table reads
-    them: at least 93 % named right among the colours in each photo (62.9 % before issue 30, 92.2 % with session 13's weights)."""
+    them: at least 93 % named right among the colours in each photo (62.9 % before issue 30, 92.2 %
+    with session 13's weights)."""
     from benchmarks.colours_real import REAL, run
 
     if not (REAL / "byler_d6").exists():
