@@ -17,6 +17,11 @@ into it:
   seconds of stillness, so a die left lying on the board is never absorbed, however long it lies;
 * what changed wholesale (a lamp, the camera moved) is learnt the same way once the frame shows no
   die, with a log line saying how much of the view had changed;
+* the table judges a frame on a thread of its own (``background``): the camera thread goes on
+  with the next frames meanwhile (a throw that starts is followed, not held up by a perception
+  step), the verdict is taken on the camera thread at a later frame, and at the latest before the
+  next throw is read (`settle`), so every throw is read against the picture it would have been read
+  against had the frame been judged at once;
 * a learnt picture is kept in memory at once and written atomically (a temporary file renamed over
   the old one) beside the stored one, or beside the event log without one, at most every
   ``save_every_s`` seconds.
@@ -30,6 +35,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -132,6 +138,18 @@ def _arm_in_view(image: np.ndarray, changed: Any) -> bool:
 
 
 @dataclass
+class _Judging:
+    """A frame being judged on the learner's thread: its verdict once ``done`` is set."""
+
+    image: np.ndarray
+    t: float
+    spell: int  # the still spell it was taken in (a movement since starts another)
+    done: threading.Event = field(default_factory=threading.Event)
+    why: str | None = None
+    failed: str | None = None  # the judge itself failed (logged; nothing learnt)
+
+
+@dataclass
 class EmptyLearning:
     """The table's empty-table picture and when to learn it again (see the module's doc).
 
@@ -162,6 +180,10 @@ class EmptyLearning:
     refused: str | None = None
     #: pictures learnt again since the table started
     relearnt: int = 0
+    #: judge frames on a thread of its own (a table's camera goes on meanwhile); False: at once
+    background: bool = False
+    _spell: int = field(default=0, init=False, repr=False)
+    _pending: _Judging | None = field(default=None, init=False, repr=False)
     _still_since: float | None = field(default=None, init=False, repr=False)
     _next_try: float | None = field(default=None, init=False, repr=False)
     _saved_at: float | None = field(default=None, init=False, repr=False)
@@ -174,7 +196,9 @@ class EmptyLearning:
         """The table's: the stored picture ([vision] empty_table_frame, already in ``perceiver``) or
         the learnt one saved beside it (newer), and where to save the next."""
         stored = vision.empty_table_frame
-        self = cls(perceiver, learnt_path(stored, database), clock, on=bool(vision.empty_table))
+        self = cls(
+            perceiver, learnt_path(stored, database), clock, on=bool(vision.empty_table), background=True
+        )
         if not self.on:
             return self
         if stored and Path(stored).expanduser().is_file():
@@ -214,32 +238,82 @@ class EmptyLearning:
 
         A "handled" board on which nothing moves for ``handled_s`` seconds is judged too: the gate
         takes a change of light touching the frame's edge (a lamp's pool) for an arm, and a hand is
-        never that still (the judge refuses skin reaching in from the edge)."""
+        never that still (the judge refuses skin reaching in from the edge).
+
+        With ``background`` the frame is judged on the learner's thread and this returns at once;
+        its verdict is taken by a later call (True then, when it was learnt), or by `settle`."""
         if not self.on:
             return False
+        learnt = self._collect(wait=False)
         if self.picture is None:
             if gate_empty is None:
-                return False
+                return learnt
             # the table's first empty board, as the gate learnt it (a table is started on an empty board)
             self._adopt(gate_empty, "camera")
             return True
         still = str(state) in STILL_STATES or (str(state) == "handled" and moving is False)
         if not still or moving:
+            if self._still_since is not None:
+                self._spell += 1
             self._still_since = self._next_try = None  # moving, or a hand in view: start again
-            return False
+            return learnt
         if self._still_since is None:
             wait = self.still_s if str(state) in STILL_STATES else self.handled_s
             self._still_since, self._next_try = t, t + wait
         assert self._next_try is not None
         if t + 1e-6 < self._next_try:
+            return learnt
+        if self._pending is not None:  # due again before the last verdict came: wait for it
+            learnt = self._collect(wait=True) or learnt
+            if self._next_try is None or t + 1e-6 < self._next_try:
+                return learnt
+        if not self.background:
+            return self._verdict(image, t, self.judge(image), same_spell=True) or learnt
+        self._next_try = t + self.retry_s  # as if refused, until the verdict says otherwise
+        job = _Judging(image.copy(), t, self._spell)
+        self._pending = job
+        threading.Thread(target=self._judge_job, args=(job,), name="empty-table", daemon=True).start()
+        return learnt
+
+    def settle(self) -> bool:
+        """Wait for the frame being judged, if one is, and take its verdict (True: learnt): called
+        before a throw is read, so that it is read against the picture it would have been read
+        against had the frame been judged on the camera thread."""
+        return self._collect(wait=True)
+
+    def _judge_job(self, job: _Judging) -> None:
+        try:
+            job.why = self.judge(job.image)
+        except Exception as e:  # a fault in the judge must not stop the table: nothing is learnt
+            log.exception("empty table: judging the frame at t=%.2f failed", job.t)
+            job.failed = f"{type(e).__name__}: {e}"
+        finally:
+            job.done.set()
+
+    def _collect(self, wait: bool) -> bool:
+        """The verdict of the frame judged on the learner's thread, when there is one (and it is in,
+        or ``wait``): applied here, on the caller's (the camera's) thread.  True when it was learnt."""
+        job = self._pending
+        if job is None or not (job.done.wait() if wait else job.done.is_set()):
             return False
-        why = self.judge(image)
+        self._pending = None
+        if job.failed is not None:
+            self.refused = f"the judge failed ({job.failed})"
+            return False
+        return self._verdict(job.image, job.t, job.why, same_spell=job.spell == self._spell)
+
+    def _verdict(self, image: np.ndarray, t: float, why: str | None, same_spell: bool) -> bool:
+        """Take the verdict on the frame at ``t``: learn it (True) or say why not.  A frame judged in
+        a still spell that has ended since is learnt all the same (the board lay empty then); the
+        next judging is timed from it only while its spell lasts."""
         if why is not None:
             self.refused = why
-            self._next_try = t + self.retry_s
+            if same_spell:
+                self._next_try = t + self.retry_s
             log.info("empty table not learnt again at t=%.2f: %s", t, why)
             return False
-        self._next_try = t + self.every_s
+        if same_spell:
+            self._next_try = t + self.every_s
         self._adopt(image, "re-learnt")
         return True
 
@@ -318,7 +392,9 @@ class EmptyLearning:
             self.flush(force=self._saved_at is None)
 
     def flush(self, force: bool = True) -> None:
-        """Write the learnt picture not yet saved (when ``save_every_s`` has passed, or ``force``)."""
+        """Write the learnt picture not yet saved (when ``save_every_s`` has passed, or ``force``);
+        a frame being judged is waited for first."""
+        self._collect(wait=True)
         if self._unsaved is None or self.path is None:
             return
         now = self.clock()
@@ -333,6 +409,7 @@ class EmptyLearning:
 
     def carry_to(self, other: EmptyLearning) -> None:
         """Give ``other`` (a new game's table at the same board) this picture and its history."""
+        self._collect(wait=True)
         if self.picture is None or not other.on:
             return
         other.perceiver.set_empty(self.picture)

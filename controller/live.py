@@ -234,6 +234,8 @@ def play(
                 motion.add(frame.image_bgr, still, frame.t)
             continue  # handled before the restart
         table.tick(frame.t)
+        early = upd.resting_since is not None and frame.t - upd.resting_since >= EARLY_S - 1e-6
+        reads = early or upd.settled_now or upd.changed
         if getattr(gate, "has_background", True):
             # the empty table: the gate's first empty frame, then learnt again only from a still
             # frame that shows no die (controller.empty_learn), never whatever the gate called empty
@@ -241,11 +243,18 @@ def play(
             learnt = table.see_board(
                 frame.image_bgr, frame.t, upd.state, getattr(gate, "empty_frame", None), moving
             )
+            if reads:  # judged on the learner's thread: its verdict before the throw is read
+                learnt = table.settle_board() or learnt
             relearnt = learnt and table.empty_table.source == "re-learnt"
-            if relearnt and upd.state is not RollState.EMPTY and hasattr(gate, "set_background"):
-                gate.set_background(frame.image_bgr)  # the gate too: a new light is no throw, no arm
-        if upd.resting_since is not None and frame.t - upd.resting_since >= EARLY_S - 1e-6:
-            # still for half the wait, not yet settled: read it while it settles
+            picture = table.empty_table.picture
+            if (
+                relearnt
+                and picture is not None
+                and upd.state is not RollState.EMPTY
+                and hasattr(gate, "set_background")
+            ):
+                gate.set_background(picture)  # the gate too: a new light is no throw, no arm
+        if early:  # still for half the wait, not yet settled: read it while it settles
             table.read_early(frame.image_bgr, upd.resting_since)
         if upd.settled_now or upd.changed:
             table.on_settled(
@@ -261,6 +270,7 @@ def play(
         if table.status == "over" and not past_the_end:
             break
     table.tumble.wait()  # the last throw's verdict
+    table.settle_board()  # and the last empty-table judging's
     if table.status == "playing":
         table.finish(t_last)
 

@@ -258,9 +258,19 @@ class Table:
             self._emit()
         return learnt
 
+    def settle_board(self) -> bool:
+        """Take the verdict on the frame the empty-table learner is judging on its own thread, waiting
+        for it if need be (before a throw is read: it is read against the picture it would have been
+        read against had the frame been judged at once); True when the picture was learnt."""
+        learnt = self.empty_table.settle()
+        if learnt:
+            self._emit()
+        return learnt
+
     def read_early(self, image: np.ndarray, t_rest: float, empty: np.ndarray | None = None) -> None:
         """The dice have lain still since ``t_rest``, not yet for the gate's settle wait: read them
         now, so that the frame that ends the wait is scored at once (controller.early_read)."""
+        self.settle_board()
         key = self._early_key(t_rest, empty)
         if key is None or not self.early.wants(key):
             return
@@ -305,6 +315,7 @@ class Table:
         tumble_check`` a throw whose dice did not tumble is flagged to the referee and logged (judged
         on the check's own thread, ``controller.tumble_flag``; the next throw waits for its verdict)."""
         self.tumble.wait()
+        self.settle_board()
         if self.teaching.on:  # the frame is the die being taught, not a throw of the game
             picture = empty if empty is not None else self.empty_table.picture  # the table's, learnt
             return self.teaching.on_settled(self, image, t, picture)

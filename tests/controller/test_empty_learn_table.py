@@ -125,3 +125,46 @@ def test_a_die_left_lying_on_the_board_is_read_in_the_next_throw(tmp_path: Path)
     centre = q.mean(axis=0)
     near = [d for d in seen[-1] if np.hypot(d["center"][0] - centre[0], d["center"][1] - centre[1]) < 0.6 * s]
     assert len(near) == 1 and near[0]["value"] == die["value"], seen[-1]
+
+
+def test_the_camera_thread_goes_on_while_the_empty_table_is_judged(tmp_path: Path) -> None:
+    """Issue 32: judging a still frame (a whole perception step, once per ten still seconds) ran on
+    the camera thread, so a throw starting meanwhile waited for it.  It runs on the learner's own
+    thread: the camera's frames go on while it is held, and its verdict is taken before the next
+    throw is read."""
+    import threading
+
+    table, _truth, _image, empty = scene_table(tmp_path)
+    judged_on: list[str] = []
+    held, release = threading.Event(), threading.Event()
+    real = table.perceiver.perceive
+
+    def perceive(image: np.ndarray, **kw: Any) -> Any:
+        if kw.get("seq") == 0:  # the learner's judging (EmptyLearning._dice)
+            judged_on.append(threading.current_thread().name)
+            if threading.current_thread() is not threading.main_thread():
+                held.set()
+                release.wait(timeout=120)  # held until the camera's frames below have gone on
+        return real(image, **kw)
+
+    table.perceiver.perceive = perceive  # type: ignore[method-assign]
+    lit = lamp(empty)
+    try:
+        assert table.see_board(empty, 0.0, "empty", empty, False)  # the gate's first empty board
+        t = 0.0
+        while not judged_on and t < 5.0:  # still for the learner's 2 s: its frame is judged
+            t = round(t + 0.1, 1)
+            table.see_board(lit, t, "empty", empty, False)
+        assert judged_on and judged_on[0] != threading.main_thread().name, judged_on
+        assert held.wait(timeout=120)
+        # a throw starts while the frame is judged: the camera thread is not held by it
+        for k, state in enumerate(["rolling"] * 5 + ["settled"] * 5):
+            assert not table.see_board(lit, round(t + 0.1 * (k + 1), 1), state, empty, state == "rolling")
+        assert not release.is_set() and table.where.empty is not None
+        assert np.array_equal(table.where.empty.empty, empty)  # no verdict yet: the old picture
+        release.set()
+        assert table.settle_board()  # before the throw is read: the verdict, learnt
+        assert np.array_equal(table.where.empty.empty, lit) and table.empty_table.source == "re-learnt"
+    finally:
+        release.set()
+        table.log.close()
