@@ -46,6 +46,7 @@ from training.numbered.evaluate import Score, load_truth
 from vision.numbered.labels import KINDS, parse_kinds
 from vision.numbered.reader import (
     MODELS,
+    OCR,
     SHRINKS,
     VIDEO_AREA,
     Copies,
@@ -304,6 +305,8 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
             opts["die_floor"] = _probability(value)
         elif key == "kinds" and _kinds(value) is not None:
             opts[key] = _kinds(value)
+        elif key == "ocr" and value in ("on", "off"):
+            opts["ocr"] = OCR if value == "on" else False
         elif key in ("second", "copy", "backbone", "verify", "numeral") and value in ("on", "off"):
             opts[{"second": "second_look", "copy": "copy_stills", "numeral": "value_head"}.get(key, key)] = (
                 value == "on"
@@ -316,8 +319,9 @@ def spec(text: str, ap: argparse.ArgumentParser) -> tuple[Path, dict[str, Any]]:
                 "d10p, d20: the real photos only), second=on|off, copy=on|off, backbone=on|off (on: "
                 "numbered_backbone.onnx where the folder holds it; off: numbered_classifier.onnx, the "
                 "default), verify=on|off (the not-a-die net numbered_notadie.onnx; on requires it in the "
-                "folder) or numeral=on|off (on: d20 values from the folder's numbered_numeral.onnx; off: "
-                "the classifier's, the default)"
+                "folder), numeral=on|off (on: d20 values from the folder's numbered_numeral.onnx; off: "
+                "the classifier's, the default) or ocr=on|off (the OCR head beside the classifier on d10, "
+                "d10p and d20: on, the default since session 13; off: the classifier alone)"
             )
     if not Path(folder).is_dir():
         ap.error(f"--models {text}: {folder} is not a folder")
@@ -394,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         " backbone's classifier, numbered_backbone.onnx; off: numbered_classifier.onnx, the default),"
         " verify (on: the not-a-die net, numbered_notadie.onnx, drops what it calls no die; off: without"
         " it; default: on when the folder holds it), numeral (on: d20 values from the numeral head,"
-        " numbered_numeral.onnx; off: the classifier's, the default)",
+        " numbered_numeral.onnx; off: the classifier's, the default), ocr (on: the OCR head beside the"
+        " classifier, the default; off: the classifier alone)",
     )
     ap.add_argument(
         "--turns",
@@ -448,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
             title += f"; not-a-die net {'on' if reader.notadie is not None else 'off'}"
             if reader.numeral_file:
                 title += f", d20 values from `{reader.numeral_file}`"
+            title += "; OCR head " + ("beside the classifier" if reader.ocr is not None else "off")
             title += f"\n\nModels (SHA-256 prefixes): {_files(models)}."
             parts.append(
                 report(

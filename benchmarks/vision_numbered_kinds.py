@@ -6,9 +6,12 @@
 
 Every photo is read three times in one run through the table's perception step
 (`controller.perceive.Perceiver`, the numbered reader `vision.numbered.NumberedDice` with no board
-and no where-steps): with every kind (d6, d10, d10p, d20: the pip-d6 reader beside the numbered one),
-with d20 alone as before issue 29 item 3 (`NumberedReader(narrow="drop")`: the table's kinds and
-the die floor drop the rest) and with d20 alone as now (`narrow="relabel"`, the default).
+and no where-steps): with every kind (d6, d10, d10p, d20: the pip-d6 reader beside the numbered one;
+the default reader), with d20 alone read by the classifier alone (`NumberedReader(ocr=False)`: the
+default until session 13, `[vision] ocr_second_opinion = false`) and with d20 alone read by the
+default reader (the OCR head beside the classifier, `ocr="second"`).  Both narrow as issue 29 item 3
+made the default (`narrow="relabel"`); before it (`narrow="drop"`) a d20 table hid most real d20s
+(benchmarks/RESULTS.md, "Issue 29, session 12").
 
 Sets, real first, held out by set-up or physical die:
 
@@ -43,15 +46,15 @@ from training.dataset import d20_desk_held_out, negative_held_out
 from training.numbered.real import HELD_OUT_GROUPS, TABLE_SCALE, at_table, load_images, load_lurig
 from vision.numbered import NumberedDice
 from vision.numbered.labels import KINDS
-from vision.numbered.reader import NumberedReader
+from vision.numbered.reader import OCR, NumberedReader
 
 SURE = 0.8
 CENTRE_SHARE = 0.3
-#: each mode's kinds and the reader's `narrow`
-MODES: dict[str, tuple[tuple[str, ...], str]] = {
-    "every kind": (KINDS, "relabel"),
-    "d20 alone, before (drop)": (("d20",), "drop"),
-    "d20 alone, now (relabel)": (("d20",), "relabel"),
+#: each mode's kinds and the reader's `ocr`
+MODES: dict[str, tuple[tuple[str, ...], bool | str]] = {
+    "every kind": (KINDS, OCR),
+    "d20 alone, classifier alone (before)": (("d20",), False),
+    "d20 alone, OCR head beside (default)": (("d20",), OCR),
 }
 NARROWED = [m for m in MODES if m != "every kind"]
 
@@ -97,10 +100,8 @@ def photos(real: Path, limit: int | None) -> list[Photo]:
     return out + spaced(imac, limit) + spaced(negatives, limit)
 
 
-def perceiver(kinds: tuple[str, ...], narrow: str) -> Perceiver:
-    return Perceiver.of(
-        NumberedDice(kinds, reader=NumberedReader(narrow=narrow)), VisionSection(), kinds=kinds
-    )
+def perceiver(kinds: tuple[str, ...], ocr: bool | str) -> Perceiver:
+    return Perceiver.of(NumberedDice(kinds, reader=NumberedReader(ocr=ocr)), VisionSection(), kinds=kinds)
 
 
 def die_of(photo: Photo, dice: list[dict[str, Any]], size: tuple[int, int]) -> int | None:
@@ -150,7 +151,7 @@ def score(t: Counts, photo: Photo, dice: list[dict[str, Any]], size: tuple[int, 
 
 
 def run(real: Path, limit: int | None) -> dict[tuple[str, str], Counts]:
-    readers = {m: perceiver(k, narrow) for m, (k, narrow) in MODES.items()}
+    readers = {m: perceiver(k, ocr) for m, (k, ocr) in MODES.items()}
     out: dict[tuple[str, str], Counts] = {}
     for photo in photos(real, limit):
         img = imread(photo.path)

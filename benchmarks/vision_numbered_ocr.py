@@ -1,5 +1,5 @@
-"""Issue 29: the OCR value head (vision/numbered/ocr.py, PP-OCRv6's recogniser) beside today's numbered
-reader, on REAL photos held out by physical die, set-up and source, in one run.
+"""Issue 29: the OCR value head (vision/numbered/ocr.py, PP-OCRv6's recogniser) and the numbered reader
+with and without it, on REAL photos held out by physical die, set-up and source, in one run.
 
     nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_ocr            # the report
     nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_ocr --fit      # + the calibration fit
@@ -14,16 +14,17 @@ into a 3456x2592 still, the die ~100 px, as the table sees it).  Sets, real firs
 * train (for reference, and what `--fit` calibrates the head's confidence on): `d20_lurig` set-ups
   d20_color and d20_off-angle.
 
-Readers, all on the same frames:
+Readers, all on the same frames (before: as main read until session 13; after: now):
 
-* `reader`: today's numbered reader as shipped (`NumberedReader()`), every kind;
-* `reader, kinds K`: the same told the game's kind (a d20 table, a numeral-d6 table);
-* `ocr`: the same reader's dice (its detector and top-face net; no floor on its classifier's value)
-  with each d10, d10p and d20 reading's value and confidence from the OCR head;
-* `ocr, kinds K`: told the kind, every die of that kind read by the head;
-* `second opinion` (and `, kinds K`): the shipped reader with the head as a second opinion on each
-  d10, d10p and d20 (`NumberedReader(ocr="second")`, `ocr.second_opinion`): the same value sure,
-  another value asked with both as candidates.
+* `classifier` (before: the default reader until session 13): `NumberedReader(ocr=False)`, every kind;
+* `classifier, kinds K`: the same told the game's kind (a d20 table, a numeral-d6 table);
+* `head s12` (before) and `head` (after): the classifier reader's dice (its detector and top-face net;
+  no floor on its classifier's value) with each d10, d10p and d20 reading's value and confidence from
+  the OCR head alone (`ocr.reread`), as session 12 read it (one share, 0.3, of the die's box, and its
+  calibration: `--s12`) and now (`ocr.SHARES`, `ocr.CALIBRATION`); `, kinds K` told the kind;
+* `default` (after: the default reader since session 13, `NumberedReader()`): the head beside the
+  classifier on each d10, d10p and d20 (`ocr.second_opinion`): the same value as sure as the surer of
+  the two, another value asked with both as candidates, the head's first; `, kinds K` told the kind.
 
 Per set and reader: kind right and value right (of the dice), silent errors (the die read wrong, or a
 phantom, at confidence >= SURE, the table's asking threshold: scored without asking) per 200 readings,
@@ -56,12 +57,15 @@ from benchmarks.harness import (
     write,
 )
 from training.numbered.real import TABLE_SCALE, at_table, load_lurig
-from vision.numbered.ocr import CALIBRATION, OcrHead, confidence, reread
+from vision.numbered.ocr import CALIBRATION, SHARES, OcrHead, confidence, reread
 from vision.numbered.reader import NumberedReader
 from vision.reading import DieReading
 
 SURE = 0.8  # controller/config.py: the table's confidence_threshold
 CENTRE_SHARE = 0.3
+#: the head as session 12 read it: one share of the die's box and the calibration fitted for it
+S12_SHARES = (0.3,)
+S12_CALIBRATION = (-2.049, -1.533, 2.487, -0.899, 5.582)
 HELD_OUT = ("d20_lurig/d20_top", "d20_lurig/d20_wood", "d20_imac1844/d20", "d20_imac1844/numeral d6")
 TRAIN = ("d20_lurig/d20_color", "d20_lurig/d20_off-angle")
 
@@ -250,10 +254,11 @@ def main(argv: list[str] | None = None) -> None:
     if not args.real.is_dir():
         raise SystemExit(f"{args.real}: the shared real photos are not there (expected shared/fixtures/real)")
     limit = 3 if args.smoke else args.limit
-    shipped = NumberedReader()
-    open_floor = NumberedReader(die_floor=0.0)
+    classifier = NumberedReader(ocr=False)
+    open_floor = NumberedReader(die_floor=0.0, ocr=False)
     head = OcrHead()
-    second = NumberedReader(ocr="second")
+    head_s12 = OcrHead(shares=S12_SHARES, calibration=S12_CALIBRATION)
+    default = NumberedReader()
     sets = HELD_OUT + TRAIN
     every = photos(args.real)
     tallies: dict[tuple[str, str], Counts] = {}
@@ -261,12 +266,14 @@ def main(argv: list[str] | None = None) -> None:
         items = spaced([p for p in every if p.set == name], limit)
         kind = items[0].kind
         readers: list[tuple[str, Read]] = [
-            ("reader", plain(shipped, None)),
-            (f"reader, kinds {kind}", plain(shipped, (kind,))),
-            ("ocr", with_head(open_floor, head, None)),
-            (f"ocr, kinds {kind}", with_head(open_floor, head, (kind,))),
-            ("second opinion", plain(second, None)),
-            (f"second opinion, kinds {kind}", plain(second, (kind,))),
+            ("classifier", plain(classifier, None)),
+            (f"classifier, kinds {kind}", plain(classifier, (kind,))),
+            ("head s12", with_head(open_floor, head_s12, None)),
+            (f"head s12, kinds {kind}", with_head(open_floor, head_s12, (kind,))),
+            ("head", with_head(open_floor, head, None)),
+            (f"head, kinds {kind}", with_head(open_floor, head, (kind,))),
+            ("default", plain(default, None)),
+            (f"default, kinds {kind}", plain(default, (kind,))),
         ]
         for p in items:
             img = imread(p.path)
@@ -277,13 +284,13 @@ def main(argv: list[str] | None = None) -> None:
     head_lines: list[str] = []
     weights: tuple[float, ...] | None = None
     if args.fit:
-        samples = [s for name in TRAIN for s in tallies[("ocr, kinds", name)].samples]
+        samples = [s for name in TRAIN for s in tallies[("head, kinds", name)].samples]
         head_lines, w = fit_report(samples)
         weights = w
         head_lines += [
             "",
-            f"Chosen: CALIBRATION = {w!r} (shipped: {CALIBRATION!r}). The tables below score the head's "
-            "readings with the chosen weights (fitted on the train split only).",
+            f"Chosen: CALIBRATION = {w!r} (shipped: {CALIBRATION!r}; SHARES {SHARES!r}). The `head` rows "
+            "below score the head's readings with the chosen weights (fitted on the train split only).",
             "",
         ]
     body = []
@@ -293,16 +300,16 @@ def main(argv: list[str] | None = None) -> None:
     ):
         rows = []
         for name in names:
-            labels = (
-                "reader",
-                "reader, kinds",
-                "ocr",
-                "ocr, kinds",
-                "second opinion",
-                "second opinion, kinds",
-            )
-            for label in labels:
-                rows.append(row(label, name, tallies[(label, name)], weights))
+            labels = ("classifier", "head s12", "head", "default")
+            for label in (*labels, *(f"{x}, kinds" for x in labels)):
+                rows.append(
+                    row(
+                        label,
+                        name,
+                        tallies[(label, name)],
+                        weights if label.startswith("head,") or label == "head" else None,
+                    )
+                )
         body += [
             f"### {part}",
             "",

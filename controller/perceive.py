@@ -258,7 +258,7 @@ def reader_for(
     game: str,
     kinds: Sequence[str] | None = None,
     learnt: Any = None,
-    ocr: bool = False,
+    ocr: bool = True,
     estimate_tilt: bool = False,
 ) -> Reader:
     """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
@@ -282,8 +282,9 @@ def reader_for(
     from vision.numbered import NumberedDice
     from vision.numbered.reader import NumberedReader
 
-    # ``ocr``: [vision] ocr_second_opinion, the OCR head beside the classifier (vision.numbered.ocr)
-    return NumberedDice(want, learnt, NumberedReader(ocr="second") if ocr else None)
+    # ``ocr``: [vision] ocr_second_opinion, the OCR head beside the classifier (vision.numbered.ocr): the
+    # default reader's way; off, a reader of the classifier alone
+    return NumberedDice(want, learnt, None if ocr else NumberedReader(ocr=False))
 
 
 def load_learnt(path: Path | None, to_teach: bool = False) -> Any:

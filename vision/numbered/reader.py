@@ -115,6 +115,12 @@ DIE_FLOOR = 0.5
 # table asks (issue 29's contract: wrong readings at or above the asking threshold at most 1 in 200
 # on every real set).  Chosen on the d20_lurig TRAIN set-ups (benchmarks/RESULTS.md, issue 32).
 EVERY_TURN = ("d20",)
+# The OCR head beside the classifier on every d10, d10p and d20 (issue 29; `ocr`, vision/numbered/ocr.py
+# `second_opinion`): the same value is as sure as the surer of the two, another value asked with both as
+# candidates, the head's first.  The default since session 13: on every real held-out d20 set it reads
+# more values right than the classifier alone and no more surely wrong (benchmarks/RESULTS.md, "Issue
+# 29: the OCR head by default"); about 25 ms a die more on one core.  False: the classifier alone.
+OCR: bool | str = "second"
 # Kinds narrow, never hide (issue 29 item 3): at a table that names fewer than every kind, a die that
 # reading every kind keeps, and that the table's kinds or DIE_FLOOR would drop, is read as the table's
 # kind and asked ("relabel", `narrowed`); "drop" reads as before (a d20 table found 1 of 32 d20s of a
@@ -250,7 +256,7 @@ class NumberedReader:
         verify: bool | None = None,
         value_head: bool | Path = False,
         numeral_turns: int = 4,
-        ocr: bool | str = False,
+        ocr: bool | str = OCR,
         narrow: str = "relabel",
         trust_support: int | None = TRUST_SUPPORT,
         trust_margin: float = TRUST_MARGIN,
@@ -330,8 +336,9 @@ class NumberedReader:
         self.sure_peak = sure_peak
         self.weak_floor = weak_floor
         self.die_floor = die_floor
-        # issue 29 (opt-in): d10, d10p and d20 values from the OCR head (vision/numbered/ocr.py), its
-        # confidence the kind floor's too (the classifier's value probability is not the value's)
+        # issue 29: the OCR head (vision/numbered/ocr.py) on d10, d10p and d20 values: "second" (OCR, the
+        # default) beside the classifier; True the head's values alone, its confidence the kind floor's
+        # too (the classifier's value probability is not the value's); False the classifier alone
         self.ocr = None
         if ocr not in (False, True, "second"):
             raise ValueError(f"ocr: expected False, True or 'second', got {ocr!r}")
@@ -684,8 +691,10 @@ class NumberedReader:
         found = self.detect(work, shrunk=copies.video)
         if where:
             found = screened(image, found, k, where, rejected)
-        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt)
-        return got if k == 1.0 else [scaled(r, k) for r in got]
+        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt, ocr=False)
+        got = got if k == 1.0 else [scaled(r, k) for r in got]
+        # the OCR head reads the frame itself, not its first halving: a still's numerals at full size
+        return self.with_ocr(image, got, kinds)
 
     def read_at(
         self,
@@ -697,23 +706,32 @@ class NumberedReader:
         view: tuple[float, float, int, int] | None = None,
         kinds: tuple[str, ...] = KINDS,
         learnt: Learnt | None = None,
+        ocr: bool = True,
     ) -> list[DieReading]:
         """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
         found): each top face located, its crop classified, the dice kept (`readings`).  `view`: as
         `locate`'s, for a window of a larger frame.  `learnt`: a learnt set of the table's dice: a die
-        it knows (`DiceSet.match`) is read as its face, a `LearntReading`; the others as before."""
+        it knows (`DiceSet.match`) is read as its face, a `LearntReading`; the others as before.
+        `ocr`: False leaves the OCR head out (`with_ocr`: `read` runs it on the frame itself)."""
         found = self.locate(image, found, view, nadir)
         crops = self.crops(image, found)
         probs = self.numeral_values(image, found, self.classify(crops, kinds), kinds)
         matches = self.learnt_matches(crops, learnt) if learnt is not None else None
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
-        if self.ocr is not None:
-            from vision.numbered.ocr import reread, second_opinion
+        return self.with_ocr(image, got, kinds) if ocr else got
 
-            got = (second_opinion if self.ocr_mode == "second" else reread)(
-                self, self.ocr, image, got, kinds
-            )[0]
-        return got
+    def with_ocr(
+        self, image: np.ndarray, readings: list[DieReading], kinds: tuple[str, ...] = KINDS
+    ) -> list[DieReading]:
+        """`readings` of `image` (its pixels) with the OCR head's reading of each d10, d10p and d20
+        (`ocr`: beside the classifier, `ocr.second_opinion`, or alone, `ocr.reread`); as they are
+        without the head."""
+        if self.ocr is None:
+            return readings
+        from vision.numbered.ocr import reread, second_opinion
+
+        read = second_opinion if self.ocr_mode == "second" else reread
+        return read(self, self.ocr, image, readings, kinds)[0]
 
     def readings(
         self,
