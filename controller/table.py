@@ -33,16 +33,10 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from controller import commands
 from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
-from controller.corrections import (
-    ANSWERS,
-    RefereeLearning,
-    check_command,
-    check_typed_throw,
-    next_status,
-    reopen,
-)
+from controller.corrections import RefereeLearning
 from controller.early_read import EarlyRead
 from controller.empty_learn import EmptyLearning
 from controller.eventlog import EventLog, LogWriteError
@@ -61,7 +55,7 @@ from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
 from controller.scenario import Setup
-from controller.script import Script, Scripted, select_reading
+from controller.script import Script, Scripted
 from controller.teach import Teaching
 from controller.tumble_flag import TumbleChecks, not_tumbled
 from engine import Input, InputKind, Outcome, RuleError
@@ -498,41 +492,9 @@ class Table:
             self.on_settled(*frame)
 
     def feed_due(self, t: float) -> None:
-        """Apply the scripted inputs and corrections that are due by ``t`` and that can be taken now."""
-        while (item := self.script.next_due(t)) is not None:
-            if item.correction is not None:
-                if item.correction.get("action") in ANSWERS and self.question is None:
-                    return  # it answers a question not asked yet
-                self.script.take()
-                command = dict(item.correction)
-                if "reading" not in command:
-                    rs, q = self.reading_set, self.question
-                    asked = q.readings if q is not None else ()
-                    dice = rs.dice if rs is not None else None
-                    command["reading"] = select_reading(dice, asked, command.pop("die", None))
-                try:
-                    self.correct(command, item.who, t)
-                except (ValueError, RuleError) as e:
-                    log.warning("scripted correction at t=%.2f refused: %s", item.t, e)
-                except LogWriteError as e:  # not logged, so not done: it is fed again when written
-                    self.script.put_back(item)
-                    if not self.held_write.waiting:
-                        self._held(e, lambda: None)
-                    return
-                continue
-            assert item.input is not None
-            exp = self.game.expects()
-            if exp.kind is not item.input.kind or (exp.players and item.input.player not in exp.players):
-                return  # not yet: e.g. the roll it follows has not been read
-            self.script.take()
-            try:
-                self.apply(item.input, item.source, t)
-            except RuleError as e:
-                log.warning("scripted input at t=%.2f refused: %s", item.t, e)
-            except LogWriteError as e:  # not logged, so not applied: it is fed again when written
-                self.script.put_back(item)
-                self._held(e, lambda: None)
-                return
+        """Apply the scripted inputs and corrections that are due by ``t`` and that can be taken now
+        (controller.commands)."""
+        commands.feed_due(self, t)
 
     def finish(self, t_end: float) -> None:
         """The recording has ended: play what is left of the script at its own times."""
@@ -693,71 +655,5 @@ class Table:
         return self.frame
 
     def correct(self, command: dict[str, Any], who: str, t: float | None = None) -> dict[str, Any]:
-        """An admin correction (controller.corrections); every one is logged with who and when."""
-        action, who = check_command(command, who)
-        self._t_correction = t
-        if action in ANSWERS:
-            message = self._answer(action, command, who)
-        elif action == "undo":
-            message = self._undo(who)
-        elif action == "input":
-            message = self._input(command)
-        else:
-            message = self._control(action, who)
-        self._emit()
-        return {"ok": True, "message": message, "seq": self.log.count(self.game_no)}
-
-    def _answer(self, action: str, command: Mapping[str, Any], who: str) -> str:
-        """A person's answer about the current readings: logged, applied, then the throw scored again."""
-        with self._lock:
-            kind = self.game.die_kind()  # the game's only kind of die; an answer teaches its crop
-            kv, players = kind.value if kind else None, self.setup.players
-            checked = self.learning.answer(action, command, self.reading_set, who, kv, players, self.frame)
-            self.log.append(self.game_no, "control", checked.row, "correction", who)
-            checked.apply()
-        self._try_score(self.clock(), self._t_correction)
-        return checked.message
-
-    def _undo(self, who: str) -> str:
-        with self._lock:
-            standing = list(self.log.inputs(self.game_no))
-            if not standing:
-                raise ValueError("nothing to undo: no input has been applied to this game yet")
-            last = standing[-1]
-            self.log.append(self.game_no, "undo", {"undoes": last.seq, "who": who}, "correction", who)
-            self.game = self.log.replay(self.game_no)
-            self.status = "playing"
-            reopen(self.reading_set, last.seq)
-        return f"undid {last.data.get('type')} from {last.player or 'the table'}"
-
-    def _control(self, action: str, who: str) -> str:
-        with self._lock:
-            status = next_status(self.status, action)
-            # logged first: a status the log does not hold is never shown
-            self.log.append(self.game_no, "control", {"action": action, "who": who}, "correction", who)
-            self.status = status
-        return f"game {self.status}"
-
-    def _input(self, command: Mapping[str, Any]) -> str:
-        inp = Input.from_json(command.get("input"))
-        if inp.kind is InputKind.SECRET:
-            raise ValueError("secret selections come from the players' button panels, not the admin page")
-        with self._lock:
-            check_typed_throw(self.game, inp, self._context_colours())
-        try:
-            self.apply(inp, "admin", self._t_correction)
-        except RuleError as e:  # a typed roll or throw: the rules' reason, not the state's dump
-            if inp.kind not in (InputKind.ROLL, InputKind.THROW):
-                raise
-            raise ValueError(f"the game refuses this {inp.kind.value}: {e.why}") from None
-        if inp.player is not None and inp.player in self.held_choices.players(self.game):
-            return f"{inp.player}'s {inp.kind.value} is held until everyone asked has chosen"
-        rs = self.reading_set
-        if inp.kind in (InputKind.ROLL, InputKind.THROW) and rs is not None and not rs.applied:
-            # a roll typed while the camera's readings wait for an answer replaces them: the
-            # question goes, and a later answer cannot score the camera's dice as well
-            with self._lock:
-                rs.applied, rs.input_seqs = True, self.last_input_seqs
-                self.question = None
-            return f"{inp.kind.value} applied in place of the camera's readings r{rs.seq}"
-        return f"{inp.kind.value} applied"
+        """An admin correction (controller.commands); every one is logged with who and when."""
+        return commands.correct(self, command, who, t)

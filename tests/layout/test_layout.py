@@ -207,3 +207,10 @@ def test_the_checker_sees_a_cycle_and_a_lazy_import(tmp_path: Path) -> None:
     )
     assert _imports(tmp_path / "c.py") == {"controller.cli_log", "vision"}
     assert _cycles({"p.a": {"p.b"}, "p.b": {"p.a"}, "p.c": {"p.a"}}) == [["p.a", "p.b"]]
+
+
+def test_the_table_stays_a_facade() -> None:
+    # issue 28: controller/table.py wires the table's parts together; what grows in it belongs in a
+    # module of its own (controller.commands, .script, .panel_rounds, .teach, .empty_learn, ...)
+    lines = len((ROOT / "controller" / "table.py").read_text(encoding="utf-8").splitlines())
+    assert lines <= 700, f"controller/table.py has {lines} lines; move a cohesive part out of it"
