@@ -8,20 +8,26 @@ page.  Real table (tests/display/table_rig.py), real Chromium."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from table_rig import Rig, d6
+from table_rig import ANGLERS, Rig, d6
 from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_secret_rule import BOTH_MATCH, Fighters, _attack_inputs
 
 from display.app import create_app
 from display.hub import Hub
+from display.mqtt import summarise
 from display.server import ServerThread
+from hardware import patterns
 
 TOKEN = "not-a-die-5d1c0e7a9b33"
 ADMIN = {"X-Admin-Token": TOKEN}
+SECRET_TOKEN = "s3cret-token"
 #: ann's roll of five dice, and a scrap of paper the camera could not rule out (asked about)
 THROW = [d6(3), d6(3), d6(3), d6(5), d6(6), d6(1, colour="white", confidence=0.3)]
 
@@ -146,3 +152,62 @@ def test_the_phantom_is_answered_not_a_die_on_the_table_page_and_put_back_on_the
         assert rig.table.game.state["dice"] == [3, 3, 3, 5, 6]
         texts = [e["text"] for e in httpx.get(server.url + "/api/events?limit=200").json()["events"]]
         assert texts.count("referee Kim said reading r1.6 is not a die: left out of the throw") == 2
+
+
+# -- secret choices are not touched ------------------------------------------------------------
+
+
+class PhantomFighters(Fighters):
+    """test_secret_rule's Dice Fighter table, its throw read by the camera with a phantom among the
+    dice (a red scrap the reader could not rule out), answered "not a die" by the referee."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir()
+        self.rig = Rig(folder, game="dice-fighter", players=ANGLERS, options={"initial_power": {}})
+        self.hub = Hub()
+        self.rig.table.listeners.append(self.hub.notify)
+        self.leds: list[np.ndarray] = []
+        self.rig.table.listeners.append(lambda snap: self.leds.append(patterns.for_snapshot(snap, 16, 16)))
+        self.published: list[dict[str, Any]] = []
+        self.rig.table.listeners.append(lambda snap: self.published.append(summarise(snap)))
+        app = create_app(self.rig.table, self.hub, admin_token=SECRET_TOKEN, loopback_only_admin=False)
+        self.client = TestClient(app)
+        self.rig.play({"type": "secret", "player": "ann", "fighter": "lv1-brawler"})
+        self.rig.play({"type": "secret", "player": "bob", "fighter": "lv3-champion"})
+        phantom = {"kind": "d10p", "value": 0, "colour": "red", "side": "a", "field_status": "field"}
+        self.rig.settle([*BOTH_MATCH, {**phantom, "confidence": 0.3}])
+        assert self.rig.table.snapshot()["question"] is not None
+        said = self.answer({"action": "not_a_die", "reading": "r1.7"})
+        assert said.status_code == 200, said.json()
+        exp = self.rig.table.game.expects()
+        assert exp.kind is not None and exp.kind.value == "choice" and exp.players == ("ann", "bob")
+
+    def answer(self, command: dict[str, Any]) -> Any:
+        return self.client.post(
+            "/api/admin/correct",
+            json={"who": "ref", "command": command},
+            headers={"X-Admin-Token": SECRET_TOKEN},
+        )
+
+
+def test_a_not_a_die_answer_leaves_the_secret_declarations_that_follow_secret(tmp_path: Path) -> None:
+    """Two Dice Fighter tables whose throw had a phantom answered "not a die"; on one ann declares a
+    normal attack, on the other her special: nothing a player sees tells them apart until bob has
+    declared, a second "not a die" answer while the declarations are held included (refused alike:
+    the throw is scored), and the reveal shows each."""
+    normal, special = PhantomFighters(tmp_path / "a"), PhantomFighters(tmp_path / "b")
+    try:
+        assert normal.rig.table.game.state["dice"] == special.rig.table.game.state["dice"]
+        normal.rig.press("ann", "up", "up", "confirm")
+        special.rig.press("ann", "up", "select", "confirm")
+        refused = [t.answer({"action": "not_a_die", "reading": "r1.6"}) for t in (normal, special)]
+        assert refused[0].status_code == 400 and refused[0].json() == refused[1].json()
+        assert normal.seen() == special.seen()
+        assert normal.seen()["state"]["secret"]["confirmed"] == ["ann"]
+        for table in (normal, special):
+            table.rig.press("bob", "up", "confirm")
+        assert _attack_inputs(normal.seen())["ann"] == "normal"
+        assert _attack_inputs(special.seen())["ann"] == "lv1-brawler"
+    finally:
+        normal.close()
+        special.close()
