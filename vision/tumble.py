@@ -155,15 +155,19 @@ class ThrowRecorder:
     ``settled``): a still frame becomes the table before the next throw, a moving one joins the
     episode (the latest ``max_frames`` are kept: at 800 pixels wide, 1.4 MB each).  When the gate
     reports a throw settled, :meth:`judge` follows the dice back through the episode.
-    """
+
+    A still frame is kept as it came (a copy) and brought to ``max_width`` only once it is the
+    table before a throw (``before``): most frames are still, each replaced by the next, and the
+    resize of a 1280x960 frame cost ~4 ms of the camera thread's every frame (issue 32)."""
 
     max_frames: int = 60
     max_width: int = 800
     fps: float = 10.0  # the camera's frame rate (how far a die may go between two frames), until
     # the frames' times (``add(..., t=)``) tell it
-    before: np.ndarray | None = field(default=None, init=False, repr=False)
     frames: deque[np.ndarray] = field(init=False, repr=False)
     scale: float = field(default=1.0, init=False)
+    _before: np.ndarray | None = field(default=None, init=False, repr=False)  # at max_width
+    _still: np.ndarray | None = field(default=None, init=False, repr=False)  # as it came, not resized yet
     _last_t: float | None = field(default=None, init=False, repr=False)
     _gaps: deque[float] = field(default_factory=lambda: deque(maxlen=31), init=False, repr=False)
 
@@ -175,33 +179,46 @@ class ThrowRecorder:
             )
         self.frames = deque(maxlen=self.max_frames)
 
-    def _small(self, image: np.ndarray) -> np.ndarray:
-        _check_image(image)
+    @property
+    def before(self) -> np.ndarray | None:
+        """The still table before the episode, at most ``max_width`` wide (None: none seen yet)."""
+        if self._still is not None:
+            self._before, self._still = self._small(self._still, copy=False), None
+        return self._before
+
+    def _small(self, image: np.ndarray, copy: bool = True) -> np.ndarray:
         w = image.shape[1]
-        self.scale = min(1.0, self.max_width / w)
-        if self.scale < 1.0:
-            size = (round(w * self.scale), round(image.shape[0] * self.scale))
+        scale = min(1.0, self.max_width / w)
+        if scale < 1.0:
+            size = (round(w * scale), round(image.shape[0] * scale))
             image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-        return image.copy() if self.scale == 1.0 else image
+        return image.copy() if scale == 1.0 and copy else image
 
     def add(self, image: np.ndarray, still: bool, t: float | None = None) -> None:
         """One frame, and whether the table is still in it; ``t``: its time, seconds."""
-        small = self._small(image)
+        _check_image(image)
+        self.scale = min(1.0, self.max_width / image.shape[1])
         if t is not None:
             if self._last_t is not None and t > self._last_t:
                 self._gaps.append(t - self._last_t)
             self._last_t = t
         if still:
-            self.before = small
+            self._still, self._before = image.copy(), None
             self.frames.clear()
         else:
-            self.frames.append(small)
+            self.before  # noqa: B018  (the still frame before it is the table before the throw)
+            self.frames.append(self._small(image))
 
     def snapshot(self) -> ThrowRecorder:
         """A copy that later ``add`` calls leave as it is (the frames themselves are never changed):
         for judging a throw on another thread while the camera goes on."""
         copy = ThrowRecorder(self.max_frames, self.max_width, self.fps)
-        copy.before, copy.scale, copy._last_t = self.before, self.scale, self._last_t
+        copy._before, copy._still, copy.scale, copy._last_t = (
+            self._before,
+            self._still,
+            self.scale,
+            self._last_t,
+        )
         copy.frames.extend(self.frames)
         copy._gaps.extend(self._gaps)
         return copy
@@ -216,8 +233,9 @@ class ThrowRecorder:
         self, settled: np.ndarray, dice: Sequence[DieBox], settings: TumbleSettings | None = None
     ) -> ThrowVerdict:
         """The verdict on the dice (boxes in the settled frame's pixels) of the episode just ended."""
+        _check_image(settled)
         after = self._small(settled)
-        s = self.scale
+        s = self.scale = min(1.0, self.max_width / settled.shape[1])
         boxes = [DieBox(d.x * s, d.y * s, d.side * s) for d in dice]
         return judge_throw(list(self.frames), boxes, self.before, after, settings, self.frame_rate())
 

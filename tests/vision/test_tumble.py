@@ -159,3 +159,36 @@ def test_the_recorder_keeps_frames_without_converting_them(monkeypatch: pytest.M
         rec.add(np.zeros((60, 80, 4), np.uint8), False)
     with pytest.raises(ValueError, match="uint8"):
         rec.add(img.astype(np.float32), False)
+
+
+def test_a_still_frame_is_brought_to_the_recorders_width_only_once_it_is_the_table_before_a_throw(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 32: each still frame replaces the last, and resizing a 1280x960 frame to 800 wide cost
+    # ~4 ms of the camera thread's every frame; the one kept as the table before a throw is resized
+    # when the throw starts, to the same pixels
+    import cv2
+
+    resized: list[tuple[int, int]] = []
+    real = cv2.resize
+
+    def counting(img: np.ndarray, size: Any, *args: Any, **kwargs: Any) -> Any:
+        resized.append(tuple(size))
+        return real(img, size, *args, **kwargs)
+
+    monkeypatch.setattr(cv2, "resize", counting)
+    rng = np.random.default_rng(5)
+    stills = [rng.integers(0, 255, (960, 1280, 3), np.uint8) for _ in range(10)]
+    rec = ThrowRecorder()
+    for i, img in enumerate(stills):
+        rec.add(img, True, t=i / 10)
+    assert resized == []
+    last = stills[-1].copy()
+    stills[-1][:] = 0  # the camera's buffer drawn over: the recorder kept its own copy
+    moving = rng.integers(0, 255, (960, 1280, 3), np.uint8)
+    rec.add(moving, False, t=1.0)
+    assert resized == [(800, 600), (800, 600)]  # the table before, then the moving frame
+    snap = rec.snapshot()
+    assert snap.before is not None
+    assert np.array_equal(snap.before, real(last, (800, 600), interpolation=cv2.INTER_AREA))
+    assert len(snap.frames) == 1 and rec.scale == 0.625
