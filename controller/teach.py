@@ -117,7 +117,7 @@ class Roll:
     face: int | None = None  # the owner's face for it (None: not answered, or skipped)
     answered: bool = False
     side: float = 0.0  # the die's side in the frame (pixels; 0: not known, as in older logs)
-    top: np.ndarray | None = None  # the die's top in grey at full size (memory only: `_nudged`)
+    top: np.ndarray | None = None  # the die's top in grey at full size as it lies now (`_nudged`)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -617,6 +617,7 @@ class Teaching:
             confidence, by = float(d.get("confidence") or 0.0), "reader"
         last = self.rolls[-1] if self.rolls else None
         if last is not None and _nudged(last, image, center, proposed):
+            self._keep_top(last.n, top)
             self._row(table, "nudged", "camera", roll=last.n, t=t, center=[round(c, 1) for c in center])
             last.center, last.top = center, top  # a second nudge is judged from here
             shows = "" if proposed is None else f" (it still shows {proposed})"
@@ -635,6 +636,7 @@ class Teaching:
         if jpeg is not None:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"roll-{n}.jpg").write_bytes(jpeg)
+        self._keep_top(n, top)
         features = np.asarray(turned[0, 0], np.float32)
         self._row(
             table,
@@ -694,7 +696,16 @@ class Teaching:
                 for roll in self.rolls:
                     if roll.n == r.get("roll"):
                         roll.face, roll.answered = r.get("face"), True
+        if self.rolls:  # the last roll's top, as it lay last: a nudge after the restart is one too
+            top = cv2.imread(str(folder / f"roll-{self.rolls[-1].n}.top.png"), cv2.IMREAD_GRAYSCALE)
+            self.rolls[-1].top = None if top is None else np.asarray(top)
         log.info("teaching %s again from the log: %d rolls", self.session["name"], len(self.rolls))
+
+    def _keep_top(self, n: int, top: np.ndarray) -> None:
+        """Roll ``n``'s die's top as it lies now, beside its crop (a restarted table judges a nudge)."""
+        folder = self._folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(folder / f"roll-{n}.top.png"), top)
 
 
 def _top(image: np.ndarray, center: tuple[float, float], side: float, share: float = 0.8) -> np.ndarray:
@@ -710,7 +721,7 @@ def _nudged(last: Roll, image: np.ndarray, center: tuple[float, float], proposed
     """Whether the die that settled at ``center`` is ``last`` roll's die pushed a little, not rolled:
     the same place (within NUDGE_PLACE of its side), the same face proposed, and its top now matching
     the last one's turned at most NUDGE_DEG degrees (and shifted up to a fifth of a side), with a
-    normalised correlation of NUDGE_LIKE or more.  A roll after a restart (its top not kept) is new."""
+    normalised correlation of NUDGE_LIKE or more."""
     if last.top is None or last.side <= 0.0 or proposed != last.proposed:
         return False
     if math.dist(center, last.center) > NUDGE_PLACE * last.side:

@@ -135,10 +135,14 @@ def test_a_nudged_die_is_said_not_counted_and_a_roll_that_lands_there_again_coun
     again = _settle(table, nudged(7, 0, (0, 0), 0.0, turns=1), 4.0)
     assert again["rolls"] == 2 and again["notice"] is None
     assert _settle(table, nudged(13, 0, (5, 0), 0.0, turns=1), 5.0)["rolls"] == 3  # another face there
-    # a table started again takes up where the die was nudged to; its next roll counts
+    # a table started again takes up where the die was nudged to, and knows a nudge of the last roll
     restarted = _table(tmp_path, resume=True)
     assert restarted.teaching.rolls[0].center == table.teaching.rolls[0].center
     assert restarted.teach({"action": "status"}, "ann")["rolls"] == 3
+    assert _settle(restarted, roll(7, 4), 6.0)["rolls"] == 4
+    again = _table(tmp_path, resume=True)
+    got = _settle(again, nudged(7, 4, (12, -8), 6.0), 7.0)
+    assert got["rolls"] == 4 and got["notice"].startswith("nudged, not a new roll: roll 4"), got["notice"]
 
 
 def test_bad_steps_are_refused_naming_what_was_expected(tmp_path: Path) -> None:
