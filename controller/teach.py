@@ -719,10 +719,14 @@ def _top(image: np.ndarray, center: tuple[float, float], side: float, share: flo
 
 def _nudged(last: Roll, image: np.ndarray, center: tuple[float, float], proposed: int | None) -> bool:
     """Whether the die that settled at ``center`` is ``last`` roll's die pushed a little, not rolled:
-    the same place (within NUDGE_PLACE of its side), the same face proposed, and its top now matching
+    the same place (within NUDGE_PLACE of its side), the same face proposed (or named by the owner
+    for the last roll), and its top now matching
     the last one's turned at most NUDGE_DEG degrees (and shifted up to a fifth of a side), with a
     normalised correlation of NUDGE_LIKE or more."""
-    if last.top is None or last.side <= 0.0 or proposed != last.proposed:
+    # the same face: proposed again, or the face its owner named for the last roll (the reader may
+    # have proposed another face for that frame)
+    same = proposed == last.proposed or (last.face is not None and proposed == last.face)
+    if last.top is None or last.side <= 0.0 or not same:
         return False
     if math.dist(center, last.center) > NUDGE_PLACE * last.side:
         return False

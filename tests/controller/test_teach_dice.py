@@ -134,7 +134,13 @@ def test_a_nudged_die_is_said_not_counted_and_a_roll_that_lands_there_again_coun
     # rolled again, and it came to rest where it lay, the same face up, a quarter turn round
     again = _settle(table, nudged(7, 0, (0, 0), 0.0, turns=1), 4.0)
     assert again["rolls"] == 2 and again["notice"] is None
-    assert _settle(table, nudged(13, 0, (5, 0), 0.0, turns=1), 5.0)["rolls"] == 3  # another face there
+    third = _settle(table, nudged(13, 0, (5, 0), 0.0, turns=1), 5.0)  # another face there
+    assert third["rolls"] == 3 and third["roll"]["proposed"] != 13  # (the reader proposes another face)
+    table.teach({"action": "answer", "roll": 3, "face": 13}, "ann")
+    # nudged, and now the reader proposes 13: the face its owner named, so the same face
+    got = _settle(table, nudged(13, 0, (15, 6), 5.0, turns=1), 5.5)
+    assert got["rolls"] == 3 and got["roll"]["face"] == 13, got["roll"]
+    assert got["notice"].startswith("nudged, not a new roll: roll 3 (it still shows 13)"), got["notice"]
     # a table started again takes up where the die was nudged to, and knows a nudge of the last roll
     restarted = _table(tmp_path, resume=True)
     assert restarted.teaching.rolls[0].center == table.teaching.rolls[0].center
