@@ -27,8 +27,11 @@ product's hot path carries no timing hooks.  Stages:
 - display push: ``Table._emit`` (the snapshot and every listener) and, inside it, the hub's
   ``display.hub.Hub.notify`` (the JSON pushed to every page).
 
-Times are this process's CPU ms (``time.process_time``: not inflated by other jobs on a shared
-machine) with OpenCV, onnxruntime and the BLAS held to one thread.  The Pi 4 column multiplies
+Times are the CPU ms of the thread a stage ran on (``time.thread_time``: not inflated by other
+jobs on a shared machine, nor by the table's other threads: the tumble check and the empty-table
+learner's judging run on threads of their own, and a process clock counted their work in whatever
+stage the camera thread was in) with OpenCV, onnxruntime and the BLAS held to one thread (so a
+stage's work is its thread's).  The Pi 4 column multiplies
 the median and p95 by ``--pi-factor`` (an assumption, not a measurement: see PI_FACTOR_WHY).
 The perception step's row is checked against the sum of its parts (what the parts leave out is
 shown as "perceive: the rest").  Sessions with a board and without one are two tables (without a
@@ -49,6 +52,7 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import json  # noqa: E402
 import tempfile  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
@@ -75,25 +79,34 @@ PI_FACTOR_WHY = (
 
 @dataclass
 class Clock:
-    """CPU ms per stage, each call a sample; ``inner``: the stages' times inside the open call of
-    each stage (to take an inner stage out of an outer one)."""
+    """CPU ms per stage (its thread's), each call a sample; each thread's ``stack``: the stages'
+    times inside the open call of each stage (to take an inner stage out of an outer one)."""
 
     samples: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     dice: list[int] = field(default_factory=list)
-    stack: list[dict[str, float]] = field(default_factory=list)
+    local: threading.local = field(default_factory=threading.local)
+
+    @property
+    def stack(self) -> list[dict[str, float]]:
+        """This thread's open timed calls, innermost last."""
+        if not hasattr(self.local, "stack"):
+            self.local.stack = []
+        stack: list[dict[str, float]] = self.local.stack
+        return stack
 
     def timed(self, stage: str, fn: Callable[..., Any], exclude: tuple[str, ...] = ()) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             inner: dict[str, float] = defaultdict(float)
-            self.stack.append(inner)
-            c = time.process_time()
+            stack = self.stack
+            stack.append(inner)
+            c = time.thread_time()
             try:
                 return fn(*args, **kwargs)
             finally:
-                ms = (time.process_time() - c) * 1000
-                self.stack.pop()
-                if self.stack:  # the timed call this one ran in (its direct timed parent)
-                    self.stack[-1][stage] += ms
+                ms = (time.thread_time() - c) * 1000
+                stack.pop()
+                if stack:  # the timed call this one ran in (its direct timed parent)
+                    stack[-1][stage] += ms
                 self.samples[stage].append(ms - sum(inner[s] for s in exclude))
                 if stage == "perceive":  # what the timed parts inside it leave out
                     self.samples["perceive rest"].append(ms - sum(inner.values()))
