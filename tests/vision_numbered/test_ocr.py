@@ -395,3 +395,25 @@ def test_a_die_too_small_for_the_head_keeps_the_classifiers_reading(
     assert MIN_SIDE > 40.0
     assert second_opinion(reader, head, img, [die], kinds=("d20",)) == ([die], [None])
     assert reread(reader, head, img, [die], kinds=("d20",)) == ([die], [None])
+
+
+@needs_real
+def test_at_a_table_of_every_kind_a_die_of_doubtful_kind_is_not_made_sure_by_its_numeral() -> None:
+    """d20_imac1844's numeral d6 (another source, never trained on) read with every kind: the classifier
+    calls one a d10 (sure of the kind, unsure of the value) and the head reads its "2" surely; at a
+    table of more than one kind an agreement is as sure as the classifier alone, so the die is asked."""
+    from training.numbered.real import at_table
+
+    rows = list(csv.DictReader((REAL / "d20_imac1844" / "labels.csv").open(encoding="utf-8")))
+    reader = NumberedReader()
+    wrong_sure = []
+    for r in rows:
+        if r["kind"] != "d6":
+            continue
+        frame = at_table(cv2.imread(str(REAL / "d20_imac1844" / r["file"])))
+        c = (frame.shape[1] / 2, frame.shape[0] / 2)
+        for d in reader.read(frame):
+            right = (d.kind, d.value) == ("d6", int(r["face"]))
+            if d.confidence >= 0.8 and not right and math.dist(d.center, c) < 200:
+                wrong_sure.append((r["file"], d.kind, d.value, round(d.confidence, 2)))
+    assert wrong_sure == []
