@@ -164,9 +164,13 @@ def _options_perceiver(
         raise typer.BadParameter(
             f"--tilted reads pip d6 only, not {','.join(kinds)}: give --kinds d6 or no --kinds"
         )
-    return Perceiver.of(
-        reader_for("", kinds, estimate_tilt=tilted), vision, geometry, _load_palette(palette), kinds=kinds
-    )
+    reader = reader_for("", kinds, estimate_tilt=tilted)
+    if geometry is None and empty is None and size is None and area is None and tuple(kinds) != ("d6",):
+        # nothing tells the photo's scale: numbered dice looked for at every zoom (vision.numbered.scale)
+        from vision.numbered.scale import AnyScale
+
+        reader = AnyScale(reader)  # type: ignore[arg-type]
+    return Perceiver.of(reader, vision, geometry, _load_palette(palette), kinds=kinds)
 
 
 #: drawing colours (BGR): a die read, and a candidate rejected
