@@ -55,6 +55,7 @@ SMOKE: dict[str, list[str]] = {
     "vision_numbered_ocr": ["--smoke"],
     "vision_numbered_real": ["--smoke"],
     "vision_numbered_referee": ["--smoke"],
+    "vision_numbered_scale": ["--smoke"],
     "vision_numbered_where": ["--smoke"],
     "vision_oblique": ["--smoke"],
 }
@@ -71,6 +72,7 @@ NEEDS_REAL = {
     "vision_numbered_ocr",
     "vision_numbered_real",
     "vision_numbered_referee",
+    "vision_numbered_scale",
     "vision_numbered_where",
     "vision_oblique",
 }
