@@ -52,6 +52,7 @@ def test_the_pages_say_when_the_empty_table_was_learnt(browser: Any, rig: Rig) -
         # the lights dim: a still board with no die on it is learnt again, and the page says so
         dim = np.asarray(FRAME * 0.8, np.uint8)
         learnt = [rig.table.see_board(dim, 1.0 + 0.5 * k, "empty") for k in range(6)]
+        learnt.append(rig.table.settle_board())  # judged on the learner's own thread: its verdict
         assert learnt.count(True) == 1
         learn.clock = time.time
         expect(page.locator("#empty-table")).to_have_text("empty table learnt 2 min ago")
@@ -70,6 +71,7 @@ def test_the_pages_say_when_the_empty_table_was_learnt(browser: Any, rig: Rig) -
         assert not rig.table.see_board(dim, 9.5, "rolling")
         for k in range(30):
             rig.table.see_board(dim, 10.0 + 0.5 * k, "settled")
+        rig.table.settle_board()
         rig.table._emit()
         expect(admin.locator("#empty-table")).to_contain_text(
             "not learnt again: 1 die/dice read on the board"
