@@ -50,8 +50,8 @@ ANGLES = 12  # turns read per die, evenly spaced
 #: overflows 0.3 while its neighbours' are whole in the crop), and of the single shares 0.15-0.4 none
 #: is best on every set-up.  Chosen on the d20_lurig TRAIN set-ups at the table's scale, kinds d20
 #: (d20_color, d20_off-angle: 290 dice found): 0.3 alone reads 216 values right, 0.4 alone 219, the
-#: best view of 0.3 and 0.4 233 (0.2 and 0.3: 206; 0.2, 0.3 and 0.4: 223; six turns a scale: 214 or
-#: 234 by where the turns start, so twelve).  The price: twice the recogniser's passes.
+#: best view of 0.3 and 0.4 233 (of 0.2 and 0.3: 204; of all five shares 0.15-0.4: 212; six turns a
+#: scale: 214 or 234 by where the turns start, so twelve).  The price: twice the recogniser's passes.
 SHARES: tuple[float, ...] = (0.3, 0.4)
 MARKS = "._,"  # the mark that tells a 6 from a 9 (dot or bar), read after the numeral
 #: the legal values of each numbered kind, as their numerals are written on the die
