@@ -185,9 +185,10 @@ class VisionSection(_Strict):
     #: seen from straight above (vision.oblique), not by the side faces turned to the camera
     rectify_oblique: bool = True
     #: numbered dice (d10, d10p, d20): the OCR head (PP-OCRv6's recogniser) reads each one's numeral
-    #: beside the classifier: the same value is sure when either is, another value is asked with both
-    #: as candidates, the head's first (vision.numbered.ocr.second_opinion; about 25 ms a die on one
-    #: core).  On by default (issue 29); false reads with the classifier alone
+    #: beside the classifier: the same value is sure when either is (at a table of more than one kind,
+    #: when the classifier is), another value is asked with both as candidates, the head's first
+    #: (vision.numbered.ocr.second_opinion; about 45 ms a die of 100 px or more on one core).  On by
+    #: default (issue 29); false reads with the classifier alone
     ocr_second_opinion: StrictBool = True
     #: pip d6 from a camera looking at the table at an angle with no board calibration: the camera's
     #: tilt is estimated from the dice of each frame and each die read by its top face warped square

@@ -119,7 +119,8 @@ EVERY_TURN = ("d20",)
 # `second_opinion`): the same value is as sure as the surer of the two, another value asked with both as
 # candidates, the head's first.  The default since session 13: on every real held-out d20 set it reads
 # more values right than the classifier alone and no more surely wrong (benchmarks/RESULTS.md, "Issue
-# 29: the OCR head by default"); about 25 ms a die more on one core.  False: the classifier alone.
+# 29: the OCR head by default"); about 45 ms a die more on one core (a die of 100 px or more).  False:
+# the classifier alone.
 OCR: bool | str = "second"
 # Kinds narrow, never hide (issue 29 item 3): at a table that names fewer than every kind, a die that
 # reading every kind keeps, and that the table's kinds or DIE_FLOOR would drop, is read as the table's
