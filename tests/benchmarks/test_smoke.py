@@ -82,6 +82,12 @@ NEEDS = {
     "hall": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
     "mqtt_fuzz": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
 }
+#: benchmarks that drive Debian's chromium (marked `browser`: a run without one deselects them, as
+#: tools/arm64/prove.sh does; before, the hall's smoke run failed there on the browser driver)
+BROWSER = {"hall"}
+#: seconds a smoke run may take; DICETABLE_SMOKE_TIMEOUT raises it where the machine is slow (an
+#: emulated arm64 root: seven smoke runs took longer than 300 s there)
+TIMEOUT = float(os.environ.get("DICETABLE_SMOKE_TIMEOUT", "300"))
 #: scripts that still edit sys.path or import in a circle (being rewritten onto the harness by
 #: issue 32's tumble work); none may be added
 PENDING: set[str] = set()
@@ -153,7 +159,9 @@ def test_the_checks_see_a_sys_path_edit_and_an_import(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SMOKE))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.browser) if n in BROWSER else n for n in sorted(SMOKE)]
+)
 def test_benchmark_runs_and_prints_its_table(name: str, tmp_path: Path) -> None:
     if name in NEEDS_REAL and not REAL.is_dir():
         pytest.skip(f"real photos not found at {REAL} (the shared/ folder is not beside the repo)")
@@ -170,7 +178,7 @@ def test_benchmark_runs_and_prints_its_table(name: str, tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=TIMEOUT,
         check=False,
     )
     assert proc.returncode == 0, f"benchmarks.{name} failed:\n{proc.stderr[-4000:]}"

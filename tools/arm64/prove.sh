@@ -117,7 +117,7 @@ if [ "${ARM64_TESTS:-quick}" = full ]; then
     log="$out/tests/$(echo "$f" | tr / _).log"
     for try in 1 2 3; do
       rc=0
-      inside "cd /opt/dicetable && timeout 5400 .venv/bin/python -m pytest -q -rfE -p no:cacheprovider \
+      inside "cd /opt/dicetable && DICETABLE_SMOKE_TIMEOUT=3600 timeout 5400 .venv/bin/python -m pytest -q -rfE -p no:cacheprovider \
         -m 'not browser' $f" > "$log" 2>&1 || rc=$?
       [ $rc = 139 ] || grep -q "qemu: uncaught target signal" "$log" || break
     done
