@@ -7,23 +7,19 @@ page.  Real table (tests/display/table_rig.py), real Chromium."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from table_rig import ANGLERS, Rig, d6
+from table_rig import Rig, d6
 from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_fix_browser import context, served  # noqa: F401  (the page fixture)
 from test_secret_rule import BOTH_MATCH, Fighters, _attack_inputs
 
 from display.app import create_app
 from display.hub import Hub
-from display.mqtt import summarise
-from display.server import ServerThread
-from hardware import patterns
 
 TOKEN = "not-a-die-5d1c0e7a9b33"
 ADMIN = {"X-Admin-Token": TOKEN}
@@ -96,23 +92,11 @@ def test_a_not_a_die_answer_is_refused_by_name_and_changes_nothing(client: TestC
 # -- in chromium -------------------------------------------------------------------------------
 
 
-def served(rig: Rig, **admin: Any) -> ServerThread:
-    hub = Hub()
-    rig.table.listeners.append(hub.notify)
-    return ServerThread(create_app(rig.table, hub, **admin))
-
-
-@pytest.fixture
-def context(browser: Any) -> Iterator[Any]:  # noqa: F811
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield ctx
-    ctx.close()
-
-
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_phantom_is_answered_not_a_die_on_the_table_page_and_put_back_on_the_admin_page(
-    context: Any, rig: Rig
+    context: Any,  # noqa: F811
+    rig: Rig,
 ) -> None:
     from playwright.sync_api import expect
 
@@ -162,18 +146,7 @@ class PhantomFighters(Fighters):
     dice (a red scrap the reader could not rule out), answered "not a die" by the referee."""
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir()
-        self.rig = Rig(folder, game="dice-fighter", players=ANGLERS, options={"initial_power": {}})
-        self.hub = Hub()
-        self.rig.table.listeners.append(self.hub.notify)
-        self.leds: list[np.ndarray] = []
-        self.rig.table.listeners.append(lambda snap: self.leds.append(patterns.for_snapshot(snap, 16, 16)))
-        self.published: list[dict[str, Any]] = []
-        self.rig.table.listeners.append(lambda snap: self.published.append(summarise(snap)))
-        app = create_app(self.rig.table, self.hub, admin_token=SECRET_TOKEN, loopback_only_admin=False)
-        self.client = TestClient(app)
-        self.rig.play({"type": "secret", "player": "ann", "fighter": "lv1-brawler"})
-        self.rig.play({"type": "secret", "player": "bob", "fighter": "lv3-champion"})
+        self.seat(folder)
         phantom = {"kind": "d10p", "value": 0, "colour": "red", "side": "a", "field_status": "field"}
         self.rig.settle([*BOTH_MATCH, {**phantom, "confidence": 0.3}])
         assert self.rig.table.snapshot()["question"] is not None

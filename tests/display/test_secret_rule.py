@@ -50,6 +50,14 @@ class Fighters:
     """One Dice Fighter table at its attack declarations, with its display and what it showed."""
 
     def __init__(self, folder: Path) -> None:
+        self.seat(folder)
+        self.rig.play({"type": "throw", "dice": BOTH_MATCH})
+        exp = self.rig.table.game.expects()
+        assert exp.kind is not None and exp.kind.value == "choice" and exp.players == ("ann", "bob")
+        assert exp.detail["options"]["ann"] == ["normal", "lv1-brawler"]
+
+    def seat(self, folder: Path) -> None:
+        """The table, its display, LED patterns and MQTT summaries watched; both fighters chosen."""
         folder.mkdir()
         self.rig = Rig(folder, game="dice-fighter", players=ANGLERS, options={"initial_power": {}})
         self.hub = Hub()
@@ -62,10 +70,6 @@ class Fighters:
         self.client = TestClient(app)
         self.rig.play({"type": "secret", "player": "ann", "fighter": "lv1-brawler"})
         self.rig.play({"type": "secret", "player": "bob", "fighter": "lv3-champion"})
-        self.rig.play({"type": "throw", "dice": BOTH_MATCH})
-        exp = self.rig.table.game.expects()
-        assert exp.kind is not None and exp.kind.value == "choice" and exp.players == ("ann", "bob")
-        assert exp.detail["options"]["ann"] == ["normal", "lv1-brawler"]
 
     def seen(self) -> dict[str, Any]:
         """Everything a player can see now, with the clock's readings left out."""
