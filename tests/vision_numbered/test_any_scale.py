@@ -66,6 +66,23 @@ def test_a_frame_at_the_tables_scale_is_read_as_before() -> None:
     assert any_scale.read(frame) == inner.read(frame)
 
 
+def test_a_table_photo_of_many_dice_is_not_zoomed_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rendered table frame of many numbered dice, where zoomed out 4 times the detector takes the
+    whole cluster for one die and peaks higher (0.93) than at its own scale (0.85): read as it is."""
+    from pathlib import Path
+
+    import vision.numbered.scale as scale
+    from vision.numbered.scale import MANY, STRONG
+
+    frame = cv2.imread(str(Path(__file__).parents[1] / "fixtures" / "numbered" / "scene_0001.jpg"))
+    any_scale = AnyScale(NumberedDice())
+    assert any_scale.zoom_of(frame) == 1.0
+    assert (MANY, STRONG) == (3, 0.5)
+    assert any_scale.read(frame) == NumberedDice().read(frame)
+    monkeypatch.setattr(scale, "MANY", 10**6)  # the peaks alone would zoom it out
+    assert any_scale.zoom_of(frame) == 4.0
+
+
 def test_where_steps_or_a_view_mean_the_scale_is_known() -> None:
     class Inner:
         kinds = ("d20",)

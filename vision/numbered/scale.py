@@ -11,7 +11,8 @@ the empty table); a photo read with none of those does not.
 middle of a canvas ZOOM times its size filled with the photo's border colour, for each zoom of ZOOMS;
 the detector alone looks at each (a few ms: `zoom_of`), and the zoom where its strongest die is
 strongest is read through the wrapped reader.  The dice are given back in the photo's own pixels.
-A photo whose dice are already at the table's scale keeps zoom 1 (its dice peak highest there).
+A photo whose dice are already at the table's scale keeps zoom 1 (its dice peak highest there, and
+a photo of MANY dice is not zoomed at all).
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ if TYPE_CHECKING:
 #: how much further back the camera is imagined; chosen on the real TRAIN sets (d20_lurig's
 #: d20_color and d20_off-angle set-ups, d20_desk_scenes' red die, the negatives' train sources)
 ZOOMS = (1.0, 2.0, 3.0, 4.0)
+#: a photo in which at least MANY dice peak at STRONG or more as it is shows dice at the table's scale
+#: already: it is read as it is (a table photo of many dice can peak once, weakly, zoomed out, where
+#: the detector takes the whole cluster for one die).  Chosen on 80 photos of dice at the table's
+#: scale (every 5th byler_d6 photo, 40 rendered numbered frames: 5 were zoomed out without it, none
+#: with it) and the train close-ups above (the same dice found with it as without)
+MANY = 3
+STRONG = 0.5
 #: a canvas is at most this many pixels on its longer side (a Pi Camera 3 still's); a photo is
 #: shrunk first when its zoom would make it larger
 MAX_SIDE = 3456
@@ -99,7 +107,8 @@ class AnyScale:
         return self.examine(image, palette, where, view).readings
 
     def zoom_of(self, image: np.ndarray) -> float:
-        """The zoom of `zooms` at which the detector's strongest die is strongest (the smaller on a tie)."""
+        """The zoom of `zooms` at which the detector's strongest die is strongest (the smaller on a
+        tie); 1 for a photo that shows MANY dice peaking at STRONG as it is."""
         from vision.numbered.reader import default_reader
 
         reader = self.inner.reader or default_reader()
@@ -107,16 +116,16 @@ class AnyScale:
         # the detector's own input size for this photo (NumberedReader.detect), each zoom drawn at it
         k = math.sqrt(reader.det_area / (w * h))
         small = cv2.resize(image, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
-        best, best_zoom = -1.0, 1.0
+        peak: dict[float, float] = {}
         for zoom in self.zooms:
             view = small if zoom == 1.0 else canvas(small, zoom, max_side=10**9)[0]
             if zoom != 1.0:  # the canvas back at the detector's size: the photo 1/zoom of it
                 view = cv2.resize(view, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_AREA)
             found = reader.detect(view)
-            score = max((f.score for f in found), default=0.0)
-            if score > best + 1e-6:
-                best, best_zoom = score, zoom
-        return best_zoom
+            peak[zoom] = max((f.score for f in found), default=0.0)
+            if zoom == 1.0 and sum(f.score >= STRONG for f in found) >= MANY:
+                return 1.0  # many dice as it is: the table's scale
+        return max(peak, key=lambda z: (peak[z], -z))
 
     def examine(
         self,
