@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 import vision.face
-from benchmarks.harness import ROOT, add_smoke, run_header
+from benchmarks.harness import ROOT, add_smoke, run_header, write
 from benchmarks.scenes import SCENES, load_scenes, match
 from calibration.board import load_board
 from calibration.boardlight import board_light
@@ -219,9 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     add_smoke(ap)
     args = ap.parse_args(argv)
     text = run_header(argv) + "\n" + markdown(run(1 if args.smoke else args.limit))
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
+    write(text, args.markdown)
     return 0
 
 

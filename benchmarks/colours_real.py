@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 import vision.face
-from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header
+from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
 from vision.crops import MARGIN
 from vision.face import body_colour_labs
 from vision.palette import Palette, session13
@@ -210,9 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     add_smoke(ap)
     args = ap.parse_args(argv)
     text = run_header(argv, "benchmarks.colours_real") + "\n" + markdown(run(args.smoke))
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
+    write(text, args.markdown)
     return 0
 
 

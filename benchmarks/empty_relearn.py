@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from benchmarks.end_to_end import evaluate, summary
-from benchmarks.harness import ROOT, add_smoke, run_header
+from benchmarks.harness import ROOT, add_scene_sets, add_smoke, run_header
 from benchmarks.scenes import empty_frame, load_scenes
 from calibration.board import load_board
 from calibration.camera import parse_calibration
@@ -159,9 +159,7 @@ def table(folder: Path, got: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", type=Path, action="append", help="a folder of rendered scenes (repeatable)")
-    ap.add_argument("--split", choices=["test", "tune", "all"], default="all")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each set")
+    add_scene_sets(ap)
     ap.add_argument("--markdown", type=Path, help="also write the tables to this file")
     ap.add_argument(
         "--alone", action="store_true", help="instead: what asking about the pieces that lie alone adds"

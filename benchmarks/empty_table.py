@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.end_to_end import evaluate, markdown, summary
-from benchmarks.harness import ROOT, add_smoke, run_header
+from benchmarks.harness import ROOT, add_scene_sets, add_smoke, run_header
 from benchmarks.scenes import empty_frame, load_scenes
 from controller.config import VisionSection
 from vision.reader import default_reader
@@ -70,9 +70,7 @@ def compare(results: dict[str, dict[str, Any]], title: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", type=Path, action="append", help="a folder of rendered scenes (repeatable)")
-    ap.add_argument("--split", choices=["test", "tune", "all"], default="all")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each set")
+    add_scene_sets(ap)
     ap.add_argument("--vision", action="append", default=[], help="[vision] KEY=true|false for both settings")
     ap.add_argument("--markdown", type=Path, help="also write the tables to this file")
     add_smoke(ap)

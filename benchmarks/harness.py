@@ -325,6 +325,14 @@ def add_smoke(ap: argparse.ArgumentParser) -> None:
     )
 
 
+def add_scene_sets(ap: argparse.ArgumentParser) -> None:
+    """``--set`` (folders of rendered scenes, repeatable), ``--split`` and ``--limit``: the options of
+    the benchmarks that read sets of rendered scenes with their empty tables."""
+    ap.add_argument("--set", type=Path, action="append", help="a folder of rendered scenes (repeatable)")
+    ap.add_argument("--split", choices=["test", "tune", "all"], default="all")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each set")
+
+
 def write(text: str, out: Path | None) -> None:
     """Print the report and, when ``out`` is given, store it there."""
     print(text)

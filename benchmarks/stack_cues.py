@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 import calibration.geometry as geometry
 from benchmarks.end_to_end import read_scene
-from benchmarks.harness import ROOT, add_smoke, run_header
+from benchmarks.harness import ROOT, add_scene_sets, add_smoke, run_header, write
 from benchmarks.scenes import empty_frame, load_scenes, match
 from calibration.raised import OWN_MARGIN, body_px
 from controller.config import VisionSection
@@ -207,18 +207,14 @@ def markdown(cues: dict[str, list[tuple[bool, float | None]]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", type=Path, action="append", help="a folder of rendered scenes (repeatable)")
-    ap.add_argument("--split", choices=["test", "tune", "all"], default="all")
-    ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each set")
+    add_scene_sets(ap)
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     add_smoke(ap)
     args = ap.parse_args(argv)
     sets = args.set or [ROOT / "tests" / "fixtures" / "rendered"]
     limit = 3 if args.smoke else args.limit
     text = run_header(argv, "benchmarks.stack_cues") + "\n" + markdown(run(sets, args.split, limit))
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
+    write(text, args.markdown)
     return 0
 
 
