@@ -248,6 +248,12 @@ class GpioButtonPanel(_MachinePanel):
         return lambda: self._edge(button, pressed)
 
     def close(self) -> None:
-        for dev in self._devices.values():
-            dev.close()
+        """Every button released, each on its own: a button whose close fails (gpiozero's thread
+        that does not stop within its 10 s, ZombieThread, seen on a slow emulated arm64 core under
+        load) is logged and the others are closed all the same, so shutting the table down goes on."""
+        for button, dev in self._devices.items():
+            try:
+                dev.close()
+            except Exception as e:  # closing the rest matters more than this one
+                log.warning("panel of %r: button %r did not close: %s", self.player, button, e)
         self._devices = {}

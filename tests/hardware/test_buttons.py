@@ -92,6 +92,29 @@ def test_gpio_panel_needs_a_select_pin_and_free_pins(mock_pins: MockFactory) -> 
     a.close()
 
 
+def test_a_button_that_does_not_close_leaves_the_others_closed(
+    mock_pins: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """gpiozero's button thread that fails to stop (ZombieThread, on a slow emulated arm64 core) does
+    not end the table's shutdown: it is logged, the other buttons are closed, their pins free again."""
+    from gpiozero.exc import ZombieThread
+
+    panel = GpioButtonPanel("ann", {"up": 5, "select": 13})
+    stuck = panel._devices["up"]
+
+    def zombie() -> None:
+        raise ZombieThread("Thread failed to die within 10 seconds")
+
+    stuck.close = zombie
+    with caplog.at_level("WARNING", logger="hardware.buttons"):
+        panel.close()
+    assert "button 'up'" in caplog.text and "did not close" in caplog.text
+    again = GpioButtonPanel("bob", {"select": 13})  # the select button's pin was let go
+    again.close()
+    del stuck.close  # (the stuck button closed for good, as its thread would end)
+    stuck.close()
+
+
 def test_fake_panel_refuses_buttons_it_does_not_have() -> None:
     panel = FakeButtonPanel("ann", ("up", "select"))
     with pytest.raises(ValueError, match="has no button 'confirm'"):
