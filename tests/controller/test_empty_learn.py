@@ -16,12 +16,10 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.empty_relearn import perceiver_for  # the benchmark's table, read the same way
 from benchmarks.scenes import empty_frame
-from calibration.board import load_board
-from calibration.camera import parse_calibration
-from controller.config import VisionSection
 from controller.empty_learn import EmptyLearning, learnt_path, load_learnt
-from controller.perceive import BoardGeometry, Perceiver
+from controller.perceive import Perceiver
 from vision.reader import DiceReader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,20 +38,6 @@ def scene() -> dict[str, Any]:
     truth = json.loads((LOW / "scene_0012.json").read_text()) | {"_dir": str(LOW)}
     image = cv2.imread(str(LOW / truth["image"]), cv2.IMREAD_COLOR)
     return {"truth": truth, "image": image, "empty": empty_frame(truth)}
-
-
-def perceiver_for(truth: dict[str, Any], reader: DiceReader) -> Perceiver:
-    cam = truth["camera"]
-    cal = parse_calibration(
-        {
-            "camera_matrix": cam["camera_matrix"],
-            "dist_coeffs": cam["dist_coeffs"],
-            "image_size": truth["image_size"],
-        }
-    )
-    sizes = list(truth["die_sizes_mm"])
-    geo = BoardGeometry.of(load_board(ROOT / truth["board_file"]), cal, "body", sizes)
-    return Perceiver.of(reader, VisionSection(), geo, die_sizes_mm=sizes)
 
 
 def one_die(scene: dict[str, Any], i: int, base: np.ndarray | None = None) -> np.ndarray:
