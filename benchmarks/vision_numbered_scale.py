@@ -10,14 +10,18 @@ frame or more.  Every photo is read four times in one run through the perception
 (`controller.perceive.Perceiver`, as `dicetable read --kinds ...` builds it):
 
 * "as before": `NumberedDice` alone, and a d6 reading kept on a spot the numbered reader read as
-  another kind as sure as the pip reader made it (`combined.DISPUTED` off: set to 1.0 for this read);
+  another kind as sure as the pip reader made it (`NumberedDice(disputed=1.0)`), the kind the
+  classifier's (`NumberedReader(joint_kind=False)`);
 * "any scale": `vision.numbered.scale.AnyScale` (the photo read at the zoom where the detector's die
-  is strongest) and the disputed d6 asked (`combined.DISPUTED`);
-
+  is strongest) and the disputed d6 asked (`combined.DISPUTED`), the kind the classifier's;
 * "any scale, OCR head": the same with the PP-OCR head reading d10, d10p and d20 values
-  (`NumberedReader(ocr=True)`, vision/numbered/ocr.py);
+  (`NumberedReader(ocr=True)`, vision/numbered/ocr.py), the kind the classifier's;
+* "any scale, joint kind" and "any scale, OCR head, joint kind": "any scale" (the default reader: the
+  head beside the classifier) and "any scale, OCR head" with a die's kind read with its numeral at a
+  table of more than one kind (`ocr.joint`, issue 29 session 14; the default since);
 
-each with every kind (``--kinds d6,d10,d10p,d20``) and with d20 alone (``--kinds d20``).
+each with every kind (``--kinds d6,d10,d10p,d20``) and with d20 alone (``--kinds d20``: one kind, so
+the joint rows read as the rows before them).
 
 Sets, real, split as everywhere (`training/numbered/real.py`, `training/dataset.py`): d20_lurig by
 set-up (d20_top and d20_wood held out; d20_color and d20_off-angle train: the zooms were chosen
@@ -38,7 +42,6 @@ from typing import Any
 
 import numpy as np
 
-import vision.numbered.combined as combined
 from benchmarks import harness
 from benchmarks.harness import REAL, imread, markdown_table, median, nearest_centre, spaced
 from controller.config import VisionSection
@@ -53,7 +56,13 @@ from vision.numbered.scale import AnyScale
 SURE = 0.8
 CENTRE_SHARE = 0.3
 STEP = 3  # every STEP-th d20_lurig crop (frames of a clip are near-copies)
-READERS = ("as before", "any scale", "any scale, OCR head")
+READERS = (
+    "as before",
+    "any scale",
+    "any scale, OCR head",
+    "any scale, joint kind",
+    "any scale, OCR head, joint kind",
+)
 KIND_SETS: dict[str, tuple[str, ...]] = {"every kind": KINDS, "d20": ("d20",)}
 
 
@@ -103,19 +112,21 @@ def photos(real: Path, step: int, limit: int | None) -> list[Photo]:
     return out
 
 
+_READERS: dict[tuple[bool, bool], NumberedReader] = {}
+
+
 def perceiver(reader: str, kinds: tuple[str, ...]) -> Perceiver:
-    dice = NumberedDice(kinds, reader=NumberedReader(ocr=True) if "OCR" in reader else None)
-    return Perceiver.of(dice if reader == "as before" else AnyScale(dice), VisionSection(), kinds=kinds)
+    key = ("OCR" in reader, "joint" in reader)
+    if key not in _READERS:  # one reader a way of reading (each holds its own nets)
+        _READERS[key] = NumberedReader(ocr=True if key[0] else "second", joint_kind=key[1])
+    numbered = _READERS[key]
+    if reader == "as before":  # a disputed d6 as sure as the pip reader made it
+        return Perceiver.of(NumberedDice(kinds, reader=numbered, disputed=1.0), VisionSection(), kinds=kinds)
+    return Perceiver.of(AnyScale(NumberedDice(kinds, reader=numbered)), VisionSection(), kinds=kinds)
 
 
-def read(p: Perceiver, reader: str, img: np.ndarray) -> tuple[list[dict[str, Any]], float]:
-    saved = combined.DISPUTED
-    if reader == "as before":
-        combined.DISPUTED = 1.0  # a disputed d6 as sure as the pip reader made it
-    try:
-        seen = p.perceive(img)
-    finally:
-        combined.DISPUTED = saved
+def read(p: Perceiver, img: np.ndarray) -> tuple[list[dict[str, Any]], float]:
+    seen = p.perceive(img)
     return [d.to_json() for d in seen.dice], seen.ms
 
 
@@ -160,7 +171,7 @@ def run(real: Path, step: int, limit: int | None) -> dict[tuple[str, str, str], 
         img = imread(photo.path)
         name = set_name(photo, img)
         for (reader, kinds), p in readers.items():
-            dice, ms = read(p, reader, img)
+            dice, ms = read(p, img)
             t = out.setdefault((name, kinds, reader), Counts())
             t.ms.append(ms)
             score(t, photo, dice, (img.shape[1], img.shape[0]))

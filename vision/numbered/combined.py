@@ -63,9 +63,11 @@ DISPUTED = 0.5
 D6_KIND = 0.5
 
 
-def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
+def merge(d6: list[DieReading], numbered: list[DieReading], disputed: float = DISPUTED) -> list[DieReading]:
     """d6 readings, plus numbered ones; a d6 reading on a numbered die gives way, unless the d6
-    reading is sure (SURE_D6) and the numbered one weak (WEAK_NUMBERED)."""
+    reading is sure (SURE_D6) and the numbered one weak (WEAK_NUMBERED).  A d6 reading kept on a spot
+    the numbered reader read as another kind is read no surer than `disputed` (DISPUTED; 1.0: as sure
+    as the pip reader made it, as before issue 29)."""
     sizes = {id(r): _size(r) for r in (*d6, *numbered)}
     others = [
         o
@@ -78,21 +80,25 @@ def merge(d6: list[DieReading], numbered: list[DieReading]) -> list[DieReading]:
     out = [r for r in d6 if not any(_near(r, o, sizes) for o in others)]
     out += others
     out += [r for r in numbered if r.kind == "d6" and not any(_near(r, o, sizes) for o in out)]
-    disputed = {id(r) for r in d6 if any(o.kind != "d6" and _near(r, o, sizes) for o in numbered)}
-    out = [_disputed(r) if id(r) in disputed else r for r in out]
+    doubt = {id(r) for r in d6 if any(o.kind != "d6" and _near(r, o, sizes) for o in numbered)}
+    out = [_disputed(r, disputed) if id(r) in doubt else r for r in out]
     out.sort(key=lambda r: (r.center[1], r.center[0]))
     return out
 
 
 def doubted(
-    image_bgr: np.ndarray, d6: list[DieReading], reader: NumberedReader, copies: Copies | None = None
+    image_bgr: np.ndarray,
+    d6: list[DieReading],
+    reader: NumberedReader,
+    copies: Copies | None = None,
+    disputed: float = DISPUTED,
 ) -> list[DieReading]:
-    """The pip-d6 reader's readings, each one surer than DISPUTED that the numbered classifier, read at
-    its box, gives the d6 kind less than D6_KIND of its probability read no surer than DISPUTED (a
-    d20's face of numerals read as pips: the table asks)."""
+    """The pip-d6 reader's readings, each one surer than `disputed` (DISPUTED) that the numbered
+    classifier, read at its box, gives the d6 kind less than D6_KIND of its probability read no surer
+    than `disputed` (a d20's face of numerals read as pips: the table asks)."""
     from vision.numbered.reader import Found, still_copies
 
-    sure = [i for i, r in enumerate(d6) if r.confidence > DISPUTED]
+    sure = [i for i, r in enumerate(d6) if r.confidence > disputed]
     if not sure:
         return d6
     copies = copies or still_copies(image_bgr)
@@ -106,13 +112,13 @@ def doubted(
     out = list(d6)
     for i, p in zip(sure, probs, strict=True):
         if float(p[KIND_SLICES["d6"]].sum()) < D6_KIND:
-            out[i] = _disputed(d6[i])
+            out[i] = _disputed(d6[i], disputed)
     return out
 
 
-def _disputed(r: DieReading) -> DieReading:
-    """A d6 reading the numbered reader read as another kind: no surer than DISPUTED."""
-    return r if r.confidence <= DISPUTED else replace(r, confidence=DISPUTED)
+def _disputed(r: DieReading, most: float = DISPUTED) -> DieReading:
+    """A d6 reading the numbered reader read as another kind: no surer than `most`."""
+    return r if r.confidence <= most else replace(r, confidence=most)
 
 
 def read_all(
@@ -203,13 +209,15 @@ def add_numbered(
     learnt: Learnt | None = None,
     where: Sequence[WhereStep] = (),
     rejected: list[Rejected] | None = None,
+    disputed: float = DISPUTED,
 ) -> list[DieReading]:
     """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
     (`reader`, the default one if None; `copies`: the frame's `still_copies` when already made).
 
     A die only the pip reader found is looked at once more by the numbered reader (`second_look`).
     A d6 of the numbered reader is kept only where the pip reader found none, so its top face is
-    looked for then, not for every d6 it reads.  `kinds`, `where`, `rejected`: as `read_all`'s."""
+    looked for then, not for every d6 it reads.  `kinds`, `where`, `rejected`: as `read_all`'s;
+    `disputed`: as `merge`'s."""
     from vision.numbered.reader import default_reader, with_face_quad
 
     reader = reader or default_reader()
@@ -225,11 +233,12 @@ def add_numbered(
         where=where,
         rejected=rejected,
     )
-    d6 = doubted(image_bgr, d6, reader, copies)
+    d6 = doubted(image_bgr, d6, reader, copies, disputed)
     if reader.second_look:
         numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir, kinds=kinds, learnt=learnt)
     pip = {id(r) for r in d6}
-    return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merge(d6, numbered)]
+    merged = merge(d6, numbered, disputed)
+    return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merged]
 
 
 def second_look(
@@ -271,7 +280,8 @@ class NumberedDice:
     them, the pip-d6 reader reads the d6 beside it: `read_all`; else `read_numbered`), a die the
     table's learnt set `learnt` knows read as its face.  The `view` tells it the point below the
     camera (`View.nadir`), where the dice's top faces lean from; `where`: the vision.where steps.
-    `reader`: the numbered reader to use (None: the default one).
+    `reader`: the numbered reader to use (None: the default one).  `disputed`: how sure a pip reading
+    on a spot the numbered reader reads as another kind may be (`merge`; 1.0: as before issue 29).
 
     Kinds narrow, never hide (issue 29 item 3): with fewer than every kind, a die that reading every
     kind would keep is read as one of `kinds` and asked (`NumberedReader.narrow`), and so is a die
@@ -280,6 +290,7 @@ class NumberedDice:
     kinds: tuple[str, ...] = KINDS
     learnt: Learnt | None = None
     reader: NumberedReader | None = None
+    disputed: float = DISPUTED
 
     def read(
         self,
@@ -313,7 +324,17 @@ class NumberedDice:
         pips = read_pips(image, palette, copies.video, steps, rejected) if "d6" in kinds or not hide else []
         if "d6" in kinds:
             got = add_numbered(
-                image, pips, palette, nadir, reader, copies, kinds, self.learnt, steps, rejected
+                image,
+                pips,
+                palette,
+                nadir,
+                reader,
+                copies,
+                kinds,
+                self.learnt,
+                steps,
+                rejected,
+                disputed=self.disputed,
             )
         else:
             got = reader.read(

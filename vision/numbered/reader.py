@@ -229,6 +229,9 @@ class NumberedReader:
     `narrow`: at a table of fewer than every kind, what becomes of a die the table's kinds (or
     DIE_FLOOR) would drop that reading every kind keeps: "relabel" (the default, issue 29 item 3)
     reads it as the table's kind and asks (`narrowed`); "drop" drops it, as before.
+
+    `joint_kind`: with the OCR head, at a table of more than one kind a die's kind is read with its
+    numeral (`ocr.joint`, the default); False keeps the classifier's kind (as before issue 29 session 14).
     """
 
     def __init__(
@@ -262,6 +265,7 @@ class NumberedReader:
         trust_support: int | None = TRUST_SUPPORT,
         trust_margin: float = TRUST_MARGIN,
         every_turn: tuple[str, ...] = EVERY_TURN,
+        joint_kind: bool = True,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -351,6 +355,9 @@ class NumberedReader:
             self.ocr = OcrHead()
             if self.ocr_mode == "value":
                 self.die_floor = 0.0
+        #: with the head, at a table of more than one kind the kind read with the numeral (`ocr.joint`,
+        #: issue 29 session 14); False: the classifier's kind, as before
+        self.joint_kind = joint_kind
         self.reject_threshold = reject_threshold
         self.turns = turns
         self.refine_dice = refine
@@ -732,7 +739,7 @@ class NumberedReader:
         from vision.numbered.ocr import reread, second_opinion
 
         read = second_opinion if self.ocr_mode == "second" else reread
-        return read(self, self.ocr, image, readings, kinds)[0]
+        return read(self, self.ocr, image, readings, kinds, joint_kind=self.joint_kind)[0]
 
     def readings(
         self,
