@@ -13,9 +13,10 @@ would ask (the die's reading under SURE, the die not found, or another reading u
 referee answers with the labelled face through `controller.corrections.RefereeLearning` (the table's
 own code: the answer's crop is cut from the frame's JPEG, as the table keeps it, and learnt).
 
-Modes, one run: no learning (today's table before issue 29 item 5); learning with a learnt face sure
-only when the classifier agrees (`trust_support=None`, as learn-dice sets were read); learning with
-a face also sure when the referee's crops alone agree (`reader.TRUST_SUPPORT`, `TRUST_MARGIN`).
+Modes, one run (MODES): no learning (the table before issue 29 item 5); learning as before session 14
+(a face sure when the classifier agrees or when the referee's crops alone agree, `reader.TRUST_SUPPORT`,
+`TRUST_MARGIN`); learning as now (the set's likeness weighed with the OCR head's evidence,
+`reader.LEARNT_OCR`, a face also sure when the head reads it).
 The held-out set-ups (d20_top, d20_wood) come first; the train set-ups (d20_color, d20_off-angle),
 where the trust rule was chosen, after.  Within a clip frames are near-copies: a later frame of a
 face is its clip's, as the issue's "learnt" figure reads a clip's last third after its first.
@@ -39,7 +40,7 @@ from controller.corrections import RefereeLearning
 from controller.perceive import Perceiver
 from training.numbered.real import GROUPS, HELD_OUT_GROUPS, TABLE_SCALE, Lurig, at_table, load_lurig
 from vision.numbered import NumberedDice
-from vision.numbered.reader import TRUST_MARGIN, TRUST_SUPPORT, NumberedReader
+from vision.numbered.reader import LEARNT_OCR, TRUST_MARGIN, TRUST_SUPPORT, NumberedReader
 
 SURE = 0.8
 CENTRE_SHARE = 0.3
@@ -79,7 +80,9 @@ def replay(
     margin) instead of the reader's defaults."""
     support, margin = trust or (TRUST_SUPPORT, TRUST_MARGIN)
     reader = NumberedReader(
-        trust_support=support if mode.startswith("learning, trusted") else None, trust_margin=margin
+        trust_support=support if mode.startswith("learning, trusted") else None,
+        trust_margin=margin,
+        learnt_ocr=LEARNT_OCR if mode == MODES[-1] else None,
     )
     perceiver = Perceiver.of(NumberedDice(("d20",), None, reader), VisionSection(), kinds=("d20",))
     learning = RefereeLearning(perceiver)
@@ -176,7 +179,15 @@ def report(results: list[tuple[str, str, Session]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-MODES = ("no learning", "learning, classifier agrees", "learning, trusted")
+#: no learning; learning as before session 14 (a learnt face read by the set alone, sure when the
+#: classifier agrees or the referee's crops alone agree: `TRUST_SUPPORT`, `TRUST_MARGIN`); learning as
+#: now (the set's likeness weighed with the OCR head's evidence, `LEARNT_OCR`, sure also when the head
+#: reads the set's face)
+MODES = (
+    "no learning",
+    "learning, trusted, the set alone (before)",
+    "learning, trusted, with the OCR head (now)",
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -203,17 +214,15 @@ def main(argv: list[str] | None = None) -> None:
     for group in groups:
         items = [x for x in lurig if x.group == group]
         name = f"{group} (held out)" if group in HELD_OUT_GROUPS else f"{group} (train)"
-        for mode in MODES[:-1]:
-            results.append((name, mode, replay(items, mode, limit)))
-        for rule in args.trust or [None]:
-            if rule is None:
-                results.append((name, MODES[-1], replay(items, MODES[-1], limit)))
-                continue
-            support, margin = rule.split(",")
-            trust = (int(support), float(margin))
-            results.append(
-                (name, f"{MODES[-1]} {trust[0]}, {trust[1]}", replay(items, MODES[-1], limit, trust))
-            )
+        results.append((name, MODES[0], replay(items, MODES[0], limit)))
+        for mode in MODES[1:]:
+            for rule in args.trust or [None]:
+                if rule is None:
+                    results.append((name, mode, replay(items, mode, limit)))
+                    continue
+                support, margin = rule.split(",")
+                trust = (int(support), float(margin))
+                results.append((name, f"{mode} {trust[0]}, {trust[1]}", replay(items, mode, limit, trust)))
     harness.write(report(results), args.out)
 
 

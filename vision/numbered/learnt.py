@@ -15,7 +15,7 @@ File (JSON, one set a file, written by `dicetable learn-dice confirm`):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,15 @@ class Match:
     support: int = 1
     #: the set's `trust` (a set of the referee's answers at this table)
     trust: bool = False
+    #: each face of the set and its nearest stored crop's likeness (`reader.learnt_face` weighs them
+    #: with the OCR head's evidence)
+    faces: tuple[int, ...] = ()
+    likenesses: tuple[float, ...] = ()
+
+    @property
+    def clear(self) -> bool:
+        """Whether the nearest face beats every other face's nearest crop by MARGIN."""
+        return self.margin >= MARGIN
 
     def trusted(self, support: int, margin: float) -> bool:
         """Whether the set alone may read the die surely (`reader.learnt_verdict`): a set that may be
@@ -91,10 +100,12 @@ class DiceSet:
     def faces(self) -> list[int]:
         return sorted({int(v) for v in self.values})
 
-    def match(self, turned: np.ndarray) -> list[Match | None]:
+    def match(self, turned: np.ndarray, margin: float = MARGIN) -> list[Match | None]:
         """For each crop (N x T x D, embedded at T turns): the face it shows when it is one of this
-        set's (MATCH, MARGIN), else None."""
+        set's (at least MATCH alike, and the nearest face `margin` over any other's), else None."""
         sims = likeness(turned, self.features)
+        faces = self.faces
+        masks = [self.values == f for f in faces]
         out: list[Match | None] = []
         for row in sims:
             best = int(np.argmax(row))
@@ -102,10 +113,13 @@ class DiceSet:
             same = self.values == value
             other = row[~same]
             nearest_other = float(other.max()) if len(other) else 0.0
-            margin = float(row[best]) - nearest_other
-            ok = row[best] >= MATCH and margin >= MARGIN
+            gap = float(row[best]) - nearest_other
+            ok = row[best] >= MATCH and gap >= margin
             support = int(np.count_nonzero(row[same] >= max(MATCH, nearest_other + MARGIN)))
-            match = Match(value, float(row[best]), margin, self.kind, self.name, support, self.trust)
+            per_face = tuple(float(row[m].max()) for m in masks)
+            match = Match(
+                value, float(row[best]), gap, self.kind, self.name, support, self.trust, (*faces,), per_face
+            )
             out.append(match if ok else None)
         return out
 
@@ -201,8 +215,8 @@ class LearntSets:
     def kinds(self) -> tuple[str, ...]:
         return tuple(s.kind for s in self.sets)
 
-    def match(self, turned: np.ndarray) -> list[Match | None]:
-        per = [s.match(turned) for s in self.sets]
+    def match(self, turned: np.ndarray, margin: float = MARGIN) -> list[Match | None]:
+        per = [s.match(turned, margin) for s in self.sets]
         return [
             max((m for m in ms if m is not None), key=lambda m: m.likeness, default=None)
             for ms in zip(*per, strict=True)
@@ -215,9 +229,13 @@ Learnt = DiceSet | LearntSets
 
 @dataclass(frozen=True, kw_only=True)
 class LearntReading(DieReading):
-    """A reading made by likeness to a learnt set (`dice_set`: the set's name), not by the classifier."""
+    """A reading made by likeness to a learnt set (`dice_set`: the set's name), not by the classifier.
+    `faces`, `likenesses`: the set's faces and the die's likeness to each (`Match`; not in the JSON),
+    for the OCR head's evidence to be weighed with (`reader.learnt_face`); empty: not weighed."""
 
     dice_set: str
+    faces: tuple[int, ...] = field(default=(), compare=False)
+    likenesses: tuple[float, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "learnt": self.dice_set}

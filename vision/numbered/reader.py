@@ -43,6 +43,7 @@ from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
+from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
 from vision.numbered.learnt import Learnt, LearntReading, Match
 from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
 from vision.numbered.numeral import NUMERAL_CROP, NUMERAL_FILE, NumeralHead, with_values
@@ -180,6 +181,61 @@ def learnt_verdict(
     return Verdict(kind, match.value, confidence, match.likeness)
 
 
+#: A die a learnt set knows, read with the OCR head's evidence too (issue 29: the set says which faces
+#: this die has and how they look, the head which numeral it sees): its face is the set's face f with
+#: the most likeness(f) + LEARNT_OCR * ln(evidence(f) + EVIDENCE_FLOOR) (`learnt_face`), and a die at
+#: least MATCH alike to the set is the set's even when no face is MARGIN nearer than the others (the
+#: head tells them apart).  Why (benchmarks/vision_numbered_learnt.py, d20_lurig at the table's scale):
+#: on wood the nearest stored crop is often another face's (of a die of the same colour, or the same
+#: die later in its clip, turned and nearer the camera), and the head reads the right numeral of many
+#: of them.  Chosen on the TRAIN set-ups (d20_color, d20_off-angle; 4 crops a face from each clip's
+#: first third, its last third read): weights 0.02 / 0.04 / 0.08 / 0.12 / 0.16 read 116 / 121 / 123
+#: / 123 / 122 of 132 (the nearest face alone: 109).  None: the set alone, as before.
+LEARNT_OCR: float | None = 0.08
+EVIDENCE_FLOOR = 1e-3
+#: ... and the face is sure (its likeness) when the head reads it too at least this sure and it is
+#: the set's nearest face: on the TRAIN set-ups 0.2 let 2 of 132 wrong readings through, 0.3 none;
+#: 0.4 keeps a margin (held-out figures: benchmarks/RESULTS.md, issue 29 "learnt")
+LEARNT_OCR_SURE = 0.4
+
+
+def learnt_face(
+    faces: Sequence[int], likenesses: Sequence[float], evidence: Sequence[float], weight: float = 0.08
+) -> int:
+    """The face of a learnt set's die given its likeness to each face of the set and the OCR head's
+    evidence for each (aligned with `faces`), the evidence's log weighted `weight` (LEARNT_OCR)."""
+    w = weight
+    score = np.asarray(likenesses, np.float64) + w * np.log(np.asarray(evidence, np.float64) + EVIDENCE_FLOOR)
+    return int(faces[int(np.argmax(score))])
+
+
+def learnt_with_ocr(
+    r: LearntReading,
+    head_value: int,
+    head_confidence: float,
+    evidence: Sequence[float],
+    weight: float = 0.08,
+) -> LearntReading:
+    """A learnt set's reading `r` (its `faces` and `likenesses`) weighed with the OCR head's reading
+    (its value, calibrated confidence and evidence for each of the kind's values, in `ocr.VALUES`
+    order): the face `learnt_face` gives.  As sure as `r` (the classifier agreed, or a trusted set)
+    when that is the set's nearest face; sure at its likeness when the head reads the same face at
+    least LEARNT_OCR_SURE sure; else asked (UNCONFIRMED).  A face the set has not learnt that the head
+    reads that sure: asked (the die may show it)."""
+    from vision.numbered.ocr import VALUES as OCR_VALUES
+
+    values = OCR_VALUES[r.kind]
+    ev = [evidence[values.index(f)] if f in values else 0.0 for f in r.faces]
+    face = learnt_face(r.faces, r.likenesses, ev, weight)
+    like = r.likenesses[r.faces.index(face)]
+    confidence = r.confidence if face == r.value else min(r.confidence, UNCONFIRMED)
+    if face == r.value and head_value == face and head_confidence >= LEARNT_OCR_SURE:
+        confidence = max(confidence, like)
+    if head_value not in r.faces and head_confidence >= LEARNT_OCR_SURE:
+        confidence = min(confidence, UNCONFIRMED)
+    return replace(r, value=face, confidence=max(0.0, min(1.0, confidence)))
+
+
 def narrowed(p: np.ndarray, kinds: tuple[str, ...]) -> Verdict:
     """A die of another kind (or unsure whether a die) read as one of the table's `kinds` (issue 29
     item 3, kinds narrow, never hide): the likeliest of their values, never surer than UNCONFIRMED
@@ -266,6 +322,7 @@ class NumberedReader:
         trust_margin: float = TRUST_MARGIN,
         every_turn: tuple[str, ...] = EVERY_TURN,
         joint_kind: bool = True,
+        learnt_ocr: float | None = LEARNT_OCR,
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -285,6 +342,10 @@ class NumberedReader:
         self.narrow = narrow
         # a learnt face sure without the classifier (learnt_verdict; None: never, as before issue 29)
         self.trust_support, self.trust_margin = trust_support, trust_margin
+        if learnt_ocr is not None and not 0.0 <= learnt_ocr <= 10.0:
+            raise ValueError(f"learnt_ocr: expected a weight in [0, 10] or None, got {learnt_ocr!r}")
+        #: the OCR head's evidence weighed with a learnt set's likeness (LEARNT_OCR; None: the set alone)
+        self.learnt_ocr = learnt_ocr
         if turns not in (1, 2, 4):
             raise ValueError(f"turns: expected 1, 2 or 4 (quarter turns averaged per die), got {turns!r}")
         if shrink not in SHRINKS:
@@ -650,11 +711,21 @@ class NumberedReader:
             out.append(_cut(copies.work, c, side * MARGIN, CROP))
         return out
 
-    def learnt_matches(self, crops: list[np.ndarray], learnt: Learnt) -> list[Match | None]:
-        """The learnt set's face for each crop, or None where the set does not know it."""
+    def learnt_matches(
+        self, crops: list[np.ndarray], learnt: Learnt, margin: float = LEARNT_MARGIN
+    ) -> list[Match | None]:
+        """The learnt set's face for each crop, or None where the set does not know it (`margin`: by
+        how much its nearest face must beat every other's, `DiceSet.match`)."""
         if not crops:
             return []
-        return learnt.match(self.embedder().embed(sized(crops, CROP), TURNS))
+        return learnt.match(self.embedder().embed(sized(crops, CROP), TURNS), margin)
+
+    def weighs_learnt(self, kind: str, side: float) -> bool:
+        """Whether a learnt set's die of `kind` whose box is `side` pixels of the frame the OCR head
+        reads is read with the head's evidence too (LEARNT_OCR, `learnt_with_ocr`)."""
+        from vision.numbered.ocr import MIN_SIDE, OCR_KINDS
+
+        return self.ocr is not None and self.learnt_ocr is not None and kind in OCR_KINDS and side >= MIN_SIDE
 
     def crops(self, image: np.ndarray, found: list[Found]) -> list[np.ndarray]:
         """Each die's crop, centred on its top face, cut from the frame at full resolution
@@ -699,7 +770,7 @@ class NumberedReader:
         found = self.detect(work, shrunk=copies.video)
         if where:
             found = screened(image, found, k, where, rejected)
-        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt, ocr=False)
+        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt, ocr=False, scale=k)
         got = got if k == 1.0 else [scaled(r, k) for r in got]
         # the OCR head reads the frame itself, not its first halving: a still's numerals at full size
         return self.with_ocr(image, got, kinds)
@@ -715,31 +786,62 @@ class NumberedReader:
         kinds: tuple[str, ...] = KINDS,
         learnt: Learnt | None = None,
         ocr: bool = True,
+        scale: float = 1.0,
     ) -> list[DieReading]:
         """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
         found): each top face located, its crop classified, the dice kept (`readings`).  `view`: as
         `locate`'s, for a window of a larger frame.  `learnt`: a learnt set of the table's dice: a die
         it knows (`DiceSet.match`) is read as its face, a `LearntReading`; the others as before.
-        `ocr`: False leaves the OCR head out (`with_ocr`: `read` runs it on the frame itself)."""
+        `ocr`: False leaves the OCR head out (`with_ocr`: `read` runs it on the frame itself, `scale`
+        times larger than `image`)."""
         found = self.locate(image, found, view, nadir)
         crops = self.crops(image, found)
         probs = self.numeral_values(image, found, self.classify(crops, kinds), kinds)
-        matches = self.learnt_matches(crops, learnt) if learnt is not None else None
-        got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches)
+        matches = None
+        if learnt is not None:
+            # with the head's evidence a die need not be MARGIN nearer one face (`candidates`)
+            margin = 0.0 if self.ocr is not None and self.learnt_ocr is not None else LEARNT_MARGIN
+            matches = self.learnt_matches(crops, learnt, margin)
+        got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
 
     def with_ocr(
         self, image: np.ndarray, readings: list[DieReading], kinds: tuple[str, ...] = KINDS
     ) -> list[DieReading]:
         """`readings` of `image` (its pixels) with the OCR head's reading of each d10, d10p and d20
-        (`ocr`: beside the classifier, `ocr.second_opinion`, or alone, `ocr.reread`); as they are
-        without the head."""
+        (`ocr`: beside the classifier, `ocr.second_opinion`, or alone, `ocr.reread`); a learnt set's
+        die weighed with the head's evidence (`learnt_with_ocr`, LEARNT_OCR); as they are without the
+        head."""
         if self.ocr is None:
             return readings
         from vision.numbered.ocr import reread, second_opinion
 
+        readings = self.learnt_ocr_readings(image, readings)
         read = second_opinion if self.ocr_mode == "second" else reread
         return read(self, self.ocr, image, readings, kinds, joint_kind=self.joint_kind)[0]
+
+    def learnt_ocr_readings(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+        """`readings` with each learnt set's die the head reads (`weighs_learnt`) weighed with the
+        head's evidence (`learnt_with_ocr`), all in one batch of the head."""
+        if self.ocr is None or self.learnt_ocr is None:
+            return readings
+        idx, dice = [], []
+        for i, r in enumerate(readings):
+            if not isinstance(r, LearntReading) or not r.faces:
+                continue
+            q = np.asarray(r.quad, np.float64).reshape(-1, 2)
+            side = float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1])))
+            if self.weighs_learnt(r.kind, side):
+                idx.append(i)
+                dice.append((r.center, side, r.kind))
+        if not idx:
+            return readings
+        out = list(readings)
+        for i, v in zip(idx, self.ocr.read(image, dice), strict=True):
+            r = readings[i]
+            assert isinstance(r, LearntReading)
+            out[i] = learnt_with_ocr(r, v.value, v.confidence, v.evidence, self.learnt_ocr)
+        return out
 
     def readings(
         self,
@@ -751,19 +853,25 @@ class NumberedReader:
         kinds: tuple[str, ...] = KINDS,
         learnt: Learnt | None = None,
         matches: list[Match | None] | None = None,
+        scale: float = 1.0,
     ) -> list[DieReading]:
         """The dice among the detector's peaks, given the classifier's softmax for each (`quads`,
         `kinds`: as `read`).  With fewer than every kind, a reading under `die_floor` is not a die
         (DIE_FLOOR).  `learnt`, `matches`: a learnt set and its face for each peak (None where it does
-        not know the die): a die it knows is that face of the set's kind, whatever the classifier says."""
+        not know the die): a die it knows is that face of the set's kind, whatever the classifier says
+        (`scale`: the frame the OCR head reads / `image`, `candidates`)."""
         palette = palette or Palette.default()
-        kept = self.verified(image, self.candidates(image, found, probs, kinds, learnt, matches))
+        kept = self.verified(image, self.candidates(image, found, probs, kinds, learnt, matches, scale))
+        by_peak = {id(f): m for f, m in zip(found, matches or [None] * len(found), strict=True)}
         # The body colours of all the dice kept, in one batch.
         bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
-        out = [
-            _reading(image, f, v, lab, palette, quads, known or None)
-            for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True)
-        ]
+        out = []
+        for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True):
+            r = _reading(image, f, v, lab, palette, quads, known or None)
+            m = by_peak.get(id(f))
+            if isinstance(r, LearntReading) and m is not None:
+                r = replace(r, faces=m.faces, likenesses=m.likenesses)
+            out.append(r)
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
 
@@ -775,12 +883,18 @@ class NumberedReader:
         kinds: tuple[str, ...] = KINDS,
         learnt: Learnt | None = None,
         matches: list[Match | None] | None = None,
+        scale: float = 1.0,
     ) -> list[tuple[Found, Verdict, str]]:
         """The peaks `readings` reads as dice, before the not-a-die net: each with its verdict and
-        whether the learnt set knows it."""
+        whether the learnt set knows it.  A match no MARGIN nearer one face than the others is the
+        set's only where the OCR head will weigh it (`weighs_learnt`, the die's box `scale` times
+        larger in the head's frame); else the die is read as the set did not know it."""
         matches = matches if matches is not None else [None] * len(found)
         kept: list[tuple[Found, Verdict, str]] = []
         for f, p, m in zip(found, probs, matches, strict=True):
+            kind = m.kind or (learnt.kind if learnt is not None else "") if m is not None else ""
+            if m is not None and not m.clear and not self.weighs_learnt(kind, max(f.w, f.h) * scale):
+                m = None
             if learnt is not None and m is not None:
                 classifier = verdict(p, self.reject_threshold, kinds)
                 v = learnt_verdict(
