@@ -209,11 +209,16 @@ def test_the_ocr_heads_evidence_picks_among_the_sets_faces_and_makes_a_face_sure
     assert (other.value, other.confidence) == (3, UNCONFIRMED)
     # the head agrees but unsurely: asked
     assert learnt_with_ocr(r, 9, LEARNT_OCR_SURE - 0.01, evidence(v9=0.5)).confidence == UNCONFIRMED
-    # a face the set has not learnt, read surely by the head: asked even where the classifier agreed
-    agreed = learnt_with_ocr(
-        LearntReading(**{**r.__dict__, "confidence": 0.86}), 19, 0.9, evidence(v19=0.9, v9=0.01)
-    )
-    assert (agreed.value, agreed.confidence) == (9, UNCONFIRMED)
+    # the classifier agreed (the set's likeness is its own features): not sure without the head
+    agreed = LearntReading(**{**r.__dict__, "confidence": 0.86})
+    assert learnt_with_ocr(agreed, 9, 0.2, evidence(v9=0.3)).confidence == UNCONFIRMED
+    # a face the set has not learnt, read surely by the head: asked
+    assert learnt_with_ocr(agreed, 19, 0.9, evidence(v19=0.9, v9=0.01)).value == 9
+    assert learnt_with_ocr(agreed, 19, 0.9, evidence(v19=0.9, v9=0.01)).confidence == UNCONFIRMED
+    # a trusted set (the referee's answers): sure unless the head reads another value surely
+    trusted = LearntReading(**{**agreed.__dict__, "trusted": True})
+    assert learnt_with_ocr(trusted, 9, 0.2, evidence(v9=0.3)).confidence == 0.86
+    assert learnt_with_ocr(trusted, 19, 0.9, evidence(v19=0.9, v9=0.01)).confidence == UNCONFIRMED
     assert "faces" not in agreed.to_json() and "likenesses" not in agreed.to_json()
 
 

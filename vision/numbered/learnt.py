@@ -231,11 +231,13 @@ Learnt = DiceSet | LearntSets
 class LearntReading(DieReading):
     """A reading made by likeness to a learnt set (`dice_set`: the set's name), not by the classifier.
     `faces`, `likenesses`: the set's faces and the die's likeness to each (`Match`; not in the JSON),
-    for the OCR head's evidence to be weighed with (`reader.learnt_face`); empty: not weighed."""
+    for the OCR head's evidence to be weighed with (`reader.learnt_with_ocr`); empty: not weighed.
+    `trusted`: the set alone was sure of it (`Match.trusted`)."""
 
     dice_set: str
     faces: tuple[int, ...] = field(default=(), compare=False)
     likenesses: tuple[float, ...] = field(default=(), compare=False)
+    trusted: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "learnt": self.dice_set}

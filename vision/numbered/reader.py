@@ -193,9 +193,13 @@ def learnt_verdict(
 #: / 123 / 122 of 132 (the nearest face alone: 109).  None: the set alone, as before.
 LEARNT_OCR: float | None = 0.08
 EVIDENCE_FLOOR = 1e-3
-#: ... and the face is sure (its likeness) when the head reads it too at least this sure and it is
-#: the set's nearest face: on the TRAIN set-ups 0.2 let 2 of 132 wrong readings through, 0.3 none;
-#: 0.4 keeps a margin (held-out figures: benchmarks/RESULTS.md, issue 29 "learnt")
+#: ... and the face is sure (its likeness) only when the head reads it too at least this sure and it
+#: is the set's nearest face (or the set is trusted, `Match.trusted`, and the head reads no other
+#: value that sure): the classifier's agreement no longer makes it sure, as the set's likeness is the
+#: classifier's own features (`embed`), not a second opinion.  On the TRAIN set-ups' within-clip
+#: reading 0.2 let 2 of 132 wrong readings through, 0.3 none; a set learnt on d20_color reading
+#: d20_off-angle's frames (another die) was read surely wrong 6 times of 114 with the classifier's
+#: agreement still sure (0 with the head's).  0.4 keeps a margin.
 LEARNT_OCR_SURE = 0.4
 
 
@@ -218,21 +222,23 @@ def learnt_with_ocr(
 ) -> LearntReading:
     """A learnt set's reading `r` (its `faces` and `likenesses`) weighed with the OCR head's reading
     (its value, calibrated confidence and evidence for each of the kind's values, in `ocr.VALUES`
-    order): the face `learnt_face` gives.  As sure as `r` (the classifier agreed, or a trusted set)
-    when that is the set's nearest face; sure at its likeness when the head reads the same face at
-    least LEARNT_OCR_SURE sure; else asked (UNCONFIRMED).  A face the set has not learnt that the head
-    reads that sure: asked (the die may show it)."""
+    order): the face `learnt_face` gives.  Sure (its likeness) when it is the set's nearest face and
+    the head reads it at least LEARNT_OCR_SURE sure; as sure as `r` when `r` is a trusted set's
+    (`LearntReading.trusted`), the nearest face, and the head reads no other value that sure; else
+    asked (at most UNCONFIRMED), whatever the classifier said (see LEARNT_OCR_SURE)."""
     from vision.numbered.ocr import VALUES as OCR_VALUES
 
     values = OCR_VALUES[r.kind]
     ev = [evidence[values.index(f)] if f in values else 0.0 for f in r.faces]
     face = learnt_face(r.faces, r.likenesses, ev, weight)
     like = r.likenesses[r.faces.index(face)]
-    confidence = r.confidence if face == r.value else min(r.confidence, UNCONFIRMED)
-    if face == r.value and head_value == face and head_confidence >= LEARNT_OCR_SURE:
-        confidence = max(confidence, like)
-    if head_value not in r.faces and head_confidence >= LEARNT_OCR_SURE:
-        confidence = min(confidence, UNCONFIRMED)
+    head_sure = head_confidence >= LEARNT_OCR_SURE
+    if face == r.value and head_value == face and head_sure:
+        confidence = max(r.confidence, like)
+    elif r.trusted and face == r.value and not head_sure:
+        confidence = r.confidence
+    else:
+        confidence = min(r.confidence, UNCONFIRMED)
     return replace(r, value=face, confidence=max(0.0, min(1.0, confidence)))
 
 
@@ -870,7 +876,9 @@ class NumberedReader:
             r = _reading(image, f, v, lab, palette, quads, known or None)
             m = by_peak.get(id(f))
             if isinstance(r, LearntReading) and m is not None:
-                r = replace(r, faces=m.faces, likenesses=m.likenesses)
+                support = self.trust_support
+                trusted = support is not None and m.trusted(support, self.trust_margin)
+                r = replace(r, faces=m.faces, likenesses=m.likenesses, trusted=trusted)
             out.append(r)
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
