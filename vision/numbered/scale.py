@@ -26,7 +26,8 @@ sources, byler_d6 and skovy_d6's train photos; benchmarks/vision_numbered_phanto
 * a numbered reading (d10, d10p, d20) must be seen by the detector at another zoom too (AGREE_ZOOMS:
   a die is a die whatever the camera's distance; a letter or a wood knot fires at one scale), unless
   the classifier is SURE_ALONE sure or the not-a-die net DIE_LIKE sure of it;
-* a d6 reading (the pip reader's or the numbered one's) must be PIP_NOTADIE a die to the numbered
+* a d6 reading (the pip reader's or the numbered one's), and a die the detector does not see where it
+  was read (the pip reader's, read as a numbered kind), must be PIP_NOTADIE a die to the numbered
   not-a-die net (a coin's relief read as six pips is not).
 """
 
@@ -227,19 +228,23 @@ class AnyScale:
                 return 1.0  # many dice as it is: the table's scale
         return max(peak, key=lambda z: (peak[z], -z))
 
-    def support(self, image: np.ndarray, readings: Sequence[DieReading], zoom: float) -> list[float]:
+    def support(
+        self, image: np.ndarray, readings: Sequence[DieReading], zooms: Sequence[float]
+    ) -> list[float]:
         """For each reading, the detector's strongest score near it (within half its size, of half
-        to twice its size) at the zooms of AGREE_ZOOMS other than `zoom`, the one it was read at."""
+        to twice its size; a box larger than the photo counts as the photo's size: a close-up's die
+        read with its box overflowing the photo) at `zooms`."""
         if not readings:
             return []
         small, k = self._small(image)
-        others = [p for z in AGREE_ZOOMS if z != zoom for p in self.peaks_at(small, k, z)]
+        peaks = [p for z in zooms for p in self.peaks_at(small, k, z)]
+        most = float(max(image.shape[:2]))
         out = []
         for r in readings:
-            side = _extent(r)[1]
+            side = min(_extent(r)[1], most)
             near = [
                 p.score
-                for p in others
+                for p in peaks
                 if math.dist(p.center, r.center) < 0.5 * side and 0.5 < p.side / side < 2.0
             ]
             out.append(max(near, default=0.0))
@@ -267,11 +272,18 @@ class AnyScale:
             if net is not None and kept
             else [1.0] * len(kept)
         )
-        numbered = [i for i, r in enumerate(kept) if r.kind != "d6" and r.confidence < SURE_ALONE]
-        seen = dict(zip(numbered, self.support(image, [kept[i] for i in numbered], zoom), strict=True))
+        # the pip reader's dice read as a numbered kind (a table of numbered kinds alone: `lone_pips`;
+        # `second_look`): the detector does not see them where they were read; judged as a d6 is
+        pips = [i for i, r in enumerate(kept) if r.kind == "d6"]
+        weak = [i for i, r in enumerate(kept) if r.kind != "d6" and r.confidence < SURE_ALONE]
+        own = self.support(image, [kept[i] for i in weak], (zoom,))
+        pips += [i for i, s in zip(weak, own, strict=True) if s <= 0.0]
+        numbered = [i for i in weak if i not in pips]
+        others = [z for z in AGREE_ZOOMS if z != zoom]
+        seen = dict(zip(numbered, self.support(image, [kept[i] for i in numbered], others), strict=True))
         good = []
         for i, r in enumerate(kept):
-            if r.kind == "d6" and die[i] < PIP_NOTADIE:
+            if i in pips and die[i] < PIP_NOTADIE:
                 reject(r, f"not a die to the not-a-die net ({die[i]:.2f} < {PIP_NOTADIE})")
             elif i in seen and seen[i] < AGREE and die[i] < DIE_LIKE:
                 reject(r, f"seen by the detector at one zoom only (elsewhere {seen[i]:.2f} < {AGREE})")
