@@ -34,7 +34,7 @@ sources, byler_d6 and skovy_d6's train photos; benchmarks/vision_numbered_phanto
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -146,6 +146,20 @@ def one_each(readings: Sequence[DieReading], overlap: float = OVERLAP) -> tuple[
     return sorted(kept), sorted(dropped)
 
 
+class Looks:
+    """The detector's peaks of one photo at each zoom asked for, each zoom looked at once (the zoom
+    chosen and the lone photo's acceptance share them)."""
+
+    def __init__(self, look: Callable[[float], list[Peak]]) -> None:
+        self._look = look
+        self._seen: dict[float, list[Peak]] = {}
+
+    def at(self, zoom: float) -> list[Peak]:
+        if zoom not in self._seen:
+            self._seen[zoom] = self._look(zoom)
+        return self._seen[zoom]
+
+
 def _back(r: DieReading, x0: float, y0: float, s: float) -> DieReading:
     """A reading of the canvas in the photo's pixels."""
     return replace(
@@ -216,28 +230,38 @@ class AnyScale:
             for f in self._reader().detect(view)
         ]
 
-    def zoom_of(self, image: np.ndarray) -> float:
-        """The zoom of `zooms` at which the detector's strongest die is strongest (the smaller on a
-        tie); 1 for a photo that shows MANY dice peaking at STRONG as it is."""
+    def looks(self, image: np.ndarray) -> Looks:
+        """The detector's looks at `image` at any zoom, each looked at once (`Looks`)."""
         small, k = self._small(image)
+        return Looks(lambda zoom: self.peaks_at(small, k, zoom))
+
+    def zoom_of(self, image: np.ndarray, looks: Looks | None = None) -> float:
+        """The zoom of `zooms` at which the detector's strongest die is strongest (the smaller on a
+        tie); 1 for a photo that shows MANY dice peaking at STRONG as it is.  `looks`: the photo's
+        `looks`, when already made."""
+        looks = looks or self.looks(image)
         peak: dict[float, float] = {}
         for zoom in self.zooms:
-            found = self.peaks_at(small, k, zoom)
+            found = looks.at(zoom)
             peak[zoom] = max((f.score for f in found), default=0.0)
             if zoom == 1.0 and sum(f.score >= STRONG for f in found) >= MANY:
                 return 1.0  # many dice as it is: the table's scale
         return max(peak, key=lambda z: (peak[z], -z))
 
     def support(
-        self, image: np.ndarray, readings: Sequence[DieReading], zooms: Sequence[float]
+        self,
+        image: np.ndarray,
+        readings: Sequence[DieReading],
+        zooms: Sequence[float],
+        looks: Looks | None = None,
     ) -> list[float]:
         """For each reading, the detector's strongest score near it (within half its size, of half
         to twice its size; a box larger than the photo counts as the photo's size: a close-up's die
         read with its box overflowing the photo) at `zooms`."""
         if not readings:
             return []
-        small, k = self._small(image)
-        peaks = [p for z in zooms for p in self.peaks_at(small, k, z)]
+        looks = looks or self.looks(image)
+        peaks = [p for z in zooms for p in looks.at(z)]
         most = float(max(image.shape[:2]))
         out = []
         for r in readings:
@@ -251,7 +275,7 @@ class AnyScale:
         return out
 
     def accepted(
-        self, image: np.ndarray, readings: Sequence[DieReading], zoom: float
+        self, image: np.ndarray, readings: Sequence[DieReading], zoom: float, looks: Looks | None = None
     ) -> tuple[list[DieReading], list[Rejected]]:
         """A lone photo's readings (photo pixels, read at `zoom`) judged as the module's doc says:
         the readings kept and the others, rejected with the reason."""
@@ -276,11 +300,14 @@ class AnyScale:
         # `second_look`): the detector does not see them where they were read; judged as a d6 is
         pips = [i for i, r in enumerate(kept) if r.kind == "d6"]
         weak = [i for i, r in enumerate(kept) if r.kind != "d6" and r.confidence < SURE_ALONE]
-        own = self.support(image, [kept[i] for i in weak], (zoom,))
+        looks = looks or self.looks(image)
+        own = self.support(image, [kept[i] for i in weak], (zoom,), looks)
         pips += [i for i, s in zip(weak, own, strict=True) if s <= 0.0]
         numbered = [i for i in weak if i not in pips]
         others = [z for z in AGREE_ZOOMS if z != zoom]
-        seen = dict(zip(numbered, self.support(image, [kept[i] for i in numbered], others), strict=True))
+        seen = dict(
+            zip(numbered, self.support(image, [kept[i] for i in numbered], others, looks), strict=True)
+        )
         good = []
         for i, r in enumerate(kept):
             if i in pips and die[i] < PIP_NOTADIE:
@@ -301,7 +328,8 @@ class AnyScale:
         image = check_bgr(image)
         if where or view is not None or min(image.shape[:2]) < 16:
             return self.inner.examine(image, palette, where, view)
-        zoom = self.zoom_of(image)
+        looks = self.looks(image)
+        zoom = self.zoom_of(image, looks)
         if zoom == 1.0:
             seen = self.inner.examine(image, palette)
         else:
@@ -313,5 +341,5 @@ class AnyScale:
             )
         if not self.lone:
             return seen
-        kept, rejected = self.accepted(image, seen.readings, zoom)
+        kept, rejected = self.accepted(image, seen.readings, zoom, looks)
         return Examined(kept, [*seen.rejected, *rejected])
