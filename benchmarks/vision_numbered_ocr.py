@@ -2,7 +2,7 @@
 with and without it, on REAL photos held out by physical die, set-up and source, in one run.
 
     nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_ocr            # the report
-    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_ocr --fit      # + the calibration fit
+    nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_ocr --fit      # + the heads' calibration fits
     nice -n 10 .venv/bin/python -m benchmarks.vision_numbered_ocr --smoke    # a few photos
 
 Every photo is read at the table's scale (`training.numbered.real.at_table`: the close-up shrunk 0.45
@@ -18,13 +18,16 @@ Readers, all on the same frames (before: as main read until session 13; after: n
 
 * `classifier` (before: the default reader until session 13): `NumberedReader(ocr=False)`, every kind;
 * `classifier, kinds K`: the same told the game's kind (a d20 table, a numeral-d6 table);
-* `head s12` (before) and `head` (after): the classifier reader's dice (its detector and top-face net;
-  no floor on its classifier's value) with each d10, d10p and d20 reading's value and confidence from
-  the OCR head alone (`ocr.reread`), as session 12 read it (one share, 0.3, of the die's box, and its
-  calibration: `--s12`) and now (`ocr.SHARES`, `ocr.CALIBRATION`); `, kinds K` told the kind;
-* `default` (after: the default reader since session 13, `NumberedReader()`): the head beside the
-  classifier on each d10, d10p and d20 (`ocr.second_opinion`): the same value as sure as the surer of
-  the two, another value asked with both as candidates, the head's first; `, kinds K` told the kind.
+* `head` (`OcrHead()`, the default: PP-OCRv6's float recogniser on 24 crops a die, 12 turns x 2
+  shares of the die's box), `head int8` (the same crops, the int8 recogniser built from the wheel's
+  at first use), `head 8 turns` (float, 16 crops), `head fast` (`OcrHead.fast()`: int8, 6 turns x
+  one share, 6 crops; issue 29 session 14): the classifier reader's dice (its detector and top-face
+  net; no floor on its classifier's value) with each d10, d10p and d20 reading's value and confidence
+  from the OCR head alone (`ocr.reread`); `, kinds K` told the kind;
+* `default` (the default reader, `NumberedReader()`) and `default fast` (the same with `head fast`):
+  the head beside the classifier on each d10, d10p and d20 (`ocr.second_opinion`): the same value as
+  sure as the surer of the two, another value asked with both as candidates, the head's first;
+  `, kinds K` told the kind.
 
 Per set and reader: kind right and value right (of the dice), silent errors (the die read wrong, or a
 phantom, at confidence >= SURE, the table's asking threshold: scored without asking) per 200 readings,
@@ -57,15 +60,12 @@ from benchmarks.harness import (
     write,
 )
 from training.numbered.real import TABLE_SCALE, at_table, load_lurig
-from vision.numbered.ocr import CALIBRATION, SHARES, OcrHead, confidence, reread
+from vision.numbered.ocr import OcrHead, confidence, reread
 from vision.numbered.reader import NumberedReader
 from vision.reading import DieReading
 
 SURE = 0.8  # controller/config.py: the table's confidence_threshold
 CENTRE_SHARE = 0.3
-#: the head as session 12 read it: one share of the die's box and the calibration fitted for it
-S12_SHARES = (0.3,)
-S12_CALIBRATION = (-2.049, -1.533, 2.487, -0.899, 5.582)
 HELD_OUT = ("d20_lurig/d20_top", "d20_lurig/d20_wood", "d20_imac1844/d20", "d20_imac1844/numeral d6")
 TRAIN = ("d20_lurig/d20_color", "d20_lurig/d20_off-angle")
 
@@ -243,11 +243,15 @@ def row(reader: str, name: str, t: Counts, weights: tuple[float, ...] | None) ->
     ]
 
 
+#: what --fit calibrates: each head read by the "head" readers, by its reader label
+FITTED = ("head", "head int8", "head 8 turns", "head fast")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, default=REAL, help="the shared real photos' folder")
     ap.add_argument("--limit", type=int, default=None, help="at most this many photos a set, evenly spaced")
-    ap.add_argument("--fit", action="store_true", help="fit the head's calibration on the TRAIN split")
+    ap.add_argument("--fit", action="store_true", help="fit the heads' calibrations on the TRAIN split")
     ap.add_argument("--out", type=Path, default=None, help="also write the report here")
     add_smoke(ap)
     args = ap.parse_args(argv)
@@ -256,9 +260,15 @@ def main(argv: list[str] | None = None) -> None:
     limit = 3 if args.smoke else args.limit
     classifier = NumberedReader(ocr=False)
     open_floor = NumberedReader(die_floor=0.0, ocr=False)
-    head = OcrHead()
-    head_s12 = OcrHead(shares=S12_SHARES, calibration=S12_CALIBRATION)
+    heads = {
+        "head": OcrHead(),
+        "head int8": OcrHead(quantized=True),
+        "head 8 turns": OcrHead(angles=8),
+        "head fast": OcrHead.fast(),
+    }
     default = NumberedReader()
+    default_fast = NumberedReader()
+    default_fast.ocr = heads["head fast"]
     sets = HELD_OUT + TRAIN
     every = photos(args.real)
     tallies: dict[tuple[str, str], Counts] = {}
@@ -268,12 +278,17 @@ def main(argv: list[str] | None = None) -> None:
         readers: list[tuple[str, Read]] = [
             ("classifier", plain(classifier, None)),
             (f"classifier, kinds {kind}", plain(classifier, (kind,))),
-            ("head s12", with_head(open_floor, head_s12, None)),
-            (f"head s12, kinds {kind}", with_head(open_floor, head_s12, (kind,))),
-            ("head", with_head(open_floor, head, None)),
-            (f"head, kinds {kind}", with_head(open_floor, head, (kind,))),
+        ]
+        for label, head in heads.items():
+            readers += [
+                (label, with_head(open_floor, head, None)),
+                (f"{label}, kinds {kind}", with_head(open_floor, head, (kind,))),
+            ]
+        readers += [
             ("default", plain(default, None)),
             (f"default, kinds {kind}", plain(default, (kind,))),
+            ("default fast", plain(default_fast, None)),
+            (f"default fast, kinds {kind}", plain(default_fast, (kind,))),
         ]
         for p in items:
             img = imread(p.path)
@@ -282,17 +297,34 @@ def main(argv: list[str] | None = None) -> None:
                 key = (label.split(",")[0] + (", kinds" if "," in label else ""), name)
                 score(tallies.setdefault(key, Counts()), p, img.shape[1], read, frame)
     head_lines: list[str] = []
-    weights: tuple[float, ...] | None = None
+    weights: dict[str, tuple[float, ...]] = {}
     if args.fit:
-        samples = [s for name in TRAIN for s in tallies[("head, kinds", name)].samples]
-        head_lines, w = fit_report(samples)
-        weights = w
-        head_lines += [
-            "",
-            f"Chosen: CALIBRATION = {w!r} (shipped: {CALIBRATION!r}; SHARES {SHARES!r}). The `head` rows "
-            "below score the head's readings with the chosen weights (fitted on the train split only).",
-            "",
-        ]
+        for label in FITTED:
+            samples = [s for name in TRAIN for s in tallies[(f"{label}, kinds", name)].samples]
+            lines, w = fit_report(samples)
+            weights[label] = w
+            head = heads[label]
+            head_lines += [
+                f"#### `{label}`: {head.views} views a die ({head.angles} turns x shares {head.shares}), "
+                f"{'int8' if head.quantized else 'float'} recogniser",
+                "",
+                *lines,
+                "",
+                f"Chosen: calibration {w!r} (shipped: {head.calibration!r}). The `{label}` rows below score "
+                "its readings with the chosen weights (fitted on the train split only).",
+                "",
+            ]
+    head_lines += [
+        "Heads: "
+        + "; ".join(
+            f"`{label}` {h.views} views ({h.angles} turns x shares {h.shares}), "
+            f"{'int8' if h.quantized else 'float'} {h.file}"
+            for label, h in heads.items()
+        )
+        + ". `default` / `default fast`: `NumberedReader()` (the head beside the classifier) with "
+        "`head` / `head fast`.",
+        "",
+    ]
     body = []
     for part, names in (
         ("Held out (never trained, tuned or calibrated on)", HELD_OUT),
@@ -300,16 +332,9 @@ def main(argv: list[str] | None = None) -> None:
     ):
         rows = []
         for name in names:
-            labels = ("classifier", "head s12", "head", "default")
+            labels = ("classifier", *heads, "default", "default fast")
             for label in (*labels, *(f"{x}, kinds" for x in labels)):
-                rows.append(
-                    row(
-                        label,
-                        name,
-                        tallies[(label, name)],
-                        weights if label.startswith("head,") or label == "head" else None,
-                    )
-                )
+                rows.append(row(label, name, tallies[(label, name)], weights.get(label.split(",")[0])))
         body += [
             f"### {part}",
             "",

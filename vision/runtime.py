@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import hashlib
+import json
+import logging
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +23,9 @@ from typing import Any
 
 import cv2
 import numpy as np
+import platformdirs
+
+log = logging.getLogger(__name__)
 
 #: glibc's mallopt parameters (malloc.h)
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
@@ -106,6 +113,115 @@ def one_blas_thread() -> bool:
                         _one_blas = True
                         break
         return _one_blas
+
+
+#: the opset an int8 model is written at (per-channel QuantizeLinear/DequantizeLinear need 13 or more)
+INT8_OPSET = 17
+
+
+class Int8Unavailable(RuntimeError):
+    """An int8 model cannot be built here (the `onnx` package is missing, or the ranges were measured
+    on another file); the float model is read instead."""
+
+
+def cache_dir() -> Path:
+    """Where models built on this machine are kept: $DICETABLE_CACHE_DIR or the user cache directory."""
+    env = os.environ.get("DICETABLE_CACHE_DIR")
+    return Path(env) if env else Path(platformdirs.user_cache_dir("dicetable"))
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def int8_model(src: Path, ranges: Path, op_types: tuple[str, ...] = ("Conv",)) -> Path:
+    """An int8 copy of the float ONNX model `src` (onnxruntime static quantization, QDQ, weights per
+    channel, activations uint8, only the `op_types` nodes), built on this machine the first time it is
+    asked for and kept in `cache_dir()/models`.
+
+    `ranges` (JSON: `source_sha256`, the SHA-256 of the float file they were measured on, and `ranges`,
+    onnxruntime's calibration cache of each tensor's range) holds the activations' ranges, measured
+    once on training images (nothing is downloaded or measured here).  The file is written whole under
+    a temporary name and renamed (two processes building at once each leave a whole file); a
+    `.sha256` file beside it holds its checksum, and a copy whose checksum differs is built again.
+    Raises Int8Unavailable (the float model is then the one to read) when the `onnx` package or
+    onnxruntime's quantization tools are missing, or `ranges` were measured on another file."""
+    try:
+        spec = json.loads(ranges.read_text(encoding="utf-8"))
+        want, tensors = str(spec["source_sha256"]), spec["ranges"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise Int8Unavailable(
+            f"{ranges}: expected the int8 ranges JSON (source_sha256, ranges): {e}"
+        ) from None
+    got = file_sha256(src)
+    if got != want:
+        raise Int8Unavailable(
+            f"{src}: its SHA-256 {got[:12]} is not the file {ranges.name} was measured on ({want[:12]})"
+        )
+    import onnxruntime as ort
+
+    key = hashlib.sha256(
+        json.dumps([got, tensors, list(op_types), INT8_OPSET, ort.__version__], sort_keys=True).encode()
+    ).hexdigest()[:16]
+    folder = cache_dir() / "models"
+    out = folder / f"{src.stem}.int8-{key}.onnx"
+    summed = out.with_name(out.name + ".sha256")
+    try:
+        if out.is_file() and summed.read_text(encoding="utf-8").strip() == file_sha256(out):
+            return out
+    except OSError:
+        pass
+    try:
+        import onnx
+        from onnx import version_converter
+        from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    except ImportError as e:
+        raise Int8Unavailable(
+            f"building {out.name} needs the onnx package ({e}): pip install 'onnx>=1.16,<2'"
+        ) from None
+    try:  # the method the ranges were measured by (onnxruntime checks the cache was made by it)
+        method = CalibrationMethod[str(tensors["calibration_method"]["value"]).split(".")[-1]]
+    except (KeyError, TypeError) as e:
+        raise Int8Unavailable(
+            f"{ranges}: expected onnxruntime's calibration cache under 'ranges' ({e})"
+        ) from None
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
+        t = Path(tmp)
+        (t / "ranges.json").write_text(json.dumps(tensors), encoding="utf-8")
+        model = onnx.load(str(src))
+        if max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) < INT8_OPSET:
+            model = version_converter.convert_version(model, INT8_OPSET)
+        onnx.save(model, str(t / "float.onnx"))
+        try:
+            quantize_static(
+                str(t / "float.onnx"),
+                str(t / "int8.onnx"),
+                None,
+                quant_format=QuantFormat.QDQ,
+                op_types_to_quantize=list(op_types),
+                per_channel=True,
+                activation_type=QuantType.QUInt8,
+                weight_type=QuantType.QInt8,
+                calibration_cache_path=str(t / "ranges.json"),
+                calibrate_method=method,
+            )
+        except TypeError as e:  # an onnxruntime without calibration_cache_path (before 1.2x)
+            raise Int8Unavailable(
+                f"building {out.name}: this onnxruntime cannot quantize from saved ranges ({e})"
+            ) from None
+        (t / "int8.sha256").write_text(file_sha256(t / "int8.onnx") + "\n", encoding="utf-8")
+        os.replace(t / "int8.onnx", out)
+        os.replace(t / "int8.sha256", summed)
+    for old in folder.glob(f"{src.stem}.int8-*"):  # earlier builds (other ranges or onnxruntime)
+        if old.name not in (out.name, summed.name):
+            old.unlink(missing_ok=True)
+    log.info("built %s from %s", out, src.name)
+    return out
 
 
 class Model:

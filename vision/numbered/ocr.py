@@ -7,11 +7,13 @@ project's own runtime (vision.runtime.Model, onnxruntime on one thread), with ra
 
 A die's top face, found by the numbered reader (its centre and size), is cut square at each of
 `shares` of the die's box (SHARES: two scales, as the box's size says little of the numeral's) and
-`angles` evenly spaced turns (12: every 30 degrees, so a d20's 120-degree triangle turns and the
-quarter turns are among them, and a numeral at any angle is within 15 degrees of one), each `SIDE` x
-`SIDE` pixels; the recogniser reads them all in one batch.  Each turn's per-step
-probabilities are kept for the blank, the ten digits and the marks under a 6 or a 9 (`.`, `,`,
-`_`); everything else the recogniser could read (letters, other symbols) counts against every value.
+`angles` evenly spaced turns (ANGLES, 12: every 30 degrees, so a d20's 120-degree triangle turns and
+the quarter turns are among them, and a numeral at any angle is within 15 degrees of one), each
+`SIDE` x `SIDE` pixels; the recogniser reads them all in one batch (24 crops a die, ~44 ms on one
+core; `OcrHead.fast()` reads 6 crops with an int8 copy of the recogniser, within 10 ms, at a cost in
+values read right: benchmarks/RESULTS.md, "the OCR head's cost").  Each turn's per-step
+probabilities are kept for the blank, the ten digits and the marks under a 6 or a 9 (`.`, `,`, `_`);
+everything else the recogniser could read (letters, other symbols) counts against every value.
 For each legal value of the die's kind (d6 1-6, d10 0-9, d10p 00-90, d20 1-20) the exact CTC
 probability that the recogniser reads that numeral (a 6 or 9 with or without its mark) is summed
 over the ways to align it (`ctc_scores`); a value's evidence is its best view's probability (of every
@@ -27,6 +29,7 @@ without its mark the two have the same evidence and the reading is asked.
 from __future__ import annotations
 
 import importlib.util
+import logging
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -39,11 +42,17 @@ import numpy as np
 from vision.numbered.crop import MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
 from vision.reading import DieReading
-from vision.runtime import Model
+from vision.runtime import Int8Unavailable, Model, int8_model
+
+log = logging.getLogger(__name__)
 
 REC_FILE = "PP-OCRv6_rec_small.onnx"
 SIDE = 48  # the recogniser's input height (fixed by the net); the crops are square
-ANGLES = 12  # turns read per die, evenly spaced
+#: turns read per die, evenly spaced.  Issue 29 session 14 tried 8 (every 45 degrees, 16 crops a die,
+#: 30 ms instead of 44): on the d20_lurig TRAIN set-ups (kinds d20, 290 dice) it read 229 values right
+#: against 233, and no calibration of it is sure of any train reading without one sure and wrong
+#: (benchmarks/RESULTS.md, "the OCR head's cost"): 12 stays
+ANGLES = 12
 #: crop side / the reader's die box side (the reader's classifier crop is 0.65), one batch of turns
 #: each.  Session 12 read 0.3 alone.  Why two (issue 29, session 13): on real photos the box says
 #: little of the numeral's size (a far die's box is far larger than the die; a near die's numeral
@@ -53,6 +62,17 @@ ANGLES = 12  # turns read per die, evenly spaced
 #: best view of 0.3 and 0.4 233 (of 0.2 and 0.3: 204; of all five shares 0.15-0.4: 212; six turns a
 #: scale: 214 or 234 by where the turns start, so twelve).  The price: twice the recogniser's passes.
 SHARES: tuple[float, ...] = (0.3, 0.4)
+#: the head within the issue's 10 ms a die on one core (`OcrHead.fast()`): the int8 recogniser (0.66 of
+#: the float's time), one share and six turns: 6 crops instead of 24.  Chosen on the d20_lurig TRAIN
+#: set-ups, kinds d20 (290 dice): of the single shares 0.35 reads most right at six turns (216 averaged
+#: over where the turns start; 0.3: 210, 0.4: 210); float, 0.35 x 6 costs 12 ms a die.  Its
+#: calibration fitted on the same split (`benchmarks/vision_numbered_ocr.py --fit`: wrong readings
+#: weighted 12, the least weight under which no train reading is sure and wrong; none is then sure,
+#: so the fast head alone asks every die, and beside the classifier adds no sureness)
+FAST_CALIBRATION: tuple[float, ...] = (-2.2874, 0.3721, 0.8316, 0.1218, 3.2536)
+FAST: dict[str, object] = {"angles": 6, "shares": (0.35,), "quantized": True, "calibration": FAST_CALIBRATION}
+#: the activations' ranges of the int8 recogniser (`training/numbered/ocr_int8.py`, TRAIN crops only)
+INT8_RANGES = Path(__file__).with_name("ocr_rec_int8_ranges.json")
 MARKS = "._,"  # the mark that tells a 6 from a 9 (dot or bar), read after the numeral
 #: the legal values of each numbered kind, as their numerals are written on the die
 VALUES: dict[str, tuple[int, ...]] = {
@@ -143,7 +163,10 @@ class OcrHead:
     """PP-OCRv6's recogniser over a die's top face at `angles` turns (see the module's docstring).
 
     `rec`: the recogniser's ONNX file (default: the rapidocr wheel's); `calibration`: the logistic
-    weights of the confidence (CALIBRATION)."""
+    weights of the confidence (CALIBRATION); `quantized`: read an int8 copy of the recogniser, built
+    from it on this machine at first use (`vision.runtime.int8_model`, ranges INT8_RANGES, measured on
+    the wheel's file), or the float file where it cannot be built (`self.quantized` says which is
+    read).  `OcrHead.fast()`: the head within the issue's 10 ms a die (FAST)."""
 
     def __init__(
         self,
@@ -151,6 +174,7 @@ class OcrHead:
         angles: int = ANGLES,
         shares: Sequence[float] = SHARES,
         calibration: tuple[float, ...] = CALIBRATION,
+        quantized: bool = False,
     ) -> None:
         if not 1 <= angles <= 72:
             raise ValueError(f"ocr angles: expected 1 to 72 turns a die, got {angles!r}")
@@ -169,12 +193,26 @@ class OcrHead:
             raise ValueError(f"{path}: its character list lacks {missing} (expected a PP-OCR recogniser)")
         # the net's classes: 0 the CTC blank, then the character list in order
         self._cols = np.array([0] + [1 + chars.index(c) for c in want], np.int64)
-        self._net = Model(path)
+        net = path
+        self.quantized = False
+        if quantized:
+            try:
+                net = int8_model(path, INT8_RANGES)
+                self.quantized = True
+            except Int8Unavailable as e:
+                log.warning("ocr head: reading the float recogniser: %s", e)
+        self._net = Model(net)
         self.file = path.name
         self.angles = angles
         self.shares = shares
         self.calibration = tuple(float(w) for w in calibration)
         self._labels = {kind: _labels(kind) for kind in VALUES}
+
+    @classmethod
+    def fast(cls, rec: Path | None = None) -> OcrHead:
+        """The head within 10 ms a die on one core (FAST: int8, one share, six turns), at a cost in
+        values read right (benchmarks/RESULTS.md, "the OCR head's cost")."""
+        return cls(rec, **FAST)  # type: ignore[arg-type]
 
     @property
     def views(self) -> int:
