@@ -26,17 +26,20 @@ import sys
 import tempfile
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.harness import REAL, imread  # noqa: E402
-from benchmarks.vision_numbered_ocr import CENTRE_SHARE, TRAIN, photos  # noqa: E402
-from training.numbered.real import TABLE_SCALE, at_table  # noqa: E402
+from training.numbered.real import HELD_OUT_GROUPS, TABLE_SCALE, at_table, default_root, load_lurig  # noqa: E402
 from vision.numbered.ocr import INT8_RANGES, REC_FILE, OcrHead, _head_dice, rapidocr_models  # noqa: E402
 from vision.numbered.reader import NumberedReader  # noqa: E402
 from vision.runtime import INT8_OPSET, file_sha256  # noqa: E402
+
+#: the die is the reading nearest the crop's centre within this share of the crop's width (as
+#: benchmarks/vision_numbered_ocr.py finds it)
+CENTRE_SHARE = 0.3
 
 
 def train_crops(real: Path) -> np.ndarray:
@@ -44,17 +47,19 @@ def train_crops(real: Path) -> np.ndarray:
     reader = NumberedReader(die_floor=0.0, ocr=False)
     head = OcrHead(angles=12, quantized=False)
     out = []
-    for p in photos(real):
-        if p.set not in TRAIN:
+    for p in load_lurig(real):
+        if p.group in HELD_OUT_GROUPS:
             continue
-        img = imread(p.path)
+        img = cv2.imread(str(p.path))
+        if img is None:
+            raise SystemExit(f"{p.path}: not an image (expected a d20_lurig crop)")
         frame = at_table(img)
-        got = reader.read(frame, kinds=(p.kind,))
+        got = reader.read(frame, kinds=("d20",))
         c = (frame.shape[1] / 2, frame.shape[0] / 2)
         near = sorted(got, key=lambda r: math.dist(r.center, c))
         if not near or math.dist(near[0].center, c) > CENTRE_SHARE * img.shape[1] * TABLE_SCALE:
             continue
-        idx, sides = _head_dice(near[:1], (p.kind,))
+        idx, sides = _head_dice(near[:1], ("d20",))
         if idx:
             out.append(head.crops(frame, near[0].center, sides[0]))
     return np.concatenate(out)
@@ -62,7 +67,7 @@ def train_crops(real: Path) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--real", type=Path, default=REAL)
+    ap.add_argument("--real", type=Path, default=default_root())
     ap.add_argument("--crops", type=int, default=2048)
     ap.add_argument("--out", type=Path, default=INT8_RANGES)
     args = ap.parse_args(argv)
