@@ -19,13 +19,12 @@ of the acceptance was chosen on the train rows.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, match_boxes, median, spaced
-from benchmarks.vision_numbered_scale import KIND_SETS, STEP, Counts, photos, score, set_name
+from benchmarks.harness import imread, markdown_table, match_boxes, median, spaced
+from benchmarks.vision_numbered_scale import KIND_SETS, Counts, cli, order, photos, score, set_name
 from controller.config import VisionSection
 from controller.perceive import Perceiver
 from training.dataset import LabelledImage, is_held_out, load_byler, load_skovy_scenes
@@ -114,7 +113,7 @@ def run(real: Path, step: int, limit: int | None) -> dict[tuple[str, str, str], 
 
 def report(out: dict[tuple[str, str, str], Counts]) -> str:
     rows = []
-    for (name, kinds, reader), t in sorted(out.items(), key=lambda kv: _order(kv[0])):
+    for (name, kinds, reader), t in sorted(out.items(), key=lambda kv: order(kv[0], READERS)):
         n = max(1, t.photos)
         neg = "negatives" in name
         dice = t.dice if isinstance(t, PipCounts) else t.photos
@@ -151,24 +150,8 @@ def report(out: dict[tuple[str, str, str], Counts]) -> str:
     return "\n".join([harness.run_header(), "", *markdown_table(head, rows)]) + "\n"
 
 
-def _order(key: tuple[str, str, str]) -> tuple[int, str, int, int]:
-    name, kinds, reader = key
-    rank = 0 if "held out" in name or "held-out" in name or "imac" in name else 1
-    return rank, name, list(KIND_SETS).index(kinds), READERS.index(reader)
-
-
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--real", type=Path, default=REAL)
-    ap.add_argument("--step", type=int, default=STEP, help=f"every STEP-th d20_lurig crop (default {STEP})")
-    ap.add_argument("--limit", type=int, default=None, help="at most this many photos a set")
-    ap.add_argument("--out", type=Path, default=None)
-    harness.add_smoke(ap)
-    args = ap.parse_args(argv)
-    if args.step < 1:
-        ap.error(f"--step: expected 1 or more, got {args.step}")
-    limit = 2 if args.smoke else args.limit
-    harness.write(report(run(args.real, args.step, limit)), args.out)
+    cli(__doc__, run, report, argv)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,7 +181,7 @@ def run(real: Path, step: int, limit: int | None) -> dict[tuple[str, str, str], 
 
 def report(out: dict[tuple[str, str, str], Counts]) -> str:
     rows = []
-    for (name, kinds, reader), t in sorted(out.items(), key=lambda kv: _order(kv[0])):
+    for (name, kinds, reader), t in sorted(out.items(), key=lambda kv: order(kv[0])):
         n = max(1, t.photos)
         valued = "desk" not in name and "negatives" not in name
         rows.append(
@@ -214,14 +215,22 @@ def report(out: dict[tuple[str, str, str], Counts]) -> str:
     return "\n".join([harness.run_header(), "", *markdown_table(head, rows)]) + "\n"
 
 
-def _order(key: tuple[str, str, str]) -> tuple[int, str, int, int]:
+def order(key: tuple[str, str, str], readers: tuple[str, ...] = READERS) -> tuple[int, str, int, int]:
+    """A row's place in a report: held-out sets first, then by set, kinds and `readers`' order."""
     name, kinds, reader = key
     rank = 0 if "held out" in name or "held-out" in name or "imac" in name else 1
-    return rank, name, list(KIND_SETS).index(kinds), READERS.index(reader)
+    return rank, name, list(KIND_SETS).index(kinds), readers.index(reader)
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def cli(
+    doc: str | None,
+    run: Callable[[Path, int, int | None], dict[tuple[str, str, str], Counts]],
+    report: Callable[[dict[tuple[str, str, str], Counts]], str],
+    argv: list[str] | None = None,
+) -> None:
+    """The command line of this benchmark and of those that read its sets (`--step`, `--limit`,
+    `--out`, `--smoke`): runs `run` and writes `report` of it."""
+    ap = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
     ap.add_argument("--real", type=Path, default=REAL)
     ap.add_argument("--step", type=int, default=STEP, help=f"every STEP-th d20_lurig crop (default {STEP})")
     ap.add_argument("--limit", type=int, default=None, help="at most this many photos a set")
@@ -232,6 +241,10 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--step: expected 1 or more, got {args.step}")
     limit = 2 if args.smoke else args.limit
     harness.write(report(run(args.real, args.step, limit)), args.out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli(__doc__, run, report, argv)
 
 
 if __name__ == "__main__":
