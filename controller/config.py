@@ -190,6 +190,10 @@ class VisionSection(_Strict):
     #: (vision.numbered.ocr.second_opinion; about 45 ms a die of 100 px or more on one core).  On by
     #: default (issue 29); false reads with the classifier alone
     ocr_second_opinion: StrictBool = True
+    #: which OCR head reads the numerals: "full" (24 crops a die, about 43 ms on one core) or "fast"
+    #: (6 int8 crops, about 8.5 ms, for a slow computer; reads fewer values right, none surely wrong on
+    #: the real held-out sets: benchmarks/RESULTS.md, "the OCR head's cost")
+    ocr_head: Literal["full", "fast"] = "full"
     #: pip d6 from a camera looking at the table at an angle with no board calibration: the camera's
     #: tilt is estimated from the dice of each frame and each die read by its top face warped square
     #: (vision.oblique, issue 35); a die whose top face is in doubt is asked.  About 30x the pip

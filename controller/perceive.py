@@ -260,12 +260,14 @@ def reader_for(
     learnt: Any = None,
     ocr: bool = True,
     estimate_tilt: bool = False,
+    ocr_head: str = "full",
 ) -> Reader:
     """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
     `game_kinds`): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
     only (`vision.numbered.NumberedDice`).  ``learnt``: the table's learnt set of dice
     (``load_learnt``), read by the numbered reader (its readings say so).  ``estimate_tilt``:
-    ``[vision] estimate_tilt``, the pip-d6 reader that estimates a tilted camera's view."""
+    ``[vision] estimate_tilt``, the pip-d6 reader that estimates a tilted camera's view.  ``ocr_head``:
+    ``[vision] ocr_head``, the full OCR head or the fast one (`NumberedReader`'s ``ocr_head``)."""
     want = tuple(kinds) if kinds else game_kinds(game)
     if learnt is not None and learnt.kind not in want:
         raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
@@ -284,7 +286,9 @@ def reader_for(
 
     # ``ocr``: [vision] ocr_second_opinion, the OCR head beside the classifier (vision.numbered.ocr): the
     # default reader's way; off, a reader of the classifier alone
-    return NumberedDice(want, learnt, None if ocr else NumberedReader(ocr=False))
+    if not ocr:
+        return NumberedDice(want, learnt, NumberedReader(ocr=False))
+    return NumberedDice(want, learnt, None if ocr_head == "full" else NumberedReader(ocr_head=ocr_head))
 
 
 def load_learnt(path: Path | None, to_teach: bool = False) -> Any:
@@ -513,6 +517,7 @@ class Perceiver:
                 load_learnt(cfg.dice_set_path, any(k in ("d10", "d10p", "d20") for k in kinds)),
                 cfg.vision.ocr_second_opinion,
                 cfg.vision.estimate_tilt,
+                cfg.vision.ocr_head,
             )
         )
         if geometry is None and cfg.board.layout and cfg.board.calibration:

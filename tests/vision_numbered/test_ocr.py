@@ -313,6 +313,27 @@ def test_ocr_second_opinion_must_be_a_boolean() -> None:
         VisionSection(ocr_second_opinion="no")  # type: ignore[arg-type]
 
 
+def test_a_table_chooses_the_fast_head_by_its_config(tmp_path: Path) -> None:
+    """`[vision] ocr_head = "fast"` (issue 29, session 14): the table's numbered reader reads with
+    `OcrHead.fast()` (6 int8 crops a die); "full", the default, is the default reader's head (24 crops);
+    another word is refused, naming the key and the words it takes, and the table is not built."""
+    from controller.config import ConfigError, load_config
+    from controller.perceive import Perceiver
+
+    cfg = tmp_path / "table.toml"
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n[vision]\nocr_head = "fast"\n')
+    fast = Perceiver.from_config(load_config(cfg)).reader.reader
+    assert fast is not None and fast.ocr is not None and fast.ocr.views == 6 and fast.ocr_mode == "second"
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n[vision]\nocr_head = "full"\n')
+    assert Perceiver.from_config(load_config(cfg)).reader.reader is None  # the default reader
+    assert NumberedReader().ocr is not None and NumberedReader().ocr.views == 24
+    cfg.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n[vision]\nocr_head = "quick"\n')
+    with pytest.raises(ConfigError, match=r"ocr_head(.|\n)*'full'(.|\n)*'fast'"):
+        load_config(cfg)
+    with pytest.raises(ValueError, match="ocr_head: expected one of full, fast"):
+        NumberedReader(ocr_head="quick")
+
+
 @needs_real
 def test_a_held_out_d20_the_classifier_read_surely_wrong_is_asked() -> None:
     """The one surely wrong reading left on d20_lurig's held-out d20_top at a d20 table (issue 32): a 1

@@ -123,6 +123,10 @@ EVERY_TURN = ("d20",)
 # 29: the OCR head by default"); about 45 ms a die more on one core (a die of 100 px or more).  False:
 # the classifier alone.
 OCR: bool | str = "second"
+# Which OCR head (issue 29, session 14, `ocr_head`): "full" (`OcrHead()`: 24 float crops a die, about
+# 43 ms on one core) or "fast" (`OcrHead.fast()`: 6 int8 crops, about 8.5 ms, fewer values right:
+# benchmarks/RESULTS.md, "the OCR head's cost").  `[vision] ocr_head` chooses it for a table.
+OCR_HEADS = ("full", "fast")
 # Kinds narrow, never hide (issue 29 item 3): at a table that names fewer than every kind, a die that
 # reading every kind keeps, and that the table's kinds or DIE_FLOOR would drop, is read as the table's
 # kind and asked ("relabel", `narrowed`); "drop" reads as before (a d20 table found 1 of 32 d20s of a
@@ -329,6 +333,7 @@ class NumberedReader:
         every_turn: tuple[str, ...] = EVERY_TURN,
         joint_kind: bool = True,
         learnt_ocr: float | None = LEARNT_OCR,
+        ocr_head: str = "full",
     ) -> None:
         if sure is not None and not 0.0 <= sure <= 1.0:
             raise ValueError(f"sure: expected a probability in [0, 1] or None, got {sure!r}")
@@ -414,12 +419,15 @@ class NumberedReader:
         self.ocr = None
         if ocr not in (False, True, "second"):
             raise ValueError(f"ocr: expected False, True or 'second', got {ocr!r}")
+        if ocr_head not in OCR_HEADS:
+            raise ValueError(f"ocr_head: expected one of {', '.join(OCR_HEADS)}, got {ocr_head!r}")
         #: "second": the head a second opinion on the classifier's value (ocr.second_opinion)
         self.ocr_mode = "second" if ocr == "second" else "value"
         if ocr:
             from vision.numbered.ocr import OcrHead
 
-            self.ocr = OcrHead()
+            # "fast": OcrHead.fast(), within 10 ms a die on one core at a cost in values read right
+            self.ocr = OcrHead.fast() if ocr_head == "fast" else OcrHead()
             if self.ocr_mode == "value":
                 self.die_floor = 0.0
         #: with the head, at a table of more than one kind the kind read with the numeral (`ocr.joint`,
