@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import logging
+import re
 import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta
@@ -575,7 +576,7 @@ class Tournament:
         w.writerow(STANDINGS_COLUMNS)
         keys = ("rank", "name", "points", "wins", "draws", "losses", "byes", "buchholz", "placement", "score")
         for r in self.standings():
-            w.writerow([r[k] for k in keys])
+            w.writerow([csv_cell(r[k]) for k in keys])
         return out.getvalue()
 
     def export_csv(self) -> str:
@@ -598,10 +599,26 @@ class Tournament:
                     res = "win" if winners == [p] else "draw" if p in winners else "loss"
                 place = 1 + sum(b > below[p] for b in below.values()) if done and opp else ""
                 score = (m["scores"] or {}).get(p, "")
-                w.writerow(
-                    [m["round"], games[m["round"]], m["table"] or "", p, opp, score, res, m["status"], place]
-                )
+                row = [m["round"], games[m["round"]], m["table"] or "", p, opp, score, res, m["status"]]
+                w.writerow([csv_cell(c) for c in [*row, place]])
         return out.getvalue()
+
+
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+
+
+def csv_cell(value: object) -> object:
+    """A cell a spreadsheet will not run: OWASP's CSV-injection rule, a text starting with ``=``, ``+``,
+    ``-``, ``@``, TAB or CR gets a leading single quote (``=HYPERLINK(..)`` exports as ``'=HYPERLINK(..)``,
+    readable, shown as text).  A number stays a number: an int or float, or a text that is only a plain
+    decimal (``-3``, ``-0.5``), is written as it is: a spreadsheet reads it as that number and runs
+    nothing, so a negative tie-break stays sortable (the one departure from OWASP, which quotes it too)."""
+    if isinstance(value, bool) or not isinstance(value, str):
+        return value
+    if value.startswith(FORMULA_LEADS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
 
 
 class _Transaction:
