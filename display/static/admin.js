@@ -134,10 +134,13 @@ async function refreshReadings() {
   } catch (e) { return; }
   const rows = [h("tr", {}, h("th", {}, t("admin.col.id")), h("th", {}, t("admin.col.die")), h("th", {}, t("admin.col.read_as")),
     h("th", {}, t("admin.col.confidence")), h("th", {}, ""), h("th", {}, t("admin.col.correct_to")))];
-  for (const r of data.dice || []) {
+  // each die's picture cut from the settled frame (fix.js), so that a question is answered by looking
+  const dice = data.dice || [];
+  const img = dice.length ? await fixFrameImage(dice.map((r) => `${r.id}:${r.value}`).join(",")) : null;
+  for (const r of dice) {
     const box = h("input", { type: "number", value: r.value, "data-value-for": r.id });
     rows.push(h("tr", { class: r.unsure ? "unsure" : "", "data-reading": r.id },
-      h("td", {}, r.id), h("td", {}, `${r.colour ? tc(r.colour) : ""} ${r.kind}`), h("td", {}, r.value),
+      h("td", {}, r.id), h("td", {}, fixCrop(img, r, 56), " ", `${r.colour ? tc(r.colour) : ""} ${r.kind}`), h("td", {}, r.value),
       h("td", {}, `${Math.round((r.confidence ?? 1) * 100)}%`),
       h("td", {}, r.unsure ? h("button", { "data-confirm": r.id, class: "primary" }, t("admin.confirm")) : "✔", " ",
         h("button", { "data-not-die": r.id }, t("admin.not_a_die"))),

@@ -9,6 +9,8 @@ if (TV) {  // left: what the table waits for, the scores, then the rest; right: 
   left.insertBefore(document.getElementById("scores-section"), document.getElementById("notice"));
   left.append(document.getElementById("events-section"));
   document.getElementById("right").append(document.getElementById("board-section"));
+  // a question above the game's picture, its die in sight (under the scores it falls off the screen)
+  document.getElementById("right").insertBefore(document.getElementById("question"), document.getElementById("board-section"));
 }
 
 let namesFor = null;  // the game whose names NAMES holds
@@ -84,6 +86,19 @@ function renderQuestion(snap) {
   box.replaceChildren(h("h2", {}, t("question.title")), h("p", { "data-question-text": "" }, questionText(q)),
     h("div", { class: "read-dice", id: "asked-dice" }),
     h("p", { class: "muted" }, t("question.how", { readings: tList(q.readings) || t("question.the_throw") })));
+}
+
+// A die the question asks about: its picture (a clone of a <canvas> has none: drawn again from the
+// strip's) and the values the reader was torn between, if any.
+function askedDie(pick) {
+  const clone = pick.cloneNode(true);
+  const from = pick.querySelector("canvas"); const to = clone.querySelector("canvas");
+  if (from && to) to.getContext("2d").drawImage(from, 0, 0);
+  const r = fixReadings.find((x) => x.id === pick.dataset.fix);
+  const torn = candidateFaces(r);
+  if (torn.length > 1) clone.append(h("span", { class: "candidates", "data-candidates": "" },
+    torn.map((v) => faceText(r.kind, v)).join(" / ")));
+  return clone;
 }
 
 function renderPairing(snap) {
@@ -175,7 +190,7 @@ async function onSnapshot(snap) {
   document.getElementById("read-section").hidden = picks.length === 0;
   document.getElementById("read-dice").replaceChildren(...picks);
   const asked = document.getElementById("asked-dice");
-  if (asked) asked.replaceChildren(...picks.filter((b) => fixQuestion.includes(b.dataset.fix)).map((b) => b.cloneNode(true)));
+  if (asked) asked.replaceChildren(...picks.filter((b) => fixQuestion.includes(b.dataset.fix)).map(askedDie));
   document.getElementById("board-title").textContent = title;
   const picture = renderGame(snap, NEEDS_READINGS.has(snap.game) ? readings : [], board);
   if (TV) for (const svg of picture.querySelectorAll("svg.board")) svg.setAttribute("preserveAspectRatio", "xMidYMin meet");
