@@ -34,7 +34,10 @@ def frame_with_a_white_die() -> np.ndarray:
 
 PIXELS = """c => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   let drawn = 0, white = 0;
-  for (let i = 0; i < d.length; i += 4) { if (d[i + 3] > 0) drawn++; if (d[i] > 230 && d[i + 1] > 230 && d[i + 2] > 230) white++; }
+  for (let i = 0; i < d.length; i += 4) {
+    if (d[i + 3] > 0) drawn++;
+    if (d[i] > 230 && d[i + 1] > 230 && d[i + 2] > 230) white++;
+  }
   return { drawn, white, all: d.length / 4 }; }"""
 
 
@@ -53,7 +56,8 @@ def assert_the_die(px: dict[str, int]) -> None:
 
 @pytest.fixture
 def server(rig: Rig) -> Iterator[ServerThread]:
-    rig.settle([d6(3), d6(3), d6(3, confidence=0.4, candidates=[3, 5]), d6(5), d6(6)], frame_with_a_white_die())
+    asked = d6(3, confidence=0.4, candidates=[3, 5])
+    rig.settle([d6(3), d6(3), asked, d6(5), d6(6)], frame_with_a_white_die())
     assert rig.table.question is not None and rig.table.question.readings == ("r1.3",)
     hub = Hub()
     rig.table.listeners.append(hub.notify)
@@ -62,7 +66,11 @@ def server(rig: Rig) -> Iterator[ServerThread]:
 
 
 @pytest.mark.parametrize("path", ["/", "/tv", "/?lang=ja"])
-def test_the_question_shows_the_asked_die_and_its_candidates(browser: Any, server: ServerThread, path: str) -> None:  # noqa: F811
+def test_the_question_shows_the_asked_die_and_its_candidates(
+    browser: Any,  # noqa: F811
+    server: ServerThread,
+    path: str,
+) -> None:
     from playwright.sync_api import expect
 
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
