@@ -58,7 +58,9 @@ def check_config(file: Path = typer.Argument(..., help="The table.toml to check.
         for key, msg in problems:
             print(f"{file}: {key}: {msg}")
         raise fail(f"{file}: {len(problems)} problem(s)", 1) from None
-    print(f"{file}: OK ({cfg.table.game}, {len(cfg.players)} players, camera {cfg.camera.source})")
+    from hardware.urls import mask_url
+
+    print(f"{file}: OK ({cfg.table.game}, {len(cfg.players)} players, camera {mask_url(cfg.camera.source)})")
 
 
 def _is_sqlite(path: Path) -> bool:

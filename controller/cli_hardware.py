@@ -40,13 +40,14 @@ def _open_live(spec: str, live_retries: int = 5) -> Any:
 
 def _open_camera(spec: str, live_retries: int = 5) -> Any:
     from hardware.frames import FrameSourceError, ReconnectingSource, is_live, open_source
+    from hardware.urls import mask_urls
 
     try:
         if is_live(spec):
             return ReconnectingSource(lambda: open_source(spec), max_attempts=live_retries)
         return open_source(spec)
     except (ValueError, FrameSourceError) as e:
-        raise _fail(str(e)) from None
+        raise _fail(mask_urls(str(e))) from None
 
 
 def record_cmd(
@@ -61,7 +62,9 @@ def record_cmd(
 ) -> None:
     """Record a camera (or any source) to a session folder that `--camera recorded:DIR` plays back."""
     from hardware.frames import FrameSourceError, record
+    from hardware.urls import mask_url, mask_urls
 
+    shown = mask_url(camera)  # the address as it may be printed and written: no password, no token
     if image_format not in ("jpg", "png"):
         raise _fail(f"--format must be jpg or png, got {image_format!r}")
     if (out / "frames.csv").exists():
@@ -76,13 +79,13 @@ def record_cmd(
             max_frames=frames,
             image_format=image_format,
             jpeg_quality=quality,
-            metadata={"camera": camera},
+            metadata={"camera": shown},
         )
     except KeyboardInterrupt:
         n = sum(1 for _ in (out / "frames.csv").open()) - 1
     except (FrameSourceError, OSError) as e:
-        raise _fail(f"recording {camera} to {out}: {e}") from None
-    typer.echo(f"recorded {n} frames from {camera} to {out} in {time.monotonic() - started:.1f} s")
+        raise _fail(mask_urls(f"recording {shown} to {out}: {e}")) from None
+    typer.echo(f"recorded {n} frames from {shown} to {out} in {time.monotonic() - started:.1f} s")
 
 
 def hw_check_cmd(
@@ -102,6 +105,7 @@ def hw_check_cmd(
     from controller import hwcheck
     from hardware.leds import open_matrix
     from hardware.ledwire import LedError
+    from hardware.urls import mask_url, mask_urls
 
     cfg = _load_config(config)
     out.mkdir(parents=True, exist_ok=True)
@@ -143,7 +147,7 @@ def hw_check_cmd(
         with source:
             hwcheck.check_camera(source, report, out, layout)
     except Exception as e:  # a camera that cannot be opened or read: a failed check, then the summary
-        report.problems.append(f"camera {spec!r}: {e}")
+        report.problems.append(mask_urls(f"camera {mask_url(spec)!r}: {e}"))
 
     for line in report.lines():
         typer.echo(line)

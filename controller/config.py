@@ -26,6 +26,7 @@ from pydantic import (
 from controller.mqtt_settings import MqttSection
 from display.names import Lang
 from engine import GAME_ALIASES, GAMES, game_name
+from hardware.urls import mask_url, mask_urls
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 DEMO_SESSION = PACKAGE_ROOT / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
@@ -121,7 +122,7 @@ class CameraSection(_Strict):
         if not (v.startswith(kinds) or v == "picam"):
             raise ValueError(
                 "'recorded:DIR', 'v4l2:N', 'usb:N', 'picam' or a network camera "
-                f"('http://HOST:PORT/PATH' MJPEG, 'rtsp://HOST:PORT/PATH'), got {v!r}"
+                f"('http://HOST:PORT/PATH' MJPEG, 'rtsp://HOST:PORT/PATH'), got {mask_url(v)!r}"
             )
         return v
 
@@ -346,7 +347,9 @@ def _problems(err: ValidationError) -> list[tuple[str, str]]:
         if e["type"] == "extra_forbidden":
             msg = "unknown key (not a setting of this section)"
         elif "input" in e and e["type"] != "missing" and not isinstance(e["input"], dict):
-            msg = f"{msg} (got {e['input']!r})"
+            got = e["input"]
+            got = mask_url(got) if key.startswith("camera") and isinstance(got, str) else got
+            msg = mask_urls(f"{msg} (got {got!r})")  # a camera's password is never shown
         out.append((key, msg))
     return out
 

@@ -304,6 +304,7 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
 def open_camera(spec: str, table: Table) -> Any:
     """The frame source for ``spec``; a live camera is wrapped to wait for it when it is unplugged."""
     from hardware.frames import FrameSourceError, ReconnectingSource, open_source
+    from hardware.urls import mask_url, mask_urls
 
     def status(message: str) -> None:
         table.notice = message
@@ -314,7 +315,7 @@ def open_camera(spec: str, table: Table) -> Any:
             return open_source(spec)
         return ReconnectingSource(lambda: open_source(spec), on_status=status)
     except (ValueError, OSError, FrameSourceError) as e:
-        raise TableError(f"camera {spec!r}: {e}") from None
+        raise TableError(mask_urls(f"camera {mask_url(spec)!r}: {e}")) from None
 
 
 def publish_to_hall(cfg: TableConfig, table: Table) -> Any:

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from hardware.imagefile import ImageError, read_image
+from hardware.urls import mask_url
 
 log = logging.getLogger(__name__)
 
@@ -452,10 +453,10 @@ class NetworkSource(_CaptureSource):
         scheme = url.partition(":")[0].lower()
         if scheme not in NETWORK_SCHEMES or "://" not in url or not url.split("://", 1)[1].strip("/"):
             raise ValueError(
-                f"camera spec {url!r}: a network camera is 'http://HOST:PORT/PATH' or 'rtsp://...'"
+                f"camera spec {mask_url(url)!r}: a network camera is 'http://HOST:PORT/PATH' or 'rtsp://...'"
             )
         self.url = url
-        self.name = _without_password(url)
+        self.name = mask_url(url)
         self._clock = clock
         if scheme.startswith("rtsp"):
             # TCP: a lost UDP packet would tear frames; kept if the owner set other options
@@ -473,15 +474,6 @@ class NetworkSource(_CaptureSource):
                 f"right, and this machine on its network?)"
             )
         self._t0 = clock()
-
-
-def _without_password(url: str) -> str:
-    """The URL as it may be shown and logged: a password in it replaced by '***'."""
-    scheme, _, rest = url.partition("://")
-    auth, at, host = rest.partition("@")
-    if at and ":" in auth:
-        return f"{scheme}://{auth.split(':', 1)[0]}:***@{host}"
-    return url
 
 
 def is_live(spec: str) -> bool:
@@ -670,6 +662,7 @@ def open_source(spec: str, **kw: Any) -> FrameSource:
     """Open a frame source from a spec string (see the module doc); bad specs get a clear ValueError."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"camera spec {spec!r}: {SPEC_HELP}")
+    shown = mask_url(spec.strip())
     kind, _, arg = spec.strip().partition(":")
     kind = kind.lower()
     if kind == "recorded":
@@ -692,4 +685,4 @@ def open_source(spec: str, **kw: Any) -> FrameSource:
         return NetworkSource(spec.strip(), **kw)
     if kind == "fake":
         return FakeSource(**kw)
-    raise ValueError(f"camera spec {spec!r}: unknown source {kind!r}; {SPEC_HELP}")
+    raise ValueError(f"camera spec {shown!r}: unknown source {mask_url(kind)!r}; {SPEC_HELP}")
