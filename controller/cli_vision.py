@@ -148,8 +148,15 @@ def _options_perceiver(
             raise typer.BadParameter(
                 f"--play-area {play_area!r}: expected 'x,y x,y x,y ...' pixels ({e})"
             ) from None
-    if empty is not None and (not empty.is_file() or cv2.imread(str(empty), cv2.IMREAD_COLOR) is None):
-        raise typer.BadParameter(f"--empty {str(empty)!r}: expected a photo of the empty table")
+    if empty is not None:
+        from hardware.imagefile import ImageError, read_image
+
+        if not empty.is_file():
+            raise typer.BadParameter(f"--empty {str(empty)!r}: expected a photo of the empty table")
+        try:  # its size checked from its header before a pixel is decoded
+            read_image(empty)
+        except ImageError as e:
+            raise typer.BadParameter(f"--empty: {e} (expected a photo of the empty table)") from None
     vision = VisionSection(
         empty_table=empty is not None,
         empty_table_frame=None if empty is None else str(empty),
@@ -179,9 +186,12 @@ KEPT, REJECTED = (60, 200, 60), (40, 40, 230)
 
 def _draw_explained(path: Path, result: dict[str, Any], out: Path) -> None:
     """The image with each die read (green, its value) and each rejected candidate (red, the step)."""
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise typer.BadParameter(f"{path}: not a readable image")
+    from hardware.imagefile import ImageError, read_image
+
+    try:
+        img = read_image(path)
+    except ImageError as e:
+        raise typer.BadParameter(str(e)) from None
     thick = max(1, round(max(img.shape[:2]) / 640))
     for d in result.get("dice", []):
         q = np.array(d["quad"], np.int32)

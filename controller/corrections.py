@@ -21,6 +21,7 @@ again.  A table rebuilds the set from its log (`RefereeLearning.replay`).
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,8 @@ import numpy as np
 from controller.adapters import TableReadings
 from engine import Input, InputKind
 from engine.entry import check_entered
+
+log = logging.getLogger("dicetable.corrections")
 
 #: corrections that answer a question about the current readings (they wait for one); ``unlearn``
 #: takes the crops an answer taught the table (RefereeLearning) out of its learnt set again
@@ -487,7 +490,10 @@ class RefereeLearning:
 
 
 def _decoded(jpeg: bytes) -> np.ndarray | None:
-    import cv2
+    from hardware.imagefile import ImageError, decode
 
-    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    return img if img is not None and img.size else None
+    try:  # its size checked from its header before a pixel is decoded
+        return decode(jpeg, "a learnt die's crop")
+    except ImageError as e:
+        log.warning("%s; not used", e)
+        return None

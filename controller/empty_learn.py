@@ -96,13 +96,20 @@ def load_learnt(path: Path | None, stored: str | Path | None) -> tuple[np.ndarra
     if ref is not None and ref.is_file() and ref.stat().st_mtime > at:
         log.info("%s is older than %s (calibrated again since): not used", path, ref)
         return None
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        log.warning("%s: not a readable picture of the empty table; learnt again from the camera", path)
+    from hardware.imagefile import ImageError, check_header, read_image
+
+    try:  # the size from the header before a pixel is decoded
+        img = read_image(path)
+    except ImageError as e:
+        log.warning("%s; not a readable picture of the empty table: learnt again from the camera", e)
         return None
     if ref is not None and ref.is_file():
-        head = cv2.imread(str(ref), cv2.IMREAD_COLOR)
-        if head is not None and head.shape != img.shape:
+        try:  # the stored picture's size, from its header alone
+            with ref.open("rb") as fh:
+                _, w, h = check_header(fh.read(64 * 1024), str(ref))
+        except (OSError, ImageError):
+            w, h = img.shape[1], img.shape[0]
+        if (h, w) != img.shape[:2]:
             log.warning("%s is not the size of %s: not used", path, ref)
             return None
     return np.asarray(img), at

@@ -87,11 +87,16 @@ def cluster(turned: np.ndarray, link: float = LINK) -> list[int]:
 
 
 def _image(path: Path) -> np.ndarray:
-    data = np.fromfile(str(path), np.uint8) if path.is_file() else np.zeros(0, np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None:
+    """The picture at ``path``, its size checked from its header before it is decoded (the one guard,
+    ``hardware.imagefile.read_image``); a LearnError naming the file when it cannot be read."""
+    from hardware.imagefile import ImageError, read_image
+
+    if not path.is_file():
         raise LearnError(f"{path}: expected a readable image (JPEG, PNG) of the table showing the dice")
-    return img
+    try:
+        return read_image(path)
+    except ImageError as e:
+        raise LearnError(f"{e} (expected an image of the table showing the dice)") from None
 
 
 def learning_perceiver(

@@ -697,8 +697,7 @@ class Teaching:
                     if roll.n == r.get("roll"):
                         roll.face, roll.answered = r.get("face"), True
         if self.rolls:  # the last roll's top, as it lay last: a nudge after the restart is one too
-            top = cv2.imread(str(folder / f"roll-{self.rolls[-1].n}.top.png"), cv2.IMREAD_GRAYSCALE)
-            self.rolls[-1].top = None if top is None else np.asarray(top)
+            self.rolls[-1].top = _grey(folder / f"roll-{self.rolls[-1].n}.top.png")
         log.info("teaching %s again from the log: %d rolls", self.session["name"], len(self.rolls))
 
     def _keep_top(self, n: int, top: np.ndarray) -> None:
@@ -706,6 +705,19 @@ class Teaching:
         folder = self._folder()
         folder.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(folder / f"roll-{n}.top.png"), top)
+
+
+def _grey(path: Path) -> np.ndarray | None:
+    """A roll's top as the table kept it (grey), its size checked from its header first; None if unread."""
+    from hardware.imagefile import ImageError, read_image
+
+    if not path.is_file():
+        return None
+    try:
+        return np.asarray(cv2.cvtColor(read_image(path), cv2.COLOR_BGR2GRAY))
+    except ImageError as e:
+        log.warning("%s; the last roll's top is not used", e)
+        return None
 
 
 def _top(image: np.ndarray, center: tuple[float, float], side: float, share: float = 0.8) -> np.ndarray:

@@ -15,7 +15,6 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from calibration.diceset import DiceSet
@@ -28,13 +27,18 @@ log = logging.getLogger("dicetable.where")
 
 def load_empty_frame(path: str | Path) -> np.ndarray:
     """An empty-table frame file (`dicetable calibrate empty`); raises ValueError naming it."""
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
-    if img is None:
-        raise ValueError(
-            f"vision.empty_table_frame {str(path)!r}: expected an image of the empty table "
-            "(made by 'dicetable calibrate empty FRAME --out FILE.png')"
-        )
-    return img
+    from hardware.imagefile import ImageError, read_image
+
+    why = "no such file"
+    if Path(path).is_file():
+        try:  # its size checked from its header before a pixel is decoded
+            return read_image(path)
+        except ImageError as e:
+            why = str(e).removeprefix(f"{path}: ")
+    raise ValueError(
+        f"vision.empty_table_frame {str(path)!r}: {why}; expected an image of the empty table "
+        "(made by 'dicetable calibrate empty FRAME --out FILE.png')"
+    )
 
 
 def grown_outline_mm(board: Any, margin_mm: float) -> np.ndarray:
