@@ -42,7 +42,7 @@ def check_config(file: Path = typer.Argument(..., help="The table.toml to check.
     engine, the files it names) and print every problem with its key and what was expected."""
     from controller.config import ConfigError, config_warnings, load_config
     from controller.empty_learn import stored_notes
-    from controller.setup_check import table_problems
+    from controller.setup_check import kinds_line, table_problems
 
     try:
         cfg = load_config(file)
@@ -54,6 +54,7 @@ def check_config(file: Path = typer.Argument(..., help="The table.toml to check.
             print(f"{file}: warning: {key}: {msg}")
         for key, msg in stored_notes(cfg):
             print(f"{file}: note: {key}: {msg}")
+        print(f"{file}: {kinds_line(cfg)}")
     if problems:
         for key, msg in problems:
             print(f"{file}: {key}: {msg}")

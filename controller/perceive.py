@@ -199,13 +199,15 @@ class ReadingSet:
 
 
 def game_kinds(game: str) -> tuple[str, ...]:
-    """The kinds the camera reads for a game whose config names none (``table.kinds``): the one kind
-    all its dice are (``engine.Game.die_kind``: Dice Fighter's percentile d10s), else pip d6 (a table
-    that reads a mixed game's other dice names them in ``table.kinds``)."""
+    """The kinds the camera reads for a game whose config names none (``table.kinds``): every kind the
+    game is played with (``engine.Game.dice_kinds``: Die-angler's d6, d10 and d20, Dice Fighter's
+    percentile d10s, pip d6 for the others; issue 43: a mixed game read as pip d6 alone scored its
+    d20s as d6).  A table may name fewer in ``table.kinds``."""
     from engine import find_game
+    from engine.core import DieKind
 
-    kind = find_game(game).die_kind()
-    return (kind.value,) if kind is not None else ("d6",)
+    kinds = tuple(k.value for k in find_game(game).dice_kinds if k is not DieKind.DN)
+    return kinds or ("d6",)
 
 
 @dataclass(frozen=True)
@@ -278,9 +280,12 @@ def reader_for(
             + " (set estimate_tilt = false, or calibrate the board so the camera's view is known)"
         )
     if want == ("d6",) and learnt is None:
+        from vision.numbered.combined import PipDice
         from vision.reader import default_reader
 
-        return default_reader(estimate_view=estimate_tilt)
+        # a die the pip reader reads surely and the numbered classifier does not take for a d6 (a
+        # numbered die at a table of pip d6) is asked, never scored as a d6 (issue 43)
+        return PipDice(default_reader(estimate_view=estimate_tilt))
     from vision.numbered import NumberedDice
     from vision.numbered.reader import NumberedReader
 

@@ -33,6 +33,26 @@ def perception_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     return []
 
 
+def kinds_line(cfg: TableConfig) -> str:
+    """What ``check-config`` says of the kinds of dice the table reads (issue 43): ``table.kinds``, or
+    every kind of the game's when it names none (`controller.perceive.game_kinds`)."""
+    from controller.perceive import game_kinds
+
+    try:
+        own = game_kinds(cfg.table.game)
+    except (KeyError, ValueError):  # no such game: runnable_problems says so
+        own = ()
+    kinds = tuple(cfg.table.kinds) if cfg.table.kinds else own
+    if cfg.table.kinds:
+        left = [k for k in own if k not in kinds]
+        why = "table.kinds" + (
+            f"; a die of the game's {', '.join(left)} is asked about, never scored" if left else ""
+        )
+    else:
+        why = "the game's kinds; name fewer in table.kinds"
+    return f"reads {', '.join(kinds)} dice ({why})"
+
+
 def tells_players_apart_by_colour(game: Game, players: Sequence[str]) -> bool:
     """The game's dice are the players' colours (each player's dice are known by their colour): asked
     of ``dice_colours`` with two different sets of distinct colours, which it must follow."""

@@ -25,7 +25,7 @@ import numpy as np
 
 from vision.numbered.labels import KIND_SLICES, KINDS, parse_kinds
 from vision.palette import Palette
-from vision.reading import DieReading, Examined, Rejected, box_quad
+from vision.reading import DieReading, Examined, Reader, Rejected, box_quad
 from vision.where import Box, WhereStep, screen
 
 if TYPE_CHECKING:
@@ -61,13 +61,25 @@ DISPUTED = 0.5
 # on d20_lurig's d20_color and d20_off-angle d20s at any scale all had under 0.22; 1.1 % of the sure
 # d6 readings of byler_d6's real pip dice (704, every 2nd photo) had under 0.5.
 D6_KIND = 0.5
+# A sure d6 reading (SURE_D6) that the numbered classifier at its box takes for a d6 with at least this
+# share is not disputed by a weak numbered reading (WEAK_NUMBERED) beside it (`merge`'s ``cleared``).
+# The sure d6 readings of real d20s had under 0.22 (above); measured in benchmarks/table_stills.py.
+D6_CLEAR = 0.8
 
 
-def merge(d6: list[DieReading], numbered: list[DieReading], disputed: float = DISPUTED) -> list[DieReading]:
+def merge(
+    d6: list[DieReading],
+    numbered: list[DieReading],
+    disputed: float = DISPUTED,
+    cleared: frozenset[int] = frozenset(),
+) -> list[DieReading]:
     """d6 readings, plus numbered ones; a d6 reading on a numbered die gives way, unless the d6
     reading is sure (SURE_D6) and the numbered one weak (WEAK_NUMBERED).  A d6 reading kept on a spot
     the numbered reader read as another kind is read no surer than `disputed` (DISPUTED; 1.0: as sure
-    as the pip reader made it, as before issue 29)."""
+    as the pip reader made it, as before issue 29), unless that reading was weak, the d6 reading sure
+    and the numbered classifier at the pip reader's box took it for a d6 (``cleared``: the ids of such
+    d6 readings, `d6_shares` at least D6_CLEAR; issue 43: the Die-angler demo's drawn d6, read at the
+    game's own kinds, had weak d10 peaks of the detector on 8 of its 99 dice, every one asked)."""
     sizes = {id(r): _size(r) for r in (*d6, *numbered)}
     others = [
         o
@@ -80,27 +92,35 @@ def merge(d6: list[DieReading], numbered: list[DieReading], disputed: float = DI
     out = [r for r in d6 if not any(_near(r, o, sizes) for o in others)]
     out += others
     out += [r for r in numbered if r.kind == "d6" and not any(_near(r, o, sizes) for o in out)]
-    doubt = {id(r) for r in d6 if any(o.kind != "d6" and _near(r, o, sizes) for o in numbered)}
+    doubt = {
+        id(r)
+        for r in d6
+        if any(
+            o.kind != "d6"
+            and _near(r, o, sizes)
+            and not (id(r) in cleared and o.confidence < WEAK_NUMBERED and r.confidence >= SURE_D6)
+            for o in numbered
+        )
+    }
     out = [_disputed(r, disputed) if id(r) in doubt else r for r in out]
     out.sort(key=lambda r: (r.center[1], r.center[0]))
     return out
 
 
-def doubted(
+def d6_shares(
     image_bgr: np.ndarray,
     d6: list[DieReading],
     reader: NumberedReader,
     copies: Copies | None = None,
     disputed: float = DISPUTED,
-) -> list[DieReading]:
-    """The pip-d6 reader's readings, each one surer than `disputed` (DISPUTED) that the numbered
-    classifier, read at its box, gives the d6 kind less than D6_KIND of its probability read no surer
-    than `disputed` (a d20's face of numerals read as pips: the table asks)."""
+) -> dict[int, float]:
+    """For each of the pip-d6 reader's readings surer than `disputed`, by its id: the share of its
+    probability the numbered classifier, read at its box, gives the d6 kind."""
     from vision.numbered.reader import Found, still_copies
 
     sure = [i for i, r in enumerate(d6) if r.confidence > disputed]
     if not sure:
-        return d6
+        return {}
     copies = copies or still_copies(image_bgr)
     k = copies.k
     found = []
@@ -109,11 +129,24 @@ def doubted(
         found.append(Found(c, side, side, 0.0, c))
     located = reader.locate(copies.work, found, None, None)
     probs = reader.classify(reader.crops(copies.work, located))
-    out = list(d6)
-    for i, p in zip(sure, probs, strict=True):
-        if float(p[KIND_SLICES["d6"]].sum()) < D6_KIND:
-            out[i] = _disputed(d6[i], disputed)
-    return out
+    return {id(d6[i]): float(p[KIND_SLICES["d6"]].sum()) for i, p in zip(sure, probs, strict=True)}
+
+
+def doubted(
+    image_bgr: np.ndarray,
+    d6: list[DieReading],
+    reader: NumberedReader,
+    copies: Copies | None = None,
+    disputed: float = DISPUTED,
+    shares: dict[int, float] | None = None,
+) -> list[DieReading]:
+    """The pip-d6 reader's readings, each one surer than `disputed` (DISPUTED) that the numbered
+    classifier, read at its box, gives the d6 kind less than D6_KIND of its probability read no surer
+    than `disputed` (a d20's face of numerals read as pips: the table asks).  ``shares``: the
+    readings' `d6_shares` when already made."""
+    if shares is None:
+        shares = d6_shares(image_bgr, d6, reader, copies, disputed)
+    return [_disputed(r, disputed) if shares.get(id(r), 1.0) < D6_KIND else r for r in d6]
 
 
 def _disputed(r: DieReading, most: float = DISPUTED) -> DieReading:
@@ -233,11 +266,13 @@ def add_numbered(
         where=where,
         rejected=rejected,
     )
-    d6 = doubted(image_bgr, d6, reader, copies, disputed)
+    shares = d6_shares(image_bgr, d6, reader, copies, disputed)
+    d6 = doubted(image_bgr, d6, reader, copies, disputed, shares)
     if reader.second_look:
         numbered += second_look(image_bgr, d6, numbered, reader, palette, nadir, kinds=kinds, learnt=learnt)
     pip = {id(r) for r in d6}
-    merged = merge(d6, numbered, disputed)
+    cleared = frozenset(i for i in pip if shares.get(i, 0.0) >= D6_CLEAR)
+    merged = merge(d6, numbered, disputed, cleared)
     return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merged]
 
 
@@ -423,3 +458,40 @@ def lone_pips(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class PipDice:
+    """The pip-d6 reader at a table of pip d6 alone (`vision.reader.DiceReader`), as a
+    `vision.reading.Reader`, each die it reads surely checked by the numbered classifier at its box
+    (`doubted`): a die of a kind the table does not read (a d20 showing 4 read as a d6's two pips at
+    0.91, issue 43) is read no surer than `disputed`, so the table asks; it is never scored as a d6.
+    `reader`: the numbered reader whose classifier looks (None: the default one)."""
+
+    pips: Reader
+    reader: NumberedReader | None = None
+    disputed: float = DISPUTED
+
+    def read(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> list[DieReading]:
+        return self.examine(image, palette, where, view).readings
+
+    def examine(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> Examined:
+        from vision.numbered.reader import default_reader
+
+        seen = self.pips.examine(image, palette, where, view)
+        if not any(r.confidence > self.disputed for r in seen.readings):
+            return seen
+        reader = self.reader or default_reader()
+        return Examined(doubted(image, seen.readings, reader, None, self.disputed), seen.rejected)
