@@ -16,7 +16,14 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from controller.corrections import ANSWERS, check_command, check_typed_throw, next_status, reopen
+from controller.corrections import (
+    ANSWERS,
+    check_command,
+    check_typed_throw,
+    current_version,
+    next_status,
+    reopen,
+)
 from controller.eventlog import LogWriteError
 from controller.script import select_reading
 from engine import Input, InputKind, RuleError
@@ -114,6 +121,10 @@ def feed_due(table: Any, t: float) -> None:
                 asked = q.readings if q is not None else ()
                 dice = rs.dice if rs is not None else None
                 command["reading"] = select_reading(dice, asked, command.pop("die", None))
+            answers = command.get("action") in ANSWERS and command.get("action") != "unlearn"
+            if answers and "version" not in command and table.reading_set is not None:
+                # a recorded referee answers what the table shows when the line is due: that version
+                command["version"] = current_version(table.reading_set, command)
             try:
                 table.correct(command, item.who, t)
             except (ValueError, RuleError) as e:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from controller.adapters import TableReadings
+from display.backend import AlreadyAnswered
 from engine import Input, InputKind
 from engine.entry import check_entered
 
@@ -83,6 +84,60 @@ def answer(
 ) -> Answer:
     """Check an answer (one of ANSWERS) about the readings ``rs`` of a game played by ``players``
     (``game_kind``: the kind of die the game throws, if it has only one: ``Game.die_kind``)."""
+    if action == "unlearn":
+        raise ValueError("'unlearn': this table learns no crops from the referee (no numbered dice reader)")
+    checked = _checked(action, command, rs, who, game_kind, players)
+    if rs is None:
+        return checked
+    named = command.get("under", command.get("reading")) if action == "hidden" else command.get("reading")
+    d = rs.by_id(named, left_out=True)
+    check_version(d, command.get("version"))
+
+    def apply() -> None:
+        checked.apply()
+        d["version"], d["answered_by"] = int(d.get("version", 0)) + 1, who
+
+    return Answer(checked.row, apply, checked.message)
+
+
+def check_version(d: Mapping[str, Any], version: Any) -> None:
+    """An answer names the version of the reading it answers (the ``version`` each reading carries:
+    0 as read, one more with each answer taken): an answer naming an older version, or naming none
+    once the reading has been answered, answers a reading someone else answered meanwhile and is
+    refused (`AlreadyAnswered`, the display's 409) naming who answered it."""
+    now = int(d.get("version", 0))
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool) or version < 0):
+        raise ValueError(f"'version' must be the reading's version, a whole number >= 0, got {version!r}")
+    if (version is None and now == 0) or version == now:
+        return
+    if version is not None and version > now:
+        raise ValueError(f"reading {d['id']} is at version {now}, not {version}: reload the readings")
+    raise AlreadyAnswered(
+        f"reading {d['id']} was already answered by {d.get('answered_by') or 'someone'} "
+        f"(now version {now}{f', not {version}' if version is not None else ''}): "
+        "look at it again and answer its new version if it is still wrong",
+        str(d.get("answered_by") or ""),
+    )
+
+
+def current_version(rs: TableReadings, command: Mapping[str, Any]) -> int | None:
+    """The version of the reading ``command`` answers, as it is now (None: no such reading)."""
+    named = command.get("under", command.get("reading")) if command.get("action") == "hidden" else None
+    rid = named if named is not None else command.get("reading")
+    for d in [*rs.dice, *(d for _, d in rs.left_out)]:
+        if d["id"] == rid:
+            return int(d.get("version", 0))
+    return None
+
+
+def _checked(
+    action: str,
+    command: Mapping[str, Any],
+    rs: TableReadings | None,
+    who: str,
+    game_kind: str | None,
+    players: Sequence[str],
+) -> Answer:
     if action == "confirm":
         return _confirm(command, rs, who, game_kind)
     if action == "set_value":

@@ -647,8 +647,9 @@ class Table:
     def readings(self) -> dict[str, Any]:
         with self._lock:
             rs = self.reading_set
-            dice = [] if rs is None else [dict(d) for d in rs.dice]
-            not_dice = [] if rs is None else [dict(d) for _, d in rs.left_out]  # a person said so
+            # each with its version (0 as read, one more each answer taken): an answer names it
+            dice = [] if rs is None else [{"version": 0, **d} for d in rs.dice]
+            not_dice = [] if rs is None else [{"version": 0, **d} for _, d in rs.left_out]  # a person said so
             return {"seq": rs.seq if rs else 0, "t": rs.t if rs else 0.0, "dice": dice, "not_dice": not_dice}
 
     def frame_jpeg(self) -> bytes | None:

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from display.admin import GuessLimit, Sessions
-from display.backend import TableBackend
+from display.backend import AlreadyAnswered, TableBackend
 from display.boards import board_picture, shipped_board
 from display.describe import describe_events
 from display.guard import MAX_BODY, Guard, Refusal, Scope, TokenGate, retry_after, scope_client
@@ -66,6 +66,9 @@ class ConfirmReading(_Strict):
 
     action: Literal["confirm"]
     reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3'")
+    version: StrictInt | None = Field(
+        None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
 
 
 class SetValue(_Strict):
@@ -74,6 +77,9 @@ class SetValue(_Strict):
     action: Literal["set_value"]
     reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3'")
     value: StrictInt = Field(description="the face the die really shows")
+    version: StrictInt | None = Field(
+        None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
 
 
 class SetThrower(_Strict):
@@ -82,6 +88,9 @@ class SetThrower(_Strict):
     action: Literal["set_thrower"]
     reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.2'")
     thrower: str = Field(min_length=1, max_length=40, description="the player who threw it")
+    version: StrictInt | None = Field(
+        None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
 
 
 class SetColour(_Strict):
@@ -90,6 +99,9 @@ class SetColour(_Strict):
     action: Literal["set_colour"]
     reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.2'")
     colour: str = Field(min_length=1, max_length=20, description="the die's real colour, e.g. 'blue'")
+    version: StrictInt | None = Field(
+        None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
 
 
 class NotADie(_Strict):
@@ -98,6 +110,9 @@ class NotADie(_Strict):
 
     action: Literal["not_a_die"]
     reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.6'")
+    version: StrictInt | None = Field(
+        None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
 
 
 class Unlearn(_Strict):
@@ -358,7 +373,12 @@ def create_app(
     )
     def api_correct(body: CorrectionRequest) -> Any:
         try:
-            reply = backend.correct(body.command.model_dump(), body.who.strip())
+            command = body.command.model_dump()
+            if command.get("version", 0) is None:
+                del command["version"]  # no version named: taken only by a reading no one has answered
+            reply = backend.correct(command, body.who.strip())
+        except AlreadyAnswered as e:  # answered meanwhile by someone else: nothing changed
+            return _error(409, str(e))
         except ValueError as e:
             return _error(400, str(e))
         except OSError as e:  # the table could not log it (a full disk): nothing was changed

@@ -16,6 +16,16 @@ from typing import Any, Protocol, runtime_checkable
 Snapshot = dict[str, Any]
 
 
+class AlreadyAnswered(ValueError):
+    """An answer to a reading someone answered meanwhile (it named an older version of the reading,
+    or none once the reading was answered): refused, nothing changed; ``who`` answered it.  The
+    display's answer is 409."""
+
+    def __init__(self, message: str, who: str) -> None:
+        super().__init__(message)
+        self.who = who
+
+
 @runtime_checkable
 class TableBackend(Protocol):
     """What the display reads from (and sends corrections to) one table."""

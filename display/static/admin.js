@@ -157,25 +157,28 @@ async function refreshReadings() {
   }
   const table = document.getElementById("readings");
   table.replaceChildren(...rows);
+  // each answer names the version of the reading shown (a reading answered meanwhile: refused, 409)
+  const versions = new Map([...(data.dice || []), ...(data.not_dice || [])].map((r) => [r.id, r.version ?? 0]));
+  const v = (id) => versions.get(id) ?? 0;
   for (const b of table.querySelectorAll("button[data-not-die]")) {
-    b.addEventListener("click", () => correct({ action: "not_a_die", reading: b.dataset.notDie }));
+    b.addEventListener("click", () => correct({ action: "not_a_die", reading: b.dataset.notDie, version: v(b.dataset.notDie) }));
   }
   for (const b of table.querySelectorAll("button[data-is-die]")) {
-    b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.isDie }));
+    b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.isDie, version: v(b.dataset.isDie) }));
   }
   for (const b of table.querySelectorAll("button[data-confirm]")) {
-    b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.confirm }));
+    b.addEventListener("click", () => correct({ action: "confirm", reading: b.dataset.confirm, version: v(b.dataset.confirm) }));
   }
   for (const b of table.querySelectorAll("button[data-candidate-for]")) {  // one tap: a value the reader was torn between
     b.addEventListener("click", () => correct({ action: "set_value", reading: b.dataset.candidateFor,
-      value: Number(b.dataset.value) }));
+      value: Number(b.dataset.value), version: v(b.dataset.candidateFor) }));
   }
   for (const b of table.querySelectorAll("button[data-set]")) {
     b.addEventListener("click", () => {
       const raw = table.querySelector(`input[data-value-for="${b.dataset.set}"]`).value;
       const value = Number(raw);
       if (!Number.isInteger(value)) { say(t("admin.not_whole", { raw }), false); return; }
-      correct({ action: "set_value", reading: b.dataset.set, value });
+      correct({ action: "set_value", reading: b.dataset.set, value, version: v(b.dataset.set) });
     });
   }
 }

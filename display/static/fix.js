@@ -2,7 +2,8 @@
 // camera view) -> its picture cut from the settled frame, what it was read as, and a button for
 // each face it may show, and "it is not a die" for a phantom (paper, a shadow: it leaves the throw).
 // The button posts the same correction the admin page posts
-// (POST /api/admin/correct: set_value, set_colour or not_a_die, or confirm as read). Who makes it and the admin token are
+// (POST /api/admin/correct: set_value, set_colour or not_a_die, or confirm as read), naming the
+// version of the reading it saw: an answer to a reading someone answered meanwhile is refused (409). Who makes it and the admin token are
 // asked once on this device and kept in localStorage; a token is needed only when the display
 // runs with one.
 "use strict";
@@ -161,22 +162,22 @@ async function openFix(id) {
   for (const b of box.querySelectorAll("button[data-face]")) {
     b.addEventListener("click", () => {
       const value = Number(b.dataset.face);
-      const set = { action: "set_value", reading: r.id, value };
+      const set = { action: "set_value", reading: r.id, value, version: r.version ?? 0 };
       fixSend(asked ? [set] : [{ action: "undo" }, set]);
     });
   }
   for (const b of box.querySelectorAll("button[data-colour]")) {
     b.addEventListener("click", () => {
-      const set = { action: "set_colour", reading: r.id, colour: b.dataset.colour };
+      const set = { action: "set_colour", reading: r.id, colour: b.dataset.colour, version: r.version ?? 0 };
       fixSend(asked ? [set] : [{ action: "undo" }, set]);
     });
   }
   box.querySelector("button[data-fix-not-die]").addEventListener("click", () => {
-    const no = { action: "not_a_die", reading: r.id };
+    const no = { action: "not_a_die", reading: r.id, version: r.version ?? 0 };
     fixSend(asked ? [no] : [{ action: "undo" }, no]);
   });
   const confirm = box.querySelector("button[data-fix-confirm]");
-  if (confirm) confirm.addEventListener("click", () => fixSend([{ action: "confirm", reading: r.id }]));
+  if (confirm) confirm.addEventListener("click", () => fixSend([{ action: "confirm", reading: r.id, version: r.version ?? 0 }]));
   if (!box.open) box.showModal();
 }
 

@@ -18,6 +18,7 @@ from controller.cli_display import fake_config, register
 from controller.drawn_camera import DrawnCamera, throw_for_the_table
 from controller.eventlog import EventLog
 from controller.table import Table
+from display.backend import AlreadyAnswered
 from display.hub import Hub
 
 
@@ -48,7 +49,9 @@ def test_confirming_again_does_not_score_twice(rig: Rig) -> None:
     table = rig.table
     rig.settle([d6(2, confidence=0.5), d6(3), d6(4), d6(5), d6(6)])
     table.correct({"action": "confirm", "reading": "r1.1"}, "ref")
-    table.correct({"action": "confirm", "reading": "r1.1"}, "ref")
+    with pytest.raises(AlreadyAnswered, match="already answered by ref"):  # issue 47: no version named
+        table.correct({"action": "confirm", "reading": "r1.1"}, "ref")
+    table.correct({"action": "confirm", "reading": "r1.1", "version": 1}, "ref")  # its version named
     assert table.game.state["dice"] == [2, 3, 4, 5, 6]
     assert [e["data"]["type"] for e in table.events(0, 500) if e["kind"] == "input"] == ["roll"]
 

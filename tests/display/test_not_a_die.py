@@ -63,7 +63,10 @@ def test_a_phantom_answered_not_a_die_leaves_the_throw_logged_and_undoable(
     refused = correct(client, {"action": "confirm", "reading": "r1.6"})
     assert refused.status_code == 400 and "undo the last input first" in refused.json()["error"]
     assert correct(client, {"action": "undo"}).status_code == 200
-    back = correct(client, {"action": "set_value", "reading": "r1.6", "value": 3})
+    # answered once (version 1): a second answer names the version it saw (issue 47, item 9)
+    again = correct(client, {"action": "set_value", "reading": "r1.6", "value": 3})
+    assert again.status_code == 409 and "already answered by referee Kim" in again.json()["error"]
+    back = correct(client, {"action": "set_value", "reading": "r1.6", "value": 3, "version": 1})
     assert back.status_code == 200, back.json()
     readings = client.get("/api/readings").json()
     assert [d["id"] for d in readings["dice"]][-1] == "r1.6" and readings["not_dice"] == []
