@@ -76,8 +76,11 @@ def learn_palette(
     else:
         crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
         cv2.setRNGSeed(1)
-        _, lab_idx, centres = cv2.kmeans(means, k, None, crit, 8, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
-        labels = lab_idx.ravel()
+        # through Any: opencv-python-headless's stubs for kmeans changed between 5.0 (no overload takes
+        # bestLabels=None) and 5.1 (they do, typed loosely), and the code must type-check under both
+        kmeans: Any = cv2.kmeans
+        _, lab_idx, centres = kmeans(means, k, None, crit, 8, cv2.KMEANS_PP_CENTERS)
+        labels = np.asarray(lab_idx, np.int32).ravel()
     # Match groups to names: the assignment with the least total distance to the nominal colours.
     nominal = np.array([nominal_lab[n] for n in names], np.float64)
     best = min(
