@@ -171,6 +171,10 @@ def run(
         help="When a recorded camera ends before the game, keep the display up saying so until Ctrl-C "
         "(default: when run from a terminal).",
     ),
+    realtime: bool = typer.Option(
+        False,
+        help="Play a recorded camera at its recorded pace, as a live camera (default: as fast as it reads).",
+    ),
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
     from controller.config import ConfigError, config_warnings, load_config
@@ -193,7 +197,7 @@ def run(
     for key, msg in stored_notes(cfg):
         err.print(f"note: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)
     try:
-        run_live(cfg, camera=camera, hold=sys.stdin.isatty() if hold is None else hold)
+        run_live(cfg, camera=camera, hold=sys.stdin.isatty() if hold is None else hold, realtime=realtime)
     except TableError as e:
         raise fail(str(e)) from None
 

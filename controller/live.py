@@ -301,8 +301,11 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
         raise
 
 
-def open_camera(spec: str, table: Table) -> Any:
-    """The frame source for ``spec``; a live camera is wrapped to wait for it when it is unplugged."""
+def open_camera(spec: str, table: Table, realtime: bool = False) -> Any:
+    """The frame source for ``spec``; a live camera is wrapped to wait for it when it is unplugged.
+
+    ``realtime``: a recording (``recorded:DIR`` or a video file) plays at its own recorded pace, as a
+    live camera would, instead of as fast as it can be read."""
     from hardware.frames import FrameSourceError, ReconnectingSource, open_source
     from hardware.urls import mask_url, mask_urls
 
@@ -311,7 +314,9 @@ def open_camera(spec: str, table: Table) -> Any:
         table._emit()
 
     try:
-        if spec.startswith(("recorded:", "fake")):
+        if spec.startswith("recorded:"):
+            return open_source(spec, realtime=realtime)
+        if spec.startswith("fake"):
             return open_source(spec)
         return ReconnectingSource(lambda: open_source(spec), on_status=status)
     except (ValueError, OSError, FrameSourceError) as e:
@@ -374,19 +379,24 @@ def _until_interrupted() -> None:
 
 
 def run_live(
-    cfg: TableConfig, camera: str | None = None, *, serve: bool = True, hold: bool = False
+    cfg: TableConfig,
+    camera: str | None = None,
+    *,
+    serve: bool = True,
+    hold: bool = False,
+    realtime: bool = False,
 ) -> dict[str, Any]:
     """``dicetable run``: the configured table until its game ends, the recording ends, or Ctrl-C.
 
     With ``hold`` (and the display served) a recording that ends before the game keeps the display up,
-    saying so, until Ctrl-C."""
+    saying so, until Ctrl-C. With ``realtime`` a recording plays at its recorded pace."""
     table, ev = open_table(cfg)
     led = led_listener(cfg)
     if led is not None:
         table.listeners.append(led)
     spec = camera or cfg.camera.source
     try:
-        source = open_camera(spec, table)
+        source = open_camera(spec, table, realtime)
         if spec.startswith("recorded:"):
             table.pending = load_script(Path(spec.split(":", 1)[1]) / "script.jsonl")
         with contextlib.ExitStack() as stack:

@@ -37,8 +37,9 @@ class MqttSection(BaseModel):
     client_id: str | None = Field(None, pattern=CLIENT_ID)
     keepalive: int = Field(10, ge=2, le=600)
     #: a table in a tournament: take each round's players and game from the tournament's pairing
-    #: (``<prefix>/<table id>/pairing``, controller/pairings.py) and start the game itself
-    pairings: bool = False
+    #: (``<prefix>/<table id>/pairing``, controller/pairings.py) and start the game itself; on by
+    #: default (a table with a hall follows the hall), ``pairings = false`` keeps table.toml's players
+    pairings: bool = True
 
     @field_validator("topic_prefix")
     @classmethod

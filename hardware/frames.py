@@ -237,21 +237,37 @@ class RecordedSource(_SourceBase):
         return image
 
     def _pace(self, t: float) -> None:
-        if not self.realtime:
-            return
-        now = self._clock()
-        if self._anchor is None:
-            self._anchor = (now, t)
-            return
-        wait = self._anchor[0] + (t - self._anchor[1]) - now
-        if wait > 0:
-            self._sleep(wait)
+        _pace(self, t)
+
+
+def _pace(source: RecordedSource | VideoFileSource, t: float) -> None:
+    """With ``source.realtime``: wait until the recording's time ``t`` has come on the source's clock."""
+    if not source.realtime:
+        return
+    now = source._clock()
+    if source._anchor is None:
+        source._anchor = (now, t)
+        return
+    wait = source._anchor[0] + (t - source._anchor[1]) - now
+    if wait > 0:
+        source._sleep(wait)
 
 
 class VideoFileSource(_SourceBase):
-    """Plays back a video file; t comes from the container's timestamps."""
+    """Plays back a video file; t comes from the container's timestamps (paced to them with
+    ``realtime=True``, as ``RecordedSource``)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        realtime: bool = False,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = time.sleep,
+    ) -> None:
+        self.realtime = realtime
+        self._clock, self._sleep = clock, sleep
+        self._anchor: tuple[float, float] | None = None
         self.path = Path(path)
         self.name = f"recorded:{self.path}"
         if not self.path.is_file():
@@ -272,6 +288,7 @@ class VideoFileSource(_SourceBase):
         msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
         t = msec / 1000.0 if msec > 0 or self._index == 0 else self._index / self._fps
         self._index += 1
+        _pace(self, t)
         return Frame(image, t, self.name)
 
     def close(self) -> None:
@@ -670,7 +687,7 @@ def open_source(spec: str, **kw: Any) -> FrameSource:
             raise ValueError(f"camera spec {spec!r}: 'recorded:' needs a folder or video file")
         path = Path(arg)
         if path.suffix.lower() in VIDEO_SUFFIXES:
-            return VideoFileSource(path)
+            return VideoFileSource(path, **kw)
         return RecordedSource(path, **kw)
     if kind in ("v4l2", "usb"):
         if not arg:
