@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# dicetable's two commands, for a fresh Debian / Raspberry Pi OS machine with Python 3.11+:
+# dicetable's commands, for a fresh Debian / Raspberry Pi OS machine with Python 3.11+:
 #
 #   ./dev.sh demo    set up what the table needs, then play the recorded Dice Hunter demo
 #                    and serve the live display on http://127.0.0.1:8000
 #   ./dev.sh test    set everything up (including the system packages the tests
 #                    drive: chromium, mosquitto, ffmpeg, GStreamer's RTSP server), then ruff, mypy, all tests
+#   ./dev.sh lock    write requirements.lock again from pyproject.toml (--upgrade: the newest allowed)
 #
 # Anything after the command is passed on (e.g. ./dev.sh demo --no-serve --json).
 set -euo pipefail
@@ -27,11 +28,15 @@ check_python() {
     echo "error: $("$PY" --version) is too old; dicetable needs Python 3.11 or newer" >&2; exit 1; }
 }
 
-# ensure_venv [EXTRA]: the venv with dicetable installed (editable), plus the optional dependencies
-# EXTRA (pyproject's [project.optional-dependencies]; `test`: the test tools). `demo` installs no
-# extra, so a first run shows the table without downloading the test tools; `test` adds them.
-# One stamp per extra, each the checksum of pyproject.toml it was installed from: an edited
-# pyproject installs again, and a venv made by `demo` gets the test tools at the first `test`.
+# ensure_venv [EXTRA]: the venv with dicetable's locked dependencies and dicetable itself (editable,
+# --no-deps: every dependency comes from the lock, at its locked version, its hash checked).
+# requirements.lock (./dev.sh lock) has the runtime packages, then the test extra's after a mark
+# line: `demo` installs the runtime part only, so a first run shows the table without downloading
+# the test tools; `test` (EXTRA=test) installs the whole lock. One stamp per extra, each the checksum
+# of pyproject.toml and the lock it was installed from: an edited pyproject or a new lock installs
+# again, and a venv made by `demo` gets the test tools at the first `test`.
+LOCK=requirements.lock
+TEST_MARK='# ---- the test extra'
 # a Raspberry Pi: its camera (picamera2) and GPIO (lgpio) libraries come from Raspberry Pi OS's apt,
 # built for its camera stack, so the venv is made to see the system's packages
 is_pi() { grep -qsa "Raspberry Pi" /proc/device-tree/model; }
@@ -69,17 +74,21 @@ ensure_venv() {
       "$PY" -m venv "${venv_opts[@]}" "$VENV"
     fi
   fi
-  local want stamp="$VENV/.installed${extra:+-$extra}"
-  want=$(cksum < pyproject.toml)
+  local want stamp="$VENV/.installed${extra:+-$extra}" reqs=$LOCK
+  want=$(cat pyproject.toml "$LOCK" | cksum)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     if [ -n "$extra" ]; then
-      say "installing dicetable and its dependencies with the $extra tools into $VENV"
+      say "installing dicetable and its locked dependencies with the $extra tools into $VENV"
     else
-      say "installing dicetable and its dependencies into $VENV (the test tools come with ./dev.sh test)"
+      say "installing dicetable and its locked dependencies into $VENV (the test tools come with ./dev.sh test)"
+      reqs=$VENV/requirements-runtime.lock
+      sed "/^$TEST_MARK/q" "$LOCK" > "$reqs"
     fi
     # --no-compile: Python compiles what it imports when it first does; pip compiling every file
     # of every package first cost a third of the install's time here (benchmarks/RESULTS.md)
-    "$VENV/bin/python" -m pip install -q --no-compile --disable-pip-version-check -e ".${extra:+[$extra]}"
+    local pip=("$VENV/bin/python" -m pip install -q --no-compile --disable-pip-version-check)
+    "${pip[@]}" --require-hashes -r "$reqs"
+    "${pip[@]}" --no-deps -e .
     echo "$want" > "$stamp"
     # the extra's install is also the plain one
     [ -z "$extra" ] || echo "$want" > "$VENV/.installed"
@@ -126,8 +135,12 @@ case "$cmd" in
     say "engine coverage (must be >= 95 %)"
     "$VENV/bin/coverage" report --include='engine/*' --fail-under=95
     ;;
+  lock)
+    check_python
+    exec "$PY" tools/lock.py "$@"
+    ;;
   *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

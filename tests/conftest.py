@@ -15,10 +15,18 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a pytest-xdist worker (``./dev.sh test``: ``--dist loadfile --no-loadscope-reorder``), hand
+    """The upgrade check (marked ``upgrade``: it installs the newest allowed versions and runs the whole
+    suite again) runs only when ``-m`` names it: ``./dev.sh test`` and CI deselect it.
+
+    In a pytest-xdist worker (``./dev.sh test``: ``--dist loadfile --no-loadscope-reorder``), hand
     out the files with the most tests marked ``slow`` first, each file's tests in their own order: a
     long file (the crash sweep, the benchmarks' smoke runs) handed out last runs alone at the end while
     the other workers idle. Every worker sorts the same collection the same way, as xdist requires."""
+    if "upgrade" not in (config.getoption("markexpr", "") or ""):
+        upgrade = [item for item in items if item.get_closest_marker("upgrade")]
+        if upgrade:
+            config.hook.pytest_deselected(items=upgrade)
+            items[:] = [item for item in items if not item.get_closest_marker("upgrade")]
     if not hasattr(config, "workerinput"):
         return
     slow = Counter(item.path for item in items if item.get_closest_marker("slow"))

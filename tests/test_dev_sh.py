@@ -1,4 +1,5 @@
-"""./dev.sh installs what each command needs: `demo` the table alone, `test` the test tools too.
+"""./dev.sh installs what each command needs from requirements.lock: `demo` the table alone, `test`
+the test tools too, each package at its locked version with its hash checked.
 
 The venv here is a stand-in whose programs only write down how they were called, so the test
 sees every pip install dev.sh asks for without installing anything."""
@@ -26,7 +27,7 @@ def _program(path: Path, log: Path) -> None:
 def checkout(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     repo, log = tmp_path / "repo", tmp_path / "calls.log"
     repo.mkdir()
-    for name in ("dev.sh", "pyproject.toml"):
+    for name in ("dev.sh", "pyproject.toml", "requirements.lock"):
         shutil.copy2(ROOT / name, repo / name)
     bindir = repo / ".venv" / "bin"
     bindir.mkdir(parents=True)
@@ -45,19 +46,34 @@ def _run(repo: Path, env: dict[str, str], *args: str) -> None:
 
 
 def _installs(log: Path) -> list[str]:
+    """What each pip install installed: "." for dicetable, "runtime"/"full" for the lock's parts."""
     calls = log.read_text().splitlines() if log.exists() else []
-    return [c.split(" -e ", 1)[1] for c in calls if c.startswith("python -m pip install")]
+    out = []
+    for c in calls:
+        if not c.startswith("python -m pip install"):
+            continue
+        if " -e " in c:
+            assert " --no-deps -e " in c, c  # dicetable alone: its dependencies come from the lock
+            out.append(c.split(" -e ", 1)[1])
+        else:
+            assert " --require-hashes -r " in c, c
+            reqs = c.split(" -r ", 1)[1]
+            out.append("full" if reqs == "requirements.lock" else "runtime")
+    return out
 
 
 def test_demo_installs_no_test_tools_and_test_adds_them(checkout: tuple[Path, Path, dict[str, str]]) -> None:
     repo, log, env = checkout
     _run(repo, env, "demo", "--no-serve")
-    assert _installs(log) == ["."]  # the table alone: no playwright, mypy, ruff, hypothesis, pytest
+    assert _installs(log) == ["runtime", "."]  # the table alone: no playwright, mypy, ruff, pytest
+    runtime = (repo / ".venv" / "requirements-runtime.lock").read_text()
+    assert "\nopencv-python-headless==" in runtime and "--hash=sha256:" in runtime
+    assert "\npytest==" not in runtime and "\nmypy==" not in runtime and "\nplaywright==" not in runtime
     assert "dicetable demo --no-serve" in log.read_text()
     _run(repo, env, "demo", "--no-serve")
-    assert _installs(log) == ["."], "installed once"
+    assert _installs(log) == ["runtime", "."], "installed once"
     _run(repo, env, "test", "-q")
-    assert _installs(log) == [".", ".[test]"], "switching from demo to test installs the test tools"
+    assert _installs(log) == ["runtime", ".", "full", "."], "from demo to test installs the test tools"
     calls = log.read_text()
     assert "ruff check ." in calls and "mypy" in calls
     tests = next(c for c in calls.splitlines() if c.startswith("pytest "))
@@ -66,7 +82,7 @@ def test_demo_installs_no_test_tools_and_test_adds_them(checkout: tuple[Path, Pa
     assert tests.endswith(" -q"), tests  # what follows `test` comes last: `./dev.sh test -n 0` wins
     _run(repo, env, "test")
     _run(repo, env, "demo")
-    assert _installs(log) == [".", ".[test]"], "the test tools' install serves the demo too"
+    assert _installs(log) == ["runtime", ".", "full", "."], "the test tools' install serves the demo too"
 
 
 def test_an_edited_pyproject_installs_again(checkout: tuple[Path, Path, dict[str, str]]) -> None:
@@ -75,4 +91,15 @@ def test_an_edited_pyproject_installs_again(checkout: tuple[Path, Path, dict[str
     (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + "\n# edited\n")
     _run(repo, env, "demo")
     _run(repo, env, "test")
-    assert _installs(log) == [".[test]", ".", ".[test]"]
+    assert _installs(log) == ["full", ".", "runtime", ".", "full", "."]
+
+
+def test_a_new_lock_installs_again(checkout: tuple[Path, Path, dict[str, str]]) -> None:
+    repo, log, env = checkout
+    _run(repo, env, "test")
+    _run(repo, env, "test")
+    assert _installs(log) == ["full", "."]
+    lock = repo / "requirements.lock"
+    lock.write_text(lock.read_text() + "\n# locked again\n")
+    _run(repo, env, "test")
+    assert _installs(log) == ["full", ".", "full", "."], "the stamp keys on the lock"

@@ -34,7 +34,7 @@ if [ ! -x "$root/usr/bin/python3" ]; then
   say "debootstrap arm64 bookworm into $root from $mirror"
   start=$(date +%s)
   debootstrap --arch=arm64 --variant=minbase \
-    --include=python3,python3-venv,python3-pip,ca-certificates,libgl1,libglib2.0-0 \
+    --include=python3,python3-venv,python3-pip,ca-certificates,libgl1,libglib2.0-0${ARM64_PICAMERA:+,python3-numpy} \
     bookworm "$root" "$mirror"
   echo "debootstrap: $(( $(date +%s) - start )) s" >> "$out/times.txt"
 fi
@@ -50,6 +50,85 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt" 2>/dev/null || true
 
+inside() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=120 bash -c "$1"; }
+
+# ARM64_PICAMERA=before|after: the Pi's camera stack (issue 42). Raspberry Pi OS's python3-picamera2
+# imports python3-simplejpeg, a C extension built against the system's numpy 1.24; a venv made with
+# --system-site-packages that installs numpy 2 puts numpy 2 first, and the import dies of
+# "numpy.dtype size changed". Here: Debian's python3-numpy (1.24.2, as on the Pi) and, beside it in
+# /usr/lib/python3/dist-packages, simplejpeg 1.6.6 (PyPI's aarch64 cp311 wheel, built against numpy
+# 1.x), and tools/arm64/picamera2_standin (Debian has no picamera2: a stand-in that imports numpy and
+# simplejpeg as picamera2 does, its frames the Dice Hunter demo's JPEGs decoded by simplejpeg).
+#   before: ARM64_BEFORE=REV's install (a venv made with --system-site-packages as dev.sh makes it on
+#           a Pi, then ./dev.sh demo), which shows the failure;
+#   after:  this checkout's HEAD in the same place, the venv kept, ./dev.sh demo again, then the camera
+#           read through `dicetable record --camera picam`.
+# Writes OUT/picamera/{before,after}-*.txt and .json.
+if [ -n "${ARM64_PICAMERA:-}" ]; then
+  pc="$out/picamera"
+  mkdir -p "$pc"
+  inside 'dpkg -s python3-numpy >/dev/null 2>&1 || { apt-get update -q && apt-get install -y -q python3-numpy; }' >> "$pc/setup.log" 2>&1
+  inside 'python3 -c "import simplejpeg" 2>/dev/null || python3 -m pip install -q --break-system-packages --no-deps \
+    --target /usr/lib/python3/dist-packages simplejpeg==1.6.6' >> "$pc/setup.log" 2>&1
+  rm -rf "$root/usr/lib/python3/dist-packages/picamera2"
+  cp -r "$here/tools/arm64/picamera2_standin/picamera2" "$root/usr/lib/python3/dist-packages/picamera2"
+  inside 'cd /tmp && /usr/bin/python3 -c "import numpy, simplejpeg, picamera2; print(\"system python3:\", numpy.__version__, \"numpy,\", simplejpeg.__version__, \"simplejpeg, picamera2 stand-in imports\")"' \
+    > "$pc/system.txt" 2>&1 || true
+  demo() {  # ./dev.sh demo, tried again when qemu crashes the install (as below)
+    local try
+    for try in 1 2 3 4 5 6; do
+      inside 'cd /opt/dicetable && ./dev.sh demo --no-serve --json' > "$pc/$1-demo.json" 2>> "$pc/$1-demo.log" && return 0
+      say "try $try failed (see $pc/$1-demo.log); again"
+    done
+    return 1
+  }
+  frames=/opt/dicetable/tests/fixtures/sessions/dice-hunter-demo
+  probe() {  # what the venv imports, and the camera read as `dicetable record` reads it
+    {
+      echo "\$ .venv/bin/python -c 'import numpy; print(numpy.__version__)'"
+      inside 'cd /opt/dicetable && .venv/bin/python -c "import numpy; print(numpy.__version__)"' 2>&1
+      echo "\$ .venv/bin/python -c 'import simplejpeg'   # in the venv's own process"
+      inside 'cd /opt/dicetable && .venv/bin/python -c "import simplejpeg; print(\"imports\")" 2>&1 | tail -1'
+      echo "\$ PICAMERA2_STANDIN_FRAMES=$frames .venv/bin/dicetable record --camera picam --frames 5 --format png --out /tmp/picam-$1"
+      inside "rm -rf /tmp/picam-$1; cd /opt/dicetable && PICAMERA2_STANDIN_FRAMES=$frames timeout 900 .venv/bin/dicetable record --camera picam --frames 5 --format png --out /tmp/picam-$1 2>&1 | tail -5; echo \"exit \${PIPESTATUS[0]}\""
+    } > "$pc/$1-camera.txt" 2>&1
+  }
+  if [ "$ARM64_PICAMERA" = before ]; then
+    rev=${ARM64_BEFORE:?"ARM64_BEFORE=REV: the revision whose install shows the failure"}
+    say "today's install ($rev) on the Pi's camera stack"
+    rm -rf "$root/opt/dicetable"
+    git clone -q --no-hardlinks "$here" "$root/opt/dicetable" && git -C "$root/opt/dicetable" checkout -q "$rev"
+    inside 'cd /opt/dicetable && python3 -m venv --system-site-packages .venv'  # as dev.sh makes it on a Pi
+    start=$(date +%s)
+    demo before || true
+    echo "picamera before ($rev): demo $(( $(date +%s) - start )) s" >> "$out/times.txt"
+    probe before
+  else
+    say "the fixed install ($(git -C "$here" rev-parse --short HEAD)) on the Pi's camera stack"
+    mv "$root/opt/dicetable/.venv" "$root/opt/venv.kept"
+    rm -rf "$root/opt/dicetable"
+    git clone -q --no-hardlinks "$here" "$root/opt/dicetable"
+    mv "$root/opt/venv.kept" "$root/opt/dicetable/.venv"
+    start=$(date +%s)
+    demo after || true
+    echo "picamera after ($(git -C "$here" rev-parse --short HEAD)): demo $(( $(date +%s) - start )) s" >> "$out/times.txt"
+    probe after
+    # the frames as the venv received them from the camera worker, against the demo's JPEGs decoded
+    inside "cd /opt/dicetable && .venv/bin/python -c '
+import cv2, numpy as np, sys
+from pathlib import Path
+src = sorted(Path(\"$frames\").glob(\"*.jpg\"))[:5]
+got = sorted(Path(\"/tmp/picam-after\").glob(\"*.png\"))
+ok = len(got) == 5 and all(np.array_equal(cv2.imread(str(g))[:960, :1280], cv2.imread(str(s))[:960, :1280]) for g, s in zip(got, src))
+print(len(got), \"frames recorded through the worker;\", \"each the stand-in frame, pixel for pixel\" if ok else \"NOT the stand-in frames\")
+'" >> "$pc/after-camera.txt" 2>&1 || true
+    inside '/opt/dicetable/.venv/bin/python -m pip freeze 2>/dev/null' > "$pc/after-freeze.txt" || true
+  fi
+  cat "$pc/system.txt" "$pc/$ARM64_PICAMERA-camera.txt"
+  exit 0
+fi
+
 if [ "${ARM64_RESUME:-0}" != 1 ]; then
   say "a fresh clone of the repository at $(git -C "$here" rev-parse --short HEAD)"
   # ARM64_KEEP_VENV=1 keeps the arm64 venv an earlier run installed (dev.sh reinstalls it when
@@ -61,9 +140,6 @@ if [ "${ARM64_RESUME:-0}" != 1 ]; then
   # the shared rules and real photos beside it, where the tests look for them (../shared)
   rm -rf "$root/opt/shared" && [ -d "$here/../shared" ] && cp -r "$here/../shared" "$root/opt/shared"
 fi
-
-inside() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=120 bash -c "$1"; }
 
 if [ "${ARM64_RESUME:-0}" != 1 ]; then
   {
