@@ -7,8 +7,16 @@ perception step with the empty table on (`controller.learn_dice.learning_perceiv
 where the frame differs from the table seen empty, so a keyboard, a cup or another die that lay there
 all along is never a face.  A frame with no die is said so; one with more than one die is refused
 ("leave one die only"); one die becomes a roll: its crop, cut as the reader cuts it, and the face
-proposed (by the crops taught so far when they know it, else by the reader).  The owner confirms the
-face or names the right one (`answer`), or says the crop is not the die (`skip`).
+proposed only from evidence about this crop (`propose`, issue 44): the OCR head's reading of it
+(calibrated P(right) at least OCR_PROPOSE), or, once every face of the kind has been taught, the face
+whose taught crops it is most like by a margin over every other face's (MATCH_PROPOSE,
+MARGIN_PROPOSE); when the two disagree, or neither is sure, nothing is proposed and the owner picks.
+Never "like the rolls taught so far": with a face or two taught, a crop of an untaught face is as
+like them as a crop of theirs (0.86 for another face of the real green d20).  The candidates (the
+head's reading, the nearest faces taught) are shown side by side, each with a crop taught as it.
+The owner confirms the face or names the right one (`answer`), or says the crop is not the die
+(`skip`); an answer names the roll (and session) whose picture it was given for, and an answer for
+a roll that is no longer the latest is refused (`StaleRoll`, HTTP 409), never applied to another.
 
 The set is complete when every face of the kind has been taught at least ``N_EACH`` times (4: the
 figure the project measures learnt sets at, `benchmarks/vision_numbered_learnt.py` and issue 29's
@@ -48,7 +56,7 @@ import numpy as np
 
 from controller.corrections import LEARNT_KINDS
 from controller.learn_dice import game_kinds_of, learning_perceiver
-from vision.numbered.embed import TURNS
+from vision.numbered.embed import TURNS, likeness
 from vision.numbered.labels import VALUES
 from vision.numbered.learnt import DiceSet, load_set
 
@@ -69,6 +77,20 @@ VIEW_WIDTH = 640
 #: the tests: nudges of up to 15 degrees match at 0.98-1.0; the same face turned 30 degrees or more,
 #: or another face at the same place, at 0.25-0.5)
 NUDGE_PLACE, NUDGE_DEG, NUDGE_LIKE = 0.5, 15, 0.85
+#: the OCR head's calibrated confidence (its P(right)) at which its reading of a roll's crop is
+#: proposed: of d20_lurig's 314 hand-held d20_wood frames at the table's scale, 4 read wrong at 0.5 or
+#: more (a 14 read as 4 at 0.78; in the tests' session a 12 read as 15 at 0.76), none at 0.8 or more
+#: (31 right); the real green d20 of d20_imac1844 reads 0.8-0.93 on its clearest faces
+#: (tests/controller/test_teach_trust.py plays such sessions)
+OCR_PROPOSE = 0.8
+#: a crop is proposed as the taught face it is most like only when every face of the kind has been
+#: taught (so its margin is over every face, not only the few taught), at least MATCH_PROPOSE alike
+#: and MARGIN_PROPOSE more alike than any other face's nearest taught crop (on d20_lurig's hand-held
+#: clips a nearest face was wrong by margins up to 0.055); a match this sure of another face than
+#: the head's reading leaves the roll without a proposal (they disagree)
+MATCH_PROPOSE, MARGIN_PROPOSE = 0.85, 0.08
+#: the candidates shown side by side for a roll
+CANDIDATES = 3
 
 
 class Said(str):
@@ -96,11 +118,49 @@ def name_key(session: Mapping[str, Any]) -> dict[str, Any]:
 
 class TeachError(ValueError):
     """A teaching step refused: the message names the input and what was expected (``said``: it by
-    its catalogue key)."""
+    its catalogue key; ``status``: the HTTP status the admin API answers with)."""
+
+    status = 400
 
     def __init__(self, said: Said | str) -> None:
         super().__init__(str(said))
         self.said = key_of(said)
+
+
+class StaleRoll(TeachError):
+    """An answer for a roll that is no longer the one shown (another came to rest since, or the
+    session changed): refused, never applied to the roll shown now (HTTP 409: the page looks again)."""
+
+    status = 409
+
+
+def propose(
+    ocr: tuple[int, float] | None, near: Sequence[tuple[int, float]], every_face: bool
+) -> tuple[int | None, str]:
+    """The face proposed for a roll's crop and what backs it, from evidence about this crop only:
+    ``ocr``: the OCR head's reading (value, calibrated confidence); ``near``: the faces taught so far,
+    nearest first, with the crop's likeness to each one's nearest crop; ``every_face``: every face of
+    the kind taught at least once.  Returns (face, by): by "ocr" (the head reads it at least
+    OCR_PROPOSE sure), "match" (every face taught, the nearest at least MATCH_PROPOSE alike and
+    MARGIN_PROPOSE over the next), "both"; (None, "") when nothing backs a face, (None, "disagree")
+    when the head's face was taught and the crop is clearly more like another taught face.  A
+    half-taught set never proposes on its own: a crop of an untaught face may be most like a taught
+    one (module doc)."""
+    read = ocr[0] if ocr is not None and ocr[1] >= OCR_PROPOSE else None
+    like = dict(near)
+    first, best = near[0] if near else (None, 0.0)
+    second = near[1][1] if len(near) > 1 else 0.0
+    clear = best >= MATCH_PROPOSE and best - second >= MARGIN_PROPOSE
+    if read is not None:
+        other = first is not None and first != read and read in like
+        if other and best >= MATCH_PROPOSE and best - like[read] >= MARGIN_PROPOSE:
+            return None, "disagree"
+        if first == read and clear:
+            return read, "both"
+        return read, "ocr"
+    if every_face and clear:
+        return first, "match"
+    return None, ""
 
 
 @dataclass
@@ -110,7 +170,10 @@ class Roll:
     n: int
     proposed: int | None
     confidence: float
-    by: str  # what proposed the face: "taught" (the crops taught so far) or "reader"
+    #: what backs the face proposed (`propose`): "ocr" (the head's reading of this crop), "match" (most
+    #: like one taught face by a margin over every other), "both"; "" nothing proposed ("disagree":
+    #: the two named different faces)
+    by: str
     center: tuple[float, float]
     features: np.ndarray
     crop: bytes | None  # JPEG
@@ -118,10 +181,17 @@ class Roll:
     answered: bool = False
     side: float = 0.0  # the die's side in the frame (pixels; 0: not known, as in older logs)
     top: np.ndarray | None = None  # the die's top in grey at full size as it lies now (`_nudged`)
+    #: the OCR head's reading of this crop: its value and calibrated confidence (None: not read)
+    ocr: tuple[int, float] | None = None
+    #: the faces taught so far, nearest first, and this crop's likeness to each face's nearest crop
+    near: tuple[tuple[int, float], ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, session: int = 0) -> dict[str, Any]:
         return {
             "n": self.n,
+            "session": session,
+            "id": f"{session}-{self.n}",
+            "ocr": None if self.ocr is None else {"face": self.ocr[0], "confidence": round(self.ocr[1], 3)},
             "proposed": self.proposed,
             "confidence": round(self.confidence, 3),
             "by": self.by,
@@ -254,10 +324,43 @@ class Teaching:
                 complete=all(k >= N_EACH for k in counts.values()),
                 taught=sum(counts.values()),
                 rolls=len(self.rolls),
-                roll=None if latest is None else latest.to_json(),
+                roll=None if latest is None else self._shown(latest),
                 view=view,
             )
             return out
+
+    def _shown(self, roll: Roll) -> dict[str, Any]:
+        """A roll as the page shows it: with its candidates side by side (the face proposed first,
+        then the head's reading and the nearest faces taught), each with the latest crop taught as
+        that face (None: not taught yet)."""
+        assert self.session is not None
+        out = roll.to_json(self.session["id"])
+        faces: list[int] = []
+        for face in (
+            ([roll.proposed] if roll.proposed is not None else [])
+            + ([roll.ocr[0]] if roll.ocr else [])
+            + [f for f, _ in roll.near[:2]]
+        ):
+            if face not in faces:
+                faces.append(face)
+        likeness = dict(roll.near)
+        cands = []
+        for face in faces[:CANDIDATES]:
+            taught = [r for r in self.rolls if r.face == face and r.crop is not None and r is not roll]
+            cands.append(
+                {
+                    "face": face,
+                    "proposed": face == roll.proposed,
+                    "ocr": None if roll.ocr is None or roll.ocr[0] != face else round(roll.ocr[1], 3),
+                    "likeness": None if face not in likeness else round(likeness[face], 3),
+                    "taught_roll": taught[-1].n if taught else None,
+                    "crop": None
+                    if not taught
+                    else "data:image/jpeg;base64," + base64.b64encode(taught[-1].crop or b"").decode(),
+                }
+            )
+        out["candidates"] = cands
+        return out
 
     def _why_not(self) -> Said | None:
         """Why no session can start at this table (None: one can)."""
@@ -396,6 +499,29 @@ class Teaching:
     def _roll(self, command: Mapping[str, Any]) -> Roll:
         n = command.get("roll")
         found = [r for r in self.rolls if r.n == n] if isinstance(n, int) and not isinstance(n, bool) else []
+        assert self.session is not None
+        session = command.get("session")
+        if session is not None and session != self.session["id"]:
+            raise StaleRoll(
+                Said(
+                    f"roll {n} is not of the session shown now ({self.session['name']}): nothing "
+                    "taught; look at the roll shown now and answer it",
+                    "err.stale_session",
+                    roll=n,
+                    name=name_key(self.session),
+                )
+            )
+        if found and found[0] is not self.rolls[-1]:
+            latest = self.rolls[-1].n
+            raise StaleRoll(
+                Said(
+                    f"roll {n} is no longer the roll shown: roll {latest} came to rest since; nothing "
+                    f"taught: answer roll {latest} from its picture",
+                    "err.stale",
+                    roll=n,
+                    latest=latest,
+                )
+            )
         if not found:
             raise TeachError(
                 Said(
@@ -606,26 +732,26 @@ class Teaching:
         reader = self.reader()
         crop = reader.crops_of(image, [d])[0]
         turned = reader.embedder().embed([crop], TURNS)
-        sofar = self._set()
-        match = sofar.match(turned)[0] if sofar is not None else None
-        proposed: int | None
-        if match is not None:
-            proposed, confidence, by = match.value, match.likeness, "taught"
-        else:
-            value = d.get("value")
-            proposed = int(value) if d.get("kind") == kind and isinstance(value, int) else None
-            confidence, by = float(d.get("confidence") or 0.0), "reader"
+        ocr = self._ocr(image, center, side, kind)
+        near = self._near(turned)
+        proposed, by = propose(ocr, near, not any(k == 0 for k in self.counts().values()))
+        confidence = 0.0
+        if by in ("ocr", "both") and ocr is not None:
+            confidence = ocr[1]
+        if by in ("match", "both"):
+            confidence = max(confidence, near[0][1])
         last = self.rolls[-1] if self.rolls else None
         if last is not None and _nudged(last, image, center, proposed):
             self._keep_top(last.n, top)
             self._row(table, "nudged", "camera", roll=last.n, t=t, center=[round(c, 1) for c in center])
             last.center, last.top = center, top  # a second nudge is judged from here
-            shows = "" if proposed is None else f" (it still shows {proposed})"
+            face = last.face if last.face is not None else proposed  # the owner's word first
+            shows = "" if face is None else f" (it still shows {face})"
             self.notice = Said(
                 f"nudged, not a new roll: roll {last.n}{shows} is not counted again; roll {name} again",
-                "notice.nudged" if proposed is None else "notice.nudged_face",
+                "notice.nudged" if face is None else "notice.nudged_face",
                 roll=last.n,
-                face=proposed,
+                face=face,
                 name=said,
             )
             return
@@ -647,13 +773,56 @@ class Teaching:
             proposed=proposed,
             confidence=round(confidence, 4),
             by=by,
+            ocr=None if ocr is None else [ocr[0], round(ocr[1], 4)],
+            near=[[f, round(like, 4)] for f, like in near[:CANDIDATES]],
             center=[round(c, 1) for c in center],
             side=round(side, 1),
             embedder=reader.embedder().digest,
             features=[round(float(x), 5) for x in features],
         )
-        self.rolls.append(Roll(n, proposed, confidence, by, center, features, jpeg, side=side, top=top))
+        self.rolls.append(
+            Roll(
+                n,
+                proposed,
+                confidence,
+                by,
+                center,
+                features,
+                jpeg,
+                side=side,
+                top=top,
+                ocr=ocr,
+                near=tuple(near[:CANDIDATES]),
+            )
+        )
         self.notice = None
+
+    def _ocr(
+        self, image: np.ndarray, center: tuple[float, float], side: float, kind: str
+    ) -> tuple[int, float] | None:
+        """The OCR head's reading of the die at ``center`` (its value and calibrated confidence; None:
+        the reader has no head, or the kind has no numerals it reads)."""
+        head = getattr(self.reader(), "ocr", None)
+        if head is None:
+            return None
+        try:
+            got = head.read(image, [(center, side, kind)])[0]
+        except ValueError:
+            return None
+        return int(got.value), float(got.confidence)
+
+    def _near(self, turned: np.ndarray) -> list[tuple[int, float]]:
+        """The faces taught so far, nearest first: the crop's likeness (at its best turn) to each
+        face's nearest taught crop."""
+        taught = [r for r in self.rolls if r.face is not None]
+        if not taught:
+            return []
+        sims = likeness(turned, np.stack([r.features for r in taught]))[0]
+        best: dict[int, float] = {}
+        for r, sim in zip(taught, sims, strict=True):
+            assert r.face is not None
+            best[r.face] = max(best.get(r.face, -1.0), float(sim))
+        return sorted(best.items(), key=lambda fs: -fs[1])
 
     # -- after a restart ------------------------------------------------------------------
     def replay(self) -> None:
@@ -683,11 +852,13 @@ class Teaching:
                         n,
                         r.get("proposed"),
                         float(r.get("confidence") or 0.0),
-                        str(r.get("by", "reader")),
+                        str(r.get("by", "")),
                         (float(r["center"][0]), float(r["center"][1])),
                         np.asarray(r["features"], np.float32),
                         crop.read_bytes() if crop.is_file() else None,
                         side=float(r.get("side") or 0.0),
+                        ocr=None if not r.get("ocr") else (int(r["ocr"][0]), float(r["ocr"][1])),
+                        near=tuple((int(f), float(like)) for f, like in r.get("near") or ()),
                     )
                 )
             elif r.get("step") == "nudged" and self.rolls:

@@ -1,7 +1,9 @@
 """Teaching the table a die of its own (issue 29 item 4): the page ``/learn`` and its admin API.
 
 The owner names a die ("ann's red d20"), rolls it again and again in view of the camera, and
-confirms or corrects the face proposed for each roll's crop; the page shows which faces are still
+confirms or corrects the face proposed for each roll's crop (proposed only from evidence about that
+crop, its candidates shown side by side; each answer names the roll it was shown with, and one for a
+roll no longer shown is refused with 409); the page shows which faces are still
 missing and when the set is complete, then saves it.  The table does the work (its backend's
 ``teach(command, who)``: ``controller.teach`` behind ``Table.teach``); the display only checks the
 shape of each step and passes it on.  The page is public (like the table page's tap-to-fix); its API
@@ -43,7 +45,8 @@ class TeachAnswer(_Strict):
     """The face a roll's die shows (the one proposed, or the right one)."""
 
     action: Literal["answer"]
-    roll: StrictInt = Field(description="the roll's number in the session")
+    roll: StrictInt = Field(description="the number of the roll whose picture was shown")
+    session: StrictInt | None = Field(None, description="the session the roll is of (the page sends it)")
     face: StrictInt = Field(description="the face the die shows")
 
 
@@ -52,6 +55,7 @@ class TeachSkip(_Strict):
 
     action: Literal["skip"]
     roll: StrictInt
+    session: StrictInt | None = None
 
 
 class TeachEnd(_Strict):
@@ -97,7 +101,8 @@ def add_learn_routes(
     def api_learn_step(body: TeachRequest) -> Any:
         try:
             return teach(body.command.model_dump(), body.who.strip())
-        except ValueError as e:
-            return JSONResponse({"error": str(e), "error_key": getattr(e, "said", None)}, status_code=400)
+        except ValueError as e:  # 409: the roll answered is no longer the one shown (nothing taught)
+            status = getattr(e, "status", 400)
+            return JSONResponse({"error": str(e), "error_key": getattr(e, "said", None)}, status_code=status)
         except OSError as e:  # the table could not log or save it: nothing was changed
             return JSONResponse({"error": str(e)}, status_code=503)

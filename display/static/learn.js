@@ -40,7 +40,11 @@ async function learnApi(method, body) {
     learnSay(LANG === "en" && got.error ? got.error : t("fix.token_needed"), false);
     return null;
   }
-  if (!r.ok) { learnSay(learnWords(got.error, got.error_key) || t("fix.refused", { status: r.status }), false); return null; }
+  if (!r.ok) {
+    learnSay(learnWords(got.error, got.error_key) || t("fix.refused", { status: r.status }), false);
+    if (r.status === 409) learnRefresh();  // the roll answered is no longer the one shown: show the new one
+    return null;
+  }
   if (token) { localStorage.setItem(LEARN_TOKEN, token); byId("learn-token-row").hidden = true; }
   return got;
 }
@@ -60,9 +64,30 @@ async function learnRefresh() {
 
 function learnProposal(roll) {
   if (roll.answered) return roll.face === null ? t("learn.left_out") : t("learn.taught_as", { face: roll.face });
+  if (roll.by === "disagree") return t("learn.disagree");
   if (roll.proposed === null) return t("learn.cannot_tell");
-  const by = roll.by === "taught" ? t("learn.by_taught") : t("learn.by_reader");
-  return t("learn.thinks", { face: roll.proposed, by });
+  return t("learn.thinks", { face: roll.proposed, by: t("learn.by_" + roll.by) });
+}
+
+// an answer names the roll (and session) whose picture it was shown with: the button carries them
+function learnAnswerButton(roll, face, attrs, label) {
+  const b = h("button", Object.assign({ type: "button", "data-face": face, "data-roll": roll.n,
+    "data-session": roll.session }, attrs), label);
+  b.addEventListener("click", () => learnStep({ action: "answer", roll: Number(b.dataset.roll),
+    session: Number(b.dataset.session), face: Number(b.dataset.face) }));
+  return b;
+}
+
+// the candidates side by side: each face with a crop taught as it (none yet: said), and why it is one
+function learnCandidate(roll, c) {
+  const why = [];
+  if (c.ocr !== null) why.push(t("learn.cand_ocr", { p: Math.round(c.ocr * 100) }));
+  if (c.likeness !== null) why.push(t("learn.cand_like", { like: c.likeness.toFixed(2) }));
+  const picture = c.crop ? h("img", { src: c.crop, alt: t("learn.cand_alt", { face: c.face }) })
+    : h("span", { class: "nocrop" }, t("learn.cand_untaught"));
+  return h("figure", { class: c.proposed ? "cand proposed" : "cand", "data-face": c.face }, picture,
+    h("figcaption", {}, h("b", {}, c.face), " ", why.join(" · ")),
+    roll.answered ? "" : learnAnswerButton(roll, c.face, { class: "face" }, t("learn.it_shows", { face: c.face })));
 }
 
 function learnRender(st) {
@@ -88,6 +113,7 @@ function learnRender(st) {
   byId("learn-wait").hidden = Boolean(roll && !roll.answered);
   if (roll) {
     byId("learn-roll").dataset.roll = roll.n;
+    byId("learn-roll").dataset.session = roll.session;
     byId("learn-crop").src = roll.crop || "";
     byId("learn-roll-no").textContent = t("learn.roll_no", { n: roll.n });
     byId("learn-proposed").textContent = learnProposal(roll);
@@ -96,12 +122,15 @@ function learnRender(st) {
     confirm.hidden = roll.proposed === null || roll.answered;
     confirm.textContent = t("learn.yes_shows", { face: roll.proposed });
     confirm.dataset.face = roll.proposed === null ? "" : roll.proposed;
+    confirm.dataset.roll = roll.n;
+    confirm.dataset.session = roll.session;
+    const skip = byId("learn-skip");
+    skip.dataset.roll = roll.n;
+    skip.dataset.session = roll.session;
+    byId("learn-candidates").replaceChildren(...(roll.candidates || []).map((c) => learnCandidate(roll, c)));
     byId("learn-faces").replaceChildren(...st.faces.map((f) => {
       const marked = roll.answered ? roll.face : roll.proposed;
-      const b = h("button", { type: "button", class: f.face === marked ? "face read" : "face",
-        "data-face": f.face }, f.face);
-      b.addEventListener("click", () => learnStep({ action: "answer", roll: roll.n, face: f.face }));
-      return b;
+      return learnAnswerButton(roll, f.face, { class: f.face === marked ? "face read" : "face" }, f.face);
     }));
   }
   byId("learn-progress").replaceChildren(...st.faces.map((f) => h("span", {
@@ -126,13 +155,15 @@ byId("learn-start").addEventListener("click", () => {
   if (!owner || !colour) { learnSay(t("learn.die_first"), false); return; }
   learnStep({ action: "start", owner, colour, kind: byId("learn-kind").value });
 });
-byId("learn-confirm").addEventListener("click", () => {
-  const roll = learnShown && learnShown.roll;
-  if (roll && roll.proposed !== null) learnStep({ action: "answer", roll: roll.n, face: roll.proposed });
+// the buttons answer the roll they were drawn with (their data-roll), never the one shown by the time
+// the request is sent: a roll that came to rest since is the table's to refuse (409), not to be taught
+byId("learn-confirm").addEventListener("click", (e) => {
+  const d = e.currentTarget.dataset;
+  if (d.face !== "") learnStep({ action: "answer", roll: Number(d.roll), session: Number(d.session), face: Number(d.face) });
 });
-byId("learn-skip").addEventListener("click", () => {
-  const roll = learnShown && learnShown.roll;
-  if (roll) learnStep({ action: "skip", roll: roll.n });
+byId("learn-skip").addEventListener("click", (e) => {
+  const d = e.currentTarget.dataset;
+  if (d.roll) learnStep({ action: "skip", roll: Number(d.roll), session: Number(d.session) });
 });
 byId("learn-save").addEventListener("click", () => learnStep({ action: "save" }));
 byId("learn-cancel").addEventListener("click", () => learnStep({ action: "cancel" }));

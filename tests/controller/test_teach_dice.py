@@ -65,7 +65,8 @@ def test_a_die_is_taught_roll_by_roll_and_the_table_reads_with_the_saved_set(tmp
         # the die rolled, never the text page or the d20 that lay on the table all along
         assert math.dist(r["center"], place(i)) < 40, (i, r["center"])
         assert min(math.dist(r["center"], p) for p in (PAGE, LYING)) > 300
-        right_later += i >= 20 and r["proposed"] == face and r["by"] == "taught"
+        assert r["by"] in ("", "ocr", "disagree") or i >= 20  # a half-taught set proposes nothing alone
+        right_later += i >= 20 and r["proposed"] == face and r["by"] in ("match", "both")
         if i == 59:  # three rounds: every face short of N_EACH
             with pytest.raises(ValueError, match=r"taught too few times \(every face 4 times\)"):
                 table.teach({"action": "save"}, "ann")
@@ -75,7 +76,7 @@ def test_a_die_is_taught_roll_by_roll_and_the_table_reads_with_the_saved_set(tmp
         answer = {"action": "answer", "roll": r["n"], "face": face}
         said = table.teach(answer, "ann")["message"]
         assert said.startswith(f"roll {i + 1} taught as {face}")
-    # the crops taught so far propose the faces of later rolls (each a quarter turn on)
+    # every face taught, the crops taught propose the faces of later rolls (each a quarter turn on)
     assert right_later >= 0.9 * 60, right_later
     status = table.teach({"action": "status"}, "ann")
     assert status["complete"] and status["taught"] == 80 and not status["missing"]

@@ -133,3 +133,90 @@ def test_a_die_is_taught_on_the_page_roll_by_roll(
     stored = load_set(table.cfg.dice_set_path)
     assert stored.name == "ann's green d20" and stored.faces == list(range(1, 21))
     assert table.perceiver.reader.learnt.name == "ann's green d20"
+
+
+@needs_real
+def test_an_answer_for_a_roll_no_longer_shown_is_refused_with_409(tmp_path: Path) -> None:
+    """Issue 44: an answer names the roll (and session) whose picture it was given for; when another
+    roll has come to rest since, it is refused (409, saying which roll is shown now), nothing taught,
+    never applied to the roll shown now."""
+    table = _table(tmp_path)
+    with served(table) as server:
+        url, auth = server.url + "/api/admin/learn", {"X-Admin-Token": TOKEN}
+        start = {"action": "start", "owner": "ann", "colour": "green", "kind": "d20"}
+        session = httpx.post(url, headers=auth, json={"who": "ann", "command": start}).json()
+        table.on_settled(roll(2, 3), 1.0, 1.0, empty=empty_table())
+        first = httpx.get(url, headers=auth).json()["roll"]
+        assert first["n"] == 1 and first["id"] == f"{first['session']}-1"
+        table.on_settled(roll(5, 4), 2.0, 2.0, empty=empty_table())
+        late = {"action": "answer", "roll": 1, "session": first["session"], "face": 2}
+        got = httpx.post(url, headers=auth, json={"who": "ann", "command": late})
+        assert got.status_code == 409, got.text
+        assert got.json()["error"].startswith("roll 1 is no longer the roll shown: roll 2 came to rest since")
+        assert got.json()["error_key"] == {"key": "learn.err.stale", "roll": 1, "latest": 2}
+        other = {"action": "answer", "roll": 2, "session": first["session"] + 1, "face": 5}
+        got = httpx.post(url, headers=auth, json={"who": "ann", "command": other})
+        assert got.status_code == 409 and "is not of the session shown now" in got.json()["error"]
+        skip = {"action": "skip", "roll": 1, "session": first["session"]}
+        assert httpx.post(url, headers=auth, json={"who": "ann", "command": skip}).status_code == 409
+        status = httpx.get(url, headers=auth).json()
+        assert status["taught"] == 0 and not status["roll"]["answered"] and status["roll"]["n"] == 2
+        assert [r.answered for r in table.teaching.rolls] == [False, False]
+        assert [e.data["step"] for e in table.log.controls("teach")] == ["start", "roll", "roll"]
+        # the roll shown now is answered as usual
+        now = {"action": "answer", "roll": 2, "session": first["session"], "face": 5}
+        assert httpx.post(url, headers=auth, json={"who": "ann", "command": now}).json()["taught"] == 1
+        assert session["on"]
+
+
+@needs_real
+@pytest.mark.browser
+def test_a_tap_answers_the_roll_whose_picture_it_was_shown_with(context: Any, tmp_path: Path) -> None:
+    """The page moved on under the finger (issue 44): another roll came to rest while the page still
+    showed the last one; the tap carries the roll it was drawn with, the table refuses it (409), the
+    page says so and shows the new roll; nothing is taught to either roll."""
+    from playwright.sync_api import expect
+
+    table = _table(tmp_path)
+    with served(table) as server:
+        page = context.new_page()
+        page.goto(server.url + "/learn")
+        page.fill("#learn-token", TOKEN)
+        page.click("#learn-token-ok")
+        expect(page.locator("#learn-setup")).to_be_visible()
+        page.fill("#learn-who", "ann")
+        page.fill("#learn-owner", "ann")
+        page.fill("#learn-colour", "green")
+        page.select_option("#learn-kind", "d20")
+        page.click("#learn-start")
+        expect(page.locator("#learn-progress [data-face]")).to_have_count(20)
+        table.on_settled(roll(2, 3), 1.0, 1.0, empty=empty_table())
+        expect(page.locator("#learn-roll-no")).to_have_text("roll 1")
+        # the candidates side by side: the head's reading of this picture first, none taught yet
+        first = page.locator("#learn-candidates figure").first
+        expect(first).to_have_attribute("data-face", str(table.teaching.rolls[0].ocr[0]))
+        expect(first).to_contain_text("not taught yet")
+        expect(page.locator("#learn-proposed")).not_to_contain_text("like the rolls taught so far")
+        proposed = table.teaching.rolls[0].proposed
+        tap = "#learn-confirm" if proposed is not None else '#learn-faces button[data-face="2"]'
+        expect(page.locator(tap)).to_have_attribute("data-roll", "1")
+        # the page cannot look again (its refresh lost) while roll 2 comes to rest
+        page.route(
+            "**/api/admin/learn",
+            lambda route: route.abort() if route.request.method == "GET" else route.continue_(),
+        )
+        table.on_settled(roll(5, 4), 2.0, 2.0, empty=empty_table())
+        expect(page.locator("#learn-msg")).to_have_text("The table did not answer; try again.")
+        expect(page.locator("#learn-roll-no")).to_have_text("roll 1")  # still the old picture
+        page.unroute("**/api/admin/learn")
+        page.click(tap)
+        expect(page.locator("#learn-msg")).to_contain_text(
+            "roll 1 is no longer the roll shown: roll 2 came to rest since; nothing taught"
+        )
+        expect(page.locator("#learn-roll-no")).to_have_text("roll 2")  # the page looked again
+        assert [r.answered for r in table.teaching.rolls] == [False, False]
+        expect(page.locator("#learn-progress [data-taught='0']")).to_have_count(20)
+        # the tap on roll 2's picture answers roll 2
+        page.click('#learn-faces button[data-face="5"]')
+        expect(page.locator("#learn-proposed")).to_have_text("Taught as 5.")
+        assert [r.face for r in table.teaching.rolls] == [None, 5]

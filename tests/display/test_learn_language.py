@@ -38,8 +38,9 @@ ENGLISH = (
     "What the camera saw",
     "Still missing",
     "Not this die",
-    "The table thinks it shows",
-    "the reader's guess",
+    "The table cannot tell which face it shows",
+    "not taught yet",
+    "It shows 7",
     "roll 1",
     "leave one die only",
     "dice are on the table",
@@ -102,9 +103,12 @@ def test_every_sentence_the_table_says_on_the_learn_page_has_its_words_in_both_c
         if i == 0:
             refused({"action": "answer", "roll": n, "face": 21})
             table.teach({"action": "skip", "roll": n}, "ann")
+        if i == 4:  # an answer for a roll no longer shown, or of another session
+            refused({"action": "answer", "roll": n - 1, "face": face})
+            refused({"action": "answer", "roll": n, "session": 999, "face": face})
+        table.teach({"action": "answer", "roll": n, "face": face}, "ann")
         if i == 6:
             table.on_settled(nudged(face, i, (12, -8), 6.0), 9.5, 9.5, empty=empty_table())
-        table.teach({"action": "answer", "roll": n, "face": face}, "ann")
         if i == 2:
             table.teach({"action": "answer", "roll": n, "face": 20}, "ann")  # 3 taught as 20, then right
             refused({"action": "save"})
@@ -131,6 +135,8 @@ def test_every_sentence_the_table_says_on_the_learn_page_has_its_words_in_both_c
         "learn.notice.no_die",
         "learn.notice.many",
         "learn.notice.nudged_face",
+        "learn.err.stale",
+        "learn.err.stale_session",
     } <= keys, keys
 
     # the table's sentences that no step above made: their fields filled, both languages
