@@ -78,9 +78,10 @@ ensure_venv() {
   want=$(cat pyproject.toml "$LOCK" | cksum)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     if [ -n "$extra" ]; then
-      say "installing dicetable and its locked dependencies with the $extra tools into $VENV"
+      say "installing dicetable, its locked dependencies and the $extra tools into $VENV"
     else
-      say "installing dicetable and its locked dependencies into $VENV (the test tools come with ./dev.sh test)"
+      say "installing dicetable and its locked dependencies into $VENV"
+      say "(the test tools come with ./dev.sh test)"
       reqs=$VENV/requirements-runtime.lock
       sed "/^$TEST_MARK/q" "$LOCK" > "$reqs"
     fi

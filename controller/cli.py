@@ -110,7 +110,9 @@ def demo(
     serve: bool = typer.Option(True, "--serve/--no-serve", help="Serve the live display while playing."),
     as_json: bool = typer.Option(False, "--json", help="Print the final scores as JSON."),
     session: Path | None = typer.Option(None, help="A recorded session folder (default: the shipped one)."),
-    db: Path | None = typer.Option(None, help="Event log file (default: in the user data directory)."),
+    db: Path | None = typer.Option(
+        None, help="Event log file, appended to (default: a new one for each run in the user data directory)."
+    ),
     host: str = typer.Option("127.0.0.1", help="Display host."),
     port: int = typer.Option(8000, help="Display port."),
     linger: float = typer.Option(

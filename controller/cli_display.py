@@ -113,7 +113,7 @@ def serve_fake(
     import tempfile
     from pathlib import Path
 
-    from controller.drawn_camera import DrawnCamera, autoplay
+    from controller.drawn_camera import DrawnCamera, autoplay, where_to_act
     from controller.eventlog import EventLog
     from controller.live import display_board
     from controller.table import Table
@@ -148,9 +148,19 @@ def serve_fake(
         player = threading.Thread(target=autoplay, args=(table, camera, stop, every), daemon=True)
         if every > 0:
             player.start()
-        print(
-            f"table {table_id} ({game}, drawn camera) on http://{host}:{port}/  admin: http://{host}:{port}/admin"
-        )
+        url = f"http://{host}:{port}"
+        print(f"table {table_id}: {game}, drawn camera", flush=True)
+        print(f"  table page: {url}/\n  admin page: {url}/admin", flush=True)
+        said = [""]
+
+        def say_where(snap: dict[str, object]) -> None:  # each time the table waits for something new
+            line = where_to_act(snap, url, every)
+            if line != said[0]:
+                said[0] = line
+                print(line, flush=True)
+
+        say_where(table.snapshot())
+        table.listeners.append(say_where)
         try:
             app = create_app(
                 table,

@@ -41,6 +41,33 @@ def session_dir(game: str) -> Path:
     return folder
 
 
+def own_log(folder: Path, game: str) -> Path:
+    """A new event log for one demo run, ``demo-<game>-<UTC time>.sqlite3`` in ``folder`` (``-2``, ``-3``
+    ... when another run took that name in the same second): made empty here, so that two demos
+    started at once never write one file, and each run's /stats is its own."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 1000):
+            path = folder / f"demo-{game}-{stamp}{'' if n == 1 else f'-{n}'}.sqlite3"
+            try:
+                path.open("x").close()  # taken atomically: the other run gets the next name
+            except FileExistsError:
+                continue
+            return path
+    except OSError as e:
+        why = f"{folder}: cannot make the demo's event log there ({e}); name one with --db"
+        raise DemoError(why) from None
+    raise DemoError(f"{folder}: 999 demo logs of {game} started in one second; name one with --db")
+
+
+def shown(path: Path) -> str:
+    """A path as a person reads it: the home directory as ``~``."""
+    with contextlib.suppress(ValueError):
+        return str(Path("~") / path.resolve().relative_to(Path.home().resolve()))
+    return str(path)
+
+
 def run_demo(
     game: str = "dice-hunter",
     session: Path | None = None,
@@ -69,7 +96,7 @@ def run_demo(
         cfg = session_config(folder, meta)
     except (KeyError, ValueError) as e:
         raise DemoError(f"{folder}/session.json: bad setup ({e})") from None
-    db = db or data_dir() / f"demo-{cfg.table.game}.sqlite3"
+    db = db or own_log(data_dir(), cfg.table.game)  # each run its own log, unless --db names one
     console = Console(stderr=True, quiet=quiet)
     try:
         ev = EventLog(db)
@@ -118,7 +145,9 @@ def run_demo(
         if serve:
             try:
                 with serve_display(table, host, port, cfg.display.admin_token):
-                    console.print(f"display: http://{host}:{port}  (event log: {db})")
+                    # one line each, never broken inside an address (an 80-column terminal)
+                    console.print(f"display: http://{host}:{port}", soft_wrap=True)
+                    console.print(f"event log: {shown(db)}", soft_wrap=True)
                     run()
                     _linger(console, table, linger)
             except TableError as e:

@@ -89,3 +89,36 @@ def autoplay(table: Table, camera: DrawnCamera, stop: threading.Event, every: fl
         t = time.monotonic() - t0
         table.tick(t)
         throw_for_the_table(table, camera, t)
+
+
+def where_to_act(snap: dict[str, Any], url: str, every: float) -> str:
+    """What a serve-fake table waits for and where a person gives it: two lines of at most 80
+    columns (the admin page's address added where it fits): its buttons, its form, or nothing to
+    do while the drawn camera throws."""
+    expects = snap.get("state", {}).get("expects") or {}
+    kind = expects.get("kind")
+    waiting = str(snap.get("waiting_for") or kind or "nothing")
+    if len(waiting) > 69:
+        waiting = waiting[:68] + "…"
+    page = True  # the admin page is where to act
+    if snap.get("status") == "paused":
+        how = "press Start / resume on the admin page"
+    elif snap.get("question") is not None:
+        how = "answer it on the admin page, or tap the die on the table page"
+    elif expects.get("secret"):
+        how, page = "a secret selection: only the players' button panels give it", False
+    elif kind in ("roll", "throw"):
+        if every > 0:
+            how, page = f"nothing to do: the drawn camera throws every {every:g} s", False
+        else:
+            how = "type the dice in on the admin page (--every 0: no drawn throws)"
+    elif kind == "reveal":
+        how = "turn it up with its button on the admin page"
+    elif kind == "choice":
+        how = "choose with a button on the admin page"
+    else:
+        how = "a button on the admin page"
+    how = f"  -> {how}"
+    if page and len(f"{how}: {url}/admin") <= 80:
+        how = f"{how}: {url}/admin"
+    return f"waits for: {waiting}\n{how}"

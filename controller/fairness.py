@@ -239,10 +239,20 @@ def game_identity(log: EventLog, game_no: int, inputs: Sequence[Any]) -> str:
     it is: the same recorded game appended twice (two ``dicetable demo`` runs) has one identity.
     Two games that are really played differ in their inputs (every die's value, in order).
     """
+    return prefix_identities(log, game_no, inputs)[-1]
+
+
+def prefix_identities(log: EventLog, game_no: int, inputs: Sequence[Any]) -> list[str]:
+    """The identity of the game after each of its inputs (the setup alone first; the last is
+    :func:`game_identity`): a game whose identity is a proper prefix's of another is that game
+    stopped part way (a demo interrupted, or still playing while an earlier run of its recording
+    stands in the same log), not another game."""
     h = hashlib.sha256(json.dumps(log.setup(game_no).to_json(), sort_keys=True).encode())
+    out = [h.hexdigest()]
     for e in inputs:
         h.update(b"\n" + json.dumps(e.data, sort_keys=True).encode())
-    return h.hexdigest()
+        out.append(h.hexdigest())
+    return out
 
 
 def add_log(
@@ -253,19 +263,25 @@ def add_log(
 ) -> None:
     """Add every die thrown in every game of one open log to ``dice`` (see :func:`thrown`).
 
-    A game whose identity is in ``seen`` (counted already, from this log or another) is skipped.
+    A game whose identity is in ``seen`` (counted already, from this log or another, or part of a
+    game counted) is skipped, and so is one that another game of this log carries on from (the same
+    recording played again, stopped or still playing): two runs of one recording count once.
     """
     from engine import Input
 
     seen = set() if seen is None else seen
+    games = []
     for game_no in range(1, (log.latest_game() or 0) + 1):
         if log.count(game_no) == 0:
             continue
         inputs = list(log.inputs(game_no))
-        identity = game_identity(log, game_no, inputs)
-        if identity in seen:
+        games.append((game_no, inputs, prefix_identities(log, game_no, inputs)))
+    carried_on = {i for _, _, ids in games for i in ids[:-1]}  # a game with more inputs follows on
+    for game_no, inputs, ids in games:
+        identity = ids[-1]
+        if identity in seen or identity in carried_on:
             continue
-        seen.add(identity)
+        seen.update(ids)
         game = _replayer(log, game_no)
         for e in inputs:
             inp = Input.from_json(e.data)
