@@ -38,7 +38,9 @@ check_python() {
 LOCK=requirements.lock
 TEST_MARK='# ---- the test extra'
 # a Raspberry Pi: its camera (picamera2) and GPIO (lgpio) libraries come from Raspberry Pi OS's apt,
-# built for its camera stack, so the venv is made to see the system's packages
+# built for its camera stack; the venv is made to see the system's packages for lgpio. picamera2 and
+# its simplejpeg are built against the system's numpy 1.x and the venv has numpy 2 (the lock's, as
+# OpenCV 5 requires): they run in /usr/bin/python3, a process of its own (hardware/picam_worker.py)
 is_pi() { grep -qsa "Raspberry Pi" /proc/device-tree/model; }
 
 ensure_pi_packages() {

@@ -10,7 +10,7 @@ Specs understood by :func:`open_source`::
     recorded:DIR          a recorded session (frames.csv + image files)
     recorded:VIDEO.mp4    any video file OpenCV can decode
     v4l2:0 / usb:0        a V4L2/USB camera through cv2.VideoCapture
-    picam                 the Raspberry Pi camera (picamera2, imported lazily)
+    picam                 the Raspberry Pi camera (picamera2, run in the system's Python 3)
     http://HOST:PORT/PATH a network camera: MJPEG over HTTP(S) (a phone's IP-camera app, a second Pi)
     rtsp://HOST:PORT/PATH a network camera over RTSP (TCP), e.g. a security camera
     fake                  a synthetic still table (for hw-check --fake and demos)
@@ -26,6 +26,7 @@ import csv
 import json
 import logging
 import os
+import subprocess
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -351,46 +352,128 @@ class CameraSource(_CaptureSource):
         self._t0 = clock()
 
 
+#: the Python that runs picamera2 (Raspberry Pi OS's, which its apt packages are built for)
+PICAM_PYTHON = "/usr/bin/python3"
+PICAM_WORKER = Path(__file__).with_name("picam_worker.py")
+
+
+def _picam_import_failed(hello: dict[str, Any], python: str) -> str:
+    """The one sentence for a picamera2 that does not import in ``python``: the cause and the fix."""
+    error = str(hello.get("error", "?"))
+    if "numpy.dtype size changed" in error or "binary incompatibility" in error:
+        return (
+            f"camera 'picam': picamera2 does not import in {python} because its simplejpeg was built "
+            f"for Raspberry Pi OS's numpy and numpy {hello.get('numpy', '?')} from "
+            f"{hello.get('numpy_file', '?')} stands before it ({error}): remove that numpy "
+            "(sudo pip uninstall --break-system-packages numpy, or pip uninstall numpy for one in "
+            "~/.local) and run sudo apt install --reinstall python3-numpy python3-simplejpeg"
+        )
+    return f"camera 'picam': picamera2 does not import in {python} ({error}); {_picam_advice()}"
+
+
+def _picam_advice() -> str:
+    from hardware.pi import install_advice
+
+    elsewhere = "use 'v4l2:0', a network camera or 'recorded:DIR'"
+    return install_advice("python3-picamera2", elsewhere=elsewhere, venv_hint=False)
+
+
 class PicameraSource(_SourceBase):
-    """The Raspberry Pi camera through picamera2, which is imported only here."""
+    """The Raspberry Pi camera through picamera2, run in the system's Python (``hardware/picam_worker.py``).
 
-    def __init__(self, *, width: int = 1280, height: int = 960, clock: Clock = time.monotonic) -> None:
-        try:
-            from picamera2 import Picamera2  # only importable on a Pi
-        except ImportError as e:
-            from hardware.pi import install_advice
+    Raspberry Pi OS builds python3-picamera2's C extensions against its own numpy 1.x, while the venv
+    has numpy 2 (OpenCV 5 requires it): in one process they cannot meet ("numpy.dtype size changed").
+    So picamera2 runs in ``python`` (``/usr/bin/python3``; ``DICETABLE_PICAM_PYTHON`` names another)
+    and each frame comes over a pipe as raw B, G, R bytes."""
 
-            advice = install_advice(
-                "python3-picamera2", elsewhere="use 'v4l2:0', a network camera or 'recorded:DIR'"
-            )
-            raise FrameSourceError(
-                f"camera 'picam': picamera2 does not import here ({e}); {advice}"
-            ) from None
+    def __init__(
+        self,
+        *,
+        width: int = 1280,
+        height: int = 960,
+        clock: Clock = time.monotonic,
+        python: str | None = None,
+    ) -> None:
         self.name = "picam"
         self._clock = clock
-        self._cam: Any = Picamera2()
-        # picamera2's "RGB888" is laid out B, G, R in memory: exactly OpenCV's BGR.
-        config = self._cam.create_video_configuration(main={"size": (width, height), "format": "RGB888"})
-        self._cam.configure(config)
-        self._cam.start()
+        self._proc: Any = None
+        python = python or os.environ.get("DICETABLE_PICAM_PYTHON") or PICAM_PYTHON
+        try:
+            # -s: a numpy pip put in ~/.local must not stand before the system's
+            proc = subprocess.Popen(
+                [python, "-s", str(PICAM_WORKER), str(width), str(height)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        except OSError as e:
+            raise FrameSourceError(
+                f"camera 'picam': cannot start {python} to run picamera2 in ({e.strerror}); {_picam_advice()}"
+            ) from None
+        line = proc.stdout.readline() if proc.stdout else b""
+        try:
+            hello = json.loads(line) if line.strip() else {}
+        except ValueError:
+            hello = {"error": line[:200].decode("utf-8", "replace")}
+        if hello.get("ok") is not True:
+            self._stop(proc)
+            if hello.get("stage") == "import":
+                raise FrameSourceError(_picam_import_failed(hello, python))
+            what = hello.get("error") or f"{python} ended (exit {proc.returncode}) before the camera started"
+            raise FrameSourceError(f"camera 'picam': {what}")
+        self._proc = proc
         self._t0 = clock()
 
+    def _read_exactly(self, n: int) -> bytearray | None:
+        buf = bytearray(n)
+        view, got = memoryview(buf), 0
+        while got < n:
+            k = self._proc.stdout.readinto(view[got:])
+            if not k:
+                return None
+            got += k
+        return buf
+
     def read(self) -> Frame | None:
-        if self._cam is None:
+        if self._proc is None:
             raise CameraLost("camera 'picam' is closed")
         try:
-            image = self._cam.capture_array()
-        except Exception as e:  # libcamera raises a variety of errors when the camera goes away
-            raise CameraLost(f"camera 'picam' failed to capture: {e}") from e
-        return Frame(
-            _check_bgr(np.ascontiguousarray(image[:, :, :3]), self.name), self._clock() - self._t0, self.name
-        )
+            self._proc.stdin.write(b"f")
+            self._proc.stdin.flush()
+            head = self._read_exactly(12)
+            if head is None:
+                raise CameraLost(f"camera 'picam': its process ended (exit {self._proc.poll()})")
+            h, w, n_error = (int.from_bytes(head[i : i + 4], "little") for i in (0, 4, 8))
+            if n_error:
+                text = self._read_exactly(n_error) or b""
+                raise CameraLost(f"camera 'picam' failed to capture: {text.decode('utf-8', 'replace')}")
+            pixels = self._read_exactly(h * w * 3)
+        except (BrokenPipeError, ValueError) as e:
+            raise CameraLost(f"camera 'picam': its process went away ({e})") from None
+        if pixels is None:
+            raise CameraLost(f"camera 'picam': its process ended (exit {self._proc.poll()})")
+        image = np.frombuffer(pixels, np.uint8).reshape(h, w, 3)
+        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+
+    @staticmethod
+    def _stop(proc: Any) -> None:
+        try:
+            if proc.stdin:
+                proc.stdin.write(b"q")
+                proc.stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
 
     def close(self) -> None:
-        if self._cam is not None:
-            self._cam.stop()
-            self._cam.close()
-            self._cam = None
+        if self._proc is not None:
+            self._stop(self._proc)
+            self._proc = None
 
 
 # -- fakes that ship with the package ------------------------------------------------------------

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 MODEL = Path("/proc/device-tree/model")
-#: how a Pi's venv sees the camera and GPIO libraries Raspberry Pi OS ships with apt
+#: how a Pi's venv sees the GPIO library Raspberry Pi OS ships with apt (picamera2 runs in the system's
+#: Python itself: hardware/picam_worker.py)
 VENV_HINT = (
     "the venv must see the system's packages: ./dev.sh makes .venv with --system-site-packages on a Pi "
     "(delete .venv and run ./dev.sh demo again if it was made before)"
@@ -31,12 +32,16 @@ def sees_system_packages() -> bool:
     return "include-system-site-packages = true" in cfg.read_text(encoding="utf-8", errors="replace")
 
 
-def install_advice(apt_package: str, *, elsewhere: str, model_file: Path = MODEL) -> str:
-    """What to do when ``apt_package``'s module does not import: on a Pi how to get it, else what to use."""
+def install_advice(
+    apt_package: str, *, elsewhere: str, model_file: Path = MODEL, venv_hint: bool = True
+) -> str:
+    """What to do when ``apt_package``'s module does not import: on a Pi how to get it, else what to use.
+    ``venv_hint``: the module is imported in this Python (lgpio), so a venv must see the system's
+    packages; picamera2 runs in the system's Python itself (hardware/picam_worker.py), so not for it."""
     model = pi_model(model_file)
     if model is None:
         return f"this machine is not a Raspberry Pi ({model_file} names none): {elsewhere}"
     steps = f"on this {model}: sudo apt install {apt_package}"
-    if not sees_system_packages():
+    if venv_hint and not sees_system_packages():
         steps += f"; {VENV_HINT}"
     return steps
