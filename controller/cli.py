@@ -22,6 +22,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # help texts are plain text: "[vision]", "[table]" name config sections, not Rich markup
+    rich_markup_mode="markdown",
 )
 AREAS = (
     "controller.cli_vision",
@@ -37,31 +39,35 @@ AREAS = (
 
 
 @app.command("check-config")
-def check_config(file: Path = typer.Argument(..., help="The table.toml to check.")) -> None:
-    """Validate a table.toml as ``run`` will need it (types, the game's options and players through the
-    engine, the files it names) and print every problem with its key and what was expected."""
-    from controller.config import ConfigError, config_warnings, load_config
-    from controller.empty_learn import stored_notes
-    from controller.setup_check import kinds_line, table_problems
+def check_config(
+    file: Path = typer.Argument(..., help="The table.toml to check."),
+    offline: bool = typer.Option(
+        False,
+        "--offline",
+        help="Do not open this machine's devices (camera, pins, the event log's folder): for a config "
+        "written for another machine.",
+    ),
+) -> None:
+    """Check a table.toml as ``run`` checks it before it starts (types, the camera it names, the
+    game's options and players through the engine, the files it names; the camera opened for one
+    frame, the pin factory loaded), print every problem at once with its key and what was expected,
+    else what the table will use."""
+    from controller.setup_check import check_table, kinds_line
 
-    try:
-        cfg = load_config(file)
-        problems = table_problems(cfg)
-    except ConfigError as e:
-        problems = e.problems
-    else:
-        for key, msg in config_warnings(cfg):
-            print(f"{file}: warning: {key}: {msg}")
-        for key, msg in stored_notes(cfg):
-            print(f"{file}: note: {key}: {msg}")
-        print(f"{file}: {kinds_line(cfg)}")
-    if problems:
-        for key, msg in problems:
+    check = check_table(file, offline=offline)
+    for key, msg in check.notes:
+        print(f"{file}: note: {key}: {msg}")
+    if check.cfg is not None:
+        print(f"{file}: {kinds_line(check.cfg)}")
+    if check.problems:
+        for key, msg in check.problems:
             print(f"{file}: {key}: {msg}")
-        raise fail(f"{file}: {len(problems)} problem(s)", 1) from None
-    from hardware.urls import mask_url
-
-    print(f"{file}: OK ({cfg.table.game}, {len(cfg.players)} players, camera {mask_url(cfg.camera.source)})")
+        raise fail(f"{file}: {len(check.problems)} problem(s)", 1) from None
+    assert check.cfg is not None
+    for key, what in check.uses:
+        print(f"{file}: will use: {key}: {what}")
+    cfg = check.cfg
+    print(f"{file}: OK ({cfg.table.game}, {len(cfg.players)} players, camera {dict(check.uses)['camera']})")
 
 
 def _is_sqlite(path: Path) -> bool:
@@ -165,7 +171,12 @@ def demo(
 
 @app.command()
 def run(
-    config: Path | None = typer.Option(None, "--config", "-c", help="table.toml (default: embedded)."),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        help="table.toml (without one: the defaults, with the camera named by --camera).",
+    ),
     camera: str | None = typer.Option(None, help="Override the camera, e.g. recorded:DIR."),
     hold: bool | None = typer.Option(
         None,
@@ -179,25 +190,17 @@ def run(
     ),
 ) -> None:
     """Run a table from its configuration until the game ends or Ctrl-C."""
-    from controller.config import ConfigError, config_warnings, load_config
     from controller.live import run_live
-    from controller.setup_check import table_problems
+    from controller.setup_check import check_table
     from controller.table import TableError
 
-    try:
-        cfg = load_config(config)
-        problems = [(k, m) for k, m in table_problems(cfg) if not (camera and k == "camera")]
-        if not camera:
-            for key, msg in config_warnings(cfg):
-                err.print(f"warning: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)
-        if problems:
-            raise ConfigError(str(config or "the embedded config"), problems)
-    except ConfigError as e:
-        raise fail(str(e)) from None
-    from controller.empty_learn import stored_notes
-
-    for key, msg in stored_notes(cfg):
+    check = check_table(config, camera=camera)  # what check-config checks, the same function
+    if check.problems:
+        raise fail(str(check.error())) from None
+    for key, msg in check.notes:
         err.print(f"note: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)
+    cfg = check.cfg
+    assert cfg is not None
     try:
         run_live(cfg, camera=camera, hold=sys.stdin.isatty() if hold is None else hold, realtime=realtime)
     except TableError as e:

@@ -29,7 +29,7 @@ def _fail(message: str) -> typer.Exit:
 def hall(
     broker: str | None = typer.Option(None, help="The MQTT broker as HOST:PORT, anonymous, no TLS."),
     mqtt: Path | None = typer.Option(
-        None, "--mqtt", help="A TOML file whose \\[mqtt] section says how the hall connects (user, TLS)."
+        None, "--mqtt", help="A TOML file whose [mqtt] section says how the hall connects (user, TLS)."
     ),
     host: str = typer.Option("127.0.0.1", help="Address to serve the hall page on."),
     port: int = typer.Option(8001, help="Port to serve the hall page on."),

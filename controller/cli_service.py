@@ -20,26 +20,38 @@ def install_service_cmd(
     """Write a systemd unit that starts the table at boot and restarts it when it fails."""
     import os
 
-    from controller.cli_errors import fail
-    from controller.config import ConfigError, data_dir, load_config
-    from controller.service import service_user, unit_name, unit_text
-    from controller.setup_check import table_problems
+    from controller.cli_errors import err, fail
+    from controller.service import service_account, unit_name, unit_text
+    from controller.setup_check import check_table
 
     config = config.expanduser().resolve()
     try:
-        cfg = load_config(config)
-        problems = table_problems(cfg)
-        if problems:
-            raise ConfigError(str(config), problems)
-    except ConfigError as e:
+        account = service_account(user)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    # checked as the table will run: its user's home and data dir (a learnt dice set, the event log,
+    # a '~' in a path), not root's under sudo
+    os.environ["HOME"] = str(account.home)
+    os.environ["DICETABLE_DATA_DIR"] = str(account.data_dir)
+    check = check_table(config)  # what check-config and run check, the same function
+    if check.problems:
         raise fail(
-            f"{e}\nno service written: fix the config first ('dicetable check-config {config}')"
+            f"{check.error()}\nno service written: fix the config first ('dicetable check-config {config}')"
         ) from None
+    cfg = check.cfg
+    assert cfg is not None
+    for key, msg in check.notes:
+        err.print(f"note: {key}: {msg}", markup=False, highlight=False, soft_wrap=True)
     name = unit_name(cfg.table.id)
     if out is None:
         out = Path("/etc/systemd/system" if os.geteuid() == 0 else ".") / name
     text = unit_text(
-        config, table_id=cfg.table.id, game=cfg.table.game, data_dir=data_dir(), user=user or service_user()
+        config,
+        table_id=cfg.table.id,
+        game=cfg.table.game,
+        data_dir=account.data_dir,
+        user=account.name,
+        home=account.home,
     )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -50,7 +62,7 @@ def install_service_cmd(
         raise fail(
             f"{out}: cannot write the unit ({e.strerror}); choose another --out or run with sudo"
         ) from None
-    typer.echo(f"wrote {out}")
+    typer.echo(f"wrote {out}: runs as {account.name} (HOME {account.home}, data in {account.data_dir})")
     installed = out.parent == Path("/etc/systemd/system")
     steps = [] if installed else [f"sudo cp {out} /etc/systemd/system/{name}"]
     steps += [

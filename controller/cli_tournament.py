@@ -58,7 +58,7 @@ def _open_for(file: Path, db: Path | None, fmt: str, formats: tuple[str, ...]) -
 
 
 def tournament(
-    file: Path = typer.Argument(..., help="The tournament file (TOML): players, rounds, tables, \\[mqtt]."),
+    file: Path = typer.Argument(..., help="The tournament file (TOML): players, rounds, tables, [mqtt]."),
     db: Path | None = typer.Option(None, help="Its SQLite state (default: in the user data directory)."),
     host: str = typer.Option("127.0.0.1", help="Address to serve the tournament page on."),
     port: int = typer.Option(8002, help="Port to serve the tournament page on."),

@@ -1,8 +1,10 @@
 """The table's one configuration file, ``table.toml``, validated with pydantic.
 
-Every value has a default that runs on any machine: a recorded camera session
-shipped with the package, gpiozero's mock pin factory, an emulated LED matrix,
-SQLite in the user data directory and the display on 127.0.0.1.
+A file must name its camera (``[camera] source``, a recording too: the checks of
+``controller.setup_check`` refuse a file without one); every other value has a default that
+runs on any machine: gpiozero's mock pin factory, an emulated LED matrix, SQLite in the user
+data directory and the display on 127.0.0.1.  (``CameraSection``'s own default, the shipped
+recording, serves configs built in code, never a file.)
 """
 
 from __future__ import annotations
@@ -346,7 +348,12 @@ def _problems(err: ValidationError) -> list[tuple[str, str]]:
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
             msg = "unknown key (not a setting of this section)"
-        elif "input" in e and e["type"] != "missing" and not isinstance(e["input"], dict):
+        elif (
+            "input" in e
+            and e["type"] != "missing"
+            and not isinstance(e["input"], dict)
+            and "got " not in msg  # the validator's own message names what it got
+        ):
             got = e["input"]
             got = mask_url(got) if key.startswith("camera") and isinstance(got, str) else got
             msg = mask_urls(f"{msg} (got {got!r})")  # a camera's password is never shown
@@ -361,27 +368,9 @@ def parse_config(raw: dict[str, Any], source: str = "table.toml") -> TableConfig
         raise ConfigError(source, _problems(e)) from None
 
 
-def demo_game() -> str | None:
-    """The game the embedded demo recording plays (its session.json), None if it cannot be read."""
-    import json
-
-    try:
-        return str(json.loads((DEMO_SESSION / "session.json").read_text(encoding="utf-8"))["setup"]["game"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def camera_missing(cfg: TableConfig) -> bool:
-    """A file that sets up a table (its game or players) but names no camera: it plays the demo."""
-    named = "camera" in cfg.model_fields_set and "source" in cfg.camera.model_fields_set
-    return not named and bool(cfg.model_fields_set & {"table", "players"})
-
-
-def config_warnings(cfg: TableConfig) -> list[tuple[str, str]]:
-    """What ``run`` will do that the owner may not mean (printed, never refused)."""
-    if camera_missing(cfg) and demo_game() == cfg.table.game:
-        return [("camera", "missing: the table plays the demo's recording (set camera.source for a camera)")]
-    return []
+def camera_named(cfg: TableConfig) -> bool:
+    """The file names its camera (``[camera] source``): a table never falls back to a recording."""
+    return "camera" in cfg.model_fields_set and "source" in cfg.camera.model_fields_set
 
 
 def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
@@ -404,14 +393,6 @@ def runnable_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     except (DataError, FileNotFoundError, ValueError, TypeError, KeyError) as e:
         problems.append(("table.data" if data else "table.options", f"{cfg.table.game} cannot start: {e}"))
     source = cfg.camera.source
-    if camera_missing(cfg) and demo_game() != cfg.table.game:
-        problems.append(
-            (
-                "camera",
-                f"missing: this {cfg.table.game} table would play the {demo_game()} demo's recording (was "
-                "the file cut short?); set camera.source to 'picam', 'v4l2:N', 'usb:N' or 'recorded:DIR'",
-            )
-        )
     if source.startswith("recorded:") and not Path(source.split(":", 1)[1]).expanduser().is_dir():
         problems.append(("camera.source", f"no recorded session folder at {source.split(':', 1)[1]!r}"))
     for key, value in (
@@ -453,10 +434,8 @@ def _cut_short(text: str) -> str | None:
     return None
 
 
-def load_config(path: Path | None) -> TableConfig:
-    """Load and validate a table.toml; ``None`` gives the embedded defaults."""
-    if path is None:
-        return TableConfig()
+def _read_raw(path: Path) -> dict[str, Any]:
+    """The TOML of a table.toml, refused as a whole when it cannot be read or looks cut short."""
     try:
         text = Path(path).read_text(encoding="utf-8")
         raw = tomllib.loads(text)
@@ -470,4 +449,67 @@ def load_config(path: Path | None) -> TableConfig:
     cut_short = _cut_short(text)
     if cut_short:
         raise ConfigError(str(path), [("(file)", cut_short)])
-    return parse_config(raw, str(path))
+    return raw
+
+
+def load_config(path: Path | None) -> TableConfig:
+    """Load and validate a table.toml; ``None`` gives the embedded defaults."""
+    if path is None:
+        return TableConfig()
+    return parse_config(_read_raw(path), str(path))
+
+
+def _drop(raw: Any, loc: tuple[Any, ...]) -> bool:
+    """Remove the value at ``loc`` from ``raw`` (its default takes its place); False if not there."""
+    *parents, last = loc
+    node = raw
+    for part in parents:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    try:
+        del node[last]
+    except (KeyError, IndexError, TypeError):
+        return False
+    return True
+
+
+def load_config_leniently(path: Path | None) -> tuple[TableConfig | None, list[tuple[str, str]], set[str]]:
+    """A table.toml's every type problem, and the config with each wrong value left at its default so
+    that what else the file names can be checked in the same pass: (config, problems, the sections
+    holding a wrong value).  The config is None when the file cannot be read at all."""
+    if path is None:
+        return TableConfig(), [], set()
+    try:
+        raw = _read_raw(path)
+    except ConfigError as e:
+        return None, e.problems, set()
+    import copy
+
+    try:
+        return TableConfig.model_validate(raw), [], set()
+    except ValidationError as e:
+        problems = _problems(e)
+        first = e
+    from pydantic import TypeAdapter
+
+    # the file as a whole (two players of one name, one pin twice, the admin token): its sections
+    bad = {"players", "display"} if any(not err["loc"] for err in first.errors()) else set()
+    rest = copy.deepcopy(raw)
+    for _ in range(8):  # each round leaves out the values found wrong (a list's items may nest)
+        fields: dict[str, Any] = {}
+        wrong: list[tuple[Any, ...]] = []
+        for name, info in TableConfig.model_fields.items():
+            if name in rest:
+                try:
+                    fields[name] = TypeAdapter(info.annotation or Any).validate_python(rest[name])
+                except ValidationError as e:
+                    wrong += [(name, *err["loc"]) for err in e.errors()]
+        if not wrong:
+            return TableConfig.model_construct(**fields), problems, bad
+        for loc in wrong:
+            bad.add(str(loc[0]))
+            if not _drop(rest, loc):
+                rest.pop(loc[0], None)
+    return None, problems, bad

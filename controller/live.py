@@ -320,7 +320,9 @@ def open_camera(spec: str, table: Table, realtime: bool = False) -> Any:
             return open_source(spec)
         return ReconnectingSource(lambda: open_source(spec), on_status=status)
     except (ValueError, OSError, FrameSourceError) as e:
-        raise TableError(mask_urls(f"camera {mask_url(spec)!r}: {e}")) from None
+        message = mask_urls(str(e))  # the source's own sentences name the camera already
+        named = message if message.startswith("camera ") else f"camera {mask_url(spec)!r}: {message}"
+        raise TableError(named) from None
 
 
 def publish_to_hall(cfg: TableConfig, table: Table) -> Any:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import getpass
 import grp
 import os
+import pwd
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 #: what a table's user needs on a Raspberry Pi: GPIO buttons, the camera, the LED matrix's serial port
@@ -30,6 +32,32 @@ def service_user() -> str:
     return os.environ.get("SUDO_USER") or getpass.getuser()
 
 
+@dataclass(frozen=True)
+class Account:
+    """The person the table runs as: the unit's ``User=``, its ``HOME`` and the table's data dir are
+    all theirs (under sudo: who called sudo, not root)."""
+
+    name: str
+    home: Path
+    data_dir: Path
+
+
+def service_account(user: str | None = None) -> Account:
+    """``user`` (``--user``), else who called sudo, else this user; ValueError when there is no such
+    user here.  Their data dir is ``$DICETABLE_DATA_DIR`` when it is this same user's, else the
+    user data directory under their own home (never root's under sudo)."""
+    name = user or service_user()
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        raise ValueError(
+            f"user {name!r}: no such user on this machine (expected --user NAME of one)"
+        ) from None
+    home = Path(entry.pw_dir)
+    own = os.environ.get("DICETABLE_DATA_DIR") if entry.pw_uid == os.getuid() else None
+    return Account(entry.pw_name, home, Path(own) if own else home / ".local" / "share" / "dicetable")
+
+
 def existing_groups(names: tuple[str, ...] = DEVICE_GROUPS) -> list[str]:
     found = []
     for name in names:
@@ -42,7 +70,14 @@ def existing_groups(names: tuple[str, ...] = DEVICE_GROUPS) -> list[str]:
 
 
 def unit_text(
-    config: Path, *, table_id: str, game: str, data_dir: Path, user: str, python: str = sys.executable
+    config: Path,
+    *,
+    table_id: str,
+    game: str,
+    data_dir: Path,
+    user: str,
+    home: Path | None = None,
+    python: str = sys.executable,
 ) -> str:
     """The unit file's text for the table configured at ``config`` (an absolute path)."""
     groups = existing_groups()
@@ -60,6 +95,7 @@ def unit_text(
         f"User={user}",
         *([f"SupplementaryGroups={' '.join(groups)}"] if groups else []),
         f"WorkingDirectory={config.parent}",
+        *([f'Environment="HOME={home}"'] if home is not None else []),
         f'Environment="DICETABLE_DATA_DIR={data_dir}"',
         "Environment=PYTHONUNBUFFERED=1",
         f'ExecStart="{python}" -m controller run --config "{config}" --no-hold',

@@ -1,18 +1,31 @@
-"""What ``dicetable run`` needs of a table.toml, checked before it starts: the file's types
-(`controller.config`), the game's setup and the files it names (`runnable_problems`), what the game
-itself needs of the table (`game_problems`: a board for a game that places its dice on one, a colour
-of their own for players whose dice the game tells apart by colour) and the table's perception step
-built exactly as ``run`` builds it (`perception_problems`).  ``check-config``, ``run`` and
-``install-service`` all ask here, so ``check-config`` passes only what ``run`` can play.
+"""What ``dicetable run`` needs of a table.toml, checked before it starts, all in one pass
+(`check_table`): the file's types (`controller.config`), a camera it names (a table never plays a
+recording it was not told to), the game's setup and the files it names (`runnable_problems`), what
+the game itself needs of the table (`game_problems`: a board for a game that places its dice on one,
+a colour of their own for players whose dice the game tells apart by colour), the table's perception
+step built exactly as ``run`` builds it (`perception_problems`), and this machine's devices
+(`device_problems`: the camera gives a frame, the pin factory loads, the event log's folder can be
+written).  ``check-config``, ``run`` and ``install-service`` all call `check_table`, so
+``check-config`` passes only what ``run`` can play and refuses everything ``run`` refuses.
 
 What a game needs is asked of the engine (``board_colours``, ``dice_colours``), never decided by
 the game's name."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from controller.config import COLOURS, TableConfig, runnable_problems
+from controller.config import (
+    COLOURS,
+    ConfigError,
+    TableConfig,
+    camera_named,
+    load_config_leniently,
+    runnable_problems,
+)
 from controller.perceive import Perceiver
 from controller.scenario import Setup, new_game
 from controller.table import TableError
@@ -108,8 +121,165 @@ def game_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     return problems
 
 
-def table_problems(cfg: TableConfig) -> list[tuple[str, str]]:
-    """Every problem ``run`` would stop on (empty: it will start)."""
-    problems = runnable_problems(cfg)
-    problems = problems or game_problems(cfg)
-    return problems or perception_problems(cfg)
+#: the problems of the game's setup (the engine's word), unsure when the file's table or players are wrong
+_SETUP_KEYS = ("players", "table.options", "table.data")
+CAMERA_KINDS = (
+    "'picam', 'v4l2:N', 'usb:N', 'http://HOST:PORT/PATH', 'rtsp://HOST:PORT/PATH' or 'recorded:DIR'"
+)
+
+
+def camera_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """A file that names no camera is refused, whatever its game: a recording is named too."""
+    if camera_named(cfg):
+        return []
+    return [
+        (
+            "camera.source",
+            f"missing: expected a [camera] section naming the table's camera: source = {CAMERA_KINDS} "
+            "(a recording is named too: the table never falls back to one; 'dicetable demo' plays the "
+            "shipped recording)",
+        )
+    ]
+
+
+def table_problems(cfg: TableConfig, wrong: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """Every problem ``run`` would stop on that the file itself shows (empty: it will start unless a
+    device fails).  ``wrong``: the sections holding a value of a wrong type (left at its default):
+    what depends on them is not judged, it would be judged on a default the file did not say."""
+    unsure_game = bool(wrong & {"table", "players", "board"})
+    problems = [(k, m) for k, m in runnable_problems(cfg) if not (unsure_game and k in _SETUP_KEYS)]
+    if "camera" not in wrong:
+        problems += camera_problems(cfg)
+    if not unsure_game:
+        problems += game_problems(cfg)
+    if not wrong & {"table", "camera", "board", "dice", "vision"}:
+        said = {k for k, _ in problems}
+        # a file already named missing is not named again in the perception step's words
+        if not said & {"camera.palette", "board", "board.layout", "board.calibration"}:
+            problems += [(k, m) for k, m in perception_problems(cfg) if k not in said]
+    return problems
+
+
+def camera_frame_problem(spec: str) -> tuple[list[tuple[str, str]], str]:
+    """Open the camera ``spec`` names and read one frame: ([] and what it gave) or the problem."""
+    from hardware.frames import FrameSourceError, open_source
+    from hardware.urls import mask_url, mask_urls
+
+    key = "camera.source"
+    try:
+        source = open_source(spec)
+        try:
+            frame = source.read()
+        finally:
+            source.close()
+    except (ValueError, OSError, FrameSourceError) as e:
+        message = mask_urls(str(e))  # the source's own sentences name the camera (its password masked)
+        return [
+            (key, message if message.startswith("camera ") else f"camera {mask_url(spec)!r}: {message}")
+        ], ""
+    if frame is None:
+        return [(key, f"camera {source.name!r}: opened, but it gave no frame")], ""
+    h, w = frame.image_bgr.shape[:2]
+    return [], f"read one {w}x{h} frame"
+
+
+def pin_factory_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """The buttons' pin factory loads on this machine (``mock`` always does)."""
+    from controller.panels import PanelError, _real_factory
+
+    name = cfg.buttons.pin_factory
+    if name == "mock":
+        return []
+    try:
+        factory = _real_factory(name)
+    except PanelError as e:
+        return [("buttons.pin_factory", str(e).removeprefix("buttons.pin_factory "))]
+    close = getattr(factory, "close", None)
+    if close is not None:
+        close()
+    return []
+
+
+def database_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """The event log can be written where the config puts it (its folder made when missing)."""
+    db = cfg.database_path()
+    if db.exists():
+        ok, what = os.access(db, os.R_OK | os.W_OK), str(db)
+    else:
+        folder = db.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        ok, what = folder.is_dir() and os.access(folder, os.W_OK | os.X_OK), str(folder)
+    if ok:
+        return []
+    return [
+        ("database.path", f"{what!r} cannot be written by this user, so the table could not keep its log")
+    ]
+
+
+@dataclass
+class TableCheck:
+    """What ``run`` will use of a table.toml, and every problem it would stop on."""
+
+    source: str  # the file, or "the embedded config"
+    cfg: TableConfig | None
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    uses: list[tuple[str, str]] = field(default_factory=list)
+
+    def error(self) -> ConfigError:
+        return ConfigError(self.source, self.problems)
+
+
+def _uses(cfg: TableConfig, spec: str, camera_said: str) -> list[tuple[str, str]]:
+    from hardware.urls import mask_url
+
+    players = ", ".join(f"{p.name} ({p.colour})" for p in cfg.players)
+    board = f"{cfg.board.layout}, calibration {cfg.board.calibration}" if cfg.board.layout else "none"
+    return [
+        ("game", f"{cfg.table.game}, table {cfg.table.id}, {len(cfg.players)} players: {players}"),
+        ("camera", f"{mask_url(spec)} ({camera_said})"),
+        ("board", board),
+        ("buttons", f"pin factory {cfg.buttons.pin_factory}"),
+        ("leds", cfg.leds.url),
+        ("event log", str(cfg.database_path())),
+        ("display", f"http://{cfg.display.host}:{cfg.display.port}"),
+        *([("mqtt", f"{cfg.mqtt.host}:{cfg.mqtt.port}")] if cfg.mqtt is not None else []),
+    ]
+
+
+def check_table(path: Path | None, *, camera: str | None = None, offline: bool = False) -> TableCheck:
+    """Everything ``run`` checks before it starts, every problem at once: the file's types and, with
+    each wrong value left at its default, everything else the file names (`table_problems`); unless
+    ``offline`` (a config written for another machine), this machine's devices: the camera opened for
+    one frame, the pin factory loaded, the event log's folder writable.  ``camera``: ``run --camera``,
+    used instead of the file's."""
+    from controller.empty_learn import stored_notes
+
+    source = str(path) if path is not None else "the embedded config"
+    cfg, problems, wrong = load_config_leniently(path)
+    check = TableCheck(source, cfg, list(problems))
+    if cfg is None:
+        return check
+    found = table_problems(cfg, wrong)
+    if camera:  # run --camera: the file's camera is not used
+        found = [(k, m) for k, m in found if not k.startswith("camera.source")]
+    check.problems += found
+    spec = camera or cfg.camera.source
+    camera_said = "not opened: --offline"
+    if not offline:
+        said = any(k.startswith("camera.source") for k, _ in check.problems)
+        if camera or not (said or "camera" in wrong):
+            frame_problems, camera_said = camera_frame_problem(spec)
+            if camera:
+                frame_problems = [("--camera", m) for _, m in frame_problems]
+            check.problems += frame_problems
+        if "buttons" not in wrong:
+            check.problems += pin_factory_problems(cfg)
+        if "database" not in wrong and "table" not in wrong:
+            check.problems += database_problems(cfg)
+    if not wrong:
+        check.notes = stored_notes(cfg)
+    if not check.problems:
+        check.uses = _uses(cfg, spec, camera_said)
+    return check

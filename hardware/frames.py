@@ -38,6 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
+from hardware.cvlog import quiet_opencv
 from hardware.imagefile import ImageError, read_image
 from hardware.urls import mask_url
 
@@ -273,6 +274,7 @@ class VideoFileSource(_SourceBase):
         self.name = f"recorded:{self.path}"
         if not self.path.is_file():
             raise FrameSourceError(f"recorded video {str(self.path)!r}: file not found")
+        quiet_opencv()  # a file OpenCV cannot decode is said in our words, not FFmpeg's
         self._cap: Any = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
             raise FrameSourceError(f"recorded video {str(self.path)!r}: OpenCV cannot decode it")
@@ -336,11 +338,13 @@ class CameraSource(_CaptureSource):
         height: int | None = None,
         clock: Clock = time.monotonic,
         capture_factory: Callable[..., Any] | None = None,
+        name: str | None = None,
     ) -> None:
         self.device = device
-        self.name = f"v4l2:{device}"
+        self.name = name or f"v4l2:{device}"  # as the owner wrote it ('usb:3' stays 'usb:3')
         self._clock = clock
         factory = capture_factory or cv2.VideoCapture
+        quiet_opencv()  # a camera that is not there is said below in our words, not OpenCV's WARN lines
         self._cap: Any = factory(device)
         if not self._cap.isOpened():
             self._cap.release()
@@ -561,6 +565,7 @@ class NetworkSource(_CaptureSource):
         if scheme.startswith("rtsp"):
             # TCP: a lost UDP packet would tear frames; kept if the owner set other options
             os.environ.setdefault("OPENCV_FFMPEG_CAPTURE_OPTIONS", "rtsp_transport;tcp")
+        quiet_opencv()  # an unreachable camera is said below in our words, not FFmpeg's
         ms = int(timeout_s * 1000)
         params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
         if capture_factory is not None:
@@ -778,7 +783,7 @@ def open_source(spec: str, **kw: Any) -> FrameSource:
                 f"camera spec {spec!r}: '{kind}:' needs a device number or path, e.g. '{kind}:0'"
             )
         device: int | str = int(arg) if arg.isdigit() else arg
-        return CameraSource(device, **kw)
+        return CameraSource(device, name=f"{kind}:{arg}", **kw)
     if kind == "picam":
         return PicameraSource(**kw)
     if kind in NETWORK_SCHEMES:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, TableConfig, config_warnings, load_config, runnable_problems
+from controller.config import ConfigError, TableConfig, load_config, runnable_problems
+from controller.setup_check import camera_problems
 
 GOOD = """
 [table]
@@ -128,7 +129,7 @@ def test_check_config_command(tmp_path: Path) -> None:
     good, bad = tmp_path / "good.toml", tmp_path / "bad.toml"
     good.write_text(GOOD)
     bad.write_text(BAD)
-    ok = dicetable("check-config", str(good))
+    ok = dicetable("check-config", "--offline", str(good))  # its camera, v4l2:0, is another machine's
     assert ok.returncode == 0 and "OK" in ok.stdout
     res = dicetable("check-config", str(bad))
     assert res.returncode == 1
@@ -148,7 +149,7 @@ def test_a_table_toml_cut_short_is_refused_at_every_cut_that_changes_its_meaning
         path.write_text(text[:cut], encoding="utf-8")
         try:
             cfg = load_config(path)
-            problems = runnable_problems(cfg) + config_warnings(cfg)
+            problems = runnable_problems(cfg) + camera_problems(cfg)
         except ConfigError as e:
             problems = e.problems
         if not problems:
@@ -158,16 +159,17 @@ def test_a_table_toml_cut_short_is_refused_at_every_cut_that_changes_its_meaning
     assert passed and min(passed) >= camera_end, [repr(text[:c][-30:]) for c in passed if c < camera_end]
 
 
-def test_a_missing_camera_is_a_warning_when_the_demo_plays_the_game(tmp_path: Path) -> None:
+def test_a_missing_camera_is_refused_even_when_the_demo_plays_the_game(tmp_path: Path) -> None:
+    """Issue 42 item 5: no game falls back to the demo's recording (it was a warning for dice-hunter)."""
     path = tmp_path / "t.toml"
     path.write_text('[table]\ngame = "dice-hunter"\n', encoding="utf-8")
     res = dicetable("check-config", str(path))
-    assert res.returncode == 0 and "warning: camera: missing" in res.stdout, res.stdout + res.stderr
+    assert res.returncode == 1 and "camera.source: missing" in res.stdout, res.stdout + res.stderr
     path.write_text(
         '[table]\ngame = "die-angler"\n[[players]]\nname = "a"\ncolour = "red"\n', encoding="utf-8"
     )
     res = dicetable("check-config", str(path))
-    assert res.returncode == 1 and "camera: missing" in res.stdout, res.stdout + res.stderr
+    assert res.returncode == 1 and "camera.source: missing" in res.stdout, res.stdout + res.stderr
 
 
 @pytest.mark.parametrize(

@@ -164,7 +164,7 @@ def check_config(path: Path) -> Any:
     import sys
 
     return subprocess.run(
-        [sys.executable, "-m", "controller", "check-config", str(path)],
+        [sys.executable, "-m", "controller", "check-config", "--offline", str(path)],  # v4l2:0: elsewhere
         capture_output=True,
         text=True,
         timeout=120,

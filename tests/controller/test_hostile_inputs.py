@@ -57,7 +57,12 @@ def test_check_config_refuses_what_run_would_die_on(toml: str, key: str, why: st
 
 def test_check_config_passes_a_config_run_can_play(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
-    path.write_text('[table]\ngame = "dice-hunter"\noptions = {deck = "virtual"}\n', encoding="utf-8")
+    demo = ROOT / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
+    path.write_text(
+        '[table]\ngame = "dice-hunter"\noptions = {deck = "virtual"}\n'
+        f'[camera]\nsource = "recorded:{demo}"\n',
+        encoding="utf-8",
+    )
     res = dicetable("check-config", str(path))
     assert res.returncode == 0 and "OK (dice-hunter, 3 players" in res.stdout, res.stdout + res.stderr
 

@@ -51,7 +51,12 @@ def test_a_bad_mqtt_section_is_refused_naming_the_key(mqtt: dict[str, object], k
 
 def test_check_config_accepts_a_table_that_publishes(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
-    path.write_text('[table]\nid = "table-3"\n\n[mqtt]\nhost = "127.0.0.1"\nport = 1883\n', encoding="utf-8")
+    demo = ROOT / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
+    path.write_text(
+        f'[table]\nid = "table-3"\n[camera]\nsource = "recorded:{demo}"\n'
+        '[mqtt]\nhost = "127.0.0.1"\nport = 1883\n',
+        encoding="utf-8",
+    )
     out = subprocess.run(
         [sys.executable, "-m", "controller", "check-config", str(path)],
         capture_output=True,

@@ -40,8 +40,10 @@ def same(got: Any, want: Any, key: str = "") -> bool:
         same_keys = isinstance(got, dict) and got.keys() == want.keys()
         return same_keys and all(same(got[k], want[k], k) for k in want)
     if isinstance(want, list):
-        return isinstance(got, list) and len(got) == len(want) and all(
-            same(g, w, key) for g, w in zip(got, want, strict=True)
+        return (
+            isinstance(got, list)
+            and len(got) == len(want)
+            and all(same(g, w, key) for g, w in zip(got, want, strict=True))
         )
     if key == "confidence" and isinstance(want, float) and isinstance(got, float):
         return abs(got - want) <= CONFIDENCE_TOLERANCE + 1e-9

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "tests" / "fixtures" / "sessions" / "dice-hunter-demo"
 needs_systemd = pytest.mark.skipif(
     shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed (Debian's systemd)"
 )
@@ -25,7 +26,8 @@ def table_toml(tmp_path: Path) -> Path:
     path = tmp_path / "table.toml"
     path.write_text(
         '[table]\nid = "hall-3"\ngame = "dice-hunter"\noptions = {deck = "virtual"}\n'
-        '[camera]\nsource = "v4l2:0"\n[leds]\nurl = "emu://"\n',
+        f'[camera]\nsource = "recorded:{DEMO}"\n[leds]\nurl = "emu://"\n'
+        f'[database]\npath = "{tmp_path / "hall-3.sqlite3"}"\n',
         encoding="utf-8",
     )
     return path

@@ -39,7 +39,7 @@ def check(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "table.toml"
     path.write_text(text, encoding="utf-8")
     return subprocess.run(
-        [sys.executable, "-m", "controller", "check-config", str(path)],
+        [sys.executable, "-m", "controller", "check-config", "--offline", str(path)],  # v4l2:0 is elsewhere
         capture_output=True,
         text=True,
         timeout=120,
