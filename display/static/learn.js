@@ -66,7 +66,8 @@ function learnProposal(roll) {
   if (roll.answered) return roll.face === null ? t("learn.left_out") : t("learn.taught_as", { face: roll.face });
   if (roll.by === "disagree") return t("learn.disagree");
   if (roll.proposed === null) return t("learn.cannot_tell");
-  return t("learn.thinks", { face: roll.proposed, by: t("learn.by_" + roll.by) });
+  const by = roll.by === "both" ? t("learn.by_both") : roll.by === "match" ? t("learn.by_match") : t("learn.by_ocr");
+  return t("learn.thinks", { face: roll.proposed, by });
 }
 
 // an answer names the roll (and session) whose picture it was shown with: the button carries them
