@@ -85,7 +85,9 @@ def record_cmd(
         n = sum(1 for _ in (out / "frames.csv").open()) - 1
     except (FrameSourceError, OSError) as e:
         raise _fail(mask_urls(f"recording {shown} to {out}: {e}")) from None
-    typer.echo(f"recorded {n} frames from {shown} to {out} in {time.monotonic() - started:.1f} s")
+    skipped = int(getattr(source, "refused_count", 0))
+    note = f" ({skipped} frame(s) skipped, too large to read safely)" if skipped else ""
+    typer.echo(f"recorded {n} frames from {shown} to {out} in {time.monotonic() - started:.1f} s{note}")
 
 
 def hw_check_cmd(

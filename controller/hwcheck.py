@@ -192,6 +192,12 @@ def check_camera(
     except FrameSourceError as e:
         report.problems.append(f"camera {source.name}: {e}")
         return
+    refused = int(getattr(source, "refused_count", 0))
+    if refused:  # a camera that sends frames too large to read fails, whatever else it sent
+        report.problems.append(
+            f"camera {source.name}: {refused} frame(s) skipped, too large to read safely "
+            f"(last: {getattr(source, 'last_refused', None)}); the table skips such frames"
+        )
     if frame is None:
         report.problems.append(f"camera {source.name}: gave no frame")
         return

@@ -39,7 +39,8 @@ import cv2
 import numpy as np
 
 from hardware.cvlog import quiet_opencv
-from hardware.imagefile import ImageError, read_image
+from hardware.imagefile import MAX_PIXELS, ImageError, check_size, read_image
+from hardware.mjpeg import MjpegStream, NotMjpeg, StreamError
 from hardware.urls import mask_url
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,21 @@ class _SourceBase(ABC):
     """Context manager and iteration shared by the concrete sources."""
 
     name: str = "source"
+    #: frames this source skipped as too large (or not images), and why the last one was
+    refused_count: int = 0
+    last_refused: str | None = None
+
+    def _refuse(self, why: str) -> None:
+        """A frame skipped: counted, and said (the first of each kind, then every 50th: a hostile
+        camera that sends nothing else does not fill the log)."""
+        self.refused_count += 1
+        self.last_refused = why
+        said: set[str] = self.__dict__.setdefault("_refusals_said", set())
+        new = why not in said and len(said) < 16
+        if new:
+            said.add(why)
+        if new or self.refused_count % 50 == 0:
+            log.warning("camera %r: frame skipped (%d so far): %s", self.name, self.refused_count, why)
 
     @abstractmethod
     def read(self) -> Frame | None:
@@ -121,6 +137,13 @@ class _SourceBase(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def _bounded(image: np.ndarray, name: str) -> None:
+    """A frame a camera library already decoded, checked before use with the one size check
+    (``hardware.imagefile.check_size``): ImageError when it is larger than a frame is read."""
+    h, w = image.shape[:2]
+    check_size("frame", int(w), int(h), f"camera {name!r}", MAX_PIXELS)
 
 
 def _check_bgr(image: Any, what: str) -> np.ndarray:
@@ -283,16 +306,21 @@ class VideoFileSource(_SourceBase):
         self._index = 0
 
     def read(self) -> Frame | None:
-        if self._cap is None:
-            return None
-        ok, image = self._cap.read()
-        if not ok or image is None:
-            return None
-        msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
-        t = msec / 1000.0 if msec > 0 or self._index == 0 else self._index / self._fps
-        self._index += 1
-        _pace(self, t)
-        return Frame(image, t, self.name)
+        while self._cap is not None:
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                return None
+            msec = float(self._cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
+            t = msec / 1000.0 if msec > 0 or self._index == 0 else self._index / self._fps
+            self._index += 1
+            try:  # decoded by OpenCV already: checked before use
+                _bounded(image, self.name)
+            except ImageError as e:
+                self._refuse(str(e))
+                continue
+            _pace(self, t)
+            return Frame(image, t, self.name)
+        return None
 
     def close(self) -> None:
         if self._cap is not None:
@@ -312,14 +340,29 @@ class _CaptureSource(_SourceBase):
     _t0: float
     #: what a failed read means for this kind of camera
     no_frame = "returned no frame (unplugged?)"
+    #: seconds of frames all skipped (too large) before the camera is taken for lost
+    refuse_for_s = 5.0
 
     def read(self) -> Frame | None:
-        if self._cap is None:
-            raise CameraLost(f"camera {self.name!r} is closed")
-        ok, image = self._cap.read()
-        if not ok or image is None:
-            raise CameraLost(f"camera {self.name!r}: {self.no_frame}")
-        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+        since = self._clock()
+        while True:
+            if self._cap is None:
+                raise CameraLost(f"camera {self.name!r} is closed")
+            ok, image = self._cap.read()
+            if not ok or image is None:
+                raise CameraLost(f"camera {self.name!r}: {self.no_frame}")
+            image = _check_bgr(image, self.name)
+            try:  # decoded by OpenCV already (nothing bounds it before): checked before use
+                _bounded(image, self.name)
+            except ImageError as e:
+                del image
+                self._refuse(str(e))
+                if self._clock() - since > self.refuse_for_s:
+                    raise CameraLost(
+                        f"camera {self.name!r}: no frame it may read for {self.refuse_for_s:g} s ({e})"
+                    ) from None
+                continue
+            return Frame(image, self._clock() - self._t0, self.name)
 
     def close(self) -> None:
         if self._cap is not None:
@@ -537,14 +580,19 @@ def synthetic_table(width: int = 320, height: int = 240, seed: int = 0) -> np.nd
 
 
 class NetworkSource(_CaptureSource):
-    """A network camera through OpenCV's FFmpeg backend: MJPEG over HTTP(S) or RTSP (over TCP).
+    """A network camera: MJPEG over HTTP(S) read by ``hardware.mjpeg`` (each frame's bytes and size
+    bounded before it is decoded), RTSP (over TCP) or another HTTP stream through OpenCV's FFmpeg
+    backend (each frame's size checked once decoded, before use).
 
     Each frame's ``t`` is its arrival time (the clock since opening), not the stream's own clock,
     which a phone app may start anywhere.  A stream that stops raises :class:`CameraLost` within
     ``timeout_s`` (FFmpeg's own read timeout), so a :class:`ReconnectingSource` can say so and reopen.
+    A frame too large is skipped and said (``refused_count``, ``last_refused``, a warning naming the
+    camera); a camera that sends nothing else for ``timeout_s`` is taken for lost.
     """
 
     no_frame = "the stream stopped"
+    _stream: MjpegStream | None = None
 
     def __init__(
         self,
@@ -565,11 +613,25 @@ class NetworkSource(_CaptureSource):
         if scheme.startswith("rtsp"):
             # TCP: a lost UDP packet would tear frames; kept if the owner set other options
             os.environ.setdefault("OPENCV_FFMPEG_CAPTURE_OPTIONS", "rtsp_transport;tcp")
+        self.refuse_for_s = timeout_s
+        self._cap: Any = None
+        if scheme.startswith("http") and capture_factory is None:
+            try:  # MJPEG read here, every frame bounded before it is decoded
+                self._stream = MjpegStream(url, self.name, timeout_s)
+                self._t0 = clock()
+                return
+            except NotMjpeg as e:  # another kind of HTTP stream: FFmpeg's, checked once decoded
+                log.info("camera %r: %s; read through FFmpeg", self.name, e)
+            except StreamError as e:
+                raise CameraLost(
+                    f"camera {self.name!r}: no stream there ({e}; is the camera app running, the address "
+                    f"and port right, and this machine on its network?)"
+                ) from None
         quiet_opencv()  # an unreachable camera is said below in our words, not FFmpeg's
         ms = int(timeout_s * 1000)
         params = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, ms, cv2.CAP_PROP_READ_TIMEOUT_MSEC, ms]
         if capture_factory is not None:
-            self._cap: Any = capture_factory(url)
+            self._cap = capture_factory(url)
         else:
             self._cap = cv2.VideoCapture(url, cv2.CAP_FFMPEG, params)
         if not self._cap.isOpened():
@@ -579,6 +641,30 @@ class NetworkSource(_CaptureSource):
                 f"right, and this machine on its network?)"
             )
         self._t0 = clock()
+
+    def read(self) -> Frame | None:
+        if self._stream is None:
+            return super().read()
+        since = self._clock()
+        while True:
+            try:
+                image = self._stream.next_image()
+            except ImageError as e:  # refused before it was decoded: skipped
+                self._refuse(str(e))
+                if self._clock() - since > self.refuse_for_s:
+                    raise CameraLost(
+                        f"camera {self.name!r}: no frame it may read for {self.refuse_for_s:g} s ({e})"
+                    ) from None
+                continue
+            except StreamError as e:
+                raise CameraLost(f"camera {self.name!r}: {e}") from None
+            return Frame(image, self._clock() - self._t0, self.name)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+        super().close()
 
 
 def is_live(spec: str) -> bool:
@@ -619,6 +705,18 @@ class ReconnectingSource(_SourceBase):
         self._inner: FrameSource | None = opener()
         self.name = name or self._inner.name
         self.reconnects = 0
+        self._past_refused = 0  # frames skipped by the sources closed since
+
+    @property
+    def refused_count(self) -> int:  # type: ignore[override]
+        return self._past_refused + int(getattr(self._inner, "refused_count", 0))
+
+    @property
+    def last_refused(self) -> str | None:  # type: ignore[override]
+        inner = getattr(self._inner, "last_refused", None)
+        return inner if inner is not None else self._last_refused
+
+    _last_refused: str | None = None
 
     def _status(self, msg: str) -> None:
         log.warning("%s", msg)
@@ -645,6 +743,9 @@ class ReconnectingSource(_SourceBase):
                 self._sleep(delay)
 
     def _safe_close(self) -> None:
+        if self._inner is not None:
+            self._past_refused += int(getattr(self._inner, "refused_count", 0))
+            self._last_refused = getattr(self._inner, "last_refused", None) or self._last_refused
         try:
             if self._inner is not None:
                 self._inner.close()
@@ -692,6 +793,14 @@ class Recorder(_SourceBase):
             "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             **(metadata or {}),
         }
+
+    @property
+    def refused_count(self) -> int:  # type: ignore[override]
+        return int(getattr(self.source, "refused_count", 0))
+
+    @property
+    def last_refused(self) -> str | None:  # type: ignore[override]
+        return getattr(self.source, "last_refused", None)
 
     def read(self) -> Frame | None:
         frame = self.source.read()

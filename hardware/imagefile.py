@@ -189,7 +189,12 @@ def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[
         raise ImageError(f"{name}: {e}") from None
     if found is None:
         raise ImageError(f"{name}: not a readable image (expected a {FORMATS} file)")
-    fmt, w, h = found
+    check_size(*found, name, max_pixels)
+    return found
+
+
+def check_size(fmt: str, w: int, h: int, name: str, max_pixels: int = MAX_PIXELS) -> None:
+    """The one size check (a header's, or a frame a camera library decoded): ImageError when over."""
     if w <= 0 or h <= 0:
         raise ImageError(f"{name}: the {fmt} header gives an empty size {w}x{h}")
     if w > MAX_SIDE or h > MAX_SIDE:
@@ -199,7 +204,6 @@ def check_header(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> tuple[
             f"{name}: the {fmt} image is {w}x{h} = {w * h / 1e6:.0f} megapixels; at most "
             f"{max_pixels / 1e6:.0f} are read (a camera frame is far smaller)"
         )
-    return found
 
 
 def decode(data: bytes, name: str, max_pixels: int = MAX_PIXELS) -> np.ndarray:
