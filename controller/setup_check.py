@@ -217,6 +217,35 @@ def database_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     ]
 
 
+def display_problems(cfg: TableConfig) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The display's address is one of this machine's (run refuses to start otherwise): (problems,
+    notes).  A port in use now is a note, not a problem: it may be this very table, running."""
+    import errno
+    import socket
+
+    host, port = cfg.display.host, cfg.display.port
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        return [("display.host", f"{host!r}: no such name or address here ({e})")], []
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(address)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                why = "something serves there now (this table, running?); run will not start beside it"
+                return [], [("display.port", f"{port} on {host}: {why}")]
+            return [
+                (
+                    "display.host",
+                    f"cannot serve on {host!r} ({e.strerror}): expected an address of this machine, "
+                    "127.0.0.1 or 0.0.0.0",
+                )
+            ], []
+    return [], []
+
+
 @dataclass
 class TableCheck:
     """What ``run`` will use of a table.toml, and every problem it would stop on."""
@@ -252,7 +281,8 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
     """Everything ``run`` checks before it starts, every problem at once: the file's types and, with
     each wrong value left at its default, everything else the file names (`table_problems`); unless
     ``offline`` (a config written for another machine), this machine's devices: the camera opened for
-    one frame, the pin factory loaded, the event log's folder writable.  ``camera``: ``run --camera``,
+    one frame, the pin factory loaded, the event log's folder writable, the display's address this
+    machine's.  ``camera``: ``run --camera``,
     used instead of the file's."""
     from controller.empty_learn import stored_notes
 
@@ -278,8 +308,12 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
             check.problems += pin_factory_problems(cfg)
         if "database" not in wrong and "table" not in wrong:
             check.problems += database_problems(cfg)
+        if "display" not in wrong:
+            display, busy = display_problems(cfg)
+            check.problems += display
+            check.notes += busy
     if not wrong:
-        check.notes = stored_notes(cfg)
+        check.notes = stored_notes(cfg) + check.notes
     if not check.problems:
         check.uses = _uses(cfg, spec, camera_said)
     return check

@@ -87,6 +87,13 @@ DEVICE_CASES = [
         id="lgpio",
         marks=pytest.mark.skipif(ON_A_PI, reason="a Pi loads lgpio"),
     ),
+    pytest.param(  # TEST-NET-1: no machine's own address
+        f"recorded:{DEMO}",
+        '[display]\nhost = "192.0.2.1"\nadmin_token = "Zx9-kq2P_vLr83TmWnB4yH"\n',
+        "display.host",
+        "cannot serve on '192.0.2.1'",
+        id="display-host",
+    ),
 ]
 
 
