@@ -12,11 +12,13 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from display.app import STATIC, _page, watch_close
+from display.app import STATIC, watch_close
 from display.guard import Guard
 from display.hub import Hub, Subscription
-from display.i18n import page_lang
+from display.i18n import page, page_lang
 from display.mqtt import Hall
+from display.names import game_title
+from engine import GAMES
 
 
 def wake_hub(hub: Hub) -> Callable[[int], None]:
@@ -40,7 +42,18 @@ def create_hall_app(hall: Hall, hub: Hub, *, allowed_hosts: Collection[str] | No
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def hall_page(lang: str | None = None) -> HTMLResponse:
-        return _page("hall.html", page_lang(lang, "en"))
+        lang_ = page_lang(lang, "en")
+        html = page("hall.html", lang_)  # and the games' titles in its language (hall.js HALL_TITLES)
+        titles = json.dumps({g: game_title(g, lang_) for g in GAMES}, ensure_ascii=False).replace(
+            "<", "\\u003c"
+        )
+        return HTMLResponse(
+            html.replace(
+                '<script type="application/json" id="game-titles">{}</script>',
+                f'<script type="application/json" id="game-titles">{titles}</script>',
+                1,
+            )
+        )
 
     @app.get("/api/tables", summary="Every table the hall has heard of, and whether the broker is up")
     def api_tables() -> dict[str, Any]:

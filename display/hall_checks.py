@@ -181,6 +181,28 @@ def _game(payload: Mapping[str, Any]) -> str | None:
     return None if game is None else _one_of(game, GAMES, "game")
 
 
+#: what a table may say it waits for (the engine's input kinds, and a question to a person)
+WAIT_KINDS = ("roll", "throw", "secret", "reveal", "choice", "start", "question")
+
+
+def _waits(value: Any, names: list[str]) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    kind = value.get("kind") if isinstance(value, Mapping) else None
+    players = value.get("players") if isinstance(value, Mapping) else None
+    if (
+        not isinstance(value, Mapping)
+        or (kind is not None and kind not in WAIT_KINDS)
+        or not isinstance(players, list)
+        or not all(isinstance(p, str) and p in names for p in players)
+    ):
+        raise BadMessage(
+            f"waits: expected {{kind: one of {', '.join(WAIT_KINDS)} or null, players: some of {names}}}, "
+            f"got {value!r:.80}"
+        )
+    return {"kind": kind, "players": list(players)}
+
+
 def check_summary(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """A table's ``state`` message, rebuilt from its checked fields."""
     _table(payload, table_id)
@@ -191,6 +213,7 @@ def check_summary(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     current = payload.get("current_player")
     if current is not None and not (isinstance(current, str) and current in names):
         raise BadMessage(f"current_player: expected one of the players {names} or null, got {current!r:.60}")
+    waits = _waits(payload.get("waits"), names)
     return {
         "table": table_id,
         "game": _game(payload),
@@ -198,6 +221,7 @@ def check_summary(table_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         "scores": scores,
         "status": status,
         "waiting_for": _text(payload.get("waiting_for"), "waiting_for"),
+        **({} if waits is None else {"waits": waits}),  # a table before issue 48 sends none
         "current_player": current,
         "round": _int(payload.get("round"), "round", 0, 10_000, optional=True),
         "winners": winners,

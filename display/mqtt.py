@@ -94,12 +94,21 @@ def summarise(snapshot: Mapping[str, Any]) -> dict[str, Any]:
         "scores": {str(k): v for k, v in scores.items() if isinstance(v, int | float)},
         "status": snapshot.get("status"),
         "waiting_for": snapshot.get("waiting_for"),
+        # what it waits for as data, so that the hall says it in its page's language
+        "waits": _waits(snapshot, state),
         "current_player": state.get("current_player"),
         "round": state.get("round"),
         "winners": list(result.get("winners", [])) if isinstance(result, Mapping) else [],
         "seq": snapshot.get("seq"),
         "updated": _now_iso(),
     }
+
+
+def _waits(snapshot: Mapping[str, Any], state: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"kind", "players"}``: the input the game expects (``question``: a person is asked first)."""
+    expects = state.get("expects") or {}
+    kind = "question" if snapshot.get("question") else expects.get("kind")
+    return {"kind": kind, "players": [str(p) for p in expects.get("players") or []]}
 
 
 def _same(result: Mapping[str, Any]) -> dict[str, Any]:

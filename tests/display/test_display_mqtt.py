@@ -151,6 +151,7 @@ def test_summary_holds_only_public_fields(table: Any) -> None:
         "scores",
         "status",
         "waiting_for",
+        "waits",
         "current_player",
         "round",
         "winners",
