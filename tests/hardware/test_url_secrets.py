@@ -69,16 +69,20 @@ def dicetable(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     )
 
 
-def shapes() -> list[str]:
-    """A camera that does not answer (a closed port on loopback), in five URL shapes with secrets."""
-    port = free_port()
-    return [
-        f"rtsp://admin:s3cr@t@127.0.0.1:{port}/live",
-        f"rtsp://admin:p:w/d@127.0.0.1:{port}/live?token=tok123",
-        f"http://admin:hunter2@127.0.0.1:{port}/video",
-        f"http://127.0.0.1:{port}/video?key=k3y&sig=sig9",
-        f"rtsp://admin:hunter2@[::1]:{port}/live",
-    ]
+# the shapes name the port as "{port}", filled in by each test: parameters must be the same in every
+# pytest-xdist worker (a port chosen at collection differs between workers, and xdist refuses the run)
+SHAPES = [
+    "rtsp://admin:s3cr@t@127.0.0.1:{port}/live",
+    "rtsp://admin:p:w/d@127.0.0.1:{port}/live?token=tok123",
+    "http://admin:hunter2@127.0.0.1:{port}/video",
+    "http://127.0.0.1:{port}/video?key=k3y&sig=sig9",
+    "rtsp://admin:hunter2@[::1]:{port}/live",
+]
+
+
+def closed(shape: str) -> str:
+    """A camera that does not answer (a closed port on loopback) in one of the URL shapes with secrets."""
+    return shape.replace("{port}", str(free_port()))
 
 
 def _no_secret(out: str) -> None:
@@ -97,8 +101,9 @@ def _config(tmp_path: Path, url: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("url", shapes())
-def test_check_config_and_run_never_show_the_password(url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", SHAPES)
+def test_check_config_and_run_never_show_the_password(shape: str, tmp_path: Path) -> None:
+    url = closed(shape)
     cfg = _config(tmp_path, url)
     res = dicetable("check-config", str(cfg))
     assert "127.0.0.1" in res.stdout or "::1" in res.stdout, res.stdout + res.stderr  # the camera is named
@@ -115,8 +120,9 @@ def test_a_mistyped_camera_in_the_config_is_refused_without_its_password(tmp_pat
     _no_secret(res.stdout + res.stderr)
 
 
-@pytest.mark.parametrize("url", shapes()[:3])
-def test_hw_check_and_record_never_show_the_password(url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", SHAPES[:3])
+def test_hw_check_and_record_never_show_the_password(shape: str, tmp_path: Path) -> None:
+    url = closed(shape)
     res = dicetable("hw-check", "--fake", "--camera", url, "--out", str(tmp_path / "hw"))
     assert res.returncode == 1 and "PROBLEM: camera" in res.stdout, res.stdout + res.stderr
     _no_secret(res.stdout + res.stderr)
