@@ -29,23 +29,72 @@ def _load_config(path: Path | None) -> Any:
         raise _fail(str(e)) from None
 
 
-def _open_live(spec: str, live_retries: int = 5) -> Any:
-    """The camera for ``spec`` (a live one waited for), raising ValueError or FrameSourceError."""
+def _open_live(spec: str, live_retries: int = 5, sizes: tuple[Any, Any] | None = None) -> Any:
+    """The camera for ``spec`` (a live one waited for), raising ValueError or FrameSourceError;
+    ``sizes``: (still, video) for a camera that takes stills (`hardware.stills.open_with_stills`)."""
     from hardware.frames import ReconnectingSource, is_live, open_source
+    from hardware.stills import open_with_stills
+
+    def opener() -> Any:
+        return open_source(spec) if sizes is None else open_with_stills(spec, *sizes)
 
     if is_live(spec):
-        return ReconnectingSource(lambda: open_source(spec), max_attempts=live_retries)
-    return open_source(spec)
+        return ReconnectingSource(opener, max_attempts=live_retries)
+    return opener()
 
 
-def _open_camera(spec: str, live_retries: int = 5) -> Any:
+def _check_pixels(cfg: Any, snapshot: Any, source: Any, layout: Any, fake: bool, report: Any) -> None:
+    """hw-check's die size in pixels (controller.pixels): with a board (``--board`` or the config's)
+    and the camera's calibration (the config's; with ``--fake`` and none, the Camera Module 3's
+    datasheet one); the still's size from a still the camera takes, else ``[camera] still``."""
+    from calibration.board import load_board
+    from calibration.camera import load_calibration
+    from calibration.nominal import nominal_calibration
+    from controller import hwcheck
+    from controller.perceive import game_kinds
+    from hardware.stills import still_of
+
+    board = layout
+    if board is None and cfg.board.layout:
+        board = load_board(cfg.board.layout)
+    h, w = snapshot.shape[:2]
+    if cfg.board.calibration:
+        calibration = load_calibration(cfg.board.calibration)
+    elif fake:
+        calibration = nominal_calibration("pi-camera-3", w, h)
+    else:
+        calibration = None
+    if board is None or calibration is None:
+        report.ok.append(
+            "die size in pixels: not checked (it needs the board's layout and the camera's calibration: "
+            "[board] layout and calibration, or --board)"
+        )
+        return
+    taken = still_of(source)
+    configured = cfg.camera.sizes()[0]
+    still: tuple[int, int] | None = None
+    if taken is not None:
+        still = (taken.image_bgr.shape[1], taken.image_bgr.shape[0])
+    elif isinstance(configured, tuple) and configured[0] > w:
+        still = (configured[0], round(configured[0] * h / w))  # the camera's view at the still's width
+    kinds = tuple(cfg.table.kinds) if cfg.table.kinds else game_kinds(cfg.table.game)
+    numbered = any(k in ("d10", "d10p", "d20") for k in kinds)
+    hwcheck.check_pixels(snapshot, still, board, calibration, cfg.dice.sizes_mm or [16.0], numbered, report)
+
+
+def _open_camera(spec: str, live_retries: int = 5, sizes: tuple[Any, Any] | None = None) -> Any:
+    """``sizes``: (still, video) for a camera that takes stills (`hardware.stills.open_with_stills`)."""
     from hardware.frames import FrameSourceError, ReconnectingSource, is_live, open_source
+    from hardware.stills import open_with_stills
     from hardware.urls import mask_urls
+
+    def opener() -> Any:
+        return open_source(spec) if sizes is None else open_with_stills(spec, *sizes)
 
     try:
         if is_live(spec):
-            return ReconnectingSource(lambda: open_source(spec), max_attempts=live_retries)
-        return open_source(spec)
+            return ReconnectingSource(opener, max_attempts=live_retries)
+        return opener()
     except (ValueError, FrameSourceError) as e:
         raise _fail(mask_urls(str(e))) from None
 
@@ -59,9 +108,17 @@ def record_cmd(
     frames: int | None = typer.Option(None, min=1, help="Stop after this many frames."),
     image_format: str = typer.Option("jpg", "--format", help="jpg or png."),
     quality: int = typer.Option(90, min=1, max=100, help="JPEG quality."),
+    still: str = typer.Option(
+        "max",
+        help="The still saved of each settled throw (a camera that takes stills: picam, v4l2/usb): "
+        "WxH or max (its largest).",
+    ),
+    video: str = typer.Option("1280x960", help="The video frames recorded (the motion gate's): WxH."),
 ) -> None:
-    """Record a camera (or any source) to a session folder that `--camera recorded:DIR` plays back."""
+    """Record a camera (or any source) to a session folder that `--camera recorded:DIR` plays back;
+    a camera that takes stills also saves the still of each settled throw (stills.csv), replayed too."""
     from hardware.frames import FrameSourceError, record
+    from hardware.stills import check_sizes, parse_size, record_with_stills
     from hardware.urls import mask_url, mask_urls
 
     shown = mask_url(camera)  # the address as it may be printed and written: no password, no token
@@ -69,25 +126,50 @@ def record_cmd(
         raise _fail(f"--format must be jpg or png, got {image_format!r}")
     if (out / "frames.csv").exists():
         raise _fail(f"{out} already holds a recorded session (frames.csv); choose another --out folder")
-    source = _open_camera(camera)
-    started = time.monotonic()
     try:
-        n = record(
-            source,
-            out,
-            seconds=seconds,
-            max_frames=frames,
-            image_format=image_format,
-            jpeg_quality=quality,
-            metadata={"camera": shown},
-        )
+        big, small = parse_size(still, "--still"), parse_size(video, "--video", allow_max=False)
+        assert isinstance(small, tuple)
+        check_sizes(big, small)
+    except ValueError as e:
+        raise _fail(str(e).replace("camera.still", "--still").replace("camera.video", "--video")) from None
+    source = _open_camera(camera, sizes=(big, small))
+    started = time.monotonic()
+    kept = 0
+    try:
+        if getattr(source, "takes_stills", False):
+            from controller.live import SETTLE_S
+            from vision.motion import MotionGate
+
+            n, kept = record_with_stills(
+                source,
+                out,
+                MotionGate(settle_s=SETTLE_S),
+                seconds=seconds,
+                max_frames=frames,
+                image_format=image_format,
+                jpeg_quality=quality,
+                metadata={"camera": shown},
+            )
+        else:
+            n = record(
+                source,
+                out,
+                seconds=seconds,
+                max_frames=frames,
+                image_format=image_format,
+                jpeg_quality=quality,
+                metadata={"camera": shown},
+            )
     except KeyboardInterrupt:
         n = sum(1 for _ in (out / "frames.csv").open()) - 1
     except (FrameSourceError, OSError) as e:
         raise _fail(mask_urls(f"recording {shown} to {out}: {e}")) from None
     skipped = int(getattr(source, "refused_count", 0))
     note = f" ({skipped} frame(s) skipped, too large to read safely)" if skipped else ""
-    typer.echo(f"recorded {n} frames from {shown} to {out} in {time.monotonic() - started:.1f} s{note}")
+    stills = f" and {kept} still(s) of settled throws" if kept else ""
+    typer.echo(
+        f"recorded {n} frames{stills} from {shown} to {out} in {time.monotonic() - started:.1f} s{note}"
+    )
 
 
 def hw_check_cmd(
@@ -145,9 +227,11 @@ def hw_check_cmd(
         if fake and camera is None and layout is not None:
             source = _board_camera(layout)
         else:
-            source = _open_live(spec)
+            source = _open_live(spec, sizes=cfg.camera.sizes())
         with source:
-            hwcheck.check_camera(source, report, out, layout)
+            snapshot = hwcheck.check_camera(source, report, out, layout)
+            if snapshot is not None:
+                _check_pixels(cfg, snapshot, source, layout, fake, report)
     except Exception as e:  # a camera that cannot be opened or read: a failed check, then the summary
         report.problems.append(mask_urls(f"camera {mask_url(spec)!r}: {e}"))
 

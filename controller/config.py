@@ -116,6 +116,45 @@ class CameraSection(_Strict):
     #: the dice colours measured at this table (`dicetable calibrate colours ... --out palette.json`);
     #: default: the reader's typical plastic colours
     palette: str | None = None
+    #: the full-resolution still read when a throw settles (hardware.stills, issue 43): "WxH" or
+    #: "max" (the camera's largest: Camera Module 3 4608x2592, HQ 4056x3040)
+    still: str = "max"
+    #: the video frame the motion gate watches: "WxH" (the picamera2 lores stream; a USB camera's
+    #: frames shrunk to it)
+    video: str = "1280x960"
+
+    @field_validator("still")
+    @classmethod
+    def _still(cls, v: str) -> str:
+        from hardware.stills import parse_size
+
+        parse_size(v)
+        return v
+
+    @field_validator("video")
+    @classmethod
+    def _video(cls, v: str) -> str:
+        from hardware.stills import parse_size
+
+        parse_size(v, allow_max=False)
+        return v
+
+    @model_validator(mode="after")
+    def _still_not_smaller(self) -> CameraSection:
+        from hardware.stills import check_sizes, parse_size
+
+        video = parse_size(self.video, "camera.video", allow_max=False)
+        assert isinstance(video, tuple)
+        check_sizes(parse_size(self.still, "camera.still"), video)
+        return self
+
+    def sizes(self) -> tuple[tuple[int, int] | str, tuple[int, int]]:
+        """(still, video) as `hardware.stills.open_with_stills` takes them."""
+        from hardware.stills import parse_size
+
+        video = parse_size(self.video, "camera.video", allow_max=False)
+        assert isinstance(video, tuple)
+        return parse_size(self.still, "camera.still"), video
 
     @field_validator("source")
     @classmethod

@@ -85,7 +85,8 @@ def run_demo(
 
     ``observe`` is called with the table before play starts (e.g. to watch its readings).
     """
-    from hardware.frames import RecordedSource, read_frames_csv
+    from hardware.frames import read_frames_csv
+    from hardware.stills import recorded
 
     folder = session or session_dir(game)
     try:
@@ -103,7 +104,7 @@ def run_demo(
     except LogError as e:
         raise DemoError(str(e)) from None
     try:
-        source = RecordedSource(folder, realtime=realtime)
+        source = recorded(folder, realtime=realtime)  # with its stills, when it has them
     except (ValueError, OSError) as e:
         raise DemoError(f"{folder}: {e}") from None
     with ev, source:

@@ -181,7 +181,9 @@ def emulated_matrix_looks_right(matrix: LedMatrix) -> bool:
 
 def check_camera(
     source: FrameSource, report: CheckReport, out_dir: Path, board: Any = None, warmup_frames: int = 3
-) -> None:
+) -> np.ndarray | None:
+    """The camera's snapshot (written to ``out_dir``; its markers drawn with ``board``), returned for
+    the pixel check (`check_pixels`); None when it gave none."""
     frame = None
     try:
         for _ in range(warmup_frames + 1):  # let exposure settle on a live camera
@@ -191,7 +193,7 @@ def check_camera(
             frame = nxt
     except FrameSourceError as e:
         report.problems.append(f"camera {source.name}: {e}")
-        return
+        return None
     refused = int(getattr(source, "refused_count", 0))
     if refused:  # a camera that sends frames too large to read fails, whatever else it sent
         report.problems.append(
@@ -200,7 +202,7 @@ def check_camera(
         )
     if frame is None:
         report.problems.append(f"camera {source.name}: gave no frame")
-        return
+        return None
     image = frame.image_bgr.copy()
     h, w = image.shape[:2]
     report.ok.append(f"camera {source.name}: {w}x{h} snapshot")
@@ -209,8 +211,39 @@ def check_camera(
     path = out_dir / "snapshot.png"
     if not cv2.imwrite(str(path), image):
         report.problems.append(f"cannot write the snapshot to {path}")
-        return
+        return frame.image_bgr
     report.files.append(path)
+    return frame.image_bgr
+
+
+def check_pixels(
+    image: np.ndarray,
+    still: tuple[int, int] | None,
+    board: Any,
+    calibration: Any,
+    sizes_mm: Sequence[float],
+    numbered: bool,
+    report: CheckReport,
+) -> None:
+    """The die's size in pixels at the board's centre and corners in the still (``still``: its size,
+    None when the camera takes none) and in the video frame ``image`` (the gate's), from the
+    calibration and the board's pose in ``image`` (`controller.pixels`); a problem in one sentence when
+    a numbered die (``numbered``: the game has some) would be under the numbered reader's minimum."""
+    from calibration.pose import estimate_board_pose
+    from controller.pixels import camera_distance_mm, die_pixels, warning
+    from vision.numbered.ocr import MIN_SIDE
+
+    h, w = image.shape[:2]
+    try:
+        pose = estimate_board_pose(image, calibration.for_image(w, h), board)
+    except ValueError as e:
+        report.problems.append(f"die size in pixels: the board's pose is not found in the snapshot ({e})")
+        return
+    seen = die_pixels(board, calibration, pose, sizes_mm, (w, h), still)
+    report.ok += [f"die size: {p.line()}" for p in seen]
+    said = warning(seen, numbered, MIN_SIDE, camera_distance_mm(pose))
+    if said is not None:
+        report.problems.append(said)
 
 
 def _mark_board(image: np.ndarray, board: Any, report: CheckReport) -> None:

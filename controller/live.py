@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from controller.config import DisplaySection, TableConfig
 from controller.eventlog import EventLog, LogError, LogWriteError
@@ -215,6 +216,9 @@ def play(
         table.skip_to(point)
     t_last = 0.0
     warm = True  # the reader's nets loaded and run once on the first frame, not on the first throw
+    # a camera that takes a full-resolution still of each settled throw (hardware.stills, issue 43):
+    # the throw is read from the still, so it is not read early from the gate's frame
+    stills = bool(getattr(source, "takes_stills", False))
     while True:
         frame = source.read()
         if frame is None:
@@ -254,7 +258,7 @@ def play(
                 and hasattr(gate, "set_background")
             ):
                 gate.set_background(picture)  # the gate too: a new light is no throw, no arm
-        if early:  # still for half the wait, not yet settled: read it while it settles
+        if early and not stills:  # still for half the wait, not yet settled: read it while it settles
             table.read_early(frame.image_bgr, upd.resting_since)
         if upd.settled_now or upd.changed:
             table.on_settled(
@@ -262,6 +266,7 @@ def play(
                 upd.t_rest,
                 frame.t,
                 motion=motion if upd.settled_now else None,  # a nudge is not a throw
+                still=_still(source, frame.t) if stills and table.expects_throw() else None,
             )
         if motion is not None:
             motion.add(frame.image_bgr, still, frame.t)
@@ -273,6 +278,20 @@ def play(
     table.settle_board()  # and the last empty-table judging's
     if table.status == "playing":
         table.finish(t_last)
+
+
+def _still(source: Any, t: float) -> np.ndarray | None:
+    """The full-resolution still ``source`` takes of the throw settled at ``t`` (None: the table reads
+    the gate's frame; a camera that fails to take one is said in the log, and the gate's frame read)."""
+    from hardware.frames import FrameSourceError
+    from hardware.stills import still_of
+
+    try:
+        got = still_of(source)
+    except (FrameSourceError, OSError, ValueError, cv2.error) as e:
+        log.warning("no still of the throw at t=%.2f (%s): the gate's frame is read", t, e)
+        return None
+    return None if got is None else got.image_bgr
 
 
 def _seen(point: Mapping[str, Any], t: float) -> bool:
@@ -303,22 +322,26 @@ def open_table(cfg: TableConfig, db: Path | None = None) -> tuple[Table, EventLo
 
 def open_camera(spec: str, table: Table, realtime: bool = False) -> Any:
     """The frame source for ``spec``; a live camera is wrapped to wait for it when it is unplugged.
+    A camera that can take a still of each settled throw takes it at ``[camera] still``, its gate
+    watching ``[camera] video`` (`hardware.stills.open_with_stills`, issue 43).
 
     ``realtime``: a recording (``recorded:DIR`` or a video file) plays at its own recorded pace, as a
     live camera would, instead of as fast as it can be read."""
-    from hardware.frames import FrameSourceError, ReconnectingSource, open_source
+    from hardware.frames import FrameSourceError, ReconnectingSource
+    from hardware.stills import open_with_stills
     from hardware.urls import mask_url, mask_urls
 
     def status(message: str) -> None:
         table.notice = message
         table._emit()
 
+    still, video = table.cfg.camera.sizes()
     try:
         if spec.startswith("recorded:"):
-            return open_source(spec, realtime=realtime)
+            return open_with_stills(spec, still, video, realtime=realtime)
         if spec.startswith("fake"):
-            return open_source(spec)
-        return ReconnectingSource(lambda: open_source(spec), on_status=status)
+            return open_with_stills(spec, still, video)
+        return ReconnectingSource(lambda: open_with_stills(spec, still, video), on_status=status)
     except (ValueError, OSError, FrameSourceError) as e:
         message = mask_urls(str(e))  # the source's own sentences name the camera already
         named = message if message.startswith("camera ") else f"camera {mask_url(spec)!r}: {message}"

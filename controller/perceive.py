@@ -248,6 +248,16 @@ def _as_dict(r: Any) -> dict[str, Any]:
     return dict(r.to_json() if hasattr(r, "to_json") else r)
 
 
+def _scaled_die(d: Mapping[str, Any], k: float) -> dict[str, Any]:
+    """A die's dict with its ``center`` and ``quad`` (pixels) ``k`` times larger."""
+    out = dict(d)
+    if out.get("center") is not None:
+        out["center"] = [float(v) * k for v in out["center"]]
+    if out.get("quad") is not None:
+        out["quad"] = [[float(x) * k, float(y) * k] for x, y in out["quad"]]
+    return out
+
+
 def as_reader(reader: Any) -> Reader:
     """`reader` as a `vision.reading.Reader`: itself when it is one, else a callable of the frame
     alone (`FrameOnly`)."""
@@ -616,9 +626,16 @@ class Perceiver:
         colours: Iterable[str] | None = None,
         place_colours: Iterable[str] | None = None,
         before: Sequence[Mapping[str, Any]] = (),
+        frame: np.ndarray | None = None,
     ) -> ReadingSet:
         """The dice of one settled frame (see the module's doc for the stages).
 
+        ``frame``: the gate's frame when ``image`` is the full-resolution still taken after it
+        (`hardware.stills`, issue 43): the board's pose is solved in ``frame`` (the same view, the
+        calibration scaled to each), the settings in pixels and the empty table are scaled to the
+        still, the readers read the still (their nets on its dice's crops: `vision.numbered.reader
+        .still_copies`), and the dice are given in ``frame``'s pixels, like every frame the table
+        keeps.
         ``empty``: the empty table as the camera saw it last; ``colours``: the colours the game's
         dice come in now (None: any); ``place_colours``: the dice placed on the board (the game's:
         `engine.Game.board_colours`; None: all); ``before``: the dice of the throw scored
@@ -628,7 +645,13 @@ class Perceiver:
         c0 = time.process_time()
         if empty is not None:
             self.set_empty(empty)
-        pose = self.geometry.pose(image) if self.geometry is not None else None
+        k = 1.0 if frame is None else image.shape[1] / frame.shape[1]
+        self.where.video_width = None if frame is None or k <= 1.0 else int(frame.shape[1])
+        if k > 1.0:
+            before = [_scaled_die(d, k) for d in before]
+        pose = None
+        if self.geometry is not None:
+            pose = self.geometry.pose(frame if frame is not None and k > 1.0 else image)
         palette = self.reading_palette(image, pose, colours) if self.own_reader else None
         frame_only = isinstance(self.reader, FrameOnly)
         steps = [] if frame_only else self.where.steps(image, pose)
@@ -654,6 +677,8 @@ class Perceiver:
                 )
             except ValueError as e:
                 board_problem = str(e)
+        if k > 1.0:  # the still's dice in the gate frame's pixels
+            readings = [_scaled_die(r, 1.0 / k) for r in readings]
         for r in readings:
             # a die raised on a die no frame showed: the die under it must be told
             r["unsure"] = (

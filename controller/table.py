@@ -277,6 +277,11 @@ class Table:
             return
         self.early.keep(key, image, seen)
 
+    def expects_throw(self) -> bool:
+        """Whether a throw settling now would be read (the game expects a roll or throw, no write held,
+        no die being taught): the loop takes a still only then (issue 43)."""
+        return self._early_key(None, None) is not None
+
     def _early_key(self, t_rest: float | None, empty: np.ndarray | None) -> tuple[Any, ...] | None:
         """What a reading is read for (an early reading serves only the same); None when no throw
         is to be read now."""
@@ -301,8 +306,13 @@ class Table:
         t: float,
         empty: np.ndarray | None = None,
         motion: Any = None,
+        still: np.ndarray | None = None,
     ) -> None:
         """A throw has come to rest: read it if (and only if) the game expects a throw.
+
+        ``still``: the full-resolution still the camera took of it (`hardware.stills`): the dice are
+        read from it, given in ``image``'s pixels (`Perceiver.perceive`'s ``frame``); the gate's
+        ``image`` is what the table keeps and shows.
 
         ``empty``: the empty table as the camera saw it last (the motion gate's ``empty_frame``);
         ``motion``: the throw's motion record (a ``vision.tumble.ThrowRecorder``): with ``[vision]
@@ -316,16 +326,21 @@ class Table:
         if empty is not None:
             self.perceiver.set_empty(empty)
         if self.held_write.waiting:  # read once the held write is written: the dice still lie there
-            self.held_write.defer((image, t_rest, t, None, motion), t)
+            self.held_write.defer((image, t_rest, t, None, motion, still), t)
             return
         key = self._early_key(t_rest, empty)
         if key is None:
             return
         exp, seq = self.game.expects(), key[1]
         try:
-            seen = self.early.take(key, image) or self.perceiver.perceive(
-                image, seq=seq, t=t, **key[2], before=self.previous
-            )
+            if still is not None:  # the still, not the gate's frame read early
+                seen = self.perceiver.perceive(
+                    still, seq=seq, t=t, **key[2], before=self.previous, frame=image
+                )
+            else:
+                seen = self.early.take(key, image) or self.perceiver.perceive(
+                    image, seq=seq, t=t, **key[2], before=self.previous
+                )
         except (ValueError, cv2.error) as e:  # a corrupt frame: wait for the next settled one
             log.warning("frame at t=%.2f could not be read: %s", t, e)
             self.tell(
@@ -355,7 +370,7 @@ class Table:
             try:  # logged before anything of it is shown
                 self.log.append(self.game_no, "reading", reading, "camera")
             except LogWriteError as e:
-                self._held(e, lambda: self.on_settled(image, t_rest, t, motion=motion))
+                self._held(e, lambda: self.on_settled(image, t_rest, t, motion=motion, still=still))
                 return
             self.flag = None
             self.reading_set = TableReadings(seq, t, readings)

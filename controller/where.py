@@ -15,6 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from calibration.diceset import DiceSet
@@ -81,6 +82,11 @@ class TableWhere:
         ] = {}  # per empty frame (its working-scale copy is made once)
         if cfg.play_area and cfg.play_area_px is not None:
             self.area = PlayArea(np.asarray(cfg.play_area_px, np.float64))
+        #: the width of the gate's frame when the frame read is a still taken after it (issue 43): the
+        #: settings in pixels ([vision] die_size_px, play_area_px) and the empty table are the gate's,
+        #: scaled to the still; None: the frame read is the gate's own
+        self.video_width: int | None = None
+        self._scaled_empty: tuple[np.ndarray, tuple[int, ...], EmptyTable] | None = None
 
     def set_empty(self, frame: np.ndarray) -> None:
         """The empty table as the camera saw it last (the motion gate's empty frame)."""
@@ -96,16 +102,18 @@ class TableWhere:
         """The steps for this frame; ``pose``: the board's pose in it (calibration.pose.BoardPose)."""
         out: list[WhereStep] = []
         empty_ok = False
-        if self.empty is not None:
-            if self.empty.empty.shape == image.shape:
-                out.append(self.empty)
+        k = self._still_scale(image)
+        empty = self.empty if k == 1.0 else self._empty_for(image)
+        if empty is not None:
+            if empty.empty.shape == image.shape:
+                out.append(empty)
                 empty_ok = True
             else:
                 log.warning(
                     "empty-table frame is %dx%d px but the frame is %dx%d: step left out until the "
                     "camera sees the empty table again",
-                    self.empty.empty.shape[1],
-                    self.empty.empty.shape[0],
+                    empty.empty.shape[1],
+                    empty.empty.shape[0],
                     image.shape[1],
                     image.shape[0],
                 )
@@ -115,22 +123,25 @@ class TableWhere:
             sizes = DiceSet.of(self.die_sizes_mm, self.board.die_size_mm).sizes_mm
             # one expected size for the set: its sizes (14-19 mm) lie well inside the step's tolerance
             board_size = DieSize.from_board(float(np.median(sizes)), *board_view)
-        if self.size is not None:
-            out.append(self.size)
+        size = self.size
+        if size is not None and k != 1.0:
+            size = DieSize.fixed(*(k * float(v) for v in self.cfg.die_size_px or ()))
+        if size is not None:
+            out.append(size)
         elif self.cfg.die_size and board_size is not None:
             out.append(board_size)
         finds = empty_ok and self.cfg.empty_finds
         if self.area is not None:
-            out.append(self.area)
+            out.append(self.area if k == 1.0 else PlayArea(self.area.polygon * k))
         elif self.cfg.play_area and board_view is not None and not finds:
             # (with the empty table finding dice, what lies off the board where nothing lay is a die too)
             outline = grown_outline_mm(self.board, self.cfg.play_area_margin_mm)
             out.append(PlayArea(board_outline_px(outline, *board_view)))
         self.look = None
         self.finder = None
-        if finds and self.empty is not None:
-            size = self.size or board_size
-            self.finder = self._finder(self.empty.empty, None if size is None else size.expected)
+        if finds and empty is not None:
+            size = size or board_size
+            self.finder = self._finder(empty.empty, None if size is None else size.expected)
             self.finder.nadir = None
             self.finder.ask_alone = self.ask_alone
             if board_view is not None:
@@ -144,6 +155,29 @@ class TableWhere:
             if self.look is not None:
                 out.append(self.look)
         return out
+
+    def _still_scale(self, image: np.ndarray) -> float:
+        """How many times wider ``image`` (a still) is than the gate's frame (1.0: it is the gate's)."""
+        if self.video_width is None or image.shape[1] <= self.video_width:
+            return 1.0
+        return float(image.shape[1]) / self.video_width
+
+    def _empty_for(self, image: np.ndarray) -> EmptyTable | None:
+        """The empty table at a still's size: the gate's picture scaled up (made once a picture and
+        size; the step compares at its own coarse scale, so the still's detail is not needed)."""
+        if self.empty is None:
+            return None
+        made = self._scaled_empty
+        if made is not None and made[0] is self.empty.empty and made[1] == image.shape:
+            return made[2]
+        h, w = image.shape[:2]
+        eh, ew = self.empty.empty.shape[:2]
+        if abs(w / h - ew / eh) > 0.02:  # another field of view: not the same picture
+            return self.empty
+        up = cv2.resize(self.empty.empty, (w, h), interpolation=cv2.INTER_LINEAR)
+        scaled = EmptyTable(up, self.empty.level, self.empty.share)
+        self._scaled_empty = (self.empty.empty, image.shape, scaled)
+        return scaled
 
     def lying(self, image: np.ndarray) -> np.ndarray | None:
         """Where something lies on the board in ``image`` (the frame the last `steps` were for), for

@@ -742,6 +742,16 @@ class ReconnectingSource(_SourceBase):
                 self._status(f"camera {self.name!r} lost ({e}); reopening in {delay:g} s (attempt {attempt})")
                 self._sleep(delay)
 
+    @property
+    def takes_stills(self) -> bool:
+        """Whether the camera takes a full-resolution still of a settled throw (hardware.stills)."""
+        return bool(getattr(self._inner, "takes_stills", False))
+
+    def still(self) -> Frame | None:
+        """The camera's still now (hardware.stills), None when it takes none or is away."""
+        take = getattr(self._inner, "still", None)
+        return take() if callable(take) else None
+
     def _safe_close(self) -> None:
         if self._inner is not None:
             self._past_refused += int(getattr(self._inner, "refused_count", 0))

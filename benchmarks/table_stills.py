@@ -1,0 +1,217 @@
+"""Real d20s read as a Die-angler table reads a settled throw: from the full-resolution still (issue 43)
+or from the gate's video frame, with the game's kinds (d6, d10, d20: the default since issue 43) or
+with pip d6 alone (the default before), in one run.
+
+    nice -n 10 .venv/bin/python -m benchmarks.table_stills --out benchmarks/results/table_stills.md
+
+Each photo is laid, at its own pixels (never enlarged), in the middle of a 4608x2592 still (the Camera
+Module 3's sensor) of the photo's border colour; the gate's frame is that still shrunk to 1280 wide
+(1280x720: what a 1280x960-wide video stream gives of the same view; the die 0.28 times its size in the
+still: a d20_lurig die of ~200 px is ~56 px, as the issue's 35-60 px).  The empty table is the same
+frame without the die, the table's `[vision] empty_table_frame` (at the gate frame's size, as the
+gate sees it).  Every photo is read through the perception step as `dicetable read --config` builds
+it from a Die-angler table.toml (`Perceiver.from_config`): "video" reads the gate's frame, "still"
+reads the still with the gate's frame beside it (`Perceiver.perceive(still, frame=video)`).
+
+Sets, held out (never trained or tuned on): d20_lurig's d20_top and d20_wood set-ups (spaced, every
+clip; STEP), d20_imac1844's green d20 (another source, every face).  The photo's die: the reading
+nearest the frame's centre within the die's own size; every other reading is a phantom.  Right: a d20
+of the photo's face.  Unasked: right and at least SURE (the table's asking threshold).  Silent: a
+reading at or above SURE that is wrong (kind or value) or a phantom (per 200 readings of a die).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from benchmarks import harness
+from benchmarks.harness import REAL, imread, markdown_table, spaced
+from controller.config import parse_config
+from controller.perceive import Perceiver
+from training.numbered.real import HELD_OUT_GROUPS, load_lurig
+
+SURE = 0.8
+STILL = (4608, 2592)
+VIDEO_W = 1280
+STEP = 6
+
+
+@dataclass
+class Counts:
+    photos: int = 0
+    right: int = 0
+    unasked: int = 0
+    silent: int = 0
+    phantoms: int = 0
+    found: int = 0
+    ms: list[float] = field(default_factory=list)
+
+
+def frames_of(photo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(still, video, empty still, empty video) of a photo laid in the middle of a 4608x2592 still."""
+    h, w = photo.shape[:2]
+    edge = np.concatenate([photo[0], photo[-1], photo[:, 0], photo[:, -1]])
+    empty = np.empty((STILL[1], STILL[0], 3), np.uint8)
+    empty[:] = np.median(edge, 0)
+    still = empty.copy()
+    y0, x0 = (STILL[1] - h) // 2, (STILL[0] - w) // 2
+    still[y0 : y0 + h, x0 : x0 + w] = photo
+    size = (VIDEO_W, round(VIDEO_W * STILL[1] / STILL[0]))
+    video = cv2.resize(still, size, interpolation=cv2.INTER_AREA)
+    empty_video = cv2.resize(empty, size, interpolation=cv2.INTER_AREA)
+    return still, video, empty, empty_video
+
+
+def photos(real: Path, step: int, limit: int | None) -> list[tuple[str, Path, int]]:
+    """(set, photo, face) of the held-out sets."""
+    lurig = [x for x in load_lurig(real) if x.group in HELD_OUT_GROUPS]
+    lurig = sorted(lurig, key=lambda x: (x.group, x.face, x.frame))[::step]
+    out = [(f"d20_lurig {x.group}", x.path, x.face) for x in spaced(lurig, limit)]
+    imac_rows = list(csv.DictReader((real / "d20_imac1844" / "labels.csv").open(encoding="utf-8")))
+    imac = [r for r in imac_rows if r["kind"] == "d20"]
+    out += [("d20_imac1844", real / "d20_imac1844" / r["file"], int(r["face"])) for r in spaced(imac, limit)]
+    return out
+
+
+def table(kinds: list[str] | None, empty: Path) -> Perceiver:
+    """A Die-angler table's perception step (`dicetable read --config`), its empty table ``empty``."""
+    raw: dict[str, Any] = {"table": {"game": "die-angler"}, "vision": {"empty_table_frame": str(empty)}}
+    if kinds is not None:
+        raw["table"]["kinds"] = kinds
+    return Perceiver.from_config(parse_config(raw))
+
+
+def tally(c: Counts, dice: list[Any], face: int, centre: tuple[float, float], side: float) -> None:
+    c.photos += 1
+    near = [d for d in dice if d.center is not None and math.dist(d.center, centre) <= side]
+    die = min(near, key=lambda d: math.dist(d.center, centre)) if near else None
+    for d in dice:
+        if d is die:
+            continue
+        c.phantoms += 1
+        c.silent += (d.confidence or 0.0) >= SURE
+    if die is None:
+        return
+    c.found += 1
+    right = die.kind == "d20" and die.value == face
+    c.right += right
+    sure = (die.confidence or 0.0) >= SURE
+    c.unasked += right and sure
+    c.silent += sure and not right
+
+
+ROWS = (
+    ("before: kinds d6 (no table.kinds), video frame", ["d6"], False),
+    ("before: kinds d6 (no table.kinds), still", ["d6"], True),
+    ("after: the game's kinds d6,d10,d20, video frame", None, False),
+    ("after: the game's kinds d6,d10,d20, still", None, True),
+)
+
+
+def run(real: Path, step: int, limit: int | None, tmp: Path) -> dict[tuple[str, str], Counts]:
+    out: dict[tuple[str, str], Counts] = {}
+    tables: dict[str, Perceiver] = {}
+    empty_path = tmp / "empty.png"
+    for name, path, face in photos(real, step, limit):
+        photo = imread(path)
+        still, video, _empty, empty_video = frames_of(photo)
+        cv2.imwrite(str(empty_path), empty_video)
+        side = 0.5 * max(photo.shape[:2])
+        for label, kinds, from_still in ROWS:
+            key = ",".join(kinds or ["game"])
+            if key not in tables:
+                tables[key] = table(kinds, empty_path)
+            perceiver = tables[key]
+            perceiver.set_empty(empty_video)
+            c0 = time.process_time()
+            if from_still:
+                seen = perceiver.perceive(still, frame=video)
+            else:
+                seen = perceiver.perceive(video)
+            ms = 1000 * (time.process_time() - c0)
+            k = VIDEO_W / STILL[0]
+            centre = (STILL[0] / 2 * k, STILL[1] / 2 * k)
+            c = out.setdefault((label, name), Counts())
+            c.ms.append(ms)
+            tally(c, list(seen.dice), face, centre, side * k)
+    return out
+
+
+def report(counts: dict[tuple[str, str], Counts]) -> str:
+    lines = [
+        "# Real d20s read as a Die-angler table reads a settled throw: the still against the gate's frame",
+        "",
+        harness.run_header(),
+        "",
+        __doc__.split("\n\n", 2)[2].strip() if __doc__ else "",
+        "",
+    ]
+    head = [
+        "reading",
+        "set",
+        "photos",
+        "value right",
+        "read unasked",
+        "silent / 200",
+        "phantoms / frame",
+        "ms a frame (median)",
+    ]
+    rows = []
+    totals: dict[str, Counts] = {}
+    for (label, name), c in counts.items():
+        t = totals.setdefault(label, Counts())
+        for f in ("photos", "right", "unasked", "silent", "phantoms", "found"):
+            setattr(t, f, getattr(t, f) + getattr(c, f))
+        t.ms += c.ms
+        rows.append(_row(label, name, c))
+    rows += [_row(label, "**all**", c) for label, c in totals.items()]
+    lines += markdown_table(head, rows)
+    return "\n".join(lines) + "\n"
+
+
+def _row(label: str, name: str, c: Counts) -> list[object]:
+    n = max(1, c.photos)
+    return [
+        label,
+        name,
+        c.photos,
+        f"{c.right} ({100 * c.right / n:.1f} %)",
+        f"{c.unasked} ({100 * c.unasked / n:.1f} %)",
+        f"{200 * c.silent / n:.1f}",
+        f"{c.phantoms / n:.2f}",
+        f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--real", type=Path, default=REAL)
+    ap.add_argument(
+        "--step", type=int, default=STEP, help=f"every STEP-th held-out d20_lurig crop (default {STEP})"
+    )
+    ap.add_argument("--limit", type=int, default=None, help="at most this many photos a set")
+    ap.add_argument("--out", type=Path, default=None)
+    harness.add_smoke(ap)
+    args = ap.parse_args(argv)
+    if args.step < 1:
+        ap.error(f"--step: expected 1 or more, got {args.step}")
+    if not (args.real / "d20_lurig" / "labels.csv").is_file():
+        raise SystemExit(f"{args.real}: the shared real photos are not there (d20_lurig/, d20_imac1844/)")
+    limit = 1 if args.smoke else args.limit
+    with tempfile.TemporaryDirectory() as tmp:
+        harness.write(report(run(args.real, args.step, limit, Path(tmp))), args.out)
+
+
+if __name__ == "__main__":
+    main()

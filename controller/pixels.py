@@ -1,0 +1,107 @@
+"""The pixels checked before play (issue 43): how large a die is, in pixels, at the board's centre and
+corners, in the still the table reads and in the gate's video frame, from the camera's calibration and
+the board's pose (`calibration.pose`) and the dice set's sizes (``[dice] sizes_mm``); and one sentence
+of warning when a numbered die would be under the numbered reader's minimum (`vision.numbered.ocr`'s
+MIN_SIDE: its OCR head reads no smaller die).  ``hw-check`` and the table page's setup view say it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+#: where on the board the die's size is told
+PLACES = ("centre", "top-left corner", "top-right corner", "bottom-right corner", "bottom-left corner")
+
+
+@dataclass(frozen=True)
+class DiePixels:
+    """A die's side in pixels at each of PLACES, in an image ``size`` (W, H) wide: ``what`` it is."""
+
+    what: str
+    size: tuple[int, int]
+    die_mm: float
+    sides: dict[str, float]
+
+    @property
+    def smallest(self) -> tuple[str, float]:
+        place = min(self.sides, key=lambda p: self.sides[p] if math.isfinite(self.sides[p]) else math.inf)
+        return place, self.sides[place]
+
+    def line(self) -> str:
+        w, h = self.size
+        shown = ", ".join(f"{p} {v:.0f}" for p, v in self.sides.items() if math.isfinite(v))
+        return f"a {self.die_mm:g} mm die in the {self.what} ({w}x{h}): {shown} px"
+
+
+def die_sides(
+    board: Any, calibration: Any, pose: Any, die_mm: float, size: tuple[int, int]
+) -> dict[str, float]:
+    """The longer pixel side of a ``die_mm`` die's top face lying flat at the board's centre and at
+    each corner of its outline's bounds, in an image ``size`` (W, H) of the calibrated camera seeing
+    the board at ``pose``."""
+    cal = calibration.for_image(*size)
+    x0, y0, x1, y1 = board.bounds()
+    m = die_mm  # a die at a corner lies inside the board, its centre a die's edge in
+    spots = {
+        "centre": ((x0 + x1) / 2, (y0 + y1) / 2),
+        "top-left corner": (x0 + m, y0 + m),
+        "top-right corner": (x1 - m, y0 + m),
+        "bottom-right corner": (x1 - m, y1 - m),
+        "bottom-left corner": (x0 + m, y1 - m),
+    }
+    out: dict[str, float] = {}
+    h = die_mm / 2
+    for place, (x, y) in spots.items():
+        # the top face: the board's z axis points away from the camera, the face at z = -die_mm
+        z = -die_mm
+        corners = [[x - h, y - h, z], [x + h, y - h, z], [x + h, y + h, z], [x - h, y + h, z]]
+        face = np.array(corners, np.float64)
+        px, _ = cv2.projectPoints(face, pose.rvec, pose.tvec, cal.camera_matrix, cal.dist_coeffs)
+        q = px.reshape(-1, 2)
+        out[place] = float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1])))
+    return out
+
+
+def die_pixels(
+    board: Any,
+    calibration: Any,
+    pose: Any,
+    sizes_mm: Sequence[float],
+    video: tuple[int, int],
+    still: tuple[int, int] | None,
+) -> list[DiePixels]:
+    """The smallest die of the set in the still (when the camera takes one) and in the video frame."""
+    die_mm = float(min(sizes_mm))
+    out = []
+    if still is not None:
+        out.append(DiePixels("still", still, die_mm, die_sides(board, calibration, pose, die_mm, still)))
+    out.append(DiePixels("video frame", video, die_mm, die_sides(board, calibration, pose, die_mm, video)))
+    return out
+
+
+def camera_distance_mm(pose: Any) -> float:
+    """How far the camera is from the board's origin (mm)."""
+    return float(np.linalg.norm(np.asarray(pose.tvec, np.float64)))
+
+
+def warning(seen: Sequence[DiePixels], numbered: bool, min_side: float, distance_mm: float) -> str | None:
+    """One sentence when a numbered die would be under ``min_side`` px where the table reads it (the
+    still when it takes one, else the video frame); None when it is not (or the game has none)."""
+    if not numbered or not seen:
+        return None
+    read = seen[0]
+    place, side = read.smallest
+    if not math.isfinite(side) or side >= min_side:
+        return None
+    closer = distance_mm * side / min_side / 10.0  # a die's pixels grow as the camera comes closer
+    w, h = read.size
+    return (
+        f"a numbered die would be {side:.0f} px at the board's {place} in the {read.what} ({w}x{h}), under "
+        f"the reader's {min_side:.0f} px: move the camera to {closer:.0f} cm, "
+        'or set `[camera] still = "max"`'
+    )
