@@ -440,15 +440,20 @@ class PicameraSource(_SourceBase):
         height: int = 960,
         clock: Clock = time.monotonic,
         python: str | None = None,
+        still: tuple[int, int] | None = None,
     ) -> None:
         self.name = "picam"
         self._clock = clock
         self._proc: Any = None
+        #: ``still``: (W, H) of the main stream beside the gate's lores one ((0, 0): the sensor's), and
+        #: ``sizes`` the worker's word on both (hardware.stills.PicameraStills, issue 43)
+        self.sizes: dict[str, tuple[int, int]] = {}
         python = python or os.environ.get("DICETABLE_PICAM_PYTHON") or PICAM_PYTHON
+        extra = [] if still is None else [str(still[0]), str(still[1])]
         try:
             # -s: a numpy pip put in ~/.local must not stand before the system's
             proc = subprocess.Popen(
-                [python, "-s", str(PICAM_WORKER), str(width), str(height)],
+                [python, "-s", str(PICAM_WORKER), str(width), str(height), *extra],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
             )
@@ -468,6 +473,7 @@ class PicameraSource(_SourceBase):
             what = hello.get("error") or f"{python} ended (exit {proc.returncode}) before the camera started"
             raise FrameSourceError(f"camera 'picam': {what}")
         self._proc = proc
+        self.sizes = {k: (int(hello[k][0]), int(hello[k][1])) for k in ("main", "lores") if k in hello}
         self._t0 = clock()
 
     def _read_exactly(self, n: int) -> bytearray | None:
@@ -481,10 +487,16 @@ class PicameraSource(_SourceBase):
         return buf
 
     def read(self) -> Frame | None:
+        image = self._capture(b"f", 3)
+        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+
+    def _capture(self, command: bytes, channels: int) -> np.ndarray:
+        """One capture from the worker: ``f`` the main stream (B, G, R), ``l`` the lores one (I420
+        planes, ``channels`` 1)."""
         if self._proc is None:
             raise CameraLost("camera 'picam' is closed")
         try:
-            self._proc.stdin.write(b"f")
+            self._proc.stdin.write(command)
             self._proc.stdin.flush()
             head = self._read_exactly(12)
             if head is None:
@@ -493,13 +505,13 @@ class PicameraSource(_SourceBase):
             if n_error:
                 text = self._read_exactly(n_error) or b""
                 raise CameraLost(f"camera 'picam' failed to capture: {text.decode('utf-8', 'replace')}")
-            pixels = self._read_exactly(h * w * 3)
+            pixels = self._read_exactly(h * w * channels)
         except (BrokenPipeError, ValueError) as e:
             raise CameraLost(f"camera 'picam': its process went away ({e})") from None
         if pixels is None:
             raise CameraLost(f"camera 'picam': its process ended (exit {self._proc.poll()})")
-        image = np.frombuffer(pixels, np.uint8).reshape(h, w, 3)
-        return Frame(_check_bgr(image, self.name), self._clock() - self._t0, self.name)
+        shape = (h, w, channels) if channels > 1 else (h, w)
+        return np.frombuffer(pixels, np.uint8).reshape(shape)
 
     @staticmethod
     def _stop(proc: Any) -> None:

@@ -16,6 +16,12 @@ The protocol, over this process's stdin and stdout:
      uint32 (height, width, error length) and then height*width*3 bytes of B, G, R pixels, or, when the
      capture failed, the error's UTF-8 text;
   3. ``q`` or the end of stdin stops and closes the camera, exit 0.
+
+With ``STILL_W STILL_H`` after the size (``0 0``: the sensor's resolution; issue 43, hardware/stills.py)
+the camera runs two streams of one video configuration: ``main`` at the still's size (RGB888) and
+``lores`` for the motion gate at WIDTH wide, the sensor's aspect (YUV420); the hello line names both
+(``"main": [w, h], "lores": [w, h]``). Then ``f`` captures ``main`` (the still) as above, and ``l``
+captures ``lores``: the header (rows, width, error length) and rows*width bytes of its I420 planes.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ def _hello(out: Any, **fields: Any) -> None:
 def main(argv: list[str]) -> int:
     out, inp = sys.stdout.buffer, sys.stdin.buffer
     width, height = int(argv[0]), int(argv[1])
+    still = (int(argv[2]), int(argv[3])) if len(argv) >= 4 else None
     try:
         from picamera2 import Picamera2
     except Exception as e:  # ImportError, or the ValueError of a numpy the extensions were not built for
@@ -62,18 +69,33 @@ def main(argv: list[str]) -> int:
         return 1
     try:
         cam = Picamera2()
+        sizes: dict[str, Any] = {}
         # picamera2's "RGB888" is laid out B, G, R in memory: exactly OpenCV's BGR
-        cam.configure(cam.create_video_configuration(main={"size": (width, height), "format": "RGB888"}))
+        if still is None:
+            cam.configure(cam.create_video_configuration(main={"size": (width, height), "format": "RGB888"}))
+        else:
+            full = tuple(cam.sensor_resolution) if still == (0, 0) else still
+            w = min(width, full[0])  # lores is never larger than main
+            lores = (w, max(2, round(w * full[1] / full[0] / 2) * 2))
+            config = cam.create_video_configuration(
+                main={"size": full, "format": "RGB888"}, lores={"size": lores, "format": "YUV420"}
+            )
+            cam.configure(config)
+            sizes = {"main": list(full), "lores": list(lores)}
         cam.start()
     except Exception as e:  # no camera, the camera busy in another process, ...
         _hello(out, ok=False, stage="camera", error=f"{type(e).__name__}: {e}", **_versions())
         return 1
-    _hello(out, ok=True, **_versions())
+    _hello(out, ok=True, **sizes, **_versions())
     try:
-        while inp.read(1) == b"f":
+        while (command := inp.read(1)) in (b"f", b"l"):
             try:
-                image = cam.capture_array()
-                pixels = image[:, :, :3].copy(order="C").tobytes()
+                if command == b"l":  # the gate's stream: its I420 planes, one byte a pixel row by row
+                    image = cam.capture_array("lores")
+                    pixels = image.copy(order="C").tobytes()
+                else:
+                    image = cam.capture_array()
+                    pixels = image[:, :, :3].copy(order="C").tobytes()
                 h, w = image.shape[:2]
             except Exception as e:  # the camera went away: said, and the reader decides
                 text = f"{type(e).__name__}: {e}".encode()

@@ -36,6 +36,7 @@ from hardware.frames import (
     Frame,
     FrameSource,
     FrameSourceError,
+    PicameraSource,
     RecordedSource,
     _check_bgr,
     _SourceBase,
@@ -128,63 +129,29 @@ def video_size_for(still: tuple[int, int], video: Size) -> Size:
     return (w, max(2, h))
 
 
-class PicameraStills(_SourceBase):
-    """The Raspberry Pi camera with two streams: ``lores`` at the video's size for the gate (``read``)
-    and ``main`` at the still's (``still``), both of one video configuration, so a still costs no mode
-    switch.  ``camera``: the Picamera2 class (picamera2 is imported here when None)."""
+class PicameraStills(PicameraSource):
+    """The Raspberry Pi camera with two streams of one video configuration, run in the system's Python
+    (`hardware.frames.PicameraSource`, ``hardware/picam_worker.py``): ``lores`` at the video's width
+    and the sensor's aspect for the gate (``read``) and ``main`` at the still's size (``still``: the
+    sensor's resolution for ``"max"``), so a still costs one capture of main, no mode switch."""
 
     takes_stills = True
 
-    def __init__(
-        self,
-        *,
-        still: Size | str = STILL,
-        video: Size = VIDEO,
-        camera: Callable[[], Any] | None = None,
-        clock: Callable[[], float] | None = None,
-    ) -> None:
-        import time
-
-        if camera is None:
-            try:
-                from picamera2 import Picamera2  # only importable on a Pi
-            except ImportError as e:
-                raise FrameSourceError(
-                    f"camera 'picam': picamera2 does not import here ({e}); on a Raspberry Pi: "
-                    "sudo apt install python3-picamera2; elsewhere use 'v4l2:0', a network camera or "
-                    "'recorded:DIR'"
-                ) from None
-            camera = Picamera2
+    def __init__(self, *, still: Size | str = STILL, video: Size = VIDEO, **kw: Any) -> None:
         check_sizes(still, video)
-        self.name = "picam"
-        self._clock = clock or time.monotonic
-        self._cam: Any = camera()
-        size = tuple(self._cam.sensor_resolution) if still == "max" else still
-        self.still_size: Size = (int(size[0]), int(size[1]))
-        self.video_size = video_size_for(self.still_size, video)
-        # picamera2's "RGB888" is laid out B, G, R: OpenCV's BGR; lores is YUV420 on every Pi
-        config = self._cam.create_video_configuration(
-            main={"size": self.still_size, "format": "RGB888"},
-            lores={"size": self.video_size, "format": "YUV420"},
-        )
-        self._cam.configure(config)
-        self._cam.start()
-        self._t0 = self._clock()
-
-    def _capture(self, stream: str) -> np.ndarray:
-        from hardware.frames import CameraLost
-
-        if self._cam is None:
-            raise CameraLost("camera 'picam' is closed")
-        try:
-            return np.asarray(self._cam.capture_array(stream))
-        except Exception as e:  # libcamera raises a variety of errors when the camera goes away
-            raise CameraLost(f"camera 'picam' failed to capture its {stream} stream: {e}") from e
+        super().__init__(width=video[0], height=video[1], still=(0, 0) if isinstance(still, str) else still, **kw)
+        full = self.sizes.get("main")
+        lores = self.sizes.get("lores")
+        if full is None or lores is None:
+            self.close()
+            raise FrameSourceError("camera 'picam': its process did not say the sizes of its two streams")
+        self.still_size: Size = full
+        self.video_size: Size = lores
 
     def read(self) -> Frame | None:
-        yuv = self._capture("lores")
+        yuv = self._capture(b"l", 1)
         w, h = self.video_size
-        if yuv.ndim != 2 or yuv.shape[0] != h * 3 // 2 or yuv.shape[1] < w:
+        if yuv.shape[0] != h * 3 // 2 or yuv.shape[1] < w:
             raise FrameSourceError(
                 f"camera 'picam': lores stream gave shape {yuv.shape}, expected YUV420 ({h * 3 // 2}, {w})"
             )
@@ -192,16 +159,8 @@ class PicameraStills(_SourceBase):
         return Frame(_check_bgr(bgr, self.name), self._clock() - self._t0, self.name)
 
     def still(self) -> Frame | None:
-        image = self._capture("main")
-        return Frame(
-            _check_bgr(np.ascontiguousarray(image[:, :, :3]), self.name), self._clock() - self._t0, self.name
-        )
-
-    def close(self) -> None:
-        if self._cam is not None:
-            self._cam.stop()
-            self._cam.close()
-            self._cam = None
+        image = self._capture(b"f", 3)
+        return Frame(_check_bgr(np.ascontiguousarray(image), self.name), self._clock() - self._t0, self.name)
 
 
 class DownscaledStills(_SourceBase):

@@ -3,6 +3,9 @@ table reads a full-resolution still of each settled throw; recordings carry thei
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,55 +26,73 @@ from hardware.stills import (
 )
 from vision.motion import MotionGate
 
+#: picamera2 as Raspberry Pi OS ships it, as the table uses it (a Camera Module 3: a 4608x2592 sensor), run
+#: by the camera's worker process (hardware/picam_worker.py) in place of the real one: two streams of one
+#: video configuration, each captured by name, every capture counted in a file beside it
+PICAMERA2 = """
+import json
+import numpy as np
 
-class FakePicamera2:
-    """picamera2's Picamera2 as the table uses it (Camera Module 3: a 4608x2592 sensor): two streams of
-    one configuration, each captured by name; every capture counted."""
-
+class Picamera2:
     sensor_resolution = (4608, 2592)
 
-    def __init__(self) -> None:
-        self.config: dict[str, Any] | None = None
-        self.captures: dict[str, int] = {"main": 0, "lores": 0}
-        self.started = self.closed = False
+    def __init__(self):
+        self.config = None
 
-    def create_video_configuration(
-        self, main: dict[str, Any] | None = None, lores: dict[str, Any] | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        return {
-            "use_case": "video",
-            "main": dict(main or {}),
-            "lores": None if lores is None else dict(lores),
-        }
+    def create_video_configuration(self, main=None, lores=None, **kw):
+        return {"main": dict(main or {}), "lores": None if lores is None else dict(lores)}
 
-    def create_still_configuration(self, main: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        return {"use_case": "still", "main": dict(main or {"size": self.sensor_resolution})}
+    def create_still_configuration(self, main=None, **kw):
+        return {"main": dict(main or {"size": self.sensor_resolution})}
 
-    def configure(self, config: dict[str, Any]) -> None:
+    def switch_mode_and_capture_array(self, config, name="main"):
+        raise AssertionError("a still costs no mode switch: the main stream is captured")
+
+    def configure(self, config):
         self.config = config
+        with open(__file__ + ".config", "w") as f:
+            json.dump(config, f)
 
-    def start(self) -> None:
-        self.started = True
+    def start(self):
+        pass
 
-    def capture_array(self, name: str = "main") -> np.ndarray:
-        assert self.config is not None and self.started
-        self.captures[name] += 1
+    def capture_array(self, name="main"):
+        with open(__file__ + "." + name, "a") as f:
+            f.write("x")
         w, h = self.config[name]["size"]
         if name == "lores":
             assert self.config["lores"]["format"] == "YUV420"
-            bgr = np.full((h, w, 3), (40, 120, 200), np.uint8)
-            return cv2.cvtColor(bgr, cv2.COLOR_BGR2YUV_I420)
+            # a BGR (40, 120, 200) picture's I420 planes (BT.601, as OpenCV makes them)
+            yuv = np.empty((h * 3 // 2, w), np.uint8)
+            yuv[:h] = 132
+            yuv[h : h + h // 4] = 81
+            yuv[h + h // 4 :] = 169
+            return yuv
         assert self.config["main"]["format"] == "RGB888"
         return np.full((h, w, 3), (40, 120, 200), np.uint8)
 
-    def switch_mode_and_capture_array(self, config: dict[str, Any], name: str = "main") -> np.ndarray:
-        raise AssertionError("a still costs no mode switch: the main stream is captured")
+    def stop(self):
+        pass
 
-    def stop(self) -> None:
-        self.started = False
+    def close(self):
+        pass
+"""
 
-    def close(self) -> None:
-        self.closed = True
+
+@pytest.fixture
+def picamera2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fake picamera2 package's module file (its counts and configuration are written beside it)."""
+    pkg = tmp_path / "fake" / "picamera2"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(PICAMERA2, encoding="utf-8")
+    monkeypatch.setenv("DICETABLE_PICAM_PYTHON", sys.executable)
+    monkeypatch.setenv("PYTHONPATH", f"{pkg.parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    return pkg / "__init__.py"
+
+
+def _count(module: Path, stream: str) -> int:
+    path = Path(f"{module}.{stream}")
+    return len(path.read_text()) if path.exists() else 0
 
 
 def test_sizes_are_checked_with_clear_refusals() -> None:
@@ -108,27 +129,24 @@ def test_the_config_takes_still_and_video_and_refuses_bad_ones() -> None:
         parse_config({"camera": {"still": "800x600"}})
 
 
-def test_the_pi_camera_gates_on_lores_and_takes_its_still_from_main_once() -> None:
-    cam = FakePicamera2()
-    with PicameraStills(camera=lambda: cam) as src:
-        assert cam.config is not None
-        assert cam.config["main"] == {"size": (4608, 2592), "format": "RGB888"}
+def test_the_pi_camera_gates_on_lores_and_takes_its_still_from_main_once(picamera2: Path) -> None:
+    with PicameraStills() as src:
+        config = json.loads(Path(f"{picamera2}.config").read_text())
+        assert config["main"] == {"size": [4608, 2592], "format": "RGB888"}
         # the gate's frame at the video's width, the sensor's aspect (16:9)
-        assert cam.config["lores"] == {"size": (1280, 720), "format": "YUV420"}
+        assert config["lores"] == {"size": [1280, 720], "format": "YUV420"}
         frames = [src.read() for _ in range(5)]
         assert all(f is not None and f.image_bgr.shape == (720, 1280, 3) for f in frames)
         b, g, r = frames[0].image_bgr[360, 640]  # type: ignore[union-attr]
         assert abs(int(b) - 40) < 8 and abs(int(g) - 120) < 8 and abs(int(r) - 200) < 8  # BGR, not YUV
-        assert cam.captures == {"main": 0, "lores": 5}  # the still's cost: none per frame
+        assert (_count(picamera2, "main"), _count(picamera2, "lores")) == (0, 5)  # no still per frame
         still = still_of(src)
         assert still is not None and still.image_bgr.shape == (2592, 4608, 3)
-        assert cam.captures["main"] == 1
-    assert cam.closed
-    hq = FakePicamera2()
-    hq.sensor_resolution = (4056, 3040)
-    PicameraStills(still=(2028, 1520), camera=lambda: hq).close()
-    assert hq.config is not None and hq.config["main"]["size"] == (2028, 1520)
-    assert hq.config["lores"]["size"] == (1280, 960)
+        assert _count(picamera2, "main") == 1
+    with PicameraStills(still=(2028, 1140), video=(1014, 760)) as half:
+        assert half.still_size == (2028, 1140) and half.video_size == (1014, 570)
+    with pytest.raises(ValueError, match="smaller than camera"):
+        PicameraStills(still=(640, 480))
 
 
 def test_a_usb_camera_at_full_size_gates_on_a_shrunk_copy_and_its_still_is_the_full_frame() -> None:
