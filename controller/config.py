@@ -90,6 +90,9 @@ class TableSection(_Strict):
     #: the table's learnt set of its own dice (`dicetable learn-dice confirm --config`): a JSON file,
     #: relative to the table's data dir (DICETABLE_DATA_DIR, else the user data dir); none by default
     dice_set: str | None = None
+    #: the table's roster of its dice (controller.roster): a JSON file relative to the data dir;
+    #: default ``<id>.roster.json`` there, beside the table's log
+    roster: str | None = None
 
     @field_validator("game")
     @classmethod
@@ -363,6 +366,11 @@ class TableConfig(_Strict):
         if not self.table.dice_set:
             return None
         return data_dir() / Path(self.table.dice_set).expanduser()
+
+    @property
+    def roster_path(self) -> Path:
+        """Where the table keeps its roster of dice (``table.roster``, else ``<id>.roster.json``)."""
+        return data_dir() / Path(self.table.roster or f"{self.table.id}.roster.json").expanduser()
 
     def database_path(self) -> Path:
         if self.database.path:

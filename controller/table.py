@@ -54,6 +54,7 @@ from controller.panel_rounds import MenuError, PanelRounds
 from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
+from controller.roster import Roster
 from controller.scenario import Setup
 from controller.script import Script, Scripted
 from controller.teach import Teaching
@@ -129,6 +130,7 @@ class Table:
         )
         self.learning.replay(self.log.events() if self.learning.on else [])
         self.teaching = Teaching(cfg, log_)  # a die of its own taught with the camera (controller.teach)
+        self.roster = Roster(cfg.roster_path)  # the table's dice, one entry a die (controller.roster)
         try:
             self.panels = panels if panels is not None else PanelSet(cfg)
         except PanelError as e:
@@ -647,6 +649,14 @@ class Table:
     def teach(self, command: dict[str, Any], who: str) -> dict[str, Any]:
         """A step of teaching the table a die of its own (controller.teach), from the admin API."""
         return self.teaching.command(self, command, who)
+
+    def roster_step(self, command: dict[str, Any], who: str) -> dict[str, Any]:
+        """A step on the table's roster of dice (controller.roster) from the admin API, logged first."""
+        return self.roster.command(command, who, self.log_roster)
+
+    def log_roster(self, data: dict[str, Any], who: str) -> None:
+        """A change of the roster, as a ``control`` row (before the file is written)."""
+        self.log.append(self.game_no, "control", {**data, "who": who}, "admin", who)
 
     def events(self, offset: int, limit: int) -> list[dict[str, Any]]:
         if offset < 0 or limit < 0:

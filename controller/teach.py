@@ -618,6 +618,7 @@ class Teaching:
             )
         taught = self._set()
         assert taught is not None and self.cfg.dice_set_path is not None
+        own = taught  # this die's crops alone: its roster entry's faces
         stored = self._stored()
         joined = stored is not None and stored.kind == taught.kind and stored.embedder == taught.embedder
         if stored is not None and joined:
@@ -642,9 +643,32 @@ class Teaching:
             path=str(path),
             joined={"key": "learn.msg.joined", "set": stored.name} if stored is not None and joined else "",
         )
-        self._end(table, who, "saved", saved, path=str(path), crops=sum(counts.values()))
+        entry = self._rostered(table, own, who)
+        self._end(table, who, "saved", saved, path=str(path), crops=sum(counts.values()), roster=entry)
         self.last_saved = saved
         return saved
+
+    def _rostered(self, table: Any, own: DiceSet, who: str) -> str | None:
+        """The die taught added to the table's roster (controller.roster), or its entry's faces joined:
+        the entry's id (None: the table has no roster, or its file was refused: said in the log)."""
+        roster = getattr(table, "roster", None)
+        if roster is None or self.session is None:
+            return None
+        sizes = self.cfg.dice.sizes_mm or []
+        try:
+            die = roster.taught(
+                own,
+                self.session["owner"],
+                self.session["colour"],
+                sizes[0] if len(sizes) == 1 else None,
+                self.cfg.table.dice_set,
+                who,
+                table.log_roster,
+            )
+        except (ValueError, OSError) as e:  # a refused (or unwritable) roster file is left as it is
+            log.warning("the roster was not updated: %s", e)
+            return None
+        return str(die.id)
 
     def _end(self, table: Any, who: str, step: str, message: str, **data: Any) -> str:
         self._row(table, step, who, **data)

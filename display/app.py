@@ -45,6 +45,7 @@ from display.i18n import page, page_lang
 from display.learn_page import add_learn_routes
 from display.names import Lang, backend_names, game_title
 from display.offers import offers
+from display.roster_page import add_roster_routes
 from display.stats_page import add_stats_routes
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -302,6 +303,9 @@ def create_app(
     teach = getattr(backend, "teach", None)
     if callable(teach):  # teaching the table a die of its own: /learn and /api/admin/learn
         add_learn_routes(app, teach, admin_check, language)
+    roster_step = getattr(backend, "roster_step", None)
+    if callable(roster_step):  # the table's roster of its dice, on the admin page (display.roster_page)
+        add_roster_routes(app, roster_step, admin_check)
 
     fairness = getattr(backend, "fairness", None)
     if callable(fairness):  # dice fairness from the table's log: /stats and /api/stats

@@ -156,30 +156,35 @@ class DiceSet:
         path.write_text(json.dumps(self.to_json()), encoding="utf-8")
 
 
+def set_from_json(data: Any) -> DiceSet:
+    """A set from its JSON form (`DiceSet.to_json`: a set file's content, or a roster entry's faces).
+    Raises KeyError, TypeError or ValueError on anything else."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        got_format = data.get("format") if isinstance(data, dict) else data
+        raise ValueError(f"format {FORMAT!r}, got {got_format!r}")
+    values, feats = [], []
+    for face in data["faces"]:
+        for f in face["features"]:
+            values.append(int(face["value"]))
+            feats.append(np.asarray(f, np.float32))
+    if len({f.shape for f in feats}) > 1 or any(f.ndim != 1 for f in feats):
+        raise ValueError("features all of one length")
+    return DiceSet(
+        str(data["name"]),
+        str(data["kind"]),
+        str(data.get("colour", "")),
+        str(data["embedder"]),
+        np.array(values, np.int64),
+        np.stack(feats) if feats else np.zeros((0, 0), np.float32),
+    )
+
+
 def load_set(path: Path, embedder: str | None = None) -> DiceSet:
     """A set saved by `DiceSet.save`; `embedder`: the digest of the embedding net that will read with
     it (a set learnt with another net is refused).  Raises ValueError naming the file and what was
     expected."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            got_format = data.get("format") if isinstance(data, dict) else data
-            raise ValueError(f"format {FORMAT!r}, got {got_format!r}")
-        values, feats = [], []
-        for face in data["faces"]:
-            for f in face["features"]:
-                values.append(int(face["value"]))
-                feats.append(np.asarray(f, np.float32))
-        if len({f.shape for f in feats}) > 1:
-            raise ValueError("features all of one length")
-        got = DiceSet(
-            str(data["name"]),
-            str(data["kind"]),
-            str(data.get("colour", "")),
-            str(data["embedder"]),
-            np.array(values, np.int64),
-            np.stack(feats) if feats else np.zeros((0, 0), np.float32),
-        )
+        got = set_from_json(json.loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
         raise ValueError(
             f"dice set {str(path)!r}: expected a JSON file from 'dicetable learn-dice confirm' ({e})"

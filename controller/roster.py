@@ -1,0 +1,350 @@
+"""The table's roster of its dice (issue 44 item 1): each physical die in play is one entry.
+
+A table plays with a fixed handful of dice (ann's red d20, bob's blue d10s); the roster lists them,
+one entry a die: its ``id``, ``kind`` (d6, d10, d10p, d20), ``owner`` and ``colour``, ``size_mm``
+(its edge, when known), ``appearance`` (free notes: "swirl, white numerals") and, for a numbered die
+taught at this table, ``faces``: its learnt faces, both a reference to the table's learnt set it was
+saved into (``dice_set``, relative to the data dir) and the content (``set``: the crops taught of
+this die alone, the `vision.numbered.learnt.DiceSet` JSON), so the one file is all another table
+with the same dice needs.
+
+Where: ``[table] roster = "FILE.json"`` in table.toml, relative to the table's data dir; by default
+``<table id>.roster.json`` in the data dir, beside the table's log (``<table id>.sqlite3``).  A table
+without the file has an empty roster; the file is written (whole, then renamed) when a die is
+taught on ``/learn`` (its entry added, or its faces joined when the die, by owner, colour and kind,
+is listed) or an entry is edited or removed on the admin page (``/api/admin/roster``).  Every
+change is a ``control`` row ``roster`` in the event log, with who made it.
+
+Loading validates the whole file and refuses a bad one with a message naming the file and the
+field (``roster /data/t.roster.json: dice[2].kind: expected one of d6, d10, d10p, d20, got 'd12'``);
+a refused file is never written over: the admin page shows why, and edits and teaching leave it as
+it is until it is mended or removed.
+
+File:
+    {"format": "dicetable-roster/1",
+     "dice": [{"id": "ann-green-d20", "kind": "d20", "owner": "ann", "colour": "green",
+               "size_mm": 20.0, "appearance": "",
+               "faces": {"dice_set": "sets/green.json", "taught": [1, 2, ...], "crops": 80,
+                         "set": {"format": "dicetable-dice-set/1", ...}}}]}
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from vision.numbered.labels import KINDS
+from vision.numbered.learnt import DiceSet, set_from_json
+
+log = logging.getLogger("dicetable.roster")
+
+FORMAT = "dicetable-roster/1"
+#: the longest owner, colour and appearance notes (the teaching page's limits for the first two)
+OWNER_MAX, COLOUR_MAX, NOTES_MAX = 40, 20, 200
+#: the die edges a roster accepts (mm): calibration.diceset's range
+SIZE_MIN, SIZE_MAX = 5.0, 60.0
+ID = re.compile(r"^[^\s/\\]{1,80}$")
+ACTIONS = ("list", "edit", "remove")
+
+
+class RosterError(ValueError):
+    """A roster file or a roster step refused: the message names the file (or the input) and the field."""
+
+
+@dataclass(frozen=True)
+class Die:
+    """One physical die of the table (see the module's doc)."""
+
+    id: str
+    kind: str
+    owner: str
+    colour: str
+    size_mm: float | None = None
+    appearance: str = ""
+    #: a numbered die's learnt faces: {"dice_set": str | None, "taught": [int], "crops": int, "set": {...}}
+    faces: dict[str, Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.owner}'s {self.colour} {self.kind}"
+
+    def learnt(self) -> DiceSet | None:
+        """The die's own learnt faces as a set (None: none taught)."""
+        return None if self.faces is None else set_from_json(self.faces["set"])
+
+    def to_json(self, content: bool = True) -> dict[str, Any]:
+        """The entry as the file keeps it; ``content`` False: its faces summed up (no crops' numbers),
+        as the admin page lists it."""
+        faces = self.faces
+        if faces is not None and not content:
+            faces = {k: v for k, v in faces.items() if k != "set"}
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "owner": self.owner,
+            "colour": self.colour,
+            "size_mm": self.size_mm,
+            "appearance": self.appearance,
+            "faces": faces,
+        }
+        return out if content else {**out, "name": self.name}
+
+
+def _name(value: Any, where: str, limit: int) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value.strip()) > limit:
+        raise RosterError(f"{where}: expected a name of 1 to {limit} characters, got {value!r}")
+    return value.strip()
+
+
+def _size(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RosterError(f"{where}: expected the die's edge in mm (a number) or null, got {value!r}")
+    if not SIZE_MIN <= value <= SIZE_MAX:
+        raise RosterError(
+            f"{where}: expected an edge between {SIZE_MIN:g} and {SIZE_MAX:g} mm, got {value!r}"
+        )
+    return float(value)
+
+
+def _notes(value: Any, where: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > NOTES_MAX:
+        raise RosterError(f"{where}: expected notes of at most {NOTES_MAX} characters, got {value!r}")
+    return value.strip()
+
+
+def _faces(value: Any, where: str, kind: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RosterError(f"{where}: expected the die's learnt faces (an object) or null, got {value!r}")
+    ref = value.get("dice_set")
+    if ref is not None and (not isinstance(ref, str) or not ref.strip()):
+        raise RosterError(f"{where}.dice_set: expected the learnt set's file (a path) or null, got {ref!r}")
+    if "set" not in value:
+        raise RosterError(f"{where}.set: expected the die's learnt set (dicetable-dice-set/1), missing")
+    try:
+        got = set_from_json(value["set"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise RosterError(
+            f"{where}.set: expected the die's learnt set (dicetable-dice-set/1) ({e})"
+        ) from None
+    if got.kind != kind:
+        raise RosterError(f"{where}.set.kind: expected the die's kind {kind!r}, got {got.kind!r}")
+    return {"dice_set": ref, "taught": got.faces, "crops": len(got.values), "set": got.to_json()}
+
+
+def parse(data: Any, source: str) -> list[Die]:
+    """The dice of a roster's JSON form; raises RosterError naming ``source`` and the field."""
+    where = f"roster {source}"
+    if not isinstance(data, dict):
+        raise RosterError(
+            f"{where}: expected a JSON object with format {FORMAT!r}, got {type(data).__name__}"
+        )
+    if data.get("format") != FORMAT:
+        raise RosterError(f"{where}: format: expected {FORMAT!r}, got {data.get('format')!r}")
+    extra = sorted(set(data) - {"format", "dice"})
+    if extra:
+        raise RosterError(f"{where}: expected the fields format and dice, got also {', '.join(extra)}")
+    dice = data.get("dice")
+    if not isinstance(dice, list):
+        raise RosterError(f"{where}: dice: expected a list of dice, got {dice!r}")
+    out: list[Die] = []
+    for i, d in enumerate(dice):
+        at = f"{where}: dice[{i}]"
+        if not isinstance(d, dict):
+            raise RosterError(f"{at}: expected a die (an object), got {d!r}")
+        extra = sorted(set(d) - {"id", "kind", "owner", "colour", "size_mm", "appearance", "faces"})
+        if extra:
+            raise RosterError(
+                f"{at}: unknown field {extra[0]!r} (expected id, kind, owner, colour, "
+                "size_mm, appearance, faces)"
+            )
+        die_id = d.get("id")
+        if not isinstance(die_id, str) or not ID.match(die_id):
+            raise RosterError(f"{at}.id: expected 1 to 80 characters, no space or slash, got {die_id!r}")
+        if any(o.id == die_id for o in out):
+            raise RosterError(f"{at}.id: {die_id!r} is the id of another die too: each die has its own")
+        kind = d.get("kind")
+        if kind not in KINDS:
+            raise RosterError(f"{at}.kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+        out.append(
+            Die(
+                die_id,
+                kind,
+                _name(d.get("owner"), f"{at}.owner", OWNER_MAX),
+                _name(d.get("colour"), f"{at}.colour", COLOUR_MAX),
+                _size(d.get("size_mm"), f"{at}.size_mm"),
+                _notes(d.get("appearance"), f"{at}.appearance"),
+                _faces(d.get("faces"), f"{at}.faces", kind),
+            )
+        )
+    return out
+
+
+def load_roster(path: Path) -> list[Die]:
+    """The dice of the roster at ``path`` (none when there is no file); raises RosterError naming
+    the file and the field."""
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise RosterError(f"roster {path}: could not be read ({e})") from None
+    except json.JSONDecodeError as e:
+        raise RosterError(f"roster {path}: expected JSON ({e})") from None
+    return parse(data, str(path))
+
+
+def save_roster(path: Path, dice: list[Die]) -> None:
+    """The roster written whole, then renamed over the old one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(
+        json.dumps({"format": FORMAT, "dice": [d.to_json() for d in dice]}, ensure_ascii=False, indent=1),
+        encoding="utf-8",
+    )
+    tmp.replace(path)
+
+
+def slug(owner: str, colour: str, kind: str, taken: set[str]) -> str:
+    """A new die's id: ``owner-colour-kind`` (letters kept, in any script), made unique."""
+    base = re.sub(r"[\W_]+", "-", f"{owner}-{colour}-{kind}".casefold()).strip("-")[:70] or kind
+    out, n = base, 2
+    while out in taken:
+        out, n = f"{base}-{n}", n + 1
+    return out
+
+
+class Roster:
+    """The table's roster (its file, loaded at start; see the module's doc): listed, edited, and
+    grown by teaching; each change logged (``log_row(data, who)``) before the file is written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self.dice: list[Die] = []
+        self.error: str | None = None
+        try:
+            self.dice = load_roster(path)
+        except RosterError as e:
+            self.error = str(e)
+            log.error("%s (the file is left as it is; the roster is empty until it is mended)", e)
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "path": str(self.path),
+                "error": self.error,
+                "dice": [d.to_json(content=False) for d in self.dice],
+            }
+
+    def _writable(self) -> None:
+        if self.error is not None:
+            raise RosterError(f"{self.error}: the roster is not changed until the file is mended or removed")
+
+    def _find(self, die_id: Any) -> Die:
+        found = [d for d in self.dice if d.id == die_id]
+        if not found:
+            ids = ", ".join(d.id for d in self.dice) or "none"
+            raise RosterError(f"id: expected the id of a die of the roster ({ids}), got {die_id!r}")
+        return found[0]
+
+    def command(self, command: Mapping[str, Any], who: str, log_row: Any) -> dict[str, Any]:
+        """A step from the admin page: ``list``; ``edit`` (``id`` and any of owner, colour, size_mm,
+        appearance); ``remove`` (``id``).  Returns the status with ``message``; raises RosterError."""
+        action = command.get("action")
+        if action not in ACTIONS:
+            raise RosterError(f"action: expected one of {', '.join(ACTIONS)}, got {action!r}")
+        with self._lock:
+            if action == "list":
+                return {**self.status(), "message": ""}
+            self._writable()
+            die = self._find(command.get("id"))
+            if action == "remove":
+                log_row({"action": "roster", "step": "remove", "id": die.id, "name": die.name}, who)
+                dice = [d for d in self.dice if d is not die]
+                message = f"{die.name} ({die.id}) removed from the roster"
+            else:
+                changes: dict[str, Any] = {}
+                if "owner" in command:
+                    changes["owner"] = _name(command["owner"], "owner", OWNER_MAX)
+                if "colour" in command:
+                    changes["colour"] = _name(command["colour"], "colour", COLOUR_MAX)
+                if "size_mm" in command:
+                    changes["size_mm"] = _size(command["size_mm"], "size_mm")
+                if "appearance" in command:
+                    changes["appearance"] = _notes(command["appearance"], "appearance")
+                if not changes:
+                    raise RosterError("edit: expected one or more of owner, colour, size_mm, appearance")
+                log_row({"action": "roster", "step": "edit", "id": die.id, **changes}, who)
+                new = replace(die, **changes)
+                dice = [new if d is die else d for d in self.dice]
+                message = f"{die.name} ({die.id}) is now {new.name}" + (
+                    f", {new.size_mm:g} mm" if new.size_mm is not None else ""
+                )
+            save_roster(self.path, dice)
+            self.dice = dice
+            return {**self.status(), "message": message}
+
+    def taught(
+        self,
+        taught: DiceSet,
+        owner: str,
+        colour: str,
+        size_mm: float | None,
+        dice_set: str | None,
+        who: str,
+        log_row: Any,
+    ) -> Die:
+        """A die taught on ``/learn`` (its crops ``taught``): its entry added, or, when the roster
+        lists the die (the same owner, colour and kind), its faces joined (a set learnt with another
+        embedding net replaced)."""
+        with self._lock:
+            self._writable()
+            same = [
+                d
+                for d in self.dice
+                if d.kind == taught.kind
+                and d.owner.casefold() == owner.casefold()
+                and d.colour.casefold() == colour.casefold()
+            ]
+            if same:
+                old = same[0].learnt()
+                if old is not None and old.embedder == taught.embedder and old.kind == taught.kind:
+                    taught = old.plus(taught.values, taught.features, taught.name)
+                die = replace(same[0], size_mm=same[0].size_mm if same[0].size_mm is not None else size_mm)
+            else:
+                die = Die(
+                    slug(owner, colour, taught.kind, {d.id for d in self.dice}),
+                    taught.kind,
+                    owner,
+                    colour,
+                    size_mm,
+                )
+            faces = {
+                "dice_set": dice_set,
+                "taught": taught.faces,
+                "crops": len(taught.values),
+                "set": taught.to_json(),
+            }
+            die = replace(die, faces=faces)
+            step = "taught" if not same else "taught_again"
+            log_row(
+                {"action": "roster", "step": step, "id": die.id, "name": die.name, "crops": faces["crops"]},
+                who,
+            )
+            dice = [die if same and d is same[0] else d for d in self.dice] + ([] if same else [die])
+            save_roster(self.path, dice)
+            self.dice = dice
+            return die
