@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from hardware.cvlog import quiet_opencv
-from hardware.imagefile import MAX_PIXELS, ImageError, check_size, read_image
+from hardware.imagefile import MAX_PIXELS, ImageError, check_size, image_size, read_image
 from hardware.mjpeg import MjpegStream, NotMjpeg, StreamError
 from hardware.urls import mask_url
 
@@ -144,6 +144,25 @@ def _bounded(image: np.ndarray, name: str) -> None:
     (``hardware.imagefile.check_size``): ImageError when it is larger than a frame is read."""
     h, w = image.shape[:2]
     check_size("frame", int(w), int(h), f"camera {name!r}", MAX_PIXELS)
+
+
+def _declared_over(cap: Any, name: str) -> str | None:
+    """Why the frames an opened cv2.VideoCapture says it will deliver are too large to read (its
+    stream's width and height, known before a frame is decoded), or None."""
+    get = getattr(cap, "get", None)
+    if get is None:
+        return None
+    try:
+        w, h = int(get(cv2.CAP_PROP_FRAME_WIDTH) or 0), int(get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
+    except (TypeError, ValueError, cv2.error):
+        return None
+    if w <= 0 or h <= 0:
+        return None  # not said: each frame is checked once decoded
+    try:
+        check_size("stream", w, h, f"camera {name!r}", MAX_PIXELS)
+    except ImageError as e:
+        return str(e)
+    return None
 
 
 def _check_bgr(image: Any, what: str) -> np.ndarray:
@@ -301,6 +320,10 @@ class VideoFileSource(_SourceBase):
         self._cap: Any = cv2.VideoCapture(str(self.path))
         if not self._cap.isOpened():
             raise FrameSourceError(f"recorded video {str(self.path)!r}: OpenCV cannot decode it")
+        over = _declared_over(self._cap, self.name)
+        if over is not None:  # every frame of it would be refused: not one is decoded
+            self.close()
+            raise FrameSourceError(f"recorded video {str(self.path)!r}: {over}")
         fps = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
         self._fps = fps if fps > 0 else 30.0
         self._index = 0
@@ -345,6 +368,9 @@ class _CaptureSource(_SourceBase):
 
     def read(self) -> Frame | None:
         since = self._clock()
+        if self._cap is not None and (over := _declared_over(self._cap, self.name)) is not None:
+            self._refuse(over)  # its stream says so before a frame is decoded: none is
+            raise CameraLost(f"camera {self.name!r}: {over}")
         while True:
             if self._cap is None:
                 raise CameraLost(f"camera {self.name!r} is closed")
@@ -844,10 +870,11 @@ class Recorder(_SourceBase):
         self._csv.close()
         h, w = (0, 0)
         first = self.out / f"frame_{0:06d}.{self._fmt}"
-        if first.exists():
-            im = cv2.imread(str(first))
-            if im is not None:
-                h, w = im.shape[:2]
+        if first.exists():  # its size from its header: nothing decoded again
+            with first.open("rb") as fh:
+                found = image_size(fh.read(64 * 1024))
+            if found is not None:
+                w, h = found[1], found[2]
         meta = {**self._meta, "frames": self.count, "width": w, "height": h}
         (self.out / "session.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         self.source.close()

@@ -222,3 +222,33 @@ def test_a_decoded_frame_too_large_is_skipped_before_use() -> None:
     frame = cam.read()
     assert frame is not None and frame.image_bgr.shape == (48, 64, 3)
     assert cam.refused_count == 1 and "16000x16000" in str(cam.last_refused)
+
+
+class _SaysHuge(_HugeThenSmall):
+    """An RTSP stream whose codec says 16000 x 16000 once opened: no frame of it is decoded."""
+
+    def get(self, prop: int) -> float:
+        return {cv2.CAP_PROP_FRAME_WIDTH: 16000.0, cv2.CAP_PROP_FRAME_HEIGHT: 16000.0}.get(prop, 0.0)
+
+
+def test_a_stream_that_says_its_frames_are_too_large_is_not_decoded() -> None:
+    capture = _SaysHuge()
+    cam = NetworkSource("rtsp://admin:hunter2@127.0.0.1:9/live", capture_factory=lambda u: capture)
+    with pytest.raises(CameraLost, match="16000x16000") as err:
+        cam.read()
+    assert capture.n == 0 and cam.refused_count == 1  # not one frame read
+    assert "hunter2" not in str(err.value) and "admin:***@" in str(err.value)
+
+
+def test_a_video_file_of_huge_frames_is_refused_from_its_header(
+    jpegs: dict[str, Path], tmp_path: Path
+) -> None:
+    from hardware.frames import FrameSourceError, VideoFileSource
+
+    video = tmp_path / "huge.avi"  # MJPEG in AVI: its header says 16000 x 16000
+    subprocess.run(
+        ["ffmpeg", "-loglevel", "error", "-y", "-i", str(jpegs["huge"]), "-c:v", "copy", str(video)],
+        check=True, timeout=120,
+    )  # fmt: skip
+    with pytest.raises(FrameSourceError, match="16000x16000"):
+        VideoFileSource(video)
