@@ -61,13 +61,27 @@ function label(x, y, text, attrs) {
   return s("text", Object.assign({ x, y, fill: "var(--ink)", "font-size": 15 }, attrs || {}), text);
 }
 
+// How wide `text` is at font size `fs` in the page's font (measured, so that a Japanese name, whose
+// glyphs are about twice as wide as Latin ones, is measured as it is drawn); a generous guess
+// where no canvas can measure.
+let measurer = null;
+function textWidth(text, fs, weight) {
+  if (measurer === null) measurer = document.createElement("canvas").getContext("2d") || false;
+  if (!measurer) return [...text].reduce((w, c) => w + (JAPANESE.test(c) || c === "〜" ? 1.05 : 0.62), 0) * fs;
+  measurer.font = `${weight || 400} ${fs}px ${getComputedStyle(document.body).fontFamily}`;
+  return measurer.measureText(text).width * 1.04;  // a little room for the SVG's own rounding
+}
+
 // Text that never runs past `width`: a long text gets a smaller font (down to 60 %) and, past that,
 // is squeezed to the width (SVG textLength), so a tile's label stays inside its tile.
 function fittedText(x, y, width, size, text, attrs) {
-  const guess = (fs) => text.length * fs * 0.6;  // a generous average glyph width of the sans fonts
-  const fs = Math.max(size * 0.6, Math.min(size, width / Math.max(1, text.length * 0.6)));
+  const weight = (attrs || {})["font-weight"];
+  const full = textWidth(text, size, weight);
+  const fs = full <= width ? size : Math.max(size * 0.6, size * width / full);
   const el = s("text", Object.assign({ x, y, "font-size": fs.toFixed(1) }, attrs || {}), text);
-  if (guess(fs) > width) { el.setAttribute("textLength", width); el.setAttribute("lengthAdjust", "spacingAndGlyphs"); }
+  if (textWidth(text, fs, weight) > width) {
+    el.setAttribute("textLength", width); el.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  }
   return el;
 }
 
