@@ -11,7 +11,9 @@ still: a d20_lurig die of ~200 px is ~56 px, as the issue's 35-60 px).  The empt
 frame without the die, the table's `[vision] empty_table_frame` (at the gate frame's size, as the
 gate sees it).  Every photo is read through the perception step as `dicetable read --config` builds
 it from a Die-angler table.toml (`Perceiver.from_config`): "video" reads the gate's frame, "still"
-reads the still with the gate's frame beside it (`Perceiver.perceive(still, frame=video)`).
+reads the still with the gate's frame beside it (`Perceiver.perceive(still, frame=video)`).  "Before
+issue 43" is the Die-angler table as its default was (pip d6 alone, the pip reader with no numbered
+not-a-d6 check: `PipDice.pips`); "table.kinds = [d6] now" names pip d6 alone today.
 
 Sets, held out (never trained or tuned on): d20_lurig's d20_top and d20_wood set-ups (spaced, every
 clip; STEP), d20_imac1844's green d20 (another source, every face).  The photo's die: the reading
@@ -109,11 +111,14 @@ def tally(c: Counts, dice: list[Any], face: int, centre: tuple[float, float], si
     c.silent += sure and not right
 
 
+#: (label, table.kinds (None: the game's), read the still, the pip reader bare as before issue 43)
 ROWS = (
-    ("before: kinds d6 (no table.kinds), video frame", ["d6"], False),
-    ("before: kinds d6 (no table.kinds), still", ["d6"], True),
-    ("after: the game's kinds d6,d10,d20, video frame", None, False),
-    ("after: the game's kinds d6,d10,d20, still", None, True),
+    ("before issue 43: pip d6 alone (the default then), no not-a-d6 check, video frame", ["d6"], False, True),
+    ("before issue 43: pip d6 alone (the default then), no not-a-d6 check, still", ["d6"], True, True),
+    ("table.kinds = [d6] now (the not-a-d6 check), video frame", ["d6"], False, False),
+    ("table.kinds = [d6] now (the not-a-d6 check), still", ["d6"], True, False),
+    ("the game's kinds d6,d10,d20 (the default now), video frame", None, False, False),
+    ("the game's kinds d6,d10,d20 (the default now), still", None, True, False),
 )
 
 
@@ -126,10 +131,12 @@ def run(real: Path, step: int, limit: int | None, tmp: Path) -> dict[tuple[str, 
         still, video, _empty, empty_video = frames_of(photo)
         cv2.imwrite(str(empty_path), empty_video)
         side = 0.5 * max(photo.shape[:2])
-        for label, kinds, from_still in ROWS:
-            key = ",".join(kinds or ["game"])
+        for label, kinds, from_still, bare in ROWS:
+            key = ",".join(kinds or ["game"]) + (" bare" if bare else "")
             if key not in tables:
                 tables[key] = table(kinds, empty_path)
+                if bare:  # the pip reader as the table had it before issue 43 (no numbered check)
+                    tables[key].reader = tables[key].reader.pips  # type: ignore[attr-defined]
             perceiver = tables[key]
             perceiver.set_empty(empty_video)
             c0 = time.process_time()

@@ -105,3 +105,43 @@ def warning(seen: Sequence[DiePixels], numbered: bool, min_side: float, distance
         f"the reader's {min_side:.0f} px: move the camera to {closer:.0f} cm, "
         'or set `[camera] still = "max"`'
     )
+
+
+def table_pixels(
+    geometry: Any, image: np.ndarray, still: tuple[int, int] | None, sizes_mm: Sequence[float], numbered: bool
+) -> dict[str, Any] | None:
+    """What the table page's setup view shows of the pixels (the snapshot's ``pixels``): the smallest
+    die's side at the board's centre and corners in the still (``still``: its size, None without one)
+    and in the gate's frame ``image``, and the warning (`warning`, with its figures for the page's
+    language); None without a board and calibration, or when the board's pose is not in ``image``."""
+    from vision.numbered.ocr import MIN_SIDE
+
+    if geometry is None:
+        return None
+    pose = geometry.pose(image)
+    if pose is None:
+        return None
+    h, w = image.shape[:2]
+    seen = die_pixels(geometry.board, geometry.calibration, pose, sizes_mm, (w, h), still)
+    distance = camera_distance_mm(pose)
+    said = warning(seen, numbered, MIN_SIDE, distance)
+    read = seen[0]
+    place, side = read.smallest
+    return {
+        "die_mm": read.die_mm,
+        "min_side": MIN_SIDE,
+        "views": [
+            {"what": p.what, "size": list(p.size), "sides": {k: round(v, 1) for k, v in p.sides.items()}}
+            for p in seen
+        ],
+        "warning": said,
+        "small": None
+        if said is None
+        else {
+            "what": read.what,
+            "size": list(read.size),
+            "side": round(side),
+            "place": place,
+            "cm": round(distance * side / MIN_SIDE / 10.0),
+        },
+    }

@@ -124,6 +124,9 @@ class Table:
         if self.resumed:
             self.previous, self.last_seq = scored_dice(self.log.events(self.game_no))
         self.learning = RefereeLearning(self.perceiver)  # the referee's answers grow the learnt set
+        #: the die's size in pixels for the setup view (controller.pixels.table_pixels; issue 43)
+        self.pixels: dict[str, Any] | None = None
+        self._pixels_for: tuple[int, int] | None = None
         #: the empty-table picture and when to learn it again (controller.empty_learn)
         self.empty_table = EmptyLearning.for_table(
             self.perceiver, cfg.vision, getattr(log_, "path", None), clock
@@ -279,6 +282,26 @@ class Table:
             return
         self.early.keep(key, image, seen)
 
+    def _see_pixels(self, image: np.ndarray, still: np.ndarray | None) -> None:
+        """The die's size in pixels for the setup view (`controller.pixels.table_pixels`), worked out
+        from the first frame read whose board pose is found, and again when the still's size changes."""
+        size = None if still is None else (int(still.shape[1]), int(still.shape[0]))
+        if self.perceiver.geometry is None or (self.pixels is not None and self._pixels_for == size):
+            return
+        from calibration.diceset import DiceSet
+        from controller.pixels import table_pixels
+
+        numbered = any(k in ("d10", "d10p", "d20") for k in self.perceiver.kinds)
+        try:
+            geometry = self.perceiver.geometry
+            sizes = DiceSet.of(self.cfg.dice.sizes_mm, getattr(geometry.board, "die_size_mm", None)).sizes_mm
+            got = table_pixels(geometry, image, size, sizes, numbered)
+        except (ValueError, cv2.error) as e:
+            log.warning("die size in pixels not worked out: %s", e)
+            return
+        if got is not None:
+            self.pixels, self._pixels_for = got, size
+
     def expects_throw(self) -> bool:
         """Whether a throw settling now would be read (the game expects a roll or throw, no write held,
         no die being taught): the loop takes a still only then (issue 43)."""
@@ -361,6 +384,7 @@ class Table:
             self._emit()
             return
         readings = [d.to_json() for d in seen.dice]
+        self._see_pixels(image, still)
         with self._lock:
             reading = {
                 "t": t,
@@ -624,6 +648,7 @@ class Table:
                 "dice_colours": sorted(self.game.dice_colours(self._context_colours()) or ()),  # any: []
                 # when the empty-table picture was learnt, and from what (controller.empty_learn)
                 "empty_table": self.empty_table.status(),
+                "pixels": self.pixels,  # the die's size in pixels, still and video (controller.pixels)
                 # a secret choice's highlighted option is the player's alone: only "secret" tells who chose
                 "choice": None if self.game.expects().secret else self.rounds.choice_views(),
                 "teaching": self.teaching.brief(),

@@ -176,6 +176,7 @@ async function onSnapshot(snap) {
   document.getElementById("waiting").textContent = waitingFor(snap);
   document.body.dataset.seq = snap.seq;
   emptyTableLine(document.getElementById("empty-table"), snap.empty_table, false);
+  renderPixels(snap);
   renderPairing(snap);
   renderNotice(snap);
   renderScores(snap);
@@ -199,3 +200,32 @@ async function onSnapshot(snap) {
 }
 
 live(onSnapshot);
+
+// the die's size in pixels where the table reads it (the still) and where the gate watches (the video
+// frame), from the calibration; a numbered die too small for the reader said in one sentence (issue 43)
+function renderPixels(snap) {
+  const el = document.getElementById("die-pixels");
+  const px = snap.pixels;
+  el.hidden = !px;
+  if (!px) return;
+  const views = px.views.map((v) => {
+    const sides = Object.values(v.sides).filter((x) => Number.isFinite(x));
+    return t(v.what === "still" ? "pixels.still" : "pixels.video", {
+      size: `${v.size[0]}x${v.size[1]}`,
+      low: Math.round(Math.min(...sides)),
+      high: Math.round(Math.max(...sides)),
+    });
+  });
+  let text = t("pixels.line", { mm: px.die_mm, views: views.join(", ") });
+  if (px.small) {
+    text += " " + t("pixels.small", {
+      side: px.small.side,
+      where: t(px.small.what === "still" ? "pixels.in_still" : "pixels.in_video"),
+      min: Math.round(px.min_side),
+      cm: px.small.cm,
+      setting: '[camera] still = "max"',
+    });
+  }
+  el.textContent = text;
+  el.dataset.small = px.small ? "yes" : "";
+}

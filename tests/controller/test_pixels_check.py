@@ -56,3 +56,34 @@ def test_hw_check_warns_in_one_sentence_when_a_numbered_die_is_too_small(tmp_pat
     # a game of pip dice alone: the same pixels, nothing to warn of
     code, out = _hw_check(tmp_path / "pips", "dice-hunter", "2240x1520")
     assert code == 0 and "under the reader's" not in out and "ok: die size: a 16 mm die in the still" in out
+
+
+def test_the_table_page_is_given_the_die_size_in_the_still_and_the_video_frame() -> None:
+    """The Dice Fighter demo's board and calibration (1280x960 renders): its percentile d10s ~40 px in
+    the video frame, under the reader's minimum; a 4608-wide still of the same view makes them ~3.6
+    times larger, and the warning goes."""
+    import json
+
+    import cv2
+
+    from controller.perceive import Perceiver
+    from controller.pixels import table_pixels
+    from controller.session import session_config
+
+    fighter = ROOT / "tests" / "fixtures" / "sessions" / "dice-fighter-demo"
+    cfg = session_config(fighter)
+    frame = cv2.imread(str(fighter / json.loads((fighter / "truth.json").read_text())["throws"][0]["frame"]))
+    geometry = Perceiver.from_config(cfg).geometry
+    video = table_pixels(geometry, frame, None, [16.0], numbered=True)
+    assert video is not None and [v["what"] for v in video["views"]] == ["video frame"]
+    sides = list(video["views"][0]["sides"].values())
+    assert len(sides) == 5 and all(15 < s < MIN_SIDE for s in sides), sides
+    assert video["small"]["what"] == "video frame" and video["small"]["side"] < MIN_SIDE
+    assert 'or set `[camera] still = "max"`' in video["warning"]
+    still = table_pixels(geometry, frame, (4608, 3456), [16.0], numbered=True)
+    assert still is not None and [v["what"] for v in still["views"]] == ["still", "video frame"]
+    big = list(still["views"][0]["sides"].values())
+    assert all(abs(b / s - 3.6) < 0.05 for b, s in zip(big, sides, strict=True))
+    assert still["warning"] is None and still["small"] is None
+    # pip dice alone: the same pixels, nothing to warn of
+    assert table_pixels(geometry, frame, None, [16.0], numbered=False)["warning"] is None  # type: ignore[index]
