@@ -88,8 +88,11 @@ class MjpegStream:
         scheme, netloc, path, auth = split_url(self.url)
         try:
             if scheme == "https":
+                # the certificate is not verified, as FFmpeg did not: a camera's own is self-signed
+                context = ssl.create_default_context()
+                context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
                 conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                    netloc, timeout=self.timeout_s, context=ssl.create_default_context()
+                    netloc, timeout=self.timeout_s, context=context
                 )
             else:
                 conn = http.client.HTTPConnection(netloc, timeout=self.timeout_s)
@@ -102,7 +105,10 @@ class MjpegStream:
             raise StreamError(f"cannot connect: {type(e).__name__}: {e}") from None
         self._conn = conn
         if resp.status == 401:
+            scheme = (resp.getheader("WWW-Authenticate", "") or "").split(" ", 1)[0]
             self.close()
+            if auth is not None and scheme.lower() == "digest":  # FFmpeg answers a digest challenge
+                raise NotMjpeg("the camera asks for digest authentication", "digest")
             raise StreamError("the camera refused the user name and password in the address (HTTP 401)")
         if resp.status != 200:
             self.close()

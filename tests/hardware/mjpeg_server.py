@@ -8,11 +8,13 @@ of ``once`` are sent first to each client, then those of ``loop`` again and agai
 (no Content-Length: the reader finds its end by the boundary), ``{"declared": N, "send": M}`` (a
 Content-Length of N, then M bytes: a part claiming more than it sends) or ``{"junk": M}`` (M bytes
 without a Content-Length).  ``GET /still.jpg`` answers the first part of ``loop`` alone, as one
-``image/jpeg`` body (a snapshot camera); any other path is the stream.  Prints the port when ready.
+``image/jpeg`` body (a snapshot camera); any other path is the stream.  ``"auth": "user:password"``
+asks for Basic authentication.  Prints the port when ready.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import time
@@ -63,6 +65,13 @@ def make_handler(plan: dict[str, Any]) -> type[BaseHTTPRequestHandler]:
             w.flush()
 
         def do_GET(self) -> None:
+            if "auth" in plan:  # Basic authentication: "user:password"
+                want = "Basic " + base64.b64encode(plan["auth"].encode()).decode("ascii")
+                if self.headers.get("Authorization") != want:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="camera"')
+                    self.end_headers()
+                    return
             if self.path.startswith("/still"):
                 data = _body(plan["loop"][0])
                 self.send_response(200)

@@ -252,3 +252,18 @@ def test_a_video_file_of_huge_frames_is_refused_from_its_header(
     )  # fmt: skip
     with pytest.raises(FrameSourceError, match="16000x16000"):
         VideoFileSource(video)
+
+
+def test_a_password_with_at_colon_and_slash_logs_in(jpegs: dict[str, Path], tmp_path: Path) -> None:
+    proc, port = serve({"loop": [{"file": str(jpegs["good"])}], "auth": f"admin:{SECRET}"}, tmp_path)
+    try:
+        with NetworkSource(f"http://admin:{SECRET}@127.0.0.1:{port}/video?x=1", timeout_s=2.0) as cam:
+            frame = cam.read()
+            assert frame is not None and frame.image_bgr.shape == (600, 800, 3)
+            assert SECRET not in cam.name and SECRET not in frame.source
+        with pytest.raises(CameraLost, match="refused the user name and password") as err:
+            NetworkSource(f"http://admin:wrong@127.0.0.1:{port}/video", timeout_s=2.0)
+        assert "wrong" not in str(err.value)
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
