@@ -50,12 +50,26 @@ def paired_config(cfg: TableConfig, pairing: dict[str, Any]) -> TableConfig:
     raw["players"] = players
     if pairing["game"] != cfg.table.game:
         raw["table"] = {**raw["table"], "game": pairing["game"], "options": {}}
+    else:  # an option per player (colours, power slots) goes seat by seat to the pairing's players
+        raw["table"] = {**raw["table"], "options": _reseated(raw["table"]["options"], names(cfg), players)}
     paired = TableConfig.model_validate(raw)
     try:
         new_game(Setup.for_table(paired))  # the game itself judges the players at this table
     except ValueError as e:  # a RuleError names what the rules want
         raise ValueError(f"{paired.table.game} refuses this table's players {names(paired)}: {e}") from None
     return paired
+
+
+def _reseated(options: dict[str, Any], seated: list[str], players: list[dict[str, Any]]) -> dict[str, Any]:
+    """The table's game options with each option keyed by its players (``{"ann": ..., "bob": ...}``)
+    keyed by the pairing's players seat by seat, and ``colours`` the pairing's own colours."""
+    out = dict(options)
+    for key, value in options.items():
+        if isinstance(value, dict) and value and set(value) <= set(seated) and len(players) >= len(seated):
+            out[key] = {players[seated.index(k)]["name"]: v for k, v in value.items()}
+    if isinstance(options.get("colours"), dict):
+        out["colours"] = {p["name"]: p["colour"] for p in players}
+    return out
 
 
 def names(cfg: TableConfig) -> list[str]:

@@ -95,3 +95,26 @@ def test_a_table_with_a_hall_takes_the_halls_pairing(broker: Broker, tmp_path: P
     said = (state.get("pairing"), err[-2000:])
     assert state.get("pairing") == "table-2 · round 1 · bob vs dee vs eve", said
     assert [p["name"] for p in state["players"]] == ["bob", "dee", "eve"]
+
+
+@pytest.mark.parametrize("session", ["dicetar-wars-demo", "dice-fighter-demo", "die-angler-demo"])
+def test_a_tables_per_player_options_go_to_the_paired_players_seat_by_seat(session: str) -> None:
+    """A table whose game options name its players (DICETAR WARS' and Die-angler's colours, Dice
+    Fighter's power slots) takes a pairing of other players: each seat's option goes to its new player."""
+    from controller.pairings import paired_config
+
+    cfg = session_config(ROOT / "tests" / "fixtures" / "sessions" / session, table_id="table-2")
+    seated = [p.name for p in cfg.players]
+    new = ["bob", "dee", "eve", "fay"][: len(seated)]
+    colours = ["red", "blue", "green", "yellow"]
+    pairing = {
+        "game": cfg.table.game,
+        "players": [{"name": n, "seat": i + 1, "colour": colours[i]} for i, n in enumerate(new)],
+    }
+    paired = paired_config(cfg, pairing)  # on main: refused, the options name ann and bob
+    assert [p.name for p in paired.players] == new
+    for key, value in cfg.table.options.items():
+        if key == "colours":
+            assert paired.table.options["colours"] == dict(zip(new, colours, strict=False))
+        elif isinstance(value, dict) and set(value) <= set(seated):
+            assert paired.table.options[key] == {new[seated.index(k)]: v for k, v in value.items()}
