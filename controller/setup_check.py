@@ -201,19 +201,33 @@ def pin_factory_problems(cfg: TableConfig) -> list[tuple[str, str]]:
 
 
 def database_problems(cfg: TableConfig) -> list[tuple[str, str]]:
-    """The event log can be written where the config puts it (its folder made when missing)."""
+    """The event log is one the table can write where the config puts it, as ``run`` opens it: an
+    existing one writable and sound (opened read-only here: nothing is written), a new one's folder
+    writable (made when missing)."""
+    from controller.eventlog import EventLog, LogError, _unwritable
+
     db = cfg.database_path()
     if db.exists():
-        ok, what = os.access(db, os.R_OK | os.W_OK), str(db)
-    else:
-        folder = db.parent
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent
-        ok, what = folder.is_dir() and os.access(folder, os.W_OK | os.X_OK), str(folder)
-    if ok:
+        if not db.is_file():
+            return []  # runnable_problems says so
+        why = _unwritable(db, existed=True)
+        if why is None:
+            try:
+                EventLog(db, read_only=True).close()
+            except LogError as e:  # damaged, or not an event log
+                why = str(e)
+        return [] if why is None else [("database.path", why)]
+    folder = db.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if folder.is_dir() and os.access(folder, os.W_OK | os.X_OK):
         return []
     return [
-        ("database.path", f"{what!r} cannot be written by this user, so the table could not keep its log")
+        (
+            "database.path",
+            f"{db}: a new event log cannot be written here ({folder} is read-only or not writable); "
+            "a table writes its log: choose a writable path for it",
+        )
     ]
 
 
@@ -282,8 +296,7 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
     each wrong value left at its default, everything else the file names (`table_problems`); unless
     ``offline`` (a config written for another machine), this machine's devices: the camera opened for
     one frame, the pin factory loaded, the event log's folder writable, the display's address this
-    machine's.  ``camera``: ``run --camera``,
-    used instead of the file's."""
+    machine's.  ``camera``: ``run --camera``, used instead of the file's."""
     from controller.empty_learn import stored_notes
 
     source = str(path) if path is not None else "the embedded config"

@@ -323,3 +323,16 @@ def test_every_commands_help_keeps_its_bracketed_words() -> None:
         checked += len(words)
         lost += [(" ".join(path), w) for w in words if w not in shown]
     assert checked >= 5 and not lost, lost
+
+
+def test_check_config_refuses_an_event_log_run_cannot_open(tmp_path: Path) -> None:
+    """A file at database.path that is not an event log: run refuses it at start, so check-config does
+    (opened read-only: nothing is written to it)."""
+    path = table_toml(tmp_path, f"recorded:{DEMO}")
+    (tmp_path / "t.sqlite3").write_text("hello\n", encoding="utf-8")
+    res = dicetable("check-config", str(path))
+    assert res.returncode == 1 and f"{path}: database.path: " in res.stdout, res.stdout + res.stderr
+    assert "not a dicetable event log" in res.stdout, res.stdout
+    res = dicetable("run", "--no-hold", "--config", str(path))
+    assert res.returncode == 2 and "not a dicetable event log" in one_line(res.stderr), res.stderr
+    assert (tmp_path / "t.sqlite3").read_text(encoding="utf-8") == "hello\n"
