@@ -139,7 +139,9 @@ class PicameraStills(PicameraSource):
 
     def __init__(self, *, still: Size | str = STILL, video: Size = VIDEO, **kw: Any) -> None:
         check_sizes(still, video)
-        super().__init__(width=video[0], height=video[1], still=(0, 0) if isinstance(still, str) else still, **kw)
+        super().__init__(
+            width=video[0], height=video[1], still=(0, 0) if isinstance(still, str) else still, **kw
+        )
         full = self.sizes.get("main")
         lores = self.sizes.get("lores")
         if full is None or lores is None:
