@@ -27,8 +27,9 @@ log = logging.getLogger("dicetable.table")
 
 Row = tuple[str, dict[str, Any]]
 
-#: settled frames kept while a write is held (a full-HD frame is ~6 MB); the oldest go first
-MAX_DEFERRED = 8
+#: settled frames kept while a write is held (a full-HD frame is ~6 MB); past it the oldest go first,
+#: and the table says so (a 30 s outage at a live camera's pace defers about a dozen)
+MAX_DEFERRED = 32
 
 
 def open_game(events: EventLog, setup: Setup, resume: bool) -> tuple[int, Game, bool]:
@@ -168,3 +169,12 @@ class HeldWrite:
     def next_deferred(self) -> Any:
         """The oldest frame kept by ``defer`` (no longer kept), or None."""
         return self._deferred.popleft() if self._deferred else None
+
+    def next_deferred_t(self) -> float | None:
+        """When the oldest frame kept by ``defer`` came to rest (its ``t``), or None."""
+        return float(self._deferred[0][2]) if self._deferred else None
+
+    @property
+    def deferred(self) -> int:
+        """How many settled frames wait to be read."""
+        return len(self._deferred)

@@ -447,6 +447,12 @@ def run_live(
             if table.resumed:
                 print(f"resumed game {table.game_no} from {ev.path}", flush=True)
             play(table, source, past_the_end=paired)
+            if table.unwritten:  # never "done" with input the log holds not (issue 47 item 3)
+                raise TableError(
+                    f"{table.notice or 'the event log cannot be written'}; the recording ended with "
+                    f"{table.unwritten} input(s) the log could not write (a held step and the throws "
+                    "after it): they are not saved, and the game was not played to its end"
+                )
             if hold and serve and spec.startswith("recorded:"):
                 hold_display(table, _until_interrupted)
         result = table.game.result()
