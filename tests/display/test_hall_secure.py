@@ -82,6 +82,45 @@ def test_a_table_cannot_write_another_tables_topic_and_the_hall_only_reads(secur
         hall.disconnect()
 
 
+def test_only_the_hall_writes_a_tables_pairing(secure: SecureBroker) -> None:
+    """Issue 47 item 2: a table's own credentials cannot re-pair it (a forged retained pairing, the
+    colours swapped); the hall's pairing arrives.  table-1 reads its pairing as a paired table does."""
+    from display.pairings import pairing_topic
+
+    seen: list[bytes] = []
+
+    def pairing(*seated: tuple[str, str]) -> dict[str, Any]:
+        players = [{"name": n, "seat": i, "colour": c} for i, (n, c) in enumerate(seated, start=1)]
+        at = {"tournament": "Open", "round": 1, "game": "dice-fighter", "table": "table-1"}
+        return {**at, "players": players}
+
+    forged, genuine = pairing(("eve", "blue"), ("zed", "red")), pairing(("ann", "red"), ("bob", "blue"))
+    forger = connected(secure.link("table-1"), "t1-forger")
+    try:
+        forger.publish(pairing_topic("table-1"), json.dumps(forged), qos=1, retain=True).wait_for_publish(5)
+    finally:
+        forger.loop_stop()
+        forger.disconnect()
+    hall = connected(secure.link("hall"), "hall-pairs")
+    reader = new_client(secure.link("table-1"), "t1-reader")
+    reader.on_message = lambda c, u, m: seen.append(m.payload)
+    reader.on_connect = lambda c, u, f, rc, p: c.subscribe(pairing_topic("table-1"), 1)
+    reader.connect("127.0.0.1", secure.port, keepalive=5)
+    reader.loop_start()
+    try:
+        wait_until(reader.is_connected, what="table-1 connected")
+        time.sleep(0.5)  # a retained forgery, had the broker kept it, arrives on subscribing
+        assert seen == []
+        hall.publish(pairing_topic("table-1"), json.dumps(genuine), qos=1, retain=True).wait_for_publish(5)
+        wait_until(lambda: seen, what="the hall's pairing")
+        assert [json.loads(m)["players"][0]["name"] for m in seen] == ["ann"]
+    finally:
+        hall.publish(pairing_topic("table-1"), b"", qos=1, retain=True).wait_for_publish(5)  # cleared
+        for c in (reader, hall):
+            c.loop_stop()
+            c.disconnect()
+
+
 def test_wrong_password_and_a_stolen_client_id_do_not_get_in(secure: SecureBroker) -> None:
     refused: list[Any] = []
     bad = new_client(dataclasses.replace(secure.link("table-1"), password="not-it"), "x")
