@@ -120,7 +120,11 @@ import cv2, numpy as np, sys
 from pathlib import Path
 src = sorted(Path(\"$frames\").glob(\"*.jpg\"))[:5]
 got = sorted(Path(\"/tmp/picam-after\").glob(\"*.png\"))
-ok = len(got) == 5 and all(np.array_equal(cv2.imread(str(g))[:960, :1280], cv2.imread(str(s))[:960, :1280]) for g, s in zip(got, src))
+def same(g, s):  # the stand-in puts the 800x600 demo frame in the corner of a black 1280x960 one
+    a, b = cv2.imread(str(g)), cv2.imread(str(s))
+    h, w = b.shape[:2]
+    return a.shape == (960, 1280, 3) and np.array_equal(a[:h, :w], b) and not a[h:].any() and not a[:, w:].any()
+ok = len(got) == 5 and all(same(g, s) for g, s in zip(got, src))
 print(len(got), \"frames recorded through the worker;\", \"each the stand-in frame, pixel for pixel\" if ok else \"NOT the stand-in frames\")
 '" >> "$pc/after-camera.txt" 2>&1 || true
     inside '/opt/dicetable/.venv/bin/python -m pip freeze 2>/dev/null' > "$pc/after-freeze.txt" || true
