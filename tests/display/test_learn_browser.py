@@ -113,6 +113,20 @@ def test_a_die_is_taught_on_the_page_roll_by_roll(
             if i == 1:
                 assert page.locator("#learn-missing").inner_text().startswith("Still missing: 2, 3, 4,")
                 expect(page.locator("#learn-save")).to_be_disabled()
+            if proposed is not None:  # said with what backs it, never "like the rolls taught so far"
+                reason = {
+                    "ocr": "the numeral read on this picture, by two readers alike",
+                    "both": "the numeral read on this picture, and most like the crops taught as that face",
+                    "match": "most like the crops taught as that face, every face taught",
+                }[table.teaching.rolls[-1].by]
+                expect(page.locator("#learn-proposed")).to_have_text(
+                    f"The table thinks it shows {proposed} ({reason})."
+                )
+                expect(page.locator("#learn-candidates figure").first).to_have_class("cand proposed")
+            else:  # nothing backs a face, or the numeral read and the crops taught disagree
+                said = "name different faces" if table.teaching.rolls[-1].by == "disagree" else "cannot tell"
+                expect(page.locator("#learn-proposed")).to_contain_text(said)
+                expect(page.locator("#learn-confirm")).to_be_hidden()
             if proposed == face:
                 page.click("#learn-confirm")  # the face proposed is right: one tap
             else:
