@@ -87,6 +87,7 @@ class PairingFollower:
         self.topic = pairing_topic(table.table_id, publisher.prefix)
         self.base_cfg = base_cfg or table.cfg
         self.current: tuple[str, int] | None = None  # (tournament, round) of the game being played
+        self.current_pairing: dict[str, Any] | None = None  # the pairing it was started with
         self.waiting: dict[str, Any] | None = None  # a checked pairing waiting for the game to end
         self.refusals: deque[dict[str, str]] = deque(maxlen=50)
         self._lock = threading.Lock()
@@ -139,7 +140,26 @@ class PairingFollower:
         key = (pairing["tournament"], pairing["round"])
         with self._lock:
             if key == self.current:
-                return True  # this round's game is already on (a retained message again)
+                if self.current_pairing is None or _seating(pairing) == _seating(self.current_pairing):
+                    return True  # this round's game is already on (a retained message again)
+                # another pairing for the round being played: the newer one counts while nothing
+                # has been played under the older (a pairing made by mistake, then mended)
+                if not self._untouched():
+                    self._refuse(
+                        f"round {pairing['round']}'s pairing changed to {describe(pairing)}, but its game "
+                        f"({describe(self.current_pairing)}) has inputs logged already: not taken"
+                    )
+                    return False
+                self.waiting = pairing
+                log.warning(
+                    "table %s: round %d paired again, %s replaces %s (no input logged under it)",
+                    self.table.table_id,
+                    pairing["round"],
+                    describe(pairing),
+                    describe(self.current_pairing),
+                )
+                self._wake.set()
+                return True
             t = self.table
             # the first pairing since the table started, and its game is on already: resumed from
             # the log after a restart (a later round always waits for the game in play to end)
@@ -149,7 +169,7 @@ class PairingFollower:
                 and t.status != "over"
                 and (t.setup.game, list(t.setup.players)) == seated
             ):
-                self.current, self.waiting = key, None
+                self.current, self.current_pairing, self.waiting = key, pairing, None
                 t.pairing = describe(pairing)
                 adopted = True
             else:
@@ -168,8 +188,12 @@ class PairingFollower:
 
     def _free(self) -> bool:
         """The table's game is over, or no input has been logged in it yet."""
+        return self.table.status == "over" or self._untouched()
+
+    def _untouched(self) -> bool:
+        """No input has been logged in the table's game yet."""
         t = self.table
-        return t.status == "over" or next(iter(t.log.inputs(t.game_no)), None) is None
+        return next(iter(t.log.inputs(t.game_no)), None) is None
 
     def start_waiting(self) -> bool:
         """Start the waiting pairing's game if the table is free; True when one started."""
@@ -177,8 +201,14 @@ class PairingFollower:
             pairing = self.waiting
             if pairing is None or not self._free():
                 return False
+            same_round = self.current == (pairing["tournament"], pairing["round"])
+            if same_round and not self._untouched():  # played since it was taken: the older stands
+                self.waiting = None
+                no = pairing["round"]
+                self._refuse(f"round {no}'s game was played meanwhile: not taken {describe(pairing)}")
+                return False
             self.waiting = None
-            self.current = (pairing["tournament"], pairing["round"])
+            self.current, self.current_pairing = (pairing["tournament"], pairing["round"]), pairing
         cfg = paired_config(self.base_cfg, pairing)
         try:
             self.table.new_game(cfg, pairing=describe(pairing))
@@ -200,6 +230,11 @@ class PairingFollower:
                 self.start_waiting()
             except Exception:  # keep following: the next pairing may do
                 log.exception("table %s: starting a paired game failed", self.table.table_id)
+
+
+def _seating(pairing: dict[str, Any]) -> tuple[Any, ...]:
+    """What a pairing seats: its game and each seat's player and colour."""
+    return (pairing["game"], tuple((p["seat"], p["name"], p["colour"]) for p in pairing["players"]))
 
 
 def follow_pairings(table: Table, publisher: Any, base_cfg: TableConfig | None = None) -> PairingFollower:

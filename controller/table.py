@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from controller import commands
+from controller import commands, outage
 from controller.adapters import Context, Question, TableReadings, plan
 from controller.config import TableConfig
 from controller.corrections import RefereeLearning
@@ -60,9 +60,6 @@ from controller.script import Script, Scripted
 from controller.teach import Teaching
 from controller.tumble_flag import TumbleChecks, not_tumbled
 from engine import Input, InputKind, Outcome, RuleError
-
-#: how long the end of a recording waits for a write the log refused (controller.live.run_live)
-HELD_WAIT_S = 10.0
 
 log = logging.getLogger("dicetable.table")
 
@@ -227,15 +224,7 @@ class Table:
 
     def _retry_held(self) -> bool:
         """Try the held write again when it is due; True while something is still held."""
-        retry = self.held_write.due(self.clock())
-        if retry is None:
-            return self.held_write.waiting
-        notice = self.notice
-        retry()
-        if not self.held_write.waiting and self.notice == notice:
-            self.notice = None  # written: the table carries on
-            self._emit()
-        return self.held_write.waiting
+        return outage.retry_held(self)
 
     def _emit(self) -> None:
         snap = self.snapshot()
@@ -519,63 +508,9 @@ class Table:
         self.script.skip_to(point)
 
     def tick(self, t: float) -> None:
-        """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round.
-
-        While a write the log refused is held (see ``_held``), nothing else moves: it is tried again
-        when due, and the table carries on once it is written.
-        """
-        was_held = self.held_write.waiting
-        if self._retry_held():
-            return
-        if was_held and not self.panels.scripted:
-            self._drop_presses_made_while_held()
-        # what happened while a write was held, in the order it happened (issue 47 item 3): each throw
-        # that came to rest then is read at its own time, after the presses and lines before it and
-        # before those after it (a press for a round that opens only once that throw is scored must
-        # not be taken, or thrown away, before the throw is)
-        while (due := self.held_write.next_deferred_t()) is not None:
-            self._catch_up(min(due, t))
-            if self.held_write.waiting:
-                return
-            frame = self.held_write.next_deferred()
-            self.on_settled(*frame)
-            if self.held_write.waiting:
-                return
-        self._catch_up(t)
-
-    def _catch_up(self, t: float) -> None:
-        """The scripted presses and lines due by ``t``, each at its own time, and the panels' rounds."""
-        # behind (a write was held): each scripted press and line at its own time, as it would have
-        # been taken then; else once, at the frame's time
-        behind = self.held_write.deferred or self._behind
-        times = [e.t for e in self.script.edges if e.t <= t] + [s.t for s in self.script.lines if s.t <= t]
-        for at in [*sorted(set(times)), t] if behind else [t]:
-            if self.held_write.waiting:
-                return
-            for edge in self.script.due_edges(at):
-                try:
-                    self.panels.drive(edge)
-                except ValueError as err:
-                    log.warning("scripted press at t=%.2f ignored: %s", edge.t, err)
-            self.feed_due(at)
-            self._drive_secret(at)
-        if not self.held_write.waiting and not self.held_write.deferred:
-            self._behind = False
-
-    def _drop_presses_made_while_held(self) -> None:
-        """A write was held, and real panels were not read meanwhile: the presses made then cannot be
-        put in order with the throws that came to rest then, so none is taken, and the table says so
-        (the players choose again; a round every player had settled before the write was held is
-        written with what they settled)."""
-        now = self.panels.now(0.0)
-        dropped = sum(len(panel.poll(now)) for panel in self.panels.list())
-        if dropped:
-            log.warning("%d button events made while the log could not be written were not taken", dropped)
-            self.tell(
-                "Button presses made while the log could not be written were not taken: choose again.",
-                "presses_dropped",
-            )
-            self._emit()
+        """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round;
+        while a write the log refused is held, only its retry (controller.outage)."""
+        outage.tick(self, t)
 
     def feed_due(self, t: float) -> None:
         """Apply the scripted inputs and corrections that are due by ``t`` and that can be taken now
@@ -598,16 +533,8 @@ class Table:
         return int(self.held_write.waiting) + self.held_write.deferred
 
     def drain_held(self, t: float, wait_s: float | None = None) -> bool:
-        """At the end of a recording: a write still held is tried again, every ``retry_s`` of real
-        time for ``wait_s`` at most, with what came after it; True when nothing is left unwritten
-        (`controller.live.run_live` refuses to end well otherwise)."""
-        wait = HELD_WAIT_S if wait_s is None else wait_s
-        for _ in range(int(wait / self.held_write.retry_s)):
-            if not self.unwritten:
-                break
-            time.sleep(self.held_write.retry_s)
-            self.tick(t)
-        return not self.unwritten
+        """A write still held at the end of a recording, tried again a while (controller.outage)."""
+        return outage.drain_held(self, t, wait_s)
 
     def close(self) -> None:
         """Release the button panels: each gpiozero button runs a hold thread until it is closed.

@@ -32,6 +32,7 @@ from typing import Any
 
 from controller.pairing import Finished, places_below, round_robin, standings, swiss
 from controller.tournament_file import TournamentFile, seat_range
+from display.pairings import SEAT_COLOURS
 from engine import find_game
 
 log = logging.getLogger(__name__)
@@ -384,6 +385,14 @@ class Tournament:
             raise _Refuse(f"it is a result of {result.get('game')}, round {no} plays {game}")
         if sorted(names) != sorted(match["players"]):
             raise _Refuse(f"its players are {names}, round {no} paired {match['players']} at this table")
+        # each player's dice the colour of the seat the pairing gave them (display.pairings): a game
+        # played with the colours swapped (a forged pairing) is not the match that was paired
+        seated = {p: SEAT_COLOURS[i % len(SEAT_COLOURS)] for i, p in enumerate(match["players"])}
+        played = {p["name"]: p.get("colour") for p in result.get("players", [])}
+        if played != seated:
+            shown = ", ".join(f"{p} {c}" for p, c in played.items())
+            paired = ", ".join(f"{p} {c}" for p, c in seated.items())
+            raise _Refuse(f"its players played as {shown}; round {no} seated {paired} at this table")
         why = find_game(game).check_result(names, result["scores"], result["winners"])
         if why is not None:
             raise _Refuse(f"the rules of {game} cannot give it: {why}")

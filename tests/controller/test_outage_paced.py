@@ -90,7 +90,7 @@ def test_a_paced_outage_plays_the_game_to_the_same_inputs_and_result(
 def test_run_never_ends_well_with_input_the_log_did_not_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from controller import live, table
+    from controller import live, outage
     from controller.table import TableError
 
     cfg = parse_config(
@@ -108,7 +108,7 @@ def test_run_never_ends_well_with_input_the_log_did_not_write(
         play(t, source, **kw)
 
     monkeypatch.setattr(live, "play", play_on_a_full_disk)
-    monkeypatch.setattr(table, "HELD_WAIT_S", 0.0)
+    monkeypatch.setattr(outage, "HELD_WAIT_S", 0.0)
     with pytest.raises(TableError, match=r"the recording ended with \d+ input\(s\) the log could not write"):
         live.run_live(cfg, serve=False)
     assert '"status"' not in capsys.readouterr().out  # no summary printed as if the game were played

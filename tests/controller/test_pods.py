@@ -14,6 +14,7 @@ import pytest
 from controller.pairing import Finished, places_below, pod_sizes, standings, swiss
 from controller.tournament import Tournament
 from controller.tournament_file import TournamentFile, load_tournament
+from display.pairings import SEAT_COLOURS
 
 TEN = [f"p{i}" for i in range(1, 11)]
 
@@ -103,10 +104,12 @@ def test_pod_standings_points_buchholz_then_placement() -> None:
 
 
 def result(table: str, players: tuple[str, ...], scores: list[int], winners: list[str]) -> dict[str, Any]:
+    seat = SEAT_COLOURS
     return {
         "table": table,
         "game": "dice-hunter",
-        "players": [{"name": p, "colour": "red"} for p in players],
+        # each player the colour of the seat the pairing gave them (the table plays with it)
+        "players": [{"name": p, "colour": seat[i % len(seat)]} for i, p in enumerate(players)],
         "scores": dict(zip(players, scores, strict=True)),
         "winners": winners,
         "seq": 3,

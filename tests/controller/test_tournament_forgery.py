@@ -135,3 +135,19 @@ def test_a_second_result_for_a_match_is_shown_and_last_rounds_result_is_not(tmp_
     assert not t.take_result("t1", first)  # round 1's result, still retained: not shown as refused
     assert refused(t) == []
     t.close()
+
+
+def test_a_result_with_the_players_colours_swapped_is_refused(tmp_path: Path) -> None:
+    """Issue 47 item 2: a game played under a forged pairing with the colours swapped (ann on blue,
+    bob on red) is not the match the hall paired (ann seat 1 red, bob seat 2 blue): refused, named."""
+    t = Tournament(spec(), tmp_path / "t.sqlite3")
+    t.start_next_round()
+    assert t.matches(1)[0]["players"] == ["ann", "bob"]
+    swapped = sent({"ann": 90, "bob": 10}, ["ann"])
+    swapped["players"] = [{"name": "ann", "colour": "blue"}, {"name": "bob", "colour": "red"}]
+    assert not t.take_result("t1", swapped)
+    [why] = refused(t)
+    assert why == "its players played as ann blue, bob red; round 1 seated ann red, bob blue at this table"
+    assert t.matches(1)[0]["status"] == "playing"
+    assert t.take_result("t1", sent({"ann": 90, "bob": 10}, ["ann"]))  # as paired: counts
+    t.close()

@@ -6,6 +6,7 @@ and shown to the organiser with why."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -481,3 +482,36 @@ def test_a_tables_next_game_of_as_many_events_still_publishes_its_result() -> No
         "ann",
         "bob",
     ]
+
+
+def test_a_newer_pairing_for_the_round_replaces_one_nothing_was_played_under_and_every_refusal_is_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 47 item 2: a forged retained pairing (colours swapped, or other players) was taken first
+    (a broker without the shipped ACL); the hall's genuine pairing for that round then replaces it
+    while no input is logged under it, and once one is, it is refused with a log line, never
+    ignored without a word."""
+    cfg = table_config("table-1")
+    swapped = {**GOOD, "players": [{"name": "ann", "seat": 1, "colour": "blue"},
+                                   {"name": "bob", "seat": 2, "colour": "red"}]}  # fmt: skip
+    strangers = {**GOOD, "players": [{"name": "eve", "seat": 1, "colour": "red"},
+                                     {"name": "zed", "seat": 2, "colour": "blue"}]}  # fmt: skip
+    with EventLog(tmp_path / "events.sqlite3") as events:
+        table = Table(cfg, events, resume=False)
+        try:
+            follower = PairingFollower(table, TablePublisher("table-1", "127.0.0.1", 1))  # not started
+            assert follower.offer(json.dumps(strangers)) and follower.start_waiting()
+            assert [p.name for p in table.cfg.players] == ["eve", "zed"]
+            assert follower.offer(json.dumps(GOOD)) and follower.start_waiting()  # nothing played: replaced
+            assert [(p.name, p.colour) for p in table.cfg.players] == [("ann", "red"), ("bob", "blue")]
+            assert follower.offer(json.dumps(GOOD)) and follower.waiting is None  # the same again: kept
+            play_one_input(table)
+            game_no = table.game_no
+            with caplog.at_level(logging.WARNING, logger="dicetable.pairings"):
+                assert not follower.offer(json.dumps(swapped))  # played under the genuine one: refused
+            assert "has inputs logged already: not taken" in follower.refusals[-1]["why"]
+            assert "refused the pairing" in caplog.text and "round 1" in caplog.text
+            assert not follower.start_waiting() and table.game_no == game_no
+            assert [(p.name, p.colour) for p in table.cfg.players] == [("ann", "red"), ("bob", "blue")]
+        finally:
+            table.panels.close()
