@@ -5,16 +5,15 @@ calibration commands; the command's memory stays far below what decoding would t
 
 from __future__ import annotations
 
-import os
 import struct
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+
+from tests import peak_memory
 
 ROOT = Path(__file__).resolve().parents[2]
 #: far below the 1.2 GB a 20000 x 20000 picture takes decoded (BGR), above what the CLI itself takes
@@ -43,19 +42,9 @@ def jpeg_claiming(width: int, height: int) -> bytes:
 
 
 def measured(*args: str) -> tuple[int, str, int]:
-    """``dicetable ARGS``: (exit code, stdout + stderr, the child's peak memory in MB)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out, usage.ru_maxrss // 1024
+    """``dicetable ARGS``: (exit code, stdout + stderr, the command's own peak memory in MB)."""
+    rc, out, mb, _ = peak_memory.measured(*args)
+    return rc, out, mb
 
 
 @pytest.fixture

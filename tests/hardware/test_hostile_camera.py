@@ -8,13 +8,10 @@ fails the camera; no command's memory comes near what a decoded huge frame takes
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import struct
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +20,7 @@ import numpy as np
 import pytest
 
 from hardware.frames import CameraLost, CameraSource, NetworkSource
+from tests.peak_memory import measured
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = Path(__file__).with_name("mjpeg_server.py")
@@ -81,25 +79,6 @@ def hostile(jpegs: dict[str, Path], tmp_path: Path) -> Iterator[str]:
     finally:
         proc.kill()
         proc.wait(timeout=10)
-
-
-def measured(*args: str, stop_after: float | None = None) -> tuple[int, str, int, bool]:
-    """``dicetable ARGS`` (interrupted with SIGINT after ``stop_after`` s): (exit code, output, peak
-    memory in MB of the child alone, whether it still ran when interrupted)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "controller", *args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    alive = True
-    if stop_after is not None:
-        time.sleep(stop_after)
-        alive = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        os.kill(proc.pid, signal.SIGINT)
-    assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out, usage.ru_maxrss // 1024, alive
 
 
 def _said(out: str) -> None:
