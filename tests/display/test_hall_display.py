@@ -129,6 +129,11 @@ def test_the_hall_fills_a_1080p_screen_in_large_type_in_its_language(browser: An
         assert all(b and b["y"] + b["height"] <= 1080 and b["x"] + b["width"] <= 1920 for b in boxes), boxes
         size = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
         assert size == [1920, 1080], size
+        # nothing of a card is cut off at its bottom
+        cut = page.locator(".table-card").evaluate_all(
+            "els => els.filter(e => e.scrollHeight > e.clientHeight + 1).map(e => e.dataset.table)"
+        )
+        assert cut == [], cut
         # readable from 3 m: every score and every round at least 48 px
         scores = page.locator("td.score").evaluate_all(FONT)
         rounds = page.locator(".card-round").evaluate_all(FONT)
@@ -179,3 +184,15 @@ def test_what_a_table_waits_for_reaches_the_hall_as_data_and_is_checked() -> Non
     for bad in ({"kind": "<b>", "players": []}, {"kind": "roll", "players": ["mallory"]}, ["roll"]):
         with pytest.raises(BadMessage, match=r"^waits: expected"):
             check_summary("table-1", {**summary, "waits": bad})
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_at_1280x720_too_nothing_of_a_card_is_cut_off(browser: Any, lang: str) -> None:
+    with ServerThread(create_hall_app(StillHall(TABLES), Hub())) as server:  # type: ignore[arg-type]
+        page = hall_page(browser, f"{server.url}/?lang={lang}", (1280, 720))
+        cut = page.locator(".table-card").evaluate_all(
+            "els => els.filter(e => e.scrollHeight > e.clientHeight + 1"
+            " || e.scrollWidth > e.clientWidth + 1).map(e => e.dataset.table)"
+        )
+        assert cut == [], cut
+        page.close()
