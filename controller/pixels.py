@@ -6,6 +6,7 @@ MIN_SIDE: its OCR head reads no smaller die).  ``hw-check`` and the table page's
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 #: where on the board the die's size is told
 PLACES = ("centre", "top-left corner", "top-right corner", "bottom-right corner", "bottom-left corner")
@@ -145,3 +148,23 @@ def table_pixels(
             "cm": round(distance * side / MIN_SIDE / 10.0),
         },
     }
+
+
+def see_pixels(table: Any, image: np.ndarray, still: np.ndarray | None) -> None:
+    """The die's size in pixels for the table's setup view (`table_pixels`), worked out from the first
+    frame read whose board pose is found, and again when the still's size changes (``table.pixels``)."""
+    size = None if still is None else (int(still.shape[1]), int(still.shape[0]))
+    geometry = table.perceiver.geometry
+    if geometry is None or (table.pixels is not None and table._pixels_for == size):
+        return
+    from calibration.diceset import DiceSet
+
+    numbered = any(k in ("d10", "d10p", "d20") for k in table.perceiver.kinds)
+    try:
+        sizes = DiceSet.of(table.cfg.dice.sizes_mm, getattr(geometry.board, "die_size_mm", None)).sizes_mm
+        got = table_pixels(geometry, image, size, sizes, numbered)
+    except (ValueError, cv2.error) as e:
+        log.warning("die size in pixels not worked out: %s", e)
+        return
+    if got is not None:
+        table.pixels, table._pixels_for = got, size

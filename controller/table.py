@@ -54,6 +54,7 @@ from controller.panel_rounds import MenuError, PanelRounds
 from controller.panels import PanelError, PanelSet
 from controller.perceive import BoardGeometry, Perceiver, as_reader, player_colours, throw_colours
 from controller.perceive import TableError as TableError  # the table's errors, raised by its setup too
+from controller.pixels import see_pixels
 from controller.roster import Roster
 from controller.scenario import Setup
 from controller.script import Script, Scripted
@@ -276,26 +277,6 @@ class Table:
             return
         self.early.keep(key, image, seen)
 
-    def _see_pixels(self, image: np.ndarray, still: np.ndarray | None) -> None:
-        """The die's size in pixels for the setup view (`controller.pixels.table_pixels`), worked out
-        from the first frame read whose board pose is found, and again when the still's size changes."""
-        size = None if still is None else (int(still.shape[1]), int(still.shape[0]))
-        if self.perceiver.geometry is None or (self.pixels is not None and self._pixels_for == size):
-            return
-        from calibration.diceset import DiceSet
-        from controller.pixels import table_pixels
-
-        numbered = any(k in ("d10", "d10p", "d20") for k in self.perceiver.kinds)
-        try:
-            geometry = self.perceiver.geometry
-            sizes = DiceSet.of(self.cfg.dice.sizes_mm, getattr(geometry.board, "die_size_mm", None)).sizes_mm
-            got = table_pixels(geometry, image, size, sizes, numbered)
-        except (ValueError, cv2.error) as e:
-            log.warning("die size in pixels not worked out: %s", e)
-            return
-        if got is not None:
-            self.pixels, self._pixels_for = got, size
-
     def expects_throw(self) -> bool:
         """Whether a throw settling now would be read (the game expects a roll or throw, no write held,
         no die being taught): the loop takes a still only then (issue 43)."""
@@ -378,7 +359,7 @@ class Table:
             self._emit()
             return
         readings = [d.to_json() for d in seen.dice]
-        self._see_pixels(image, still)
+        see_pixels(self, image, still)
         with self._lock:
             reading = {
                 "t": t,
