@@ -48,9 +48,11 @@ def _read_one(
     return result
 
 
-def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any], dict[str, Any] | None]:
+def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
     """How the table of ``config`` reads a frame (controller.perceive), its game's colours at its
-    first throw (`throw_colours`), and which empty-table picture it reads against (`_empty_used`)."""
+    first throw (`throw_colours`), which empty-table picture it reads against (`_empty_used`), and
+    what the board picture says of the dice: ``owners`` (colour -> player) and ``scoring`` (its game
+    scores the board's zones: DICETAR WARS)."""
     from controller.config import ConfigError, load_config
     from controller.perceive import Perceiver, TableError, player_colours, throw_colours
     from controller.scenario import Setup, new_game
@@ -62,7 +64,9 @@ def _table_perceiver(config: Path) -> tuple[Any, dict[str, Any], dict[str, Any] 
         game = new_game(setup)
     except (ConfigError, TableError, ValueError) as e:
         raise typer.BadParameter(str(e), param_hint="--config") from None
-    return perceiver, throw_colours(game, player_colours(cfg, game.state)), _empty_used(cfg, perceiver)
+    colours = player_colours(cfg, game.state)
+    who = {"owners": {c: p for p, c in colours.items()}, "scoring": setup.game == "dicetar-wars"}
+    return perceiver, throw_colours(game, colours), _empty_used(cfg, perceiver), who
 
 
 def _empty_used(cfg: Any, perceiver: Any) -> dict[str, Any] | None:
@@ -180,33 +184,38 @@ def _options_perceiver(
     return Perceiver.of(reader, vision, geometry, _load_palette(palette), kinds=kinds)
 
 
-#: drawing colours (BGR): a die read, and a candidate rejected
-KEPT, REJECTED = (60, 200, 60), (40, 40, 230)
-
-
-def _draw_explained(path: Path, result: dict[str, Any], out: Path) -> None:
-    """The image with each die read (green, its value) and each rejected candidate (red, the step)."""
+def _draw_explained(
+    path: Path, result: dict[str, Any], out: Path, perceiver: Any, who: dict[str, Any]
+) -> bool:
+    """The board picture (controller.board_picture) of the image: each die read outlined in its colour
+    with its id, colour and owner, value, zones, support and score (on a board with scoring zones), the
+    board's zones outlined from the calibration, and each rejected candidate (red, the step)."""
+    from controller.board_picture import die_facts, draw, geometry_zones
     from hardware.imagefile import ImageError, read_image
 
     try:
         img = read_image(path)
     except ImageError as e:
         raise typer.BadParameter(str(e)) from None
-    thick = max(1, round(max(img.shape[:2]) / 640))
-    for d in result.get("dice", []):
-        q = np.array(d["quad"], np.int32)
-        cv2.polylines(img, [q], True, KEPT, thick)
-        x, y = q.min(0)
-        cv2.putText(
-            img, f"{d['value']} {d['confidence']:.2f}", (int(x), int(y) - 3), 0, 0.5 * thick, KEPT, thick
-        )
-    for r in result.get("rejected", []):
-        (cx, cy), (w, h) = r["center"], r["size"]
-        p0, p1 = (round(cx - w / 2), round(cy - h / 2)), (round(cx + w / 2), round(cy + h / 2))
-        cv2.rectangle(img, p0, p1, REJECTED, thick)
-        cv2.putText(img, r["step"], (p0[0], p1[1] + 12 * thick), 0, 0.45 * thick, REJECTED, thick)
-    if not cv2.imwrite(str(out), img):
-        raise typer.BadParameter(f"--explain-out {str(out)!r}: could not write the picture there")
+    geometry = perceiver.geometry
+    zones = geometry_zones(geometry, img)
+    multipliers = None
+    if geometry is not None and who.get("scoring", True):  # a board with scoring zones (DICETAR WARS)
+        multipliers = {z.name: z.multiplier for z in getattr(geometry.board, "zones", ())} or None
+    dice = result.get("dice", [])
+    facts = die_facts(dice, multipliers, who.get("owners"))
+    picture = draw(
+        img,
+        facts,
+        zones,
+        multipliers is not None,
+        result.get("rejected", []),
+        f"{path.name}: {len(dice)} dice",
+    )
+    try:
+        return bool(cv2.imwrite(str(out), picture.image))
+    except cv2.error:  # e.g. a name whose ending names no image format
+        return False
 
 
 def _geometry(board: Path | None, calibration: Path | None) -> Any:
@@ -259,12 +268,14 @@ def read(
         False,
         "--explain",
         help="also list every candidate the reader rejected and the step that rejected it (empty table, "
-        "die size, play area, board look; the d6 reader's classifier and verifier too)",
+        "die size, play area, board look; the d6 reader's classifier and verifier too), and draw the "
+        "board picture of each image beside it, NAME.explain.png (each die's outline, "
+        "id, colour and owner, value, zones, support and score; the board's zones)",
     ),
     explain_out: Path | None = typer.Option(
         None,
         "--explain-out",
-        help="with one image: draw the dice read and the candidates rejected to this PNG",
+        help="with one image: draw its board picture (as --explain does) to this PNG",
     ),
     empty: Path | None = typer.Option(
         None,
@@ -342,7 +353,7 @@ def read(
                 f"--config reads as the table does, from its table.toml; {', '.join(extra)} "
                 "belong in that file, not beside it"
             )
-        perceiver, colours, empty_used = _table_perceiver(config)
+        perceiver, colours, empty_used, who = _table_perceiver(config)
         if sequence and perceiver.geometry is None:
             raise typer.BadParameter(
                 f"--sequence needs a board: {config} configures no [board] layout and calibration"
@@ -352,7 +363,7 @@ def read(
             board, calibration, kinds_text, numbered, empty, die_size, play_area, palette, board_look, tilted
         )
         colours = {} if colours_text is None else {"colours": _colour_names(colours_text)}
-        empty_used = None
+        empty_used, who = None, {}
         if sequence and perceiver.geometry is None:
             raise typer.BadParameter(
                 "--sequence needs --board and --calibration (dice are carried by their place)"
@@ -374,8 +385,14 @@ def read(
         result = _read_one(path, perceiver, n, before if sequence else None, listed, colours)
         if config is not None:
             result["empty_table"] = empty_used
-        if explain_out is not None and "dice" in result:
-            _draw_explained(path, result, explain_out)
+        drawn = explain_out if explain_out is not None else _picture_path(path) if explain else None
+        if drawn is not None and "dice" in result:  # the board picture beside the text
+            if _draw_explained(path, result, drawn, perceiver, who):
+                result["picture"] = str(drawn)
+            elif explain_out is not None:
+                raise typer.BadParameter(f"--explain-out {str(drawn)!r}: could not write the picture there")
+            else:
+                typer.echo(f"{path}: the board picture could not be written to {drawn}", err=True)
         if "dice" in result:
             before = result
         failed |= "error" in result
@@ -390,6 +407,8 @@ def read(
             )
             total = sum(d["value"] for d in dice)
             typer.echo(f"{path}: {len(dice)} dice, total {total}: {values} ({result['ms']} ms)")
+            if "picture" in result:
+                typer.echo(f"  picture: {result['picture']}")
             for d in dice:
                 x, y = d["center"]
                 flag = " cocked" if d.get("cocked") else ""
@@ -407,6 +426,11 @@ def read(
                 )
     if failed:
         raise typer.Exit(1)
+
+
+def _picture_path(image: Path) -> Path:
+    """Where ``--explain`` writes an image's board picture: beside the image, ``<its name>.explain.png``."""
+    return image.with_name(f"{image.stem}.explain.png")
 
 
 def _empty_words(used: dict[str, Any] | None) -> str:

@@ -676,6 +676,12 @@ class Table:
     def frame_jpeg(self) -> bytes | None:
         return self.frame
 
+    def board_png(self) -> bytes | None:
+        """The board picture of the latest settled frame (controller.board_picture): /api/board.png."""
+        from controller.board_picture import table_png
+
+        return table_png(self)
+
     def correct(self, command: dict[str, Any], who: str, t: float | None = None) -> dict[str, Any]:
         """An admin correction (controller.commands); every one is logged with who and when."""
         return commands.correct(self, command, who, t)

@@ -365,6 +365,20 @@ def create_app(
             return _error(404, "no settled frame yet")
         return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
+    board_png = getattr(backend, "board_png", None)
+    if callable(board_png):  # the board picture (controller.board_picture): on the camera page
+
+        @app.get(
+            "/api/board.png",
+            summary="The latest settled frame with each die's zones, support and score drawn on it (PNG)",
+            responses={200: {"content": {"image/png": {}}}, 404: {"description": "no frame yet"}},
+        )
+        def api_board_png() -> Response:
+            png = board_png()
+            if png is None:
+                return _error(404, "no settled frame yet")
+            return Response(png, media_type="image/png", headers={"Cache-Control": "no-store"})
+
     # -- admin API
     @app.post(
         "/api/admin/correct",

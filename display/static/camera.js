@@ -65,6 +65,13 @@ async function refresh() {
   };
   probe.onerror = () => { document.getElementById("noframe").hidden = false; };
   probe.src = `/api/frame.jpg?k=${encodeURIComponent(key)}`;
+  const pic = new Image();  // the board picture (/api/board.png): shown once it has loaded
+  pic.onload = () => {
+    const shown = document.getElementById("boardpic");
+    shown.src = pic.src;
+    shown.hidden = false;
+  };
+  pic.src = `/api/board.png?k=${encodeURIComponent(key)}`;
 }
 
 live((snap) => {  // the question the table asks: its dice are answered, not undone (fix.js)

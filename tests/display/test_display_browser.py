@@ -108,6 +108,9 @@ def test_live_page_admin_corrections_and_camera(browser: Any, rig: Rig) -> None:
         expect(cam.locator("g.reading")).to_have_count(2)
         expect(cam.locator("g.reading.unsure")).to_have_count(1)
         expect(cam.locator('g.reading.unsure[data-reading="r3.2"] text')).to_contain_text("? 5 · 60%")
+        # the board picture (/api/board.png): the frame with each die drawn and labelled by the table
+        expect(cam.locator("#boardpic")).to_be_visible(timeout=15_000)
+        assert cam.locator("#boardpic").evaluate("(img) => img.naturalWidth") == 640
         cam.screenshot(path=str(ARTIFACTS / "camera.png"), full_page=True)
         ctx.close()
 
