@@ -21,6 +21,9 @@ import numpy as np
 
 from engine.dicetar_wars import STACK_FACTOR
 
+#: the kinds of question (`engine.core.Question.kind`) that ask what a die rests on
+STACK_QUESTIONS = ("stack", "stacked", "support")
+
 #: drawing colours (BGR): the zones' lines and names, the board's outline, a candidate rejected
 ZONE, OUTLINE, REJECTED = (0, 200, 255), (255, 255, 255), (40, 40, 230)
 
@@ -69,10 +72,11 @@ class DieFacts:
         return [head, where, f"{self.support}: {score}"]
 
 
-def support_of(dice: Sequence[Mapping[str, Any]], i: int) -> str:
-    """Where die ``i`` rests, in words."""
+def support_of(dice: Sequence[Mapping[str, Any]], i: int, support_asked: Sequence[str] = ()) -> str:
+    """Where die ``i`` rests, in words; "asked" when the table asks what it rests on (its reading says
+    so, or it is in ``support_asked``: the ids of a question about stacks)."""
     d = dice[i]
-    if d.get("support") == "asked" or d.get("support_hidden"):
+    if d.get("support") == "asked" or d.get("support_hidden") or str(d.get("id")) in support_asked:
         return "asked"
     below = d.get("rests_on")
     if isinstance(below, int) and not isinstance(below, bool) and 0 <= below < len(dice):
@@ -110,13 +114,15 @@ def die_facts(
     multipliers: Mapping[str, int] | None = None,
     owners: Mapping[str, str] | None = None,
     asked_ids: Sequence[str] = (),
+    support_asked: Sequence[str] = (),
 ) -> list[DieFacts]:
     """Each die's facts from its reading (`Reading.to_json`); ``multipliers``: the scoring zones' (a
-    DICETAR WARS board's), None when the game scores no zones; ``owners``: colour -> player."""
+    DICETAR WARS board's), None when the game scores no zones; ``owners``: colour -> player;
+    ``asked_ids``: the dice the table asks about; ``support_asked``: those whose support it asks."""
     out = []
     colour_owner = {c.lower(): p for c, p in (owners or {}).items()}
     for i, d in enumerate(dice):
-        support = support_of(dice, i)
+        support = support_of(dice, i, support_asked)
         b, stacked = _bottom(dice, i)
         bottom = dice[b]
         mult: int | None = None
@@ -125,7 +131,7 @@ def die_facts(
             known = [multipliers[z] for z in bottom.get("zones") or () if z in multipliers]
             if bottom.get("field_status") != "off" and known:
                 mult = min(known)
-            asked = support == "asked" or (stacked and support_of(dice, b) == "asked")
+            asked = support == "asked" or (stacked and support_of(dice, b, support_asked) == "asked")
             if not asked:
                 points = 0 if mult is None else int(d["value"]) * mult * (STACK_FACTOR if stacked else 1)
         colour = d.get("colour")
@@ -386,6 +392,7 @@ def table_png(table: Any) -> bytes | None:
         return None
     # the dice a question is about ("count" is about the whole throw, not about one die)
     asked = tuple(question.readings) if question is not None and question.kind != "count" else ()
+    on_what = asked if question is not None and question.kind in STACK_QUESTIONS else ()
     key = (seq, repr(dice), asked, id(jpeg))
     cached = getattr(table, "_board_png", None)
     if cached is not None and cached[0] == key:
@@ -400,7 +407,7 @@ def table_png(table: Any) -> bytes | None:
     multipliers = dict(board.multipliers) if board is not None else None
     colours = player_colours(table.cfg, game.state)
     owners = {str(c): p for p, c in colours.items()}
-    facts = die_facts(dice, multipliers, owners, asked)
+    facts = die_facts(dice, multipliers, owners, asked, on_what)
     zones = geometry_zones(table.perceiver.geometry, image)
     title = f"throw {seq}: {len(facts)} dice"
     if multipliers is not None:
@@ -409,7 +416,7 @@ def table_png(table: Any) -> bytes | None:
             if f.owner is not None and f.points is not None:
                 total[f.owner] = total.get(f.owner, 0) + f.points
         if total:
-            title += " - " + ", ".join(f"{p} {v}" for p, v in total.items())
+            title += " scoring " + ", ".join(f"{p} {v}" for p, v in total.items())
     png = draw(image, facts, zones, scoring=multipliers is not None, title=title).png()
     table._board_png = (key, png)
     return png

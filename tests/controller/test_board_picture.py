@@ -203,3 +203,7 @@ def test_a_die_whose_support_is_asked_scores_nothing_until_answered() -> None:
     lines = [f.lines(True) for f in facts]
     assert lines[1] == ["? r3.2 blue bob = 5", "a x3", "asked: score ?"]
     assert lines[3][1:] == ["off the board", "off the board: 0"]
+    # a question about what a die rests on (its ids): those dice are "asked", and so is what lies on them
+    facts = die_facts(dice, {"a": 3}, support_asked=("r3.1",))
+    assert [f.support for f in facts][:3] == ["asked", "asked", "on die r3.1"]
+    assert [f.points for f in facts] == [None, None, None, 0]
