@@ -3,7 +3,8 @@
 light; each die named among the game's colours and white and black), same run; the table's naming
 before issue 30 (the body's colour by `vision.face.body_labs`, Lab distance, lightness weighted 0.5)
 and after (`vision.face.body_colour_labs`, `vision.palette.chroma_distance`); the chroma distance's
-first weights (session 13, `vision.palette.session13`) beside today's.
+first weights (session 13, `vision.palette.session13`) beside today's; issue 30's body (the crop's
+middle) beside issue 45's (the die told from its surroundings, pips left out: `vision.face.die_pixels`).
 
 Scenes: the rendered test split (`tests/fixtures/rendered`, 150 scenes, white light of varied
 strength) and the DICETAR WARS demo session's six throws, each also under held-out lights the
@@ -53,7 +54,11 @@ LIGHTS: dict[str, tuple[float, float, float]] = {
 #: the column of the palette the table names the dice with
 BEFORE_30 = "issue 21: board light; game colours + white/black; Lab distance"
 S13 = "issue 30, session 13: chroma distance, its first weights"
-AFTER = "after (issue 30): as the table names them (board light; game colours + white/black; chroma distance)"
+AFTER_30 = "issue 30: board light; game colours + white/black; chroma distance; body from the crop's middle"
+AFTER = (
+    "after (issue 45): as the table names them (issue 30's naming; the body told from its surroundings, "
+    "pips left out)"
+)
 NOT_DICE = ("white", "black")  # what the table adds to the game's colours today (controller.adapters)
 
 
@@ -80,15 +85,18 @@ class _Recorder(Palette):
         return str(len(self.seen) - 1), 0.0  # type: ignore[attr-defined]
 
 
-def body_colours(image: np.ndarray, read: Any, mode: bool) -> tuple[list[np.ndarray], list[Any]]:
+def body_colours(
+    image: np.ndarray, read: Any, mode: bool, body: bool = True
+) -> tuple[list[np.ndarray], list[Any]]:
     """The dice ``read`` (`vision.read_dice`) finds and the body Lab it names each by: as after issue 30
-    (``mode``: `vision.face.body_colour_labs`) or as before (`vision.face.body_labs`)."""
-    vision.face.COLOUR_BY_MODE = mode
+    (``mode``: `vision.face.body_colour_labs`) or as before (`vision.face.body_labs`); ``body``: the
+    die told from its surroundings, pips left out (issue 45), else the crop's middle (issue 30)."""
+    vision.face.COLOUR_BY_MODE, vision.face.COLOUR_BY_BODY = mode, body
     try:
         rec = _Recorder()
         readings = read(image, rec)
     finally:
-        vision.face.COLOUR_BY_MODE = True
+        vision.face.COLOUR_BY_MODE, vision.face.COLOUR_BY_BODY = True, True
     return [rec.seen[int(r.colour)] for r in readings], readings  # type: ignore[attr-defined]
 
 
@@ -149,6 +157,7 @@ def run(limit: int = 0) -> dict[str, Any]:
             image = cast(image0, gains)
             labs, readings = body_colours(image, read_dice, True)
             old_labs, old_readings = body_colours(image, read_dice, False)
+            mid_labs, _ = body_colours(image, read_dice, True, body=False)
             assert [r.center for r in readings] == [r.center for r in old_readings]
             pairs = match(f["dice"], [np.asarray(r.center) for r in readings])
             lab_default = replace(Palette.default(), metric="lab")  # the distance before issue 30
@@ -178,7 +187,8 @@ def run(limit: int = 0) -> dict[str, Any]:
                         old_labs[j]
                     )[0],
                     BEFORE_30: replace(after, metric="lab").nearest_lab(old_labs[j])[0],
-                    S13: session13(after).nearest_lab(labs[j])[0],
+                    S13: session13(after).nearest_lab(mid_labs[j])[0],
+                    AFTER_30: after.nearest_lab(mid_labs[j])[0],
                     AFTER: after.nearest_lab(labs[j])[0],
                 }
                 for k, got in names.items():
@@ -195,6 +205,7 @@ def markdown(res: dict[str, Any]) -> str:
         "before: default palette, game colours + white/black",
         BEFORE_30,
         S13,
+        AFTER_30,
         AFTER,
     ]
     lines = [

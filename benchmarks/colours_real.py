@@ -21,9 +21,13 @@ Columns: before: the body's colour read as before issue 30 (`vision.face.body_la
 the middle after dropping the pixels farthest from its median lightness), the default palette cut to
 the colours in play (its nine colours: a die of another colour, such as teal, maroon or brown,
 cannot be named right) and its Lab distance; before + known colours: the same with every colour in
-play known (`Palette.known`); after: the table's way (`vision.face.body_colour_labs`, `Palette.known`,
-`Palette.balanced_by_frame`, `vision.palette.chroma_distance`); session 13: the same with session 13's
-chroma weights and teal reference (`vision.palette.session13`).
+play known (`Palette.known`); issue 30: the table's way before issue 45 (the body's colour from the
+middle of the crop, `vision.face.COLOUR_BY_BODY` off: the paper round a small die and its white pips
+could outvote a dark die's plastic); after: the table's way (`vision.face.body_colour_labs`, `Palette.known`,
+`Palette.balanced_by_frame`, `vision.palette.chroma_distance`; the body's colour from the die told
+from what lies round it, pips and glints left out, `vision.face.die_pixels`); session 13: the same
+with session 13's chroma weights and teal reference (`vision.palette.session13`), the body read as
+in issue 30.
 
     nice -n 10 .venv/bin/python -m benchmarks.colours_real [--markdown FILE] [--smoke]
 """
@@ -52,7 +56,7 @@ TRAIN_LABELS = ROOT / "benchmarks" / "labels" / "d6_colours_train.csv"
 #: a second random sample of the train photos, labelled to choose session 14's weights on
 TUNE_LABELS = ROOT / "benchmarks" / "labels" / "d6_colours_tune.csv"
 NOT_DICE = ("white", "black")  # controller.adapters.NOT_DICE
-COLUMNS = ("before", "before + known colours", "session 13", "after")
+COLUMNS = ("before", "before + known colours", "session 13", "issue 30", "after")
 
 
 def load_labels(path: Path = LABELS) -> dict[str, list[dict[str, Any]]]:
@@ -66,7 +70,7 @@ def load_labels(path: Path = LABELS) -> dict[str, list[dict[str, Any]]]:
 
 
 def namers(image: np.ndarray, present: set[str]) -> dict[str, Palette]:
-    """The three ways of naming a die of this photo, among the colours present."""
+    """The ways of naming a die of this photo, among the colours present."""
     in_play = present | set(NOT_DICE)
     old = replace(Palette.default(), metric="lab").only(in_play)
     after = Palette.known(in_play).balanced_by_frame(image)
@@ -74,6 +78,7 @@ def namers(image: np.ndarray, present: set[str]) -> dict[str, Palette]:
         "before": old,
         "before + known colours": replace(Palette.known(in_play), metric="lab"),
         "session 13": session13(after),
+        "issue 30": after,
         "after": after,
     }
 
@@ -100,13 +105,17 @@ def by_reader(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, 
     return sorted(out.items())
 
 
-def body_read(how: str, image: np.ndarray, dice: list[dict[str, Any]], mode: bool) -> dict[int, np.ndarray]:
-    """`by_reader` or `by_box`, the body's colour read as after issue 30 (``mode``) or as before."""
-    vision.face.COLOUR_BY_MODE = mode
+def body_read(
+    how: str, image: np.ndarray, dice: list[dict[str, Any]], mode: bool, body: bool = True
+) -> dict[int, np.ndarray]:
+    """`by_reader` or `by_box`, the body's colour read as after issue 30 (``mode``) or as before; with
+    ``body`` from the die told from its surroundings, pips left out (issue 45), else from the crop's
+    middle."""
+    vision.face.COLOUR_BY_MODE, vision.face.COLOUR_BY_BODY = mode, body
     try:
         return dict((by_reader if how == "reader" else by_box)(image, dice))
     finally:
-        vision.face.COLOUR_BY_MODE = True
+        vision.face.COLOUR_BY_MODE, vision.face.COLOUR_BY_BODY = True, True
 
 
 def by_box(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, np.ndarray]]:
@@ -146,7 +155,8 @@ def run(smoke: bool = False) -> dict[str, Any]:
         ways = namers(image, {d["colour"] for d in dice})
         for how in ("reader", "box"):
             old, new = body_read(how, image, dice, False), body_read(how, image, dice, True)
-            found = sorted(set(old) & set(new))
+            mid = body_read(how, image, dice, True, body=False)
+            found = sorted(set(old) & set(new) & set(mid))
             keys = (f"{source} | {how}", f"all | {how}")[: 1 if photo in sample else 2]
             for key in keys:
                 c = tally.setdefault(key, Counter())
@@ -155,7 +165,8 @@ def run(smoke: bool = False) -> dict[str, Any]:
                 for i in found:
                     want = dice[i]["colour"]
                     for col, pal in ways.items():
-                        got = pal.nearest_lab(new[i] if col in ("after", "session 13") else old[i])[0]
+                        lab = {"after": new, "session 13": mid, "issue 30": mid}.get(col, old)[i]
+                        got = pal.nearest_lab(lab)[0]
                         c[col] += got == want
                         if got != want and key == keys[-1]:  # once a die, in its group's list
                             group = (

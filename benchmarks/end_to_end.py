@@ -226,6 +226,10 @@ def evaluate(
                 ]
                 row["failure"] = next((k for k, ok in checks if not ok), None)
                 row["stack_got"] = r["stack_level"] > 0
+                # what the table asks about the die's support: a raised die with no die seen under it
+                # (before issue 45, and still), and a die whose support the frame cannot tell (issue 45)
+                row["support_hidden"] = bool(r.get("support_hidden"))
+                row["support_asked"] = bool(r.get("support_options"))
                 row["carried"] = bool(r.get("carried"))
                 row["value_ok"] = checks[0][1]
                 row["colour_ok"] = checks[1][1]

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -112,6 +112,17 @@ class Placement:
 
 
 @dataclass(frozen=True)
+class SupportOption:
+    """One thing a die whose support the frame cannot tell may rest on (issue 45 item 4), and where it
+    then lies: ``on`` None (the board), a die's index (as ``rests_on``) or HIDDEN (a die no frame
+    shows, which a person names)."""
+
+    on: int | None
+    stack_level: int
+    place: Placement
+
+
+@dataclass(frozen=True)
 class DieGeometry:
     board_center_mm: tuple[float, float]
     footprint_mm: Poly
@@ -125,6 +136,9 @@ class DieGeometry:
     level_estimate: float = 0.0  # continuous height / die size - 1, from the size cue alone
     #: raised, with no die seen or known beneath it (the sides cue): the die under it must be told
     support_hidden: bool = False
+    #: what this die may rest on when the frame cannot tell (issue 45 item 4), the one it was placed
+    #: on first; empty when its support is sure
+    support_doubt: tuple[SupportOption, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -279,6 +293,8 @@ def place(
     same = _same_faces(quads) if outline else set()
     # The sides cue: a die showing the sides of a die under it is raised (one frame, no memory).
     raised = [False] * len(quads)
+    shares: list[float | None] = [None] * len(quads)
+    rings: list[float | None] = [None] * len(quads)
     if lying is not None and quads:
         fh, fw = (image.shape[:2]) if image is not None else calibration.image_size[::-1]
         shares = raised_share(quads, sizes, pose, calibration, lying, (int(fw), int(fh)))
@@ -342,8 +358,24 @@ def place(
         levels[i] = best[1] if best is not None else MAX_STACK
         prints[i] = footprint(i, levels[i])
 
+    doubts = _support_doubts(quads, levels, prints, base, sizes, below, same, shares, rings, cube)
     out: list[DieGeometry] = []
     placements = {i: classify(prints[i], board) for i in levels}
+
+    def _root_place(j: int) -> tuple[str, str | None]:
+        while (down := _support(j, levels, prints)) is not None:
+            j = down
+        return placements[j].field_status, placements[j].card_slot
+
+    def _option(i: int, o: int | None) -> SupportOption:
+        if o is None or o == HIDDEN:
+            level = 0 if o is None else max(1, levels[i])
+            return SupportOption(o, level, classify(footprint(i, level), board))
+        level = levels[o] + 1
+        p = classify(footprint(i, level), board)
+        field_status, card_slot = _root_place(o)
+        return SupportOption(o, level, replace(p, field_status=field_status, card_slot=card_slot))
+
     for i in range(len(levels)):
         rests_on = _support(i, levels, prints)
         p = placements[i]
@@ -366,8 +398,99 @@ def place(
                 card_slot=card_slot,
                 level_estimate=est[i] if i < len(est) else float(levels[i]),
                 support_hidden=levels[i] > 0 and rests_on is None,
+                support_doubt=tuple(_option(i, o) for o in doubts.get(i, ())),
             )
         )
+    return out
+
+
+#: the sides cue is unsure this near its threshold (RAISED_SHARE, AROUND_SHARE), either way
+SIDES_DOUBT = 0.15
+#: a flat die whose footprint on the board shares this much of a face with another die's, or a raised
+#: die's with another die one level down than the one it rests on, might rest on that die instead
+TOUCH_FRACTION = 0.04
+#: in a die's ``support_doubt``: it may rest on a die no frame shows (a person names that die)
+HIDDEN = -1
+#: issue 45 item 4: off, a die's support is never doubted (benchmarks compare the two)
+SUPPORT_DOUBTS = True
+#: what each die's doubt was made of, by the last `place` (benchmarks read it)
+LAST_CUES: list[dict[str, Any]] = []
+
+
+def _support_doubts(
+    quads: list[NDArray[np.float64]],
+    levels: dict[int, int],
+    prints: dict[int, Poly],
+    base: list[Poly],
+    sizes: list[float],
+    below: dict[int, set[int]],
+    same: set[frozenset[int]],
+    shares: Sequence[float | None],
+    rings: Sequence[float | None],
+    cube: Sequence[bool],
+) -> dict[int, tuple[int | None, ...]]:
+    """For each die of the frame whose support the frame cannot tell (issue 45 item 4), what it may rest
+    on: None (the board), a die's index, or HIDDEN (a die no frame shows); a die not in the result is
+    sure.
+
+    A die is unsure when its sides cue lies within SIDES_DOUBT of its threshold (the band of sides
+    half full of something: a lower die's sides or a shadow), or when it is raised with no die seen
+    under it, or when its footprint touches another die's (a die beside another, or on it offset)
+    and the frame's overlaps do not tell which is over which.  The die the frame shows under it, or
+    shows it under, is sure: the frame told."""
+    LAST_CUES.clear()
+    out: dict[int, tuple[int | None, ...]] = {}
+    n = len(quads)
+    told = {i: set(below.get(i, set())) for i in range(n)}
+    for i, js in below.items():
+        for j in js:
+            if j < n:
+                told.setdefault(j, set()).add(i)
+    for i in range(n):
+        if i not in levels:
+            continue
+        rests = _support(i, levels, prints)
+        hidden = levels[i] > 0 and rests is None
+        options: list[int | None] = [HIDDEN if hidden else rests]
+        sh = shares[i] if i < len(shares) else None
+        ring = rings[i] if i < len(rings) else None
+        sides_unsure = cube[i] and (
+            (sh is not None and abs(sh - RAISED_SHARE) < SIDES_DOUBT)
+            or (sh is None and ring is not None and abs(ring - AROUND_SHARE) < SIDES_DOUBT)
+        )
+        touching = []
+        for j in levels:
+            if j == i or frozenset((i, j)) in same or j in told.get(i, set()):
+                continue
+            if levels[j] > levels[i] and _support(j, levels, prints) == i:
+                continue  # the die over this one: it holds that one up, not the other way round
+            fp = base[i] if levels[i] == 0 else prints[i]
+            if pg.overlap_area(fp, prints[j]) > TOUCH_FRACTION * sizes[i] ** 2 and levels[j] <= levels[i]:
+                touching.append(j)
+        LAST_CUES.append(
+            {
+                "i": i,
+                "level": levels[i],
+                "share": sh,
+                "ring": ring,
+                "touching": len(touching),
+                "hidden": hidden,
+                "told": bool(told.get(i)),
+            }
+        )
+        if not SUPPORT_DOUBTS:
+            continue
+        if rests is not None and rests >= n:
+            continue  # it rests on a die the table remembers under it: memory told
+        alts: list[int | None] = []
+        if sides_unsure and rests is None:
+            alts.append(touching[0] if touching and levels[i] == 0 else HIDDEN if levels[i] == 0 else None)
+        alts += [j for j in touching if j != rests]
+        if (alts or hidden) and levels[i] > 0:
+            alts.append(None)  # raised on a die it may not be on: it may lie on the board
+        options += alts
+        if len(set(options)) > 1:
+            out[i] = tuple(dict.fromkeys(options))
     return out
 
 

@@ -1,6 +1,7 @@
 """Referee corrections: a person's answers to the table's questions, and the referee's commands.
 
-An answer (``confirm``, ``set_value``, ``set_colour``, ``set_thrower``, ``hidden``, ``not_a_die``)
+An answer (``confirm``, ``set_value``, ``set_colour``, ``set_thrower``, ``set_support``, ``hidden``,
+``not_a_die``)
 is about the current readings: :func:`answer` checks it against them and returns an :class:`Answer`
 (the row to log, the change to make once it is logged, the message), so that nothing changes before
 the log holds it.  The table (:mod:`controller.table`) logs it, makes the change and scores the
@@ -37,7 +38,16 @@ log = logging.getLogger("dicetable.corrections")
 
 #: corrections that answer a question about the current readings (they wait for one); ``unlearn``
 #: takes the crops an answer taught the table (RefereeLearning) out of its learnt set again
-ANSWERS = ("confirm", "set_value", "set_colour", "set_thrower", "hidden", "not_a_die", "unlearn")
+ANSWERS = (
+    "confirm",
+    "set_value",
+    "set_colour",
+    "set_thrower",
+    "set_support",
+    "hidden",
+    "not_a_die",
+    "unlearn",
+)
 #: every correction the admin page and a recorded referee can make
 ACTIONS = (*ANSWERS, "undo", "start", "pause", "end", "input")
 
@@ -146,6 +156,8 @@ def _checked(
         return _set_colour(command, rs, who)
     if action == "set_thrower":
         return _set_thrower(command, rs, who, players)
+    if action == "set_support":
+        return _set_support(command, rs, who)
     if action == "hidden":
         return _hidden(command, rs, who)
     if action == "not_a_die":
@@ -237,6 +249,59 @@ def _set_colour(command: Mapping[str, Any], rs: TableReadings | None, who: str) 
     return Answer(row, apply, f"reading {d['id']} set from {old} to {colour}")
 
 
+#: the board fields a die's support decides (what the perception step offers with each option)
+SUPPORT_PLACE = ("stack_level", "zones", "min_multiplier", "side", "field_status", "card_slot")
+
+
+def _set_support(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> Answer:
+    """What a die the frame could not tell the support of rests on (issue 45 item 4): ``on`` is
+    ``"board"`` or the id of a die the reading offers (its ``support_options``); a die no frame shows
+    is named with ``hidden`` instead.  The die then lies where that option places it."""
+    on = command.get("on")
+    d = _unscored_die(command, rs)
+    assert rs is not None
+    options = d.get("support_options") or []
+    ids = {i: str(x.get("id")) for i, x in enumerate(rs.dice)}
+    offered = [
+        "board" if o.get("on") == "board" else ids.get(o.get("on"), "")
+        for o in options
+        if o.get("on") != "hidden"
+    ]
+    if not options:
+        raise ValueError(
+            f"reading {d['id']}: the camera told what it rests on; nothing to answer ('set_support')"
+        )
+    if on not in offered:
+        hidden = any(o.get("on") == "hidden" for o in options)
+        raise ValueError(
+            f"'on' must be one of {offered} for reading {d['id']}, got {on!r}"
+            + (
+                "; a die the camera cannot see under it: answer 'hidden' with its colour and value"
+                if hidden
+                else ""
+            )
+        )
+    chosen = next(
+        o
+        for o, name in zip((o for o in options if o.get("on") != "hidden"), offered, strict=True)
+        if name == on
+    )
+    old = "board" if d.get("rests_on") is None else ids.get(d["rests_on"], "?")
+
+    def apply() -> None:
+        for key in SUPPORT_PLACE:
+            if key in chosen:
+                d[key] = copy.deepcopy(chosen[key])
+        d["rests_on"] = None if chosen["on"] == "board" else chosen["on"]
+        d.pop("support_hidden", None)
+        d["support_confirmed"] = True
+
+    row = {"correction": "set_support", "reading": d["id"], "from": old, "to": on, "who": who}
+    return Answer(
+        row, apply, f"reading {d['id']} rests on {'the board' if on == 'board' else 'die ' + str(on)}"
+    )
+
+
 def _set_thrower(
     command: Mapping[str, Any], rs: TableReadings | None, who: str, players: Sequence[str]
 ) -> Answer:
@@ -314,6 +379,8 @@ def _hidden(command: Mapping[str, Any], rs: TableReadings | None, who: str) -> A
             hidden["rests_on"] = top.get("rests_on")
             top["stack_level"] = int(hidden["stack_level"]) + 1
             top["rests_on"] = len(rs.dice)  # the hidden die's index, appended below
+        top.pop("support_hidden", None)
+        top["support_confirmed"] = True  # what it rests on is told (issue 45 item 4)
         rs.dice.append(hidden)
 
     row = {

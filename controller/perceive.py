@@ -448,7 +448,7 @@ class BoardGeometry:
         covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
         ``carried``, with the id ``prefix`` + n, and the die over it is placed on it.
         """
-        from calibration.geometry import place
+        from calibration.geometry import HIDDEN, place
         from calibration.memory import carry_covered, known_dice
 
         wanted = None if colours is None else {c.lower() for c in colours}
@@ -493,6 +493,20 @@ class BoardGeometry:
             )
             if g.support_hidden:
                 readings[i]["support_hidden"] = True
+            if g.support_doubt:
+                # what the frame cannot tell this die rests on (issue 45 item 4): the table asks
+                readings[i]["support_options"] = [
+                    {
+                        "on": "board" if o.on is None else "hidden" if o.on == HIDDEN else idx[o.on],
+                        "stack_level": o.stack_level,
+                        "zones": list(o.place.zones),
+                        "min_multiplier": o.place.min_multiplier,
+                        "side": o.place.side,
+                        "field_status": o.place.field_status,
+                        "card_slot": o.place.card_slot,
+                    }
+                    for o in g.support_doubt
+                ]
 
 
 @dataclass
@@ -682,7 +696,9 @@ class Perceiver:
         for r in readings:
             # a die raised on a die no frame showed: the die under it must be told
             r["unsure"] = (
-                r.get("confidence", 1.0) < self.threshold or bool(r.get("support_hidden"))
+                r.get("confidence", 1.0) < self.threshold
+                or bool(r.get("support_hidden"))
+                or bool(r.get("support_options"))
             ) and not r.get("confirmed")
         return ReadingSet(
             seq,

@@ -105,6 +105,18 @@ class SetColour(_Strict):
     )
 
 
+class SetSupport(_Strict):
+    """Say what a die the camera cannot tell the support of rests on (issue 45): the board, or one of
+    the dice its reading offers (``support_options``)."""
+
+    action: Literal["set_support"]
+    reading: str = Field(min_length=1, max_length=40, description="reading id, e.g. 'r3.2'")
+    on: str = Field(min_length=1, max_length=40, description="'board', or the id of the die it rests on")
+    version: StrictInt | None = Field(
+        None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
+
+
 class NotADie(_Strict):
     """Answer that a reading is no die (a phantom: paper, a shadow): it leaves the throw, and the rest
     is scored or asked about again; a ``confirm`` or ``set_value`` of it later puts it back."""
@@ -144,7 +156,16 @@ class AdminInput(_Strict):
 
 
 Command = Annotated[
-    ConfirmReading | SetValue | SetColour | SetThrower | NotADie | Unlearn | Undo | GameStatus | AdminInput,
+    ConfirmReading
+    | SetValue
+    | SetColour
+    | SetThrower
+    | SetSupport
+    | NotADie
+    | Unlearn
+    | Undo
+    | GameStatus
+    | AdminInput,
     Field(discriminator="action"),
 ]
 

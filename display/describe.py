@@ -378,6 +378,10 @@ def _control(data: Mapping[str, Any], player: str | None) -> str:
         return f"{who} said reading {data.get('reading')} was thrown by {data.get('thrower')}"
     if correction == "not_a_die":
         return f"{who} said reading {data.get('reading')} is not a die: left out of the throw"
+    if correction == "set_support":
+        on = data.get("to")
+        where = "the board" if on == "board" else f"die {on}"
+        return f"{who} said reading {data.get('reading')} rests on {where}"
     if correction is not None:
         rest = {k: v for k, v in data.items() if k not in ("correction", "who")}
         return f"{who}: {_words(correction)}" + (f" ({_details(rest)})" if rest else "")

@@ -84,7 +84,7 @@ from engine.core import (
     Result,
     RuleError,
 )
-from engine.throws import die_json, doubt, reading_ids
+from engine.throws import colour_doubt, die_json, doubt, reading_ids, support_doubt
 
 DICE_PER_PLAYER = 5
 STACK_FACTOR = 4
@@ -322,6 +322,11 @@ class DicetarWars(Game):
         colours = {ctx.colours[p].lower() for p in ctx.players}
         kept = [i for i, d in enumerate(readings) if str(d.get("colour", "")).lower() in colours]
         index = {old: new for new, old in enumerate(kept)}
+        # a die between two players' colours is asked before it is counted for either (issue 45)
+        q = colour_doubt(readings, sorted(colours))
+        if q is not None:
+            return q
+        every = readings
         readings = [readings[i] for i in kept]
         seen = Counter(str(d.get("colour", "")).lower() for d in readings)
         if dict(seen) != want:
@@ -332,7 +337,7 @@ class DicetarWars(Game):
                 reading_ids(readings),
                 "count",
             )
-        q = doubt(readings, ctx.threshold)
+        q = doubt(readings, ctx.threshold) or support_doubt(every)
         if q is not None:
             return q
         return [Input(InputKind.THROW, player, {"dice": [die_json(d, index) for d in readings]})]

@@ -7,8 +7,11 @@ and the LEDs) when:
 * a die count does not match what the rules allow for this throw (``count``);
 * a die is cocked, not lying flat (``cocked``);
 * a reading is below the confidence threshold (``unsure``);
+* a die's support cannot be told from the picture: on the board, or on which die
+  (``support``, :func:`support_doubt`);
 * a die's owner cannot be told from the picture, e.g. Dice Fighter's off-field
-  dice come in identical colours (``owner``).
+  dice come in identical colours, or a die's colour lies between two players' colours
+  (``owner``, :func:`colour_doubt`).
 
 Only the dice that matter are looked at: the roller's colour in Die-angler and
 Nozoku Dice, the whole board in DICETAR WARS and Dice Fighter, all five dice
@@ -61,6 +64,55 @@ def doubt(dice: Sequence[Reading], threshold: float) -> Question | None:
             "unsure",
         )
     return None
+
+
+def colour_doubt(dice: Sequence[Reading], colours: Sequence[str]) -> Question | None:
+    """A die whose colour lies between two players' colours (the reader's ``colour_near``, issue 45),
+    that no person has confirmed or named: whose die it is is asked, never guessed."""
+    mine = {c.lower() for c in colours}
+    torn = [
+        d
+        for d in dice
+        if not d.get("confirmed")
+        and not d.get("colour_confirmed")
+        and str(d.get("colour", "")).lower() in mine
+        and str(d.get("colour_near") or "").lower() in mine - {str(d.get("colour", "")).lower()}
+    ]
+    if not torn:
+        return None
+    d = torn[0]
+    return Question(
+        f"Is die {d.get('id')} {d.get('colour')} or {d.get('colour_near')}? Its colour lies between the two "
+        "players' colours: say whose it is (its colour), or confirm it as read.",
+        reading_ids(torn),
+        "owner",
+    )
+
+
+def support_doubt(dice: Sequence[Reading]) -> Question | None:
+    """A die whose support the frame cannot tell (the reading's ``support_options``, issue 45 item 4:
+    on the board, or on which die), that no person has answered yet: asked with one tap an answer,
+    never scored flat or stacked silently.  An option's ``on`` is ``"board"``, ``"hidden"`` (a die no
+    frame shows) or the index in ``dice`` of the die it may rest on."""
+    torn = [d for d in dice if d.get("support_options") and not d.get("support_confirmed")]
+    if not torn:
+        return None
+    d = torn[0]
+    said = []
+    for o in d["support_options"]:
+        on = o.get("on")
+        if on == "board":
+            said.append("on the board")
+        elif on == "hidden":
+            said.append("on a die the camera cannot see (say its colour and value)")
+        elif isinstance(on, int) and 0 <= on < len(dice):
+            said.append(f"on die {dice[on].get('id')}")
+    return Question(
+        f"What does die {d.get('id')} ({d.get('colour') or ''} {d.get('value')}) rest on: "
+        f"{' or '.join(dict.fromkeys(said))}? The camera cannot tell.",
+        reading_ids(torn),
+        "support",
+    )
 
 
 def kind_doubt(dice: Sequence[Reading], kind: str) -> Question | None:

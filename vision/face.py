@@ -34,15 +34,131 @@ COLOUR_BY_MODE = True
 def body_colour_labs(crops: list[np.ndarray]) -> np.ndarray:
     """The Lab colour of each die crop's body, for naming it (N x 3).
 
-    The colour shared by most of the middle of the die: starting from the median, each of three
-    rounds keeps the pixels nearest the estimate in Lab (``COLOUR_KEEP`` of them) and takes their
-    median.  Pips (of any colour, light or dark), glints and the swirls of a marbled die are
-    minorities and drop out, where the median of each channel would mix them in.
+    With ``COLOUR_BY_BODY`` (issue 45) the die is first told from what lies round it
+    (:func:`die_pixels`): its silhouette, pips and glints left out, so a black die with white pips on
+    white paper is read from its black plastic, its top face and sides alike.  Then, or when the die
+    cannot be told from its surroundings (a die the colour of the table), the colour shared by most
+    of the die: starting from the median, each of three rounds keeps the pixels nearest the estimate
+    in Lab (``COLOUR_KEEP`` of them) and takes their median.  Pips (of any colour, light or dark),
+    glints and the swirls of a marbled die are minorities and drop out, where the median of each
+    channel would mix them in.
     """
     if not COLOUR_BY_MODE:
         return body_labs(crops)
     if not crops:
         return np.zeros((0, 3), np.float64)
+    if COLOUR_BY_BODY:
+        return np.stack([_body_colour_one(c) for c in crops])
+    return _middle_mode(crops)
+
+
+#: False: the body's colour from the middle of the crop as in issue 30 (benchmarks compare the two)
+COLOUR_BY_BODY = True
+#: the crop's outer ring, this share of its side, is what lies round the die
+RING = 0.1
+#: ... when this share of it or more is one colour (within DIE_DIST of its median)
+RING_PLAIN = 0.6
+#: a pixel this far (Lab, lightness halved) from the surroundings' colour is the die's
+DIE_DIST = 14.0
+#: a die's silhouette covers at least / at most this share of its crop, else it is not told apart
+DIE_MIN_SHARE, DIE_MAX_SHARE = 0.12, 0.9
+#: a die whose crop's centre (this share of its side) looks like what lies round it, this much of it
+#: or more (a pip at the centre is less), is the colour of it, e.g. a white die on white paper
+CENTRE, SAME_AS_ROUND = 0.3, 0.6
+#: pips and glints: a group of the die's pixels this far from the rest (Lab, lightness halved), and
+#: at most this share of the die, is left out of its colour
+PIP_GAP, PIP_SHARE = 16.0, 0.42
+
+
+def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
+    """The Lab pixels (K x 3) of a die crop's body: the silhouette round the crop's centre that differs
+    from the crop's outer ring (what lies round the die), holes (pips) filled to find it, then only
+    what differs from the surroundings (white pips on white paper drop out) and not a small group
+    far lighter or darker than the rest (pips, glints).  None when the die cannot be told from its
+    surroundings."""
+    lab = cv2.cvtColor(crop_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    h, w = lab.shape[:2]
+    r = max(1, round(RING * min(h, w)))
+    ring = np.concatenate(
+        [
+            lab[:r].reshape(-1, 3),
+            lab[-r:].reshape(-1, 3),
+            lab[r:-r, :r].reshape(-1, 3),
+            lab[r:-r, -r:].reshape(-1, 3),
+        ]
+    )
+    bg = np.median(ring, axis=0)
+    rd = ring - bg
+    if float(np.mean((0.5 * rd[:, 0]) ** 2 + rd[:, 1] ** 2 + rd[:, 2] ** 2 <= DIE_DIST**2)) < RING_PLAIN:
+        return None  # what lies round the die is no one colour (another die, the die itself): not told apart
+    d = lab - bg
+    dist = np.sqrt((0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    differs = (dist > DIE_DIST).astype(np.uint8)
+    # the die's top face lies at the crop's centre: when most of the centre looks like the surroundings,
+    # the die is their colour (a white die on white paper; its pips and shaded sides are what differs)
+    ch, cw = max(1, round(CENTRE * h / 2)), max(1, round(CENTRE * w / 2))
+    if float(differs[h // 2 - ch : h // 2 + ch, w // 2 - cw : w // 2 + cw].mean()) < 1.0 - SAME_AS_ROUND:
+        return None
+    k = max(3, (min(h, w) // 12) | 1)
+    closed = cv2.morphologyEx(differs, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    if n < 2:
+        return None
+    # the component nearest the crop's centre among the large ones
+    cy, cx = h / 2, w / 2
+    best, best_d = 0, float("inf")
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < 0.04 * h * w:
+            continue
+        ys, xs = np.nonzero(comp == i)
+        dd = float(np.min((ys - cy) ** 2 + (xs - cx) ** 2))
+        if dd < best_d:
+            best, best_d = i, dd
+    if best == 0 or best_d > (0.2 * min(h, w)) ** 2:
+        return None
+    sil = (comp == best).astype(np.uint8)
+    # fill the holes (pips the closing did not join): the silhouette's outer outline, filled
+    outline, _ = cv2.findContours(sil, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(sil)
+    cv2.drawContours(filled, outline, -1, 1, -1)
+    share = float(filled.mean())
+    if not DIE_MIN_SHARE <= share <= DIE_MAX_SHARE:
+        return None
+    inner = cv2.erode(filled, np.ones((3, 3), np.uint8)) > 0
+    if not inner.any():
+        return None
+    # the die's own pixels are those that differ from its surroundings (white pips on white paper drop out)
+    px = lab[inner & (differs > 0)]
+    # pips and glints: a minority far from the rest in Lab (lightness halved), two means apart
+    if len(px) >= 16:
+        pts = (px * np.array([0.5, 1.0, 1.0], np.float32)).astype(np.float32)
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.5)
+        _, lbl, centres = cv2.kmeans(pts, 2, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+        small = lbl.ravel() == int(np.argmin(np.bincount(lbl.ravel(), minlength=2)))
+        gap = float(np.linalg.norm(centres[0] - centres[1]))
+        if gap >= PIP_GAP and small.mean() <= PIP_SHARE:
+            px = px[~small]
+    return px if len(px) >= 8 else None
+
+
+def _mode(lab: np.ndarray) -> np.ndarray:
+    """The colour most of ``lab`` (K x 3) shares: three rounds of keeping the nearest COLOUR_KEEP."""
+    est = np.median(lab, axis=0)
+    keep = max(1, int(len(lab) * COLOUR_KEEP))
+    for _ in range(3):
+        near = np.argsort(((lab - est) ** 2).sum(-1))[:keep]
+        est = np.median(lab[near], axis=0)
+    return np.asarray(est, np.float64)
+
+
+def _body_colour_one(crop: np.ndarray) -> np.ndarray:
+    px = die_pixels(crop)
+    if px is None:
+        return np.asarray(_middle_mode([crop])[0], np.float64)
+    return _mode(px)
+
+
+def _middle_mode(crops: list[np.ndarray]) -> np.ndarray:
     h, w = crops[0].shape[:2]
     a, b = round(h * COLOUR_EDGE), round(w * COLOUR_EDGE)
     mids = np.stack([c[a : h - a, b : w - b] for c in crops])

@@ -722,14 +722,16 @@ def _finish(
         else:
             quad = box_quad(c.center, c.w, c.h)
             cocked = False
+        name, near = palette.near_two(named)
         out.append(
             DieReading(
                 value=value,
                 center=center,
                 quad=quad,  # type: ignore[arg-type]
                 confidence=max(0.0, min(1.0, conf)),
-                colour=palette.nearest_lab(named)[0],
+                colour=name,
                 cocked=cocked,
+                colour_near=near,
             )
         )
     out.sort(key=lambda r: (r.center[1], r.center[0]))

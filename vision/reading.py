@@ -34,9 +34,13 @@ class DieReading:
     confidence: float
     colour: str
     cocked: bool = False
+    #: the colour this die lies nearly as near as ``colour`` (`vision.palette.Palette.near_two`):
+    #: the game asks whose it is when both are players' colours; None: its colour is clear
+    colour_near: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The `dicetable read --json` form of this die."""
+        near = {} if self.colour_near is None else {"colour_near": self.colour_near}
         return {
             "kind": self.kind,
             "value": self.value,
@@ -45,6 +49,7 @@ class DieReading:
             "confidence": round(self.confidence, 3),
             "colour": self.colour,
             "cocked": self.cocked,
+            **near,
         }
 
 

@@ -2,7 +2,7 @@
 // camera view) -> its picture cut from the settled frame, what it was read as, and a button for
 // each face it may show, and "it is not a die" for a phantom (paper, a shadow: it leaves the throw).
 // The button posts the same correction the admin page posts
-// (POST /api/admin/correct: set_value, set_colour or not_a_die, or confirm as read), naming the
+// (POST /api/admin/correct: set_value, set_colour, set_support or not_a_die, or confirm as read), naming the
 // version of the reading it saw: an answer to a reading someone answered meanwhile is refused (409). Who makes it and the admin token are
 // asked once on this device and kept in localStorage; a token is needed only when the display
 // runs with one.
@@ -154,6 +154,7 @@ async function openFix(id) {
           colours.length > 1 ? h("div", { class: "faces colours" }, ...colours.map((c) => h("button", {
             class: c === r.colour ? "face read" : "face", "data-colour": c, type: "button",
             disabled: undoable ? null : "" }, tc(c)))) : "",
+          ...fixSupport(r, undoable),
           undoNote ? h("p", { class: "muted", "data-undo-note": "" }, undoNote) : "")),
       h("p", { class: "row" }, h("label", { for: "fix-who" }, t("fix.your_name") + " "), who),
       tokenRow,
@@ -172,6 +173,12 @@ async function openFix(id) {
       fixSend(asked ? [set] : [{ action: "undo" }, set]);
     });
   }
+  for (const b of box.querySelectorAll("button[data-support]")) {
+    b.addEventListener("click", () => {
+      const set = { action: "set_support", reading: r.id, on: b.dataset.support, version: r.version ?? 0 };
+      fixSend(asked ? [set] : [{ action: "undo" }, set]);
+    });
+  }
   box.querySelector("button[data-fix-not-die]").addEventListener("click", () => {
     const no = { action: "not_a_die", reading: r.id, version: r.version ?? 0 };
     fixSend(asked ? [no] : [{ action: "undo" }, no]);
@@ -179,6 +186,17 @@ async function openFix(id) {
   const confirm = box.querySelector("button[data-fix-confirm]");
   if (confirm) confirm.addEventListener("click", () => fixSend([{ action: "confirm", reading: r.id, version: r.version ?? 0 }]));
   if (!box.open) box.showModal();
+}
+
+// What a die the camera cannot tell the support of may rest on (issue 45): one tap each, "on the board"
+// or "on die r3.2" (the reading's support_options; a die no camera sees is named by the admin page)
+function fixSupport(r, undoable) {
+  const opts = (r.support_options || []).map((o) => o.on === "board" ? "board"
+    : Number.isInteger(o.on) && fixReadings[o.on] ? fixReadings[o.on].id : null).filter(Boolean);
+  if (!opts.length) return [];
+  return [h("p", { class: "muted" }, t("fix.support")), h("div", { class: "faces support" }, ...opts.map((on) =>
+    h("button", { class: "face", "data-support": on, type: "button", disabled: undoable ? null : "" },
+      on === "board" ? t("fix.on_board") : t("fix.on_die", { id: on }))))];
 }
 
 // A row of the dice the camera read, each its picture, tap to fix (the table page, under the board).

@@ -45,6 +45,7 @@ SMOKE: dict[str, list[str]] = {
     "log_salvage": ["--smoke"],
     "mqtt_fuzz": ["--smoke"],
     "server_guards": ["--smoke"],
+    "stack_asked": ["--smoke"],
     "stack_cues": ["--smoke"],
     "stages": ["--smoke"],
     "table_stills": ["--smoke"],

@@ -204,3 +204,29 @@ def test_first_throw_of_the_second_half_replaces_the_table() -> None:
 def test_board_value_lists_its_multipliers() -> None:
     assert Board(BOARD.zones, "test") == BOARD
     assert BOARD.multipliers == {"x3": 3, "x8": 8}
+
+
+def test_a_die_between_the_players_colours_is_asked_not_counted() -> None:
+    """Issue 45 item 3: a die whose colour lies between two players' colours is asked (``owner``),
+    never counted silently for the nearer one; named by a person, it counts."""
+    from engine.core import Context, Expectation, InputKind, Question
+    from engine.dicetar_wars import DicetarWars
+
+    colours = {"ann": "red", "bob": "pink"}
+    dice = [{"id": f"r1.{i}", "value": 3, "confidence": 0.99, "colour": "red"} for i in range(5)]
+    dice += [{"id": f"r1.{i}", "value": 4, "confidence": 0.99, "colour": "pink"} for i in range(5, 10)]
+    dice[2] = {**dice[2], "colour_near": "pink"}
+    ctx = Context(
+        "dicetar_wars",
+        Expectation(InputKind.THROW, ("bob",), {"step": "second_throw"}),
+        ("ann", "bob"),
+        colours,
+    )
+    q = DicetarWars.read_throw(ctx, dice)
+    assert isinstance(q, Question) and q.kind == "owner" and q.readings == ("r1.2",)
+    assert "red or pink" in q.text
+    dice[2] = {**dice[2], "colour_confirmed": True}
+    assert not isinstance(DicetarWars.read_throw(ctx, dice), Question)
+    # a colour near only one that is no player's is not asked
+    dice[2] = {**dice[2], "colour_confirmed": False, "colour_near": "white"}
+    assert not isinstance(DicetarWars.read_throw(ctx, dice), Question)
