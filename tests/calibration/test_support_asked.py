@@ -34,7 +34,7 @@ def test_stacked_dice_the_frame_cannot_tell_are_asked() -> None:
 
 
 def _dice() -> list[dict[str, Any]]:
-    """Ten dice of a DICETAR WARS second throw; r1.9 lies flat in zone x2 as placed, but the frame
+    """Ten dice of a DICETAR WARS second throw; r1.9 lies flat on the field as placed, but the frame
     cannot tell whether it rests on r1.4 (then it scores by r1.4's field) or on the board."""
     dice: list[dict[str, Any]] = []
     for i in range(10):
@@ -45,16 +45,16 @@ def _dice() -> list[dict[str, Any]]:
                 "value": 3,
                 "confidence": 0.99,
                 "colour": "red" if i < 5 else "blue",
-                "zones": ["x2"],
-                "min_multiplier": 2,
-                "side": "left",
-                "field_status": "in",
+                "zones": [],
+                "min_multiplier": None,
+                "side": "a",
+                "field_status": "field",
                 "card_slot": None,
                 "stack_level": 0,
                 "rests_on": None,
             }
         )
-    place = {"zones": ["x2"], "min_multiplier": 2, "side": "left", "field_status": "in", "card_slot": None}
+    place = {"zones": [], "min_multiplier": None, "side": "a", "field_status": "field", "card_slot": None}
     dice[9]["support_options"] = [
         {"on": "board", "stack_level": 0, **place},
         {"on": 4, "stack_level": 1, **place},

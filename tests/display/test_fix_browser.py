@@ -224,3 +224,35 @@ def test_a_game_that_does_not_tell_dice_by_colour_offers_no_colour(context: Any,
         expect(page.locator("#fix-die button[data-face]")).to_have_count(6)
         expect(page.locator("#fix-die button[data-colour]")).to_have_count(0)
         page.close()
+
+
+def test_a_die_whose_support_the_camera_cannot_tell_is_answered_with_one_tap(
+    context: Any, make_rig: Any
+) -> None:
+    """Issue 45 item 4: a DICETAR WARS die that may lie on the board or on another die is asked with
+    its picture; the picker offers "on the board" and "on die r1.4", one tap each."""
+    from playwright.sync_api import expect
+
+    rig = make_rig(game="dicetar-wars", players=[("ann", "red"), ("bob", "blue")])
+    place = {"zones": [], "min_multiplier": None, "side": "a", "field_status": "field", "card_slot": None}
+    laid = {**place, "stack_level": 0, "rests_on": None, "board_center_mm": [0.0, 0.0], "footprint_mm": []}
+    dice = [d6(v, "red", **laid) for v in (1, 2, 3, 4)]
+    options = [{"on": "board", "stack_level": 0, **place}, {"on": 3, "stack_level": 1, **place}]
+    dice.append(d6(5, "red", **laid, support_options=options))
+    rig.settle(dice)
+    assert rig.table.question is not None and rig.table.question.kind == "support"
+    with served(rig, admin_token=None, loopback_only_admin=True) as server:
+        page = context.new_page()
+        page.goto(server.url + "/")
+        expect(page.locator('#asked-dice [data-fix="r1.5"]')).to_have_count(1, timeout=10_000)
+        page.click('#asked-dice [data-fix="r1.5"]')
+        dialog = page.locator("#fix-die")
+        expect(dialog.locator("button[data-support]")).to_have_count(2)
+        expect(dialog.locator('button[data-support="board"]')).to_have_text("on the board")
+        expect(dialog.locator('button[data-support="r1.4"]')).to_have_text("on die r1.4")
+        page.fill("#fix-who", "referee Kim")
+        page.click('#fix-die button[data-support="r1.4"]')
+        expect(page.locator("#question")).to_be_hidden(timeout=10_000)
+        log = [e["text"] for e in httpx.get(server.url + "/api/events?limit=200").json()["events"]]
+        assert any("r1.5 rests on die r1.4" in t for t in log), log[-6:]
+        page.close()
