@@ -13,6 +13,9 @@ the admin page uses; every answer is a logged correction by ``referee (recorded)
 
 * a question about a die's value (``unsure``, ``cocked``): it looks at the die
   nearest the reading and confirms it or corrects its value;
+* a question about a die's support (``support``, issue 45): what the record shows it rests on, the
+  board or the die under it (``set_support``, or ``hidden`` for a die no reading shows); about a
+  die between two players' colours (``colour``): the recorded die's colour (``set_colour``);
 * a question about the number of dice (``count``): only when the record shows a
   die lying under another one, where no camera can see its top face, it tells the
   table that die's colour and value (``hidden``).  A die the camera simply missed
@@ -47,6 +50,8 @@ class Still:
     #: for each die, the index of the die it lies under (its top face hidden), or None
     under: tuple[int | None, ...] = ()
     reach_px: float = 30.0
+    #: for each die, the index of the die it rests on (None: on the board), when the record says
+    rests: tuple[int | None, ...] = ()
 
 
 def _stills_from_truth(truth: dict[str, Any], rows: list[tuple[str, float]]) -> list[Still]:
@@ -82,9 +87,16 @@ def _stills_from_truth(truth: dict[str, Any], rows: list[tuple[str, float]]) -> 
                 tuple((float(x), float(y)) for x, y in centers),
                 _hidden_under(dice),
                 reach,
+                _rests_on(dice),
             )
         )
     return out
+
+
+def _rests_on(dice: list[dict[str, Any]]) -> tuple[int | None, ...]:
+    """For each recorded die, the die it rests on (None: the board), as ``_hidden_under`` sees stacks."""
+    under = _hidden_under(dice)
+    return tuple(next((j for j, top in enumerate(under) if top == i), None) for i in range(len(dice)))
 
 
 def _side(quad: list[list[float]]) -> float:
@@ -157,6 +169,10 @@ class RecordedReferee:
                 command = self._value(still, rs.by_id(q.readings[0]))
             elif q.kind in COUNT_QUESTIONS:
                 command = self._hidden(still, rs.dice)
+            elif q.kind == "support" and q.readings:
+                command = self._support(still, rs.dice, rs.by_id(q.readings[0]))
+            elif q.kind == "colour" and q.readings and still.colours:
+                command = self._colour(still, rs.by_id(q.readings[0]))
             else:
                 command = None
             if command is None:
@@ -190,6 +206,37 @@ class RecordedReferee:
         if value == reading["value"]:
             return {"action": "confirm", "reading": reading["id"]}
         return {"action": "set_value", "reading": reading["id"], "value": value}
+
+    def _colour(self, still: Still, reading: dict[str, Any]) -> dict[str, Any] | None:
+        """Whose a die between two players' colours is: the recorded die's colour (issue 45)."""
+        k = self._nearest(still, reading["center"])
+        if k is None:
+            return None
+        return {"action": "set_colour", "reading": reading["id"], "colour": still.colours[k]}
+
+    def _support(
+        self, still: Still, readings: list[dict[str, Any]], reading: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """What a die the camera could not tell the support of rests on, as the record says (issue 45):
+        the board, the reading of the die under it, or (a die no reading shows) that die, ``hidden``."""
+        k = self._nearest(still, reading["center"])
+        if k is None or not still.rests:
+            return None
+        below = still.rests[k]
+        if below is None:
+            return {"action": "set_support", "reading": reading["id"], "on": "board"}
+        for r in readings:
+            if "center" in r and not r.get("hidden") and r is not reading:
+                x, y = r["center"]
+                cx, cy = still.centers[below]
+                if math.hypot(x - cx, y - cy) <= still.reach_px:
+                    return {"action": "set_support", "reading": reading["id"], "on": r["id"]}
+        return {
+            "action": "hidden",
+            "under": reading["id"],
+            "colour": still.colours[below],
+            "value": still.values[below],
+        }
 
     def _hidden(self, still: Still, readings: list[dict[str, Any]]) -> dict[str, Any] | None:
         """The first recorded die hidden under another that the table has no reading for."""

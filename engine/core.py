@@ -369,7 +369,7 @@ class Question:
 
     text: str
     readings: tuple[str, ...] = ()  # ids of the readings in doubt
-    kind: str = "unsure"  # unsure | count | cocked | owner | support | illegal
+    kind: str = "unsure"  # unsure | count | cocked | owner | colour | support | illegal
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "readings": list(self.readings), "kind": self.kind}

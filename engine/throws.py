@@ -10,8 +10,8 @@ and the LEDs) when:
 * a die's support cannot be told from the picture: on the board, or on which die
   (``support``, :func:`support_doubt`);
 * a die's owner cannot be told from the picture, e.g. Dice Fighter's off-field
-  dice come in identical colours, or a die's colour lies between two players' colours
-  (``owner``, :func:`colour_doubt`).
+  dice come in identical colours
+  (``owner``; a die between two players' colours: ``colour``, :func:`colour_doubt`).
 
 Only the dice that matter are looked at: the roller's colour in Die-angler and
 Nozoku Dice, the whole board in DICETAR WARS and Dice Fighter, all five dice
@@ -85,7 +85,7 @@ def colour_doubt(dice: Sequence[Reading], colours: Sequence[str]) -> Question | 
         f"Is die {d.get('id')} {d.get('colour')} or {d.get('colour_near')}? Its colour lies between the two "
         "players' colours: say whose it is (its colour), or confirm it as read.",
         reading_ids(torn),
-        "owner",
+        "colour",
     )
 
 

@@ -79,3 +79,40 @@ def test_hidden_dice_and_frame_spans_from_a_rendered_truth() -> None:
     assert _hidden_under(dice) == (1, None, None)
     rows = [("a.jpg", 0.0), ("a.jpg", 0.1), ("b.jpg", 0.2), ("b.jpg", 0.3), ("a.jpg", 0.4)]
     assert _spans(rows) == {"a.jpg": (0.4, 0.4), "b.jpg": (0.2, 0.3)}
+
+
+def test_the_referee_answers_a_support_question_from_the_record() -> None:
+    """Issue 45: what a die the camera could not tell the support of rests on, as the record says:
+    the board, the reading of the die under it, or (no reading shows that die) the die, hidden."""
+    opts = [{"on": "board", "stack_level": 0}, {"on": 0, "stack_level": 1}]
+    on_die = still(
+        values=(3, 5),
+        colours=("red", "blue"),
+        centers=((100.0, 100.0), (112.0, 100.0)),
+        under=(1, None),  # the blue 5 rests on the red 3, offset: both seen
+        rests=(None, 0),
+    )
+    dice = [die("r1.1", 3, "red", 101), {**die("r1.2", 5, "blue", 112), "support_options": opts}]
+    table = FakeTable(Question("rests on?", ("r1.2",), "support"), dice)
+    assert RecordedReferee([on_die]).answer(table) == 1
+    assert table.commands == [{"action": "set_support", "reading": "r1.2", "on": "r1.1"}]
+    flat = still(rests=(None, None, None))
+    table = FakeTable(
+        Question("rests on?", ("r1.2",), "support"),
+        [die("r1.1", 3, "red", 101), {**die("r1.2", 5, "blue", 201), "support_options": opts}],
+    )
+    RecordedReferee([flat]).answer(table)
+    assert table.commands == [{"action": "set_support", "reading": "r1.2", "on": "board"}]
+    hidden = still(rests=(None, 2, None))  # the blue 5 on the red 2 under it, which no reading shows
+    table = FakeTable(
+        Question("rests on?", ("r1.2",), "support"),
+        [die("r1.1", 3, "red", 101), {**die("r1.2", 5, "blue", 201), "support_options": opts}],
+    )
+    RecordedReferee([hidden]).answer(table)
+    assert table.commands == [{"action": "hidden", "under": "r1.2", "colour": "red", "value": 2}]
+
+
+def test_the_referee_names_a_die_between_two_colours_by_the_record() -> None:
+    table = FakeTable(Question("red or pink?", ("r1.2",), "colour"), [die("r1.2", 5, "red", 201)])
+    RecordedReferee([still()]).answer(table)
+    assert table.commands == [{"action": "set_colour", "reading": "r1.2", "colour": "blue"}]

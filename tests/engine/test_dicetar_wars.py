@@ -207,8 +207,8 @@ def test_board_value_lists_its_multipliers() -> None:
 
 
 def test_a_die_between_the_players_colours_is_asked_not_counted() -> None:
-    """Issue 45 item 3: a die whose colour lies between two players' colours is asked (``owner``),
-    never counted silently for the nearer one; named by a person, it counts."""
+    """Issue 45 item 3: a die whose colour lies between two players' colours is asked
+    never counted silently for the nearer one (``colour``); named by a person, it counts."""
     from engine.core import Context, Expectation, InputKind, Question
     from engine.dicetar_wars import DicetarWars
 
@@ -223,7 +223,7 @@ def test_a_die_between_the_players_colours_is_asked_not_counted() -> None:
         colours,
     )
     q = DicetarWars.read_throw(ctx, dice)
-    assert isinstance(q, Question) and q.kind == "owner" and q.readings == ("r1.2",)
+    assert isinstance(q, Question) and q.kind == "colour" and q.readings == ("r1.2",)
     assert "red or pink" in q.text
     dice[2] = {**dice[2], "colour_confirmed": True}
     assert not isinstance(DicetarWars.read_throw(ctx, dice), Question)
