@@ -290,12 +290,16 @@ def reader_for(
             + " (set estimate_tilt = false, or calibrate the board so the camera's view is known)"
         )
     if want == ("d6",) and learnt is None:
-        from vision.numbered.combined import PipDice
+        from vision.numbered.combined import LONE_MEDIAN, PipDice
         from vision.reader import default_reader
 
         # a die the pip reader reads surely and the numbered classifier does not take for a d6 (a
-        # numbered die at a table of pip d6) is asked, never scored as a d6 (issue 43)
-        return PipDice(default_reader(estimate_view=estimate_tilt))
+        # numbered die at a table of pip d6) is asked, never scored as a d6 (issue 43); a lone photo
+        # of mostly unsure readings shows no dice (issue 46), except to the tilted reader, which
+        # reads an oblique photo's dice unsurely by design
+        return PipDice(
+            default_reader(estimate_view=estimate_tilt), lone_median=None if estimate_tilt else LONE_MEDIAN
+        )
     from vision.numbered import NumberedDice
     from vision.numbered.reader import NumberedReader
 

@@ -300,6 +300,11 @@ class NumberedReader:
     numeral (`ocr.joint`, the default); False keeps the classifier's kind (as before issue 29 session 14).
     """
 
+    #: `locate_nadir` fits the nadir once when every die weighs nothing in the fit (its further
+    #: passes would give the very same nadirs and net outputs); False: every pass, as before issue 46
+    #: (benchmarks/vision_d6_budget.py times both)
+    skip_weightless: bool = True
+
     def __init__(
         self,
         detector: Path | None = None,
@@ -615,6 +620,11 @@ class NumberedReader:
             return out, [n] * len(found)
         fits = self.nadirs(found, view, image.shape)
         for p in range(self.nadir_passes):
+            if p and self.skip_weightless and not any(f.score > 0 for f in found):
+                # every die weighs nothing in the fit (the pip reader's dice checked by
+                # combined.d6_shares): the nadirs are the priors' whatever the top faces, so a
+                # further pass would run the nets on the very same input again (issue 46)
+                break
             if p:  # the net's top faces, on the detector's boxes (the net's own size is not the box's)
                 fits = self.nadirs(
                     [replace(f, center=o.center) for f, o in zip(found, out, strict=True)], view, image.shape

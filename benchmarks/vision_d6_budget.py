@@ -1,0 +1,198 @@
+"""The pip-d6 reader's budget and its phantoms on a lone photo (issue 46 items 4 and 5).
+
+    OMP_NUM_THREADS=1 taskset -c 0 nice -n 10 .venv/bin/python -m benchmarks.vision_d6_budget \
+        [--repeat 3] [--out FILE.md] [--smoke]
+
+Speed, byler_d6 held-out (640x640), one core, every reader on each photo in turn (so a ratio holds
+when the machine's speed drifts): the classic pip reader (training.baseline), the pip-d6 reader
+alone (`vision.reader.DiceReader`), the default reader `dicetable read IMAGE` uses
+(`vision.numbered.combined.PipDice`: the pip reader, the numbered classifier's not-a-d6 check at each
+sure die; 'before': its top-face net run on every nadir pass, `NumberedReader.skip_weightless` off,
+as on main before issue 46) and the tilted one (`read --tilted`: `DiceReader(estimate_view=True)`
+in `PipDice`).
+CPU ms of this process per photo (decoding excluded); each repeat's median over the photos, and the
+ratios of those medians; min / median over the repeats.
+
+Phantoms, a lone photo (no empty table, no config, as `dicetable read IMAGE` reads it): photos of
+real surfaces with no dice (negatives/, by source: held-out / train, training.dataset) and the
+d20 desk (no d6; a d20 there is asked, not a phantom on an empty surface), the default reader with
+the lone-photo rule off (today's main) and on (`PipDice.lone_median`); beside them byler_d6
+held-out (read right, silent per 1,000 readings at the asking threshold) and epanemu_d6_oblique
+(every photo, a side check: what the rule costs on oblique photos the default reader reads unsurely;
+photos CC BY 4.0, Epanemu/GameDiceRecognition, see its README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from benchmarks import harness
+from benchmarks.harness import REAL, RESULTS, imread, markdown_table, match_boxes, run_header, truth_of
+from controller.config import TableSection
+from training.baseline import read_dice_classic
+from vision.numbered.combined import LONE_MEDIAN, PipDice
+from vision.numbered.reader import NumberedReader
+from vision.reader import DiceReader
+
+ASK = float(TableSection.model_fields["confidence_threshold"].default)
+EPANEMU = "epanemu_d6_oblique"
+
+
+def epanemu(real: Path) -> list[tuple[str, np.ndarray, list[tuple[tuple[float, float, float, float], int]]]]:
+    """The oblique set's photos with their labelled boxes (YOLO, class + 1 = value)."""
+    root = real / EPANEMU
+    out = []
+    for p in sorted((root / "images").glob("*.jpg")):
+        img = imread(p)
+        h, w = img.shape[:2]
+        truth = []
+        for line in (root / "labels" / f"{p.stem}.txt").read_text().splitlines():
+            if line.strip():
+                c, cx, cy, bw, bh = (float(v) for v in line.split())
+                x0, y0 = (cx - bw / 2) * w, (cy - bh / 2) * h
+                truth.append(((x0, y0, x0 + bw * w, y0 + bh * h), int(c) + 1))
+        out.append((p.name, img, truth))
+    return out
+
+
+def score(found: list[Any], truth: list[tuple[Any, int]]) -> tuple[int, int, int, int]:
+    """(readings, right, silent, phantoms): silent = sure readings wrong or on no labelled die."""
+    m = match_boxes([b for b, _ in truth], [d.center for d in found]) if truth else []
+    used = {i: v for i, (_, v) in zip(m, truth, strict=True) if i is not None}
+    right = sum(found[i].value == v for i, v in used.items())
+    silent = sum(1 for i, d in enumerate(found) if d.confidence >= ASK and used.get(i) != d.value)
+    return len(found), right, silent, len(found) - len(used)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--real", type=Path, default=REAL)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out", type=Path, help="the report's file (default results/vision_d6_budget.md)")
+    harness.add_smoke(ap)
+    args = ap.parse_args()
+    if args.out is None and not args.smoke:
+        args.out = RESULTS / "vision_d6_budget.md"
+    cv2.setNumThreads(1)
+    sets = {s.name: s for s in harness.real_sets(args.real)}
+    if "byler_d6" not in sets:
+        raise SystemExit(f"--real: no byler_d6 under {args.real} (expected the shared real photos)")
+    byler = sets["byler_d6"]
+    held = [(i, imread(i.path)) for i in byler.items if byler.split(i, None) == "held-out"]  # type: ignore[arg-type]
+    if args.smoke:
+        held, args.repeat = held[:3], 1
+    plain, tilt = DiceReader(), DiceReader(estimate_view=True)
+    every_pass = NumberedReader()  # the not-a-d6 check as on main before issue 46 (same readings)
+    every_pass.skip_weightless = False
+    readers: dict[str, Callable[[np.ndarray], Any]] = {
+        "classic pip reader": read_dice_classic,
+        "pip reader alone (DiceReader)": plain.read,
+        "default reader before (every nadir pass)": PipDice(plain, reader=every_pass).read,
+        "default reader (dicetable read: PipDice)": PipDice(plain).read,
+        "tilted reader (read --tilted)": PipDice(tilt, lone_median=None).read,
+    }
+    for r in readers.values():
+        r(held[0][1])  # models loaded before timing
+    cpu: dict[str, list[list[float]]] = {k: [[] for _ in range(args.repeat)] for k in readers}
+    for rep in range(args.repeat):
+        for _, img in held:
+            for name, r in readers.items():
+                c = time.process_time()
+                r(img)
+                cpu[name][rep].append((time.process_time() - c) * 1000)
+    med = {k: [statistics.median(v) for v in reps] for k, reps in cpu.items()}
+    base, default = med["classic pip reader"], med["default reader (dicetable read: PipDice)"]
+    speed_rows = []
+    for name, m in med.items():
+        xc = [a / b for a, b in zip(m, base, strict=True)]
+        xd = [a / b for a, b in zip(m, default, strict=True)]
+        speed_rows.append(
+            [
+                name,
+                f"{min(m):.1f} / {statistics.median(m):.1f}",
+                f"{min(xc):.2f} / {statistics.median(xc):.2f}",
+                f"{min(xd):.2f} / {statistics.median(xd):.2f}",
+            ]
+        )
+
+    before, after = PipDice(plain, lone_median=None), PipDice(plain, lone_median=LONE_MEDIAN)
+    groups: list[tuple[str, list[tuple[str, np.ndarray, list[Any]]]]] = []
+    for name in ("negatives (no dice)", "d20_desk_scenes (a d20, no d6)"):
+        st = sets.get(name)
+        if st is None:
+            continue
+        by: dict[str, list[tuple[str, np.ndarray, list[Any]]]] = {}
+        for it in st.items:
+            img = imread(it.path)
+            by.setdefault(st.split(it, img), []).append((it.path.name, img, []))
+        for split in ("held-out", "train"):
+            groups.append((f"{name}, {split}", by.get(split, [])))
+    groups.append(("byler_d6, held-out", [(i.path.name, img, truth_of(i, img)) for i, img in held]))
+    if (args.real / EPANEMU / "images").is_dir():
+        groups.append((f"{EPANEMU} (all, side check)", epanemu(args.real)))
+    if args.smoke:
+        groups = [(g, items[:2]) for g, items in groups]
+    head = [
+        "photos",
+        "reader",
+        "photos",
+        "photos with a reading (per 100)",
+        "readings / sure",
+        "labelled dice",
+        "read right",
+        "silent per 1,000 readings",
+    ]
+    rows = []
+    for gname, items in groups:
+        for rname, r in (("rule off (before)", before), (f"rule on, median < {LONE_MEDIAN}", after)):
+            n = withr = readings = sure = labelled = right = silent = 0
+            for _, img, truth in items:
+                found = r.read(img)
+                k, ok, s, _ = score(found, truth)
+                n += 1
+                withr += bool(found)
+                readings += k
+                sure += sum(d.confidence >= ASK for d in found)
+                labelled += len(truth)
+                right += ok
+                silent += s
+            rows.append(
+                [
+                    gname,
+                    rname,
+                    str(n),
+                    f"{withr} ({100 * withr / max(n, 1):.1f})",
+                    f"{readings} / {sure}",
+                    str(labelled) if labelled else "-",
+                    harness.share(right, labelled) if labelled else "-",
+                    f"{1000 * silent / readings:.1f} ({silent}/{readings})" if labelled and readings else "-",
+                ]
+            )
+    load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
+    text = (
+        "# The pip-d6 reader's budget and a lone photo's phantoms (issue 46 items 4 and 5)\n\n"
+        + run_header()
+        + f"\nOne core (cv2.setNumThreads(1), onnxruntime one thread; run under taskset -c 0 and "
+        f"OMP_NUM_THREADS=1); load average {load} at the end. {len(held)} byler_d6 held-out photos, "
+        f"{args.repeat} repeats, every reader on each photo in turn.\n\n"
+        "## Speed: CPU ms a photo, min / median over the repeats of each repeat's median\n\n"
+        + "\n".join(markdown_table(["reader", "ms", "x classic", "x default reader"], speed_rows))
+        + "\n\n## Phantoms on a lone photo, and what the rule costs\n\n"
+        + "\n".join(markdown_table(head, rows))
+        + "\n\n"
+        + __doc__.split("\n\n", 2)[2]
+    )
+    harness.write(text, args.out)
+
+
+if __name__ == "__main__":
+    main()
