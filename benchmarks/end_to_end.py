@@ -230,6 +230,9 @@ def evaluate(
                 # (before issue 45, and still), and a die whose support the frame cannot tell (issue 45)
                 row["support_hidden"] = bool(r.get("support_hidden"))
                 row["support_asked"] = bool(r.get("support_options"))
+                # a die whose colour lies between two of the scene's colours is asked whose it is (issue 45)
+                near = r.get("colour_near")
+                row["colour_asked"] = near in colours and near != r["colour"]
                 row["carried"] = bool(r.get("carried"))
                 row["value_ok"] = checks[0][1]
                 row["colour_ok"] = checks[1][1]

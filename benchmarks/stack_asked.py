@@ -7,7 +7,10 @@ another whose order the frame's overlaps do not tell; the table's memory answers
 
 Figures: upper dice of stacks found as stacked or asked (target >= 95 %); found dice whose support
 is wrong (flat for stacked, or stacked for flat) and not asked: silent; dice asked about their
-support, of those found; dice of stacks not found at all.
+support, of those found; dice of stacks not found at all.  And the owner's colour (item 3): found dice
+named in the wrong colour and not asked whose they are (before: none asked; after: a die whose colour
+lies between two of the scene's colours, `DieReading.colour_near`), and the dice asked.  The colours
+are read as the table reads them today in both columns (the body told from the paper round it).
 
     nice -n 10 .venv/bin/python -m benchmarks.stack_asked [--set DIR ...] [--split all] [--limit N] \\
         [--markdown FILE] [--smoke]
@@ -36,6 +39,9 @@ def figures(dice: list[dict[str, Any]], asked_key: str) -> dict[str, str]:
     def asked(d: dict[str, Any]) -> bool:
         return bool(d.get("support_hidden")) or (asked_key == "after" and bool(d.get("support_asked")))
 
+    def colour_asked(d: dict[str, Any]) -> bool:
+        return asked_key == "after" and bool(d.get("colour_asked"))
+
     found = [d for d in dice if d["found"]]
     up = [d for d in dice if d["stacked"]]
     wrong = [d for d in found if d["stack_got"] != d["stacked"]]
@@ -60,6 +66,13 @@ def figures(dice: list[dict[str, Any]], asked_key: str) -> dict[str, str]:
         "  of which their support was right as placed": str(
             sum(1 for d in found if asked(d) and d["stack_got"] == d["stacked"])
         ),
+        "found dice of the wrong colour, not asked whose: silent (colour target >= 99 % right)": _ratio(
+            sum(1 for d in found if not d["colour_ok"] and not colour_asked(d)), len(found)
+        ),
+        "found dice asked whose they are (between two of the scene's colours)": _ratio(
+            sum(1 for d in found if colour_asked(d)), len(found)
+        ),
+        "  of which named right as read": str(sum(1 for d in found if colour_asked(d) and d["colour_ok"])),
     }
 
 
