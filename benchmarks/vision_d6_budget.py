@@ -17,7 +17,8 @@ Phantoms, a lone photo (no empty table, no config, as `dicetable read IMAGE` rea
 real surfaces with no dice (negatives/, by source: held-out / train, training.dataset) and the
 d20 desk (no d6; a d20 there is asked, not a phantom on an empty surface), the default reader with
 the lone-photo rule off (today's main) and on (`PipDice.lone_median`); beside them byler_d6
-held-out (read right, silent per 1,000 readings at the asking threshold) and epanemu_d6_oblique
+held-out (read right, silent per 1,000 readings at the asking threshold; against the labels as
+given and with benchmarks/byler_label_corrections.csv, the ruling of issue 19) and epanemu_d6_oblique
 (every photo, a side check: what the rule costs on oblique photos the default reader reads unsurely;
 photos CC BY 4.0, Epanemu/GameDiceRecognition, see its README).
 """
@@ -36,9 +37,10 @@ import cv2
 import numpy as np
 
 from benchmarks import harness
-from benchmarks.harness import REAL, RESULTS, imread, markdown_table, match_boxes, run_header, truth_of
+from benchmarks.harness import REAL, RESULTS, ROOT, imread, markdown_table, match_boxes, run_header, truth_of
 from controller.config import TableSection
 from training.baseline import read_dice_classic
+from training.dataset import apply_corrections
 from vision.numbered.combined import LONE_MEDIAN, PipDice
 from vision.numbered.reader import NumberedReader
 from vision.reader import DiceReader
@@ -137,6 +139,16 @@ def main() -> None:
         for split in ("held-out", "train"):
             groups.append((f"{name}, {split}", by.get(split, [])))
     groups.append(("byler_d6, held-out", [(i.path.name, img, truth_of(i, img)) for i, img in held]))
+    corrections = ROOT / "benchmarks" / "byler_label_corrections.csv"
+    if corrections.is_file():
+        fixed, n_fixed = apply_corrections(byler.items, corrections)
+        by_path = {i.path: i for i in fixed}
+        groups.append(
+            (
+                f"byler_d6, held-out, {n_fixed} labels corrected",
+                [(i.path.name, img, truth_of(by_path[i.path], img)) for i, img in held],
+            )
+        )
     if (args.real / EPANEMU / "images").is_dir():
         groups.append((f"{EPANEMU} (all, side check)", epanemu(args.real)))
     if args.smoke:
