@@ -28,7 +28,7 @@ import argparse
 import csv
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +73,20 @@ def frames_of(photo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     return still, video, empty, empty_video
 
 
-def photos(real: Path, step: int, limit: int | None) -> list[tuple[str, Path, int]]:
-    """(set, photo, face) of the held-out sets."""
+def photos(real: Path, step: int, limit: int | None, d6: bool = False) -> list[tuple[str, Path, int]]:
+    """(set, photo, face) of the held-out sets; ``d6``: d20_imac1844's numeral d6s too (set "d6_imac1844":
+    right is a d6 of the face, any sure d10 or d20 reading silent)."""
     lurig = [x for x in load_lurig(real) if x.group in HELD_OUT_GROUPS]
     lurig = sorted(lurig, key=lambda x: (x.group, x.face, x.frame))[::step]
     out = [(f"d20_lurig {x.group}", x.path, x.face) for x in spaced(lurig, limit)]
     imac_rows = list(csv.DictReader((real / "d20_imac1844" / "labels.csv").open(encoding="utf-8")))
     imac = [r for r in imac_rows if r["kind"] == "d20"]
     out += [("d20_imac1844", real / "d20_imac1844" / r["file"], int(r["face"])) for r in spaced(imac, limit)]
+    if d6:
+        six = [r for r in imac_rows if r["kind"] == "d6"]
+        out += [
+            ("d6_imac1844", real / "d20_imac1844" / r["file"], int(r["face"])) for r in spaced(six, limit)
+        ]
     return out
 
 
@@ -92,7 +98,9 @@ def table(kinds: list[str] | None, empty: Path) -> Perceiver:
     return Perceiver.from_config(parse_config(raw))
 
 
-def tally(c: Counts, dice: list[Any], face: int, centre: tuple[float, float], side: float) -> None:
+def tally(
+    c: Counts, dice: list[Any], face: int, centre: tuple[float, float], side: float, kind: str = "d20"
+) -> None:
     c.photos += 1
     near = [d for d in dice if d.center is not None and math.dist(d.center, centre) <= side]
     die = min(near, key=lambda d: math.dist(d.center, centre)) if near else None
@@ -104,14 +112,15 @@ def tally(c: Counts, dice: list[Any], face: int, centre: tuple[float, float], si
     if die is None:
         return
     c.found += 1
-    right = die.kind == "d20" and die.value == face
+    right = die.kind == kind and die.value == face
     c.right += right
     sure = (die.confidence or 0.0) >= SURE
     c.unasked += right and sure
     c.silent += sure and not right
 
 
-#: (label, table.kinds (None: the game's), read the still, the pip reader bare as before issue 43)
+#: (label, table.kinds (None: the game's), read the still, the pip reader bare as before issue 43, or the
+#: kind-at-a-table route: the table's `NumberedDice` given a ``kind_of``: `vision.numbered.table_kind.settle`)
 ROWS = (
     ("before issue 43: pip d6 alone (the default then), no not-a-d6 check, video frame", ["d6"], False, True),
     ("before issue 43: pip d6 alone (the default then), no not-a-d6 check, still", ["d6"], True, True),
@@ -119,24 +128,65 @@ ROWS = (
     ("table.kinds = [d6] now (the not-a-d6 check), still", ["d6"], True, False),
     ("the game's kinds d6,d10,d20 (the default now), video frame", None, False, False),
     ("the game's kinds d6,d10,d20 (the default now), still", None, True, False),
+    (
+        "kind at a table: the outline rule with its d10 guard "
+        "(at d6, d10, d20: never settles; not the table's), still",
+        None,
+        True,
+        "outline",
+    ),
+    (
+        "kind at a table: the outline rule without its d10 guard "
+        "(not the table's: a d10 passes it 12 %), still",
+        None,
+        True,
+        "outline-any",
+    ),
+    (
+        "kind at a table: its roster lists pip d6 and a d20 (`TableKinds`, the table's route), still",
+        None,
+        True,
+        "d20",
+    ),
 )
+#: --kind-rows: only the game's-kinds still row and the kind-at-a-table rows (issue 43 item 5)
+KIND_ROWS = ROWS[5:]
 
 
-def run(real: Path, step: int, limit: int | None, tmp: Path) -> dict[tuple[str, str], Counts]:
+def kind_route(perceiver: Perceiver, route: str) -> None:
+    """The table's reader with a kind-at-a-table route (issue 43 item 5): "outline" the outline rule
+    with its d10 guard, "outline-any" without it (neither is the table's: measured only), "d20" the
+    table's own route (`controller.kind_at_table.TableKinds`) with a roster of a pip d6 and this d20."""
+    from controller.kind_at_table import TableKinds
+    from vision.numbered.table_kind import by_outline
+
+    kinds = perceiver.kinds
+    if route == "d20":
+        kind_of: Any = TableKinds(kinds, ["d6", "d20"])
+    else:
+        kind_of = by_outline(kinds, guard=route == "outline")
+    perceiver.reader = replace(perceiver.reader, kind_of=kind_of)  # type: ignore[type-var]
+
+
+def run(
+    real: Path, step: int, limit: int | None, tmp: Path, rows: tuple[Any, ...] = ROWS, d6: bool = False
+) -> dict[tuple[str, str], Counts]:
     out: dict[tuple[str, str], Counts] = {}
     tables: dict[str, Perceiver] = {}
     empty_path = tmp / "empty.png"
-    for name, path, face in photos(real, step, limit):
+    for name, path, face in photos(real, step, limit, d6):
         photo = imread(path)
         still, video, _empty, empty_video = frames_of(photo)
         cv2.imwrite(str(empty_path), empty_video)
         side = 0.5 * max(photo.shape[:2])
-        for label, kinds, from_still, bare in ROWS:
-            key = ",".join(kinds or ["game"]) + (" bare" if bare else "")
+        for label, kinds, from_still, bare in rows:
+            key = ",".join(kinds or ["game"]) + (f" {bare}" if bare else "")
             if key not in tables:
                 tables[key] = table(kinds, empty_path)
-                if bare:  # the pip reader as the table had it before issue 43 (no numbered check)
+                if bare is True:  # the pip reader as the table had it before issue 43 (no numbered check)
                     tables[key].reader = tables[key].reader.pips  # type: ignore[attr-defined]
+                elif bare:
+                    kind_route(tables[key], bare)
             perceiver = tables[key]
             perceiver.set_empty(empty_video)
             c0 = time.process_time()
@@ -149,7 +199,7 @@ def run(real: Path, step: int, limit: int | None, tmp: Path) -> dict[tuple[str, 
             centre = (STILL[0] / 2 * k, STILL[1] / 2 * k)
             c = out.setdefault((label, name), Counts())
             c.ms.append(ms)
-            tally(c, list(seen.dice), face, centre, side * k)
+            tally(c, list(seen.dice), face, centre, side * k, "d6" if name.startswith("d6_") else "d20")
     return out
 
 
@@ -209,6 +259,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--limit", type=int, default=None, help="at most this many photos a set")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument(
+        "--kind-rows",
+        action="store_true",
+        help="only the game's kinds' still row and the kind-at-a-table rows",
+    )
     harness.add_smoke(ap)
     args = ap.parse_args(argv)
     if args.step < 1:
@@ -216,8 +271,9 @@ def main(argv: list[str] | None = None) -> None:
     if not (args.real / "d20_lurig" / "labels.csv").is_file():
         raise SystemExit(f"{args.real}: the shared real photos are not there (d20_lurig/, d20_imac1844/)")
     limit = 1 if args.smoke else args.limit
+    rows = KIND_ROWS if args.kind_rows else ROWS
     with tempfile.TemporaryDirectory() as tmp:
-        harness.write(report(run(args.real, args.step, limit, Path(tmp))), args.out)
+        harness.write(report(run(args.real, args.step, limit, Path(tmp), rows, args.kind_rows)), args.out)
 
 
 if __name__ == "__main__":

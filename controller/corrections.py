@@ -607,7 +607,7 @@ class RefereeLearning:
         from vision.numbered import NumberedDice
 
         assert self.dice is not None
-        self.dice = NumberedDice(self.dice.kinds, self.sets(), self.dice.reader)
+        self.dice = NumberedDice(self.dice.kinds, self.sets(), self.dice.reader, kind_of=self.dice.kind_of)
         self.perceiver.reader = self.dice
 
 

@@ -557,6 +557,10 @@ class Perceiver:
             geometry = BoardGeometry(
                 cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
             )
+        if reader is None and kinds != ("d6",):  # a numbered die's kind from the table's dice (issue 43)
+            from controller.kind_at_table import at_table
+
+            chosen = at_table(chosen, kinds, cfg.roster_path)
         return cls.of(
             chosen,
             cfg.vision,

@@ -39,6 +39,7 @@ SMOKE: dict[str, list[str]] = {
     "fuzz": ["--smoke"],
     "geometry": ["--smoke"],
     "hall": ["--smoke"],
+    "kind_sizes": ["--smoke"],
     "hardware": ["--smoke"],
     "label_audit": ["--smoke"],
     "live": ["--smoke"],

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -338,6 +338,9 @@ class NumberedDice:
     learnt: Learnt | None = None
     reader: NumberedReader | None = None
     disputed: float = DISPUTED
+    #: the kind the table's knowledge settles for a numbered die, (image, reading) -> kind or None
+    #: (`vision.numbered.table_kind.settle`, `controller.kind_at_table`; None: the reader's kind)
+    kind_of: Any = None
 
     def read(
         self,
@@ -397,6 +400,10 @@ class NumberedDice:
             if pips:
                 got += lone_pips(image, pips, got, reader, palette, nadir, kinds, self.learnt)
                 got.sort(key=lambda r: (r.center[1], r.center[0]))
+        if self.kind_of is not None:  # the kind from the table's dice and their sizes (issue 43 item 5)
+            from vision.numbered.table_kind import settle
+
+            got = settle(self.kind_of, reader, image, got, kinds)
         return Examined(got, rejected)
 
 
