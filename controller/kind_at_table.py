@@ -4,10 +4,11 @@
 (its ``kind_of``: `vision.numbered.table_kind.settle`): the candidates for a numbered die are the
 table's kinds (``table.kinds``, else the game's), narrowed to the kinds of the table's dice when its
 roster lists any (``[table] roster``, `controller.roster`: a Die-angler table whose roster lists pip
-d6 and a d20 has no d10 to read).  One numbered kind left settles the die (whether it is a numbered
-die at all, or a d6, stays the reader's call: `vision.numbered.ocr.joint`): it is read again at that
-kind (`vision.numbered.table_kind.at_kind`), but at a table with d6 only when its outline is not a
-square's (SQUARE_FILL: a numeral d6 is read as a numbered die too).  Several left: the die stays as
+d6 and a d20 has no d10 to read).  At a table of two numbered kinds or more, one numbered kind left
+settles the die (whether it is a numbered die at all, or a d6, stays the reader's call:
+`vision.numbered.ocr.joint`): it is read again at that kind (`vision.numbered.table_kind.at_kind`),
+but at a table with d6 only when its outline is not a square's (SQUARE_FILL: a numeral d6 is read
+as a numbered die too).  Several left: the die stays as
 the reader read it (a kind it is unsure of is asked); the generic kind classifier is the last
 resort.  The roster is read when the table's perception step is made
 (`controller.perceive.Perceiver.from_config`).
@@ -51,10 +52,13 @@ class TableKinds:
         self.kinds = tuple(kinds)
         listed = {k for k in dice if k in self.kinds}
         self.candidates = tuple(k for k in self.kinds if not listed or k in listed)
+        #: a table of one numbered kind (Dice Fighter's d10p, `kinds = ["d6", "d20"]`) reads its numbered
+        #: dice at that kind already (`ocr.second_opinion`, `ocr.joint` against d6): nothing to settle
+        self.settles = sum(k in NUMBERED for k in self.kinds) >= 2
 
     def __call__(self, image: np.ndarray, r: DieReading) -> str | None:
         numbered = [k for k in self.candidates if k in NUMBERED]
-        if len(numbered) != 1:
+        if not self.settles or len(numbered) != 1:
             return None
         if "d6" in self.candidates:  # a numeral d6 is read as a numbered die too: not a square outline
             from vision.numbered.outline import outline

@@ -104,6 +104,9 @@ def test_the_table_s_dice_settle_a_numbered_die_s_kind() -> None:
     assert TableKinds(angler, ["d10", "d20"])(round_die, die) is None
     assert TableKinds(angler, ["d10p"])(round_die, die) is None  # a die the table does not read: no help
     assert TableKinds(("d10", "d20"), ["d20"])(square_die, die) == "d20"  # no d6 at the table
+    # a table of one numbered kind reads at it already (Dice Fighter's d10p): its reading is left as it is
+    assert TableKinds(("d10p",))(round_die, die) is None
+    assert TableKinds(("d6", "d20"), ["d20"])(round_die, die) is None
 
 
 def test_a_real_d20s_outline_is_round_and_a_numeral_d6s_square(real_fixtures: Path) -> None:
