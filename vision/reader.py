@@ -35,7 +35,7 @@ from vision.oblique import (
     top_quad,
 )
 from vision.palette import Palette
-from vision.reading import DieReading, Examined, Rejected, box_quad
+from vision.reading import DieReading, Examined, ReadsExamined, Rejected, box_quad
 from vision.runtime import Model, blob, softmax_turned
 from vision.verifier import Box as VerifiedBox
 from vision.verifier import NetVerifier, Verifier
@@ -108,7 +108,7 @@ def _load(name: str, path: Path | None) -> Model:
     return Model(path or MODELS / name)
 
 
-class DiceReader:
+class DiceReader(ReadsExamined):
     """Reads pip d6 dice. Thread-safe (each model guards itself with a lock)."""
 
     def __init__(
@@ -333,17 +333,6 @@ class DiceReader:
         if told is not None and abs(told - (0.0 if view is None else view.tilt_deg)) > SIZE_AGREE:
             plausible = np.minimum(plausible, UNSURE)
         return view, plausible
-
-    def read(
-        self,
-        image: np.ndarray,
-        palette: Palette | None = None,
-        where: Sequence[WhereStep] | None = None,
-        view: View | None = None,
-    ) -> list[DieReading]:
-        """Every die in the frame; `where`: the vision.where steps for this frame (default: the
-        reader's own); `view`: where the camera looks from (default: the reader's own)."""
-        return self.examine(image, palette, where, view).readings
 
     def examine(
         self,

@@ -112,3 +112,27 @@ class Reader(Protocol):
         where: Sequence[WhereStep] | None = None,
         view: View | None = None,
     ) -> Examined: ...
+
+
+class ReadsExamined:
+    """A `Reader`'s `read` as the readings of its `examine` (the one that does the work): every die
+    in the frame; ``where``: the vision.where steps for this frame, ``view``: where the camera looks
+    from (each None: the reader's own)."""
+
+    def read(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> list[DieReading]:
+        return self.examine(image, palette, where, view).readings
+
+    def examine(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> Examined:
+        raise NotImplementedError

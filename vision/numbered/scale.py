@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from vision.image_check import check_bgr
-from vision.reading import DieReading, Examined, Rejected
+from vision.reading import DieReading, Examined, ReadsExamined, Rejected
 
 if TYPE_CHECKING:
     from vision.numbered.combined import NumberedDice
@@ -174,7 +174,7 @@ def _back_rejected(r: Rejected, x0: float, y0: float, s: float) -> Rejected:
 
 
 @dataclass(frozen=True)
-class AnyScale:
+class AnyScale(ReadsExamined):
     """The numbered reader (`vision.numbered.NumberedDice`) for photos of unknown scale (see the
     module's doc).  With where steps or a view (a table that knows its scale) it reads as `inner`."""
 
@@ -190,15 +190,6 @@ class AnyScale:
     @property
     def kinds(self) -> tuple[str, ...]:
         return self.inner.kinds
-
-    def read(
-        self,
-        image: np.ndarray,
-        palette: Palette | None = None,
-        where: Sequence[WhereStep] | None = None,
-        view: View | None = None,
-    ) -> list[DieReading]:
-        return self.examine(image, palette, where, view).readings
 
     def _reader(self) -> NumberedReader:
         from vision.numbered.reader import default_reader
