@@ -94,13 +94,10 @@ def answer(
 ) -> Answer:
     """Check an answer (one of ANSWERS) about the readings ``rs`` of a game played by ``players``
     (``game_kind``: the kind of die the game throws, if it has only one: ``Game.die_kind``)."""
-    if action == "unlearn":
-        raise ValueError("'unlearn': this table learns no crops from the referee (no numbered dice reader)")
     checked = _checked(action, command, rs, who, game_kind, players)
     if rs is None:
         return checked
-    named = command.get("under", command.get("reading")) if action == "hidden" else command.get("reading")
-    d = rs.by_id(named, left_out=True)
+    d = rs.by_id(answered(action, command), left_out=True)
     check_version(d, command.get("version"))
 
     def apply() -> None:
@@ -130,10 +127,17 @@ def check_version(d: Mapping[str, Any], version: Any) -> None:
     )
 
 
+def answered(action: Any, command: Mapping[str, Any]) -> Any:
+    """The id of the reading the answer ``action`` is about: a ``hidden`` die's ``under`` (else its
+    ``reading``), any other answer's ``reading``."""
+    if action == "hidden":
+        return command.get("under", command.get("reading"))
+    return command.get("reading")
+
+
 def current_version(rs: TableReadings, command: Mapping[str, Any]) -> int | None:
     """The version of the reading ``command`` answers, as it is now (None: no such reading)."""
-    named = command.get("under", command.get("reading")) if command.get("action") == "hidden" else None
-    rid = named if named is not None else command.get("reading")
+    rid = answered(command.get("action"), command)
     for d in [*rs.dice, *(d for _, d in rs.left_out)]:
         if d["id"] == rid:
             return int(d.get("version", 0))
