@@ -29,6 +29,7 @@ SMOKE: dict[str, list[str]] = {
     "body_limits": ["--smoke"],
     "colours": ["--smoke"],
     "colours_real": ["--smoke"],
+    "colours_roster": ["--smoke"],
     "confidence": ["--reliability", "--smoke"],
     "demo_time": ["--smoke"],
     "display": ["--smoke"],
@@ -68,6 +69,7 @@ SMOKE: dict[str, list[str]] = {
 NEEDS_REAL = {
     "blender_d20_probe",
     "colours_real",
+    "colours_roster",
     "confidence",
     "label_audit",
     "table_stills",
