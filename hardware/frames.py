@@ -210,7 +210,46 @@ def read_frames_csv(folder: Path) -> list[tuple[str, float]]:
     return rows
 
 
-class RecordedSource(_SourceBase):
+class _Wrapping(_SourceBase):
+    """A source reading the frames of another (`_wrapped`): the frames that one skipped as too large
+    (the size check, `_refuse`) are the ones it skipped."""
+
+    def _wrapped(self) -> object:
+        raise NotImplementedError
+
+    @property
+    def refused_count(self) -> int:  # type: ignore[override]
+        """The wrapped source's frames skipped as too large."""
+        return int(getattr(self._wrapped(), "refused_count", 0))
+
+    @property
+    def last_refused(self) -> str | None:  # type: ignore[override]
+        return getattr(self._wrapped(), "last_refused", None)
+
+
+class _Played(_SourceBase):
+    """A recording played back: with ``realtime=True`` its frames are paced against ``clock``/``sleep``
+    so that playback takes as long as the recording did (`_pace`); else as fast as they are read."""
+
+    def __init__(self, *, realtime: bool, clock: Clock, sleep: Sleep) -> None:
+        self.realtime = realtime
+        self._clock, self._sleep = clock, sleep
+        self._anchor: tuple[float, float] | None = None  # (clock at first frame, t of first frame)
+
+    def _pace(self, t: float) -> None:
+        """With ``realtime``: wait until the recording's time ``t`` has come on the source's clock."""
+        if not self.realtime:
+            return
+        now = self._clock()
+        if self._anchor is None:
+            self._anchor = (now, t)
+            return
+        wait = self._anchor[0] + (t - self._anchor[1]) - now
+        if wait > 0:
+            self._sleep(wait)
+
+
+class RecordedSource(_Played):
     """Plays back a recorded session folder with its recorded timestamps.
 
     With ``realtime=True`` frames are paced against ``clock``/``sleep`` so that
@@ -227,13 +266,11 @@ class RecordedSource(_SourceBase):
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
     ) -> None:
+        super().__init__(realtime=realtime, clock=clock, sleep=sleep)
         self.folder = Path(folder)
         self.name = f"recorded:{self.folder}"
         self._rows = read_frames_csv(self.folder)
         self._i = 0
-        self.realtime = realtime
-        self._clock, self._sleep = clock, sleep
-        self._anchor: tuple[float, float] | None = None  # (clock at first frame, t of first frame)
         self.skipped: list[str] = []
         self.metadata: dict[str, Any] = self._read_metadata()
         # the last file decoded: a still table is recorded as one file listed again at each time, and
@@ -280,24 +317,8 @@ class RecordedSource(_SourceBase):
         self._last = (name, image.copy())
         return image
 
-    def _pace(self, t: float) -> None:
-        _pace(self, t)
 
-
-def _pace(source: RecordedSource | VideoFileSource, t: float) -> None:
-    """With ``source.realtime``: wait until the recording's time ``t`` has come on the source's clock."""
-    if not source.realtime:
-        return
-    now = source._clock()
-    if source._anchor is None:
-        source._anchor = (now, t)
-        return
-    wait = source._anchor[0] + (t - source._anchor[1]) - now
-    if wait > 0:
-        source._sleep(wait)
-
-
-class VideoFileSource(_SourceBase):
+class VideoFileSource(_Played):
     """Plays back a video file; t comes from the container's timestamps (paced to them with
     ``realtime=True``, as ``RecordedSource``)."""
 
@@ -309,9 +330,7 @@ class VideoFileSource(_SourceBase):
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
     ) -> None:
-        self.realtime = realtime
-        self._clock, self._sleep = clock, sleep
-        self._anchor: tuple[float, float] | None = None
+        super().__init__(realtime=realtime, clock=clock, sleep=sleep)
         self.path = Path(path)
         self.name = f"recorded:{self.path}"
         if not self.path.is_file():
@@ -341,7 +360,7 @@ class VideoFileSource(_SourceBase):
             except ImageError as e:
                 self._refuse(str(e))
                 continue
-            _pace(self, t)
+            self._pace(t)
             return Frame(image, t, self.name)
         return None
 
@@ -805,7 +824,7 @@ class ReconnectingSource(_SourceBase):
         self._safe_close()
 
 
-class Recorder(_SourceBase):
+class Recorder(_Wrapping):
     """Wraps any source and writes what it reads to a session folder (frames.csv + images).
 
     It is itself a source, so a game can be played and recorded at once.
@@ -842,13 +861,8 @@ class Recorder(_SourceBase):
             **(metadata or {}),
         }
 
-    @property
-    def refused_count(self) -> int:  # type: ignore[override]
-        return int(getattr(self.source, "refused_count", 0))
-
-    @property
-    def last_refused(self) -> str | None:  # type: ignore[override]
-        return getattr(self.source, "last_refused", None)
+    def _wrapped(self) -> object:
+        return self.source
 
     def read(self) -> Frame | None:
         frame = self.source.read()

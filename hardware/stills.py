@@ -39,7 +39,7 @@ from hardware.frames import (
     PicameraSource,
     RecordedSource,
     _check_bgr,
-    _SourceBase,
+    _Wrapping,
     open_source,
 )
 from hardware.imagefile import ImageError, read_image
@@ -165,7 +165,7 @@ class PicameraStills(PicameraSource):
         return Frame(_check_bgr(np.ascontiguousarray(image), self.name), self._clock() - self._t0, self.name)
 
 
-class DownscaledStills(_SourceBase):
+class DownscaledStills(_Wrapping):
     """A camera delivering full-size frames (a V4L2/USB camera at its highest resolution): the gate
     reads each frame shrunk to the video's size (`read`), the still is the last frame at full size."""
 
@@ -186,14 +186,8 @@ class DownscaledStills(_SourceBase):
         size = video_size_for((w, h), self.video)
         return Frame(shrunk(frame.image_bgr, size), frame.t, frame.source)
 
-    @property
-    def refused_count(self) -> int:  # type: ignore[override]
-        """The camera's frames skipped as too large (`hardware.frames`' size check)."""
-        return int(getattr(self.inner, "refused_count", 0))
-
-    @property
-    def last_refused(self) -> str | None:  # type: ignore[override]
-        return getattr(self.inner, "last_refused", None)
+    def _wrapped(self) -> object:
+        return self.inner
 
     def still(self) -> Frame | None:
         if self._last is None:
