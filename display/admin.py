@@ -82,9 +82,10 @@ class Sessions:
         return expires is not None and expires > self._clock()
 
 
-def client_key(address: str) -> str:
+def client_key(address: str, *, loopback_alone: bool = False) -> str:
     """Whom a wrong guess is counted against: the address, or its /64 network for IPv6 (one
-    household or machine holds a whole /64, so counting single addresses would be no limit)."""
+    household or machine holds a whole /64, so counting single addresses would be no limit).
+    ``loopback_alone``: IPv6 loopback (::1) is itself, not its /64 (`display.server.client_key`)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -92,7 +93,8 @@ def client_key(address: str) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+        if not (loopback_alone and ip.is_loopback):
+            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
 
 

@@ -35,6 +35,8 @@ from typing import Any, Protocol
 import uvicorn
 from fastapi import FastAPI
 
+from display import admin
+
 #: uvicorn's sans-I/O websockets protocol: the quickest fan-out of the ones uvicorn ships
 #: (see benchmarks/results/display.md)
 WS_IMPL = "websockets-sansio"
@@ -61,17 +63,9 @@ def _default_total() -> int:
 
 
 def client_key(address: str) -> str:
-    """What the caps count by: an IPv4 address, or an IPv6 client's /64 (one host holds a /64)."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        if not ip.is_loopback:
-            return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip)
+    """What the caps count by: an IPv4 address, or an IPv6 client's /64 (one host holds a /64), as
+    the admin's wrong tokens are counted (`display.admin.client_key`); ::1 is itself."""
+    return admin.client_key(address, loopback_alone=True)
 
 
 #: this machine's own addresses (the referee's browser, a kiosk's screen): the reserved slots are theirs.
