@@ -7,6 +7,9 @@ dicetable learn-dice see FRAME... --set NAME --kind d20 --colour red --session D
 dicetable learn-dice confirm DIR [--labels FILE] [--config table.toml | --out SET.json] [--allow-missing]
         the person's faces for each group; store the set where the table reads it (a set lacking
         faces, or of a kind the table's game does not use, is refused)
+dicetable learn-dice colour PHOTO... --config table.toml (--die ID | --owner NAME --colour NAME [--kind d6])
+        a die's look (its body colour) learnt from photos of it alone, into the table's roster
+        (controller.learn_looks)
 """
 
 from __future__ import annotations
@@ -115,3 +118,32 @@ def _config(path: Path) -> TableConfig:
 
 def register(app: typer.Typer) -> None:
     app.add_typer(learn_app, name="learn-dice")
+
+
+@learn_app.command("colour")
+def colour_cmd(
+    photos: list[Path] = typer.Argument(..., help="Photos of the die alone on the table, 3 or more rolls."),
+    config: Path = typer.Option(..., "--config", help="The table's table.toml (its roster, board, reader)."),
+    die: str = typer.Option("", "--die", help="The die's id in the table's roster (see the admin page)."),
+    owner: str = typer.Option("", "--owner", help="A new die: its owner (the player's name)."),
+    colour: str = typer.Option("", "--colour", help="A new die: its colour, as the game names it."),
+    kind: str = typer.Option("d6", "--kind", help="A new die: d6, d10, d10p or d20."),
+) -> None:
+    """Learn a die's colour from photos of it alone: the table then names its dice's colours (their
+    owners) by the learnt looks, once every colour of its roster has one."""
+    from controller.learn_looks import learn_colour
+    from controller.roster import Die, RosterError, new_die
+
+    if bool(die) == bool(owner or colour):
+        raise _fail("expected --die ID (a die of the roster) or --owner and --colour (a new die), not both")
+    cfg = _config(config)
+    try:
+        target: str | Die = die or new_die(kind, owner, colour)
+        got = learn_colour(cfg, target, photos)
+    except RosterError as e:
+        raise _fail(str(e)) from None
+    look = got.look or {}
+    typer.echo(
+        f"{got.name} ({got.id}): look learnt from {len(photos)} photo(s), {look.get('seen')} sightings, "
+        f"Lab {look.get('lab')} (spread {look.get('spread')}), saved to {cfg.roster_path}"
+    )

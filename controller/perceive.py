@@ -24,7 +24,7 @@ import json
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -325,6 +325,17 @@ def load_learnt(path: Path | None, to_teach: bool = False) -> Any:
         raise TableError(f"table.dice_set: {e}") from None
 
 
+def _learnt_looks(path: Path) -> Any:
+    """The roster's learnt looks as a palette (`controller.roster.learnt_palette`; None: no roster,
+    a colour without a look, or a refused file, which the table's roster reports)."""
+    from controller.roster import RosterError, learnt_palette, load_roster
+
+    try:
+        return learnt_palette(load_roster(path))
+    except RosterError:
+        return None
+
+
 def load_palette(path: str | Path, what: str = "camera.palette") -> Any:
     """A measured palette (a ``dicetable calibrate colours`` file); raises TableError naming it."""
     from vision.palette import Palette
@@ -530,6 +541,9 @@ class Perceiver:
     #: whether the table's own palette goes to the reader (not for a reader it was handed)
     own_reader: bool = True
     kinds: tuple[str, ...] = field(default=("d6",))
+    #: the roster's learnt looks (`controller.roster.learnt_palette`): without a measured palette,
+    #: the dice's colours are named by them (issue 44 item 5); None: by the palette
+    learnt: Any = None
 
     @classmethod
     def from_config(
@@ -561,15 +575,19 @@ class Perceiver:
             from controller.kind_at_table import at_table
 
             chosen = at_table(chosen, kinds, cfg.roster_path)
-        return cls.of(
-            chosen,
-            cfg.vision,
-            geometry,
-            palette,
-            cfg.table.confidence_threshold,
-            own_reader=reader is None,
-            kinds=kinds,
-            die_sizes_mm=cfg.dice.sizes_mm,
+        learnt = _learnt_looks(cfg.roster_path) if reader is None and palette is None else None
+        return replace(
+            cls.of(
+                chosen,
+                cfg.vision,
+                geometry,
+                palette,
+                cfg.table.confidence_threshold,
+                own_reader=reader is None,
+                kinds=kinds,
+                die_sizes_mm=cfg.dice.sizes_mm,
+            ),
+            learnt=learnt,
         )
 
     @classmethod
@@ -633,7 +651,10 @@ class Perceiver:
 
         if self.palette is not None:
             return self.palette if colours is None else self.palette.only({*colours} | set(NOT_DICE))
-        palette = Palette.default() if colours is None else Palette.known({*colours} | set(NOT_DICE))
+        if self.learnt is not None:
+            palette = self.learnt if colours is None else self.learnt.only({*colours} | set(NOT_DICE))
+        else:
+            palette = Palette.default() if colours is None else Palette.known({*colours} | set(NOT_DICE))
         if self.geometry is not None and pose is not None:
             palette = self.geometry.balance(palette, image, pose)
         return palette if palette.light is not None else palette.balanced_by_frame(image)

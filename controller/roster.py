@@ -5,8 +5,11 @@ one entry a die: its ``id``, ``kind`` (d6, d10, d10p, d20), ``owner`` and ``colo
 (its edge, when known), ``appearance`` (free notes: "swirl, white numerals") and, for a numbered die
 taught at this table, ``faces``: its learnt faces, both a reference to the table's learnt set it was
 saved into (``dice_set``, relative to the data dir) and the content (``set``: the crops taught of
-this die alone, the `vision.numbered.learnt.DiceSet` JSON), so the one file is all another table
-with the same dice needs.
+this die alone, the `vision.numbered.learnt.DiceSet` JSON), and its ``look`` (issue 44 item 5): the
+body colours of a few sightings of it (`vision.looks.Look`, learnt with ``dicetable learn-dice
+colour``), so the one file is all another table with the same dice needs.  When every colour of the
+roster has a learnt look the table names each die's colour (its owner follows) by the nearest look,
+not by its palette (`learnt_palette`); a die between two looks, or far from all, is asked.
 
 Where: ``[table] roster = "FILE.json"`` in table.toml, relative to the table's data dir; by default
 ``<table id>.roster.json`` in the data dir, beside the table's log (``<table id>.sqlite3``).  A table
@@ -25,7 +28,8 @@ File:
      "dice": [{"id": "ann-green-d20", "kind": "d20", "owner": "ann", "colour": "green",
                "size_mm": 20.0, "appearance": "",
                "faces": {"dice_set": "sets/green.json", "taught": [1, 2, ...], "crops": 80,
-                         "set": {"format": "dicetable-dice-set/1", ...}}}]}
+                         "set": {"format": "dicetable-dice-set/1", ...}},
+               "look": {"seen": 3, "lab": [52.0, -40.1, 30.2], "spread": [...], "labs": [[...], ...]}}]}
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from vision.looks import LearntPalette, Look, pooled
 from vision.numbered.labels import KINDS
 from vision.numbered.learnt import DiceSet, set_from_json
 
@@ -70,6 +75,9 @@ class Die:
     appearance: str = ""
     #: a numbered die's learnt faces: {"dice_set": str | None, "taught": [int], "crops": int, "set": {...}}
     faces: dict[str, Any] | None = None
+    #: the die's learnt look (issue 44 item 5): the body colours of a few sightings of it,
+    #: `vision.looks.Look`'s JSON ({"seen", "lab", "spread", "labs"}); None: not learnt
+    look: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -93,6 +101,9 @@ class Die:
             "size_mm": self.size_mm,
             "appearance": self.appearance,
             "faces": faces,
+            "look": self.look
+            if self.look is None or content
+            else {k: v for k, v in self.look.items() if k != "labs"},
         }
         return out if content else {**out, "name": self.name}
 
@@ -164,11 +175,11 @@ def parse(data: Any, source: str) -> list[Die]:
         at = f"{where}: dice[{i}]"
         if not isinstance(d, dict):
             raise RosterError(f"{at}: expected a die (an object), got {d!r}")
-        extra = sorted(set(d) - {"id", "kind", "owner", "colour", "size_mm", "appearance", "faces"})
+        extra = sorted(set(d) - {"id", "kind", "owner", "colour", "size_mm", "appearance", "faces", "look"})
         if extra:
             raise RosterError(
                 f"{at}: unknown field {extra[0]!r} (expected id, kind, owner, colour, "
-                "size_mm, appearance, faces)"
+                "size_mm, appearance, faces, look)"
             )
         die_id = d.get("id")
         if not isinstance(die_id, str) or not ID.match(die_id):
@@ -187,9 +198,37 @@ def parse(data: Any, source: str) -> list[Die]:
                 _size(d.get("size_mm"), f"{at}.size_mm"),
                 _notes(d.get("appearance"), f"{at}.appearance"),
                 _faces(d.get("faces"), f"{at}.faces", kind),
+                _look(d.get("look"), f"{at}.look"),
             )
         )
     return out
+
+
+def _look(value: Any, where: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    try:
+        return Look.from_json(value, where).to_json()
+    except ValueError as e:
+        raise RosterError(str(e)) from None
+
+
+def new_die(kind: Any, owner: Any, colour: Any) -> Die:
+    """A new entry (its id given when it is added); raises RosterError naming the bad field."""
+    if kind not in KINDS:
+        raise RosterError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    return Die("new", kind, _name(owner, "owner", OWNER_MAX), _name(colour, "colour", COLOUR_MAX))
+
+
+def learnt_palette(dice: list[Die]) -> LearntPalette | None:
+    """The palette that names a die by its colour's learnt look (`vision.looks`: the looks of dice of
+    one colour pooled), when every colour of the roster has one; None otherwise (no roster, or a
+    colour not learnt yet: the table names colours with its palette)."""
+    colours = {d.colour.casefold() for d in dice}
+    looks = [(d.colour, Look.from_json(d.look)) for d in dice if d.look is not None]
+    if not looks or {c.casefold() for c, _ in looks} != colours:
+        return None
+    return LearntPalette.of(pooled(looks))
 
 
 def load_roster(path: Path) -> list[Die]:
@@ -296,6 +335,30 @@ class Roster:
             save_roster(self.path, dice)
             self.dice = dice
             return {**self.status(), "message": message}
+
+    def looked(self, die: str | Die, labs: list[Any], who: str, log_row: Any) -> Die:
+        """Sightings of a die's body colour (balanced Lab) added to its entry's look (``die``: its
+        id, or a new entry, added), logged first."""
+        with self._lock:
+            self._writable()
+            added = isinstance(die, Die)
+            if isinstance(die, Die):
+                die = replace(die, id=slug(die.owner, die.colour, die.kind, {d.id for d in self.dice}))
+            else:
+                die = self._find(die)
+            try:
+                look = Look.learn(labs, None if die.look is None else Look.from_json(die.look))
+            except ValueError as e:
+                raise RosterError(str(e)) from None
+            new = replace(die, look=look.to_json())
+            step = "added_look" if added else "look"
+            log_row(
+                {"action": "roster", "step": step, "id": die.id, "name": die.name, "seen": len(labs)}, who
+            )
+            dice = [new if d is die else d for d in self.dice] + ([new] if added else [])
+            save_roster(self.path, dice)
+            self.dice = dice
+            return new
 
     def taught(
         self,
