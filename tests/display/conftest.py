@@ -1,4 +1,5 @@
-"""Fixtures of the display tests: a real table (table_rig), a live server, a real Mosquitto broker."""
+"""Fixtures of the display tests: a real table (table_rig), a live server, a real Mosquitto broker,
+a headless Chromium (`browser`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,32 @@ from table_rig import Rig
 
 from controller.table import Table
 from display.hub import Hub
+
+CHROMIUM = Path("/usr/bin/chromium")
+#: Debian's chromium as the browser tests drive it: headless, nothing fetched beside the pages
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A headless Chromium for a module's browser tests (skipped where it is not installed)."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,35 +20,12 @@ from display.app import create_app
 from display.hub import Hub
 from display.server import ServerThread
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 DICETAR = Path(__file__).resolve().parents[1] / "fixtures" / "sessions" / "dicetar-wars-demo"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 COLOURS = ["red", "blue", "green", "purple", "yellow"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def served(table: Table) -> ServerThread:

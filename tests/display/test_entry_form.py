@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from table_rig import ANGLERS, Rig
-from test_display_browser import ARTIFACTS, browser, served  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS, served
 
 from controller.session import session_config
 from display.app import create_app
@@ -177,7 +177,7 @@ def test_a_bad_throw_is_refused_with_a_clear_message_and_changes_nothing(
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_referee_types_a_roll_and_a_throw_on_the_admin_page(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_rig: Callable[..., Rig],
 ) -> None:
     from playwright.sync_api import expect

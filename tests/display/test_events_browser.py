@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 from table_rig import ANGLERS, Rig, d6
-from test_display_browser import ARTIFACTS, browser, served  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_events_read_as_words_with_the_raw_record_a_click_away(browser: Any, rig: Rig) -> None:  # noqa: F811
+def test_events_read_as_words_with_the_raw_record_a_click_away(browser: Any, rig: Rig) -> None:
     from playwright.sync_api import expect
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -40,7 +40,7 @@ def test_events_read_as_words_with_the_raw_record_a_click_away(browser: Any, rig
         page.close()
 
 
-def test_events_keep_a_secret_until_its_reveal(browser: Any, make_rig: Callable[..., Rig]) -> None:  # noqa: F811
+def test_events_keep_a_secret_until_its_reveal(browser: Any, make_rig: Callable[..., Rig]) -> None:
     from playwright.sync_api import expect
 
     rig = make_rig(game="die-angler", players=ANGLERS, options={"deck": "virtual"}, table_id="t5")

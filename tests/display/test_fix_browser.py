@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from table_rig import Rig, d6
-from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS
 
 from display.app import create_app
 from display.hub import Hub
@@ -27,7 +27,7 @@ def served(rig: Rig, **admin: Any) -> ServerThread:
 
 
 @pytest.fixture
-def context(browser: Any) -> Iterator[Any]:  # noqa: F811
+def context(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     yield ctx
     ctx.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +22,8 @@ from display.hub import Hub
 from display.mqtt import summarise
 from display.server import ServerThread
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "display"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 P = ("ann", "red"), ("bob", "blue"), ("cid", "green"), ("dee", "yellow")
@@ -82,18 +79,6 @@ class StillHall:
 
     def changes(self, since: int = 0) -> dict[str, Any]:
         return {**self.snapshot(), "version": 1, "full": since == 0, "gone": []}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def hall_page(browser: Any, url: str, size: tuple[int, int]) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from table_rig import ANGLERS, Rig
-from test_display_browser import ARTIFACTS, browser, served  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -21,7 +21,7 @@ KATAKANA = re.compile(r"[\u30a0-\u30ff]+")
 
 
 def test_a_fish_cards_japanese_name_renders_with_glyphs(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_rig: Callable[..., Rig],
 ) -> None:
     from playwright.sync_api import expect

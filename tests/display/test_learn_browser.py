@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS
 
 from controller import teach
 from controller.config import parse_config
@@ -45,7 +45,7 @@ def served(table: Table) -> ServerThread:
 
 
 @pytest.fixture
-def context(browser: Any) -> Iterator[Any]:  # noqa: F811
+def context(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     yield ctx
     ctx.close()

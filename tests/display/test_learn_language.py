@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS
 from test_learn_browser import TOKEN, _table, served
 
 from controller import teach
@@ -192,7 +192,7 @@ def test_the_learn_page_takes_the_tables_language_and_the_url_overrides_it(tmp_p
 
 
 @pytest.fixture
-def context(browser: Any) -> Iterator[Any]:  # noqa: F811
+def context(browser: Any) -> Iterator[Any]:
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     yield ctx
     ctx.close()

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from table_rig import ANGLERS, Rig
-from test_display_browser import ARTIFACTS, browser, served  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,7 +34,7 @@ def anglers(make_rig: Callable[..., Rig]) -> Rig:
     raise AssertionError(f"{SCENARIO.name}: no fish landed with a card up")
 
 
-def page_text(browser: Any, url: str) -> tuple[Any, str]:  # noqa: F811
+def page_text(browser: Any, url: str) -> tuple[Any, str]:
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -49,7 +49,7 @@ def page_text(browser: Any, url: str) -> tuple[Any, str]:  # noqa: F811
 
 
 def test_an_english_page_names_fish_in_english_and_a_japanese_page_in_japanese(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_rig: Callable[..., Rig],
 ) -> None:
     rig = anglers(make_rig)

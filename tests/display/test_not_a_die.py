@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from table_rig import Rig, d6
-from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS
 from test_fix_browser import context, served  # noqa: F401  (the page fixture)
 from test_secret_rule import BOTH_MATCH, Fighters, _attack_inputs
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from table_rig import Rig, d6
-from test_display_browser import ARTIFACTS, browser, served  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS, served
 
 from controller.config import parse_config
 from display import describe
@@ -201,7 +201,7 @@ def _text(page: Any) -> str:
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_japanese_table_page_tv_mode_and_picker_say_their_sentences_in_japanese(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_rig: Callable[..., Rig],
 ) -> None:
     from playwright.sync_api import expect
@@ -278,7 +278,7 @@ def test_the_japanese_table_page_tv_mode_and_picker_say_their_sentences_in_japan
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_japanese_admin_page_says_its_sentences_in_japanese(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_rig: Callable[..., Rig],
 ) -> None:
     from playwright.sync_api import expect
@@ -310,7 +310,7 @@ def test_the_japanese_admin_page_says_its_sentences_in_japanese(
 @pytest.mark.browser
 @pytest.mark.slow
 def test_what_the_table_could_not_do_is_said_in_the_pages_language(
-    browser: Any,  # noqa: F811
+    browser: Any,
     make_rig: Callable[..., Rig],
 ) -> None:
     """The table's notice (here: its reader failed on a frame) is English in the snapshot; a Japanese

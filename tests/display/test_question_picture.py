@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 from table_rig import FRAME, Rig, d6
-from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS
 
 from display.app import create_app
 from display.hub import Hub
@@ -67,7 +67,7 @@ def server(rig: Rig) -> Iterator[ServerThread]:
 
 @pytest.mark.parametrize("path", ["/", "/tv", "/?lang=ja"])
 def test_the_question_shows_the_asked_die_and_its_candidates(
-    browser: Any,  # noqa: F811
+    browser: Any,
     server: ServerThread,
     path: str,
 ) -> None:
@@ -88,7 +88,7 @@ def test_the_question_shows_the_asked_die_and_its_candidates(
     ctx.close()
 
 
-def test_the_admin_page_shows_each_read_die(browser: Any, server: ServerThread) -> None:  # noqa: F811
+def test_the_admin_page_shows_each_read_die(browser: Any, server: ServerThread) -> None:
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = ctx.new_page()
     page.goto(server.url + "/admin")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from test_question_picture import pixels
-from test_tv_browser import browser, shot  # noqa: F401  (the module's browser fixture)
+from test_tv_browser import shot
 
 from controller.cli_display import fake_config
 from controller.drawn_camera import DrawnCamera, throw_for_the_table
@@ -28,7 +28,7 @@ from engine import Input
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_the_readme_picture_of_the_table_page(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_the_readme_picture_of_the_table_page(browser: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     cfg = fake_config("dice-hunter", "ann:red,bob:blue,cid:green", ["deck=virtual"], "table-1")

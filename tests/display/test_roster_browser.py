@@ -11,7 +11,6 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-from test_display_browser import browser  # noqa: F401  (the module's browser fixture)
 from test_learn_browser import TOKEN, _table
 
 from controller.roster import FORMAT, load_roster
@@ -75,7 +74,7 @@ def test_the_roster_api_is_admin(tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
-def test_the_admin_page_lists_the_tables_dice_and_edits_them(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_the_admin_page_lists_the_tables_dice_and_edits_them(browser: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     table = _table(tmp_path)
@@ -113,7 +112,7 @@ def test_the_admin_page_lists_the_tables_dice_and_edits_them(browser: Any, tmp_p
 
 
 @pytest.mark.browser
-def test_a_refused_roster_file_is_said_on_the_admin_page(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_a_refused_roster_file_is_said_on_the_admin_page(browser: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     table = _table(tmp_path)

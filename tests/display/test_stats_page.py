@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from table_rig import Rig, d6
-from test_display_browser import ARTIFACTS, browser  # noqa: F401  (the module's browser fixture)
+from test_display_browser import ARTIFACTS
 
 from controller.cli_stats import fairness_report
 from controller.eventlog import EventLog
@@ -52,7 +52,7 @@ def test_the_tables_display_serves_its_dice_stats(rig: Rig) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_stats_page_draws_each_die_and_flags_the_loaded_one(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_stats_page_draws_each_die_and_flags_the_loaded_one(browser: Any, tmp_path: Path) -> None:
     from playwright.sync_api import expect
 
     log = hall_log(tmp_path / "table-7.sqlite3")

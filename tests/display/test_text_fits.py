@@ -8,14 +8,14 @@ board, Die-angler with its cards), the hall and the tournament page, in Debian's
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from table_rig import Rig
 from test_hall_display import TABLES, StillHall
-from test_tv_browser import ARGS, ARTIFACTS, CHROMIUM, dicetar_game, hunter_game
+from test_tv_browser import ARTIFACTS, dicetar_game, hunter_game
 
 from controller.tournament import Tournament
 from controller.tournament_file import TournamentFile
@@ -60,18 +60,6 @@ OVERFLOWS = """() => {
   }
   return out;
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def overflows(browser: Any, url: str, ready: str, shot_prefix: str = "") -> dict[str, list[str]]:

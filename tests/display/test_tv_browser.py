@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,27 +27,13 @@ from display.app import create_app
 from display.hub import Hub
 from display.server import ServerThread
 
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 DICETAR = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
 HUNTER = ROOT / "tests" / "scenarios" / "dice-hunter" / "three-players-virtual-deck.jsonl"
 ARTIFACTS = ROOT / "test-artifacts" / "display"
 SCREENS = ((1920, 1080), (1280, 720))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def shot(page: Any, name: str) -> None:
