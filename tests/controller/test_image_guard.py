@@ -6,7 +6,6 @@ calibration commands; the command's memory stays far below what decoding would t
 from __future__ import annotations
 
 import struct
-import zlib
 from pathlib import Path
 
 import cv2
@@ -14,25 +13,11 @@ import numpy as np
 import pytest
 
 from tests import peak_memory
+from tests.controller.test_hostile_inputs import png_claiming
 
 ROOT = Path(__file__).resolve().parents[2]
 #: far below the 1.2 GB a 20000 x 20000 picture takes decoded (BGR), above what the CLI itself takes
 MAX_RSS_MB = 900
-
-
-def png_claiming(width: int, height: int) -> bytes:
-    """A small PNG whose header says width x height (grey, 8 bit)."""
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", ihdr)
-        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
-        + chunk(b"IEND", b"")
-    )
 
 
 def jpeg_claiming(width: int, height: int) -> bytes:
