@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.table_stills import frames_of
 from controller.config import parse_config
 from controller.kind_at_table import TableKinds
 from controller.perceive import Perceiver
@@ -22,21 +23,6 @@ from vision.reading import DieReading
 #: a TRAIN-split real d20 (d20_lurig's d20_color set-up) showing 8: at a Die-angler table's three
 #: kinds it is read right but asked (~0.3: a numeral a d10 has too)
 PHOTO = "d20_lurig/images/f08_d20_color_0000.jpg"
-STILL = (4608, 2592)
-
-
-def _still(photo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(still, gate frame, empty gate frame): the photo laid in a 4608x2592 still of its border's
-    colour, as benchmarks/table_stills.py lays it."""
-    h, w = photo.shape[:2]
-    edge = np.concatenate([photo[0], photo[-1], photo[:, 0], photo[:, -1]])
-    empty = np.empty((STILL[1], STILL[0], 3), np.uint8)
-    empty[:] = np.median(edge, 0)
-    still = empty.copy()
-    y0, x0 = (STILL[1] - h) // 2, (STILL[0] - w) // 2
-    still[y0 : y0 + h, x0 : x0 + w] = photo
-    size = (1280, 720)
-    return still, cv2.resize(still, size, interpolation=cv2.INTER_AREA), cv2.resize(empty, size)
 
 
 def _roster(path: Path, kinds: list[tuple[str, float | None]]) -> Path:
@@ -49,7 +35,8 @@ def _roster(path: Path, kinds: list[tuple[str, float | None]]) -> Path:
 
 
 def _read(tmp_path: Path, photo: np.ndarray, roster: Path | None) -> object:
-    still, video, empty = _still(photo)
+    # the photo laid in a 4608x2592 still of its border's colour, as the benchmark lays it
+    still, video, _, empty = frames_of(photo)
     cv2.imwrite(str(tmp_path / "empty.png"), empty)
     raw: dict = {"table": {"game": "die-angler"}}
     raw["vision"] = {"empty_table_frame": str(tmp_path / "empty.png")}
