@@ -8,28 +8,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from controller.cli_vision import register
 from controller.perceive import reader_for
+from tests.controller.test_perceive import app
 from training.numbered.real import default_root
 from vision.numbered.combined import LONE_MEDIAN, LONE_STEP, PipDice
 from vision.palette import Palette
 from vision.reading import DieReading, Examined, box_quad
 
 REAL = default_root()
-
-
-def app() -> typer.Typer:
-    a = typer.Typer()
-
-    @a.callback()
-    def main() -> None:
-        """test app"""
-
-    register(a)
-    return a
 
 
 def negative(name: str) -> Path:
