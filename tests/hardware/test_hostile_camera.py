@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from hardware.frames import CameraLost, CameraSource, NetworkSource
+from tests.hardware.test_url_secrets import _config
 from tests.peak_memory import measured
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,14 +109,7 @@ def test_record_skips_huge_frames_and_keeps_the_good_ones(hostile: str, tmp_path
 
 
 def test_run_goes_on_past_huge_frames(hostile: str, tmp_path: Path) -> None:
-    from display.server import free_port
-
-    cfg = tmp_path / "table.toml"
-    cfg.write_text(
-        f'[camera]\nsource = "{hostile}"\n[display]\nport = {free_port()}\n'
-        f'[database]\npath = "{tmp_path / "t.sqlite3"}"\n',
-        encoding="utf-8",
-    )
+    cfg = _config(tmp_path, hostile)
     _, out, mb, alive = measured("run", "--config", str(cfg), "--no-hold", stop_after=12)
     assert alive, out  # still playing when stopped: the table goes on
     assert "frame skipped" in out and "16000x16000" in out, out
