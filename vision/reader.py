@@ -35,7 +35,7 @@ from vision.oblique import (
     top_quad,
 )
 from vision.palette import Palette
-from vision.reading import DieReading, Examined, ReadsExamined, Rejected, box_quad
+from vision.reading import DieReading, Examined, Reader, Rejected, box_quad
 from vision.runtime import Model, blob, softmax_turned
 from vision.verifier import Box as VerifiedBox
 from vision.verifier import NetVerifier, Verifier
@@ -108,7 +108,7 @@ def _load(name: str, path: Path | None) -> Model:
     return Model(path or MODELS / name)
 
 
-class DiceReader(ReadsExamined):
+class DiceReader(Reader):
     """Reads pip d6 dice. Thread-safe (each model guards itself with a lock)."""
 
     def __init__(

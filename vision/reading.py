@@ -95,29 +95,8 @@ class Reader(Protocol):
     `vision.where` steps a die must pass (the table's, for this frame), judged on boxes in the
     frame's pixels; ``view`` is where the camera looks from (`vision.oblique.View`, from the board's
     pose; None: the reader's own), which tells a reader how the dice lean (its `nadir`).  `examine`
-    also gives every candidate rejected and the step that rejected it (`dicetable read --explain`)."""
-
-    def read(
-        self,
-        image: np.ndarray,
-        palette: Palette | None = None,
-        where: Sequence[WhereStep] | None = None,
-        view: View | None = None,
-    ) -> list[DieReading]: ...
-
-    def examine(
-        self,
-        image: np.ndarray,
-        palette: Palette | None = None,
-        where: Sequence[WhereStep] | None = None,
-        view: View | None = None,
-    ) -> Examined: ...
-
-
-class ReadsExamined:
-    """A `Reader`'s `read` as the readings of its `examine` (the one that does the work): every die
-    in the frame; ``where``: the vision.where steps for this frame, ``view``: where the camera looks
-    from (each None: the reader's own)."""
+    also gives every candidate rejected and the step that rejected it (`dicetable read --explain`).
+    A reader that subclasses it has `read` as the readings of its `examine`."""
 
     def read(
         self,
@@ -134,5 +113,4 @@ class ReadsExamined:
         palette: Palette | None = None,
         where: Sequence[WhereStep] | None = None,
         view: View | None = None,
-    ) -> Examined:
-        raise NotImplementedError
+    ) -> Examined: ...

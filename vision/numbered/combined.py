@@ -25,7 +25,7 @@ import numpy as np
 
 from vision.numbered.labels import KIND_SLICES, KINDS, parse_kinds
 from vision.palette import Palette
-from vision.reading import DieReading, Examined, Reader, ReadsExamined, Rejected, box_quad
+from vision.reading import DieReading, Examined, Reader, Rejected, box_quad
 from vision.where import Box, WhereStep, screen
 
 if TYPE_CHECKING:
@@ -322,7 +322,7 @@ def second_look(
 
 
 @dataclass(frozen=True)
-class NumberedDice(ReadsExamined):
+class NumberedDice(Reader):
     """The numbered reader as a `vision.reading.Reader`: the dice of `kinds` in a frame (with d6 among
     them, the pip-d6 reader reads the d6 beside it: `read_all`; else `read_numbered`), a die the
     table's learnt set `learnt` knows read as its face.  The `view` tells it the point below the
@@ -471,7 +471,7 @@ def lone_pips(
 
 
 @dataclass(frozen=True)
-class PipDice(ReadsExamined):
+class PipDice(Reader):
     """The pip-d6 reader at a table of pip d6 alone (`vision.reader.DiceReader`), as a
     `vision.reading.Reader`, each die it reads surely checked by the numbered classifier at its box
     (`doubted`): a die of a kind the table does not read (a d20 showing 4 read as a d6's two pips at

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from vision.image_check import check_bgr
-from vision.reading import DieReading, Examined, ReadsExamined, Rejected
+from vision.reading import DieReading, Examined, Reader, Rejected
 
 if TYPE_CHECKING:
     from vision.numbered.combined import NumberedDice
@@ -174,7 +174,7 @@ def _back_rejected(r: Rejected, x0: float, y0: float, s: float) -> Rejected:
 
 
 @dataclass(frozen=True)
-class AnyScale(ReadsExamined):
+class AnyScale(Reader):
     """The numbered reader (`vision.numbered.NumberedDice`) for photos of unknown scale (see the
     module's doc).  With where steps or a view (a table that knows its scale) it reads as `inner`."""
 
