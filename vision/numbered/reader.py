@@ -41,6 +41,7 @@ import numpy as np
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
+from vision.numbered.die_crop import die_crop
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
@@ -205,6 +206,11 @@ EVIDENCE_FLOOR = 1e-3
 #: d20_off-angle's frames (another die) was read surely wrong 6 times of 114 with the classifier's
 #: agreement still sure (0 with the head's).  0.4 keeps a margin.
 LEARNT_OCR_SURE = 0.4
+#: a die this alike to a stored crop of one face (and to no other face's) is the very picture taught
+#: (a learn frame read back): its face is the one taught, whatever the head reads (issue 44 item 2: a
+#: set read on its own learn frames read 1.0-alike crops as the head's numeral).  Set before any figure,
+#: not tuned (benchmarks/learn_readback.py measures the later rolls too).
+SAME = 0.97
 
 
 def learnt_face(
@@ -212,8 +218,11 @@ def learnt_face(
 ) -> int:
     """The face of a learnt set's die given its likeness to each face of the set and the OCR head's
     evidence for each (aligned with `faces`), the evidence's log weighted `weight` (LEARNT_OCR)."""
+    like = np.asarray(likenesses, np.float64)
+    if len(like) and float(like.max()) >= SAME and int(np.count_nonzero(like >= SAME)) == 1:
+        return int(faces[int(np.argmax(like))])  # the very picture taught: the face it was taught as
     w = weight
-    score = np.asarray(likenesses, np.float64) + w * np.log(np.asarray(evidence, np.float64) + EVIDENCE_FLOOR)
+    score = like + w * np.log(np.asarray(evidence, np.float64) + EVIDENCE_FLOOR)
     return int(faces[int(np.argmax(score))])
 
 
@@ -304,6 +313,10 @@ class NumberedReader:
     #: passes would give the very same nadirs and net outputs); False: every pass, as before issue 46
     #: (benchmarks/vision_d6_budget.py times both)
     skip_weightless: bool = True
+    #: a learnt set learns and matches each die's own crop, centred, scaled and turned on its outline
+    #: (`vision.numbered.die_crop`, issue 44 item 2); False: the classifier's crop round the top face
+    #: as before (benchmarks/learn_readback.py measures both)
+    die_centred: bool = False
 
     def __init__(
         self,
@@ -732,7 +745,11 @@ class NumberedReader:
             quad = np.asarray(r["quad"] if isinstance(r, dict) else r.quad, np.float64).reshape(-1, 2)
             side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 4.0) / k
             c = (float(center[0]) / k, float(center[1]) / k)
-            out.append(_cut(copies.work, c, side * MARGIN, CROP))
+            if self.die_centred:
+                box = (float(quad[:, 0].mean()) / k, float(quad[:, 1].mean()) / k)
+                out.append(die_crop(copies.work, box, side))
+            else:
+                out.append(_cut(copies.work, c, side * MARGIN, CROP))
         return out
 
     def learnt_matches(
@@ -825,7 +842,8 @@ class NumberedReader:
         if learnt is not None:
             # with the head's evidence a die need not be MARGIN nearer one face (`candidates`)
             margin = 0.0 if self.ocr is not None and self.learnt_ocr is not None else LEARNT_MARGIN
-            matches = self.learnt_matches(crops, learnt, margin)
+            own = [die_crop(image, f.box_center, max(f.w, f.h)) for f in found] if self.die_centred else crops
+            matches = self.learnt_matches(own, learnt, margin)
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
 
