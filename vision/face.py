@@ -68,6 +68,13 @@ CENTRE, SAME_AS_ROUND = 0.3, 0.6
 #: pips and glints: a group of the die's pixels this far from the rest (Lab, lightness halved), and
 #: at most this share of the die, is left out of its colour
 PIP_GAP, PIP_SHARE = 16.0, 0.42
+#: the smaller group is the top face when it holds more than this share of the die's pixels in the
+#: crop's centre (``CENTRE``); False: issue 45 item 3's rule alone (benchmarks compare the two)
+TOP_HELD = 0.7
+#: ... and is at least this share of the die (a face, not pips or a glint), and lighter than the rest
+#: by this much (Lab lightness): a light face over its shaded sides
+TOP_SHARE, TOP_LIGHTER = 0.25, 20.0
+TOP_FACE_FIRST = True
 
 
 def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
@@ -136,8 +143,26 @@ def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
         _, lbl, centres = cv2.kmeans(pts, 2, None, crit, 2, cv2.KMEANS_PP_CENTERS)
         small = lbl.ravel() == int(np.argmin(np.bincount(lbl.ravel(), minlength=2)))
         gap = float(np.linalg.norm(centres[0] - centres[1]))
-        if gap >= PIP_GAP and small.mean() <= PIP_SHARE:
-            px = px[~small]
+        if gap >= PIP_GAP:
+            # the top face lies at the crop's centre: a group that holds most of the centre's die
+            # pixels is the top face, never dropped as pips (a light die's top face on a print, its
+            # shaded sides the larger group, is named by its face, not its sides: issue 45 item 1)
+            centre = np.zeros((h, w), bool)
+            centre[h // 2 - ch : h // 2 + ch, w // 2 - cw : w // 2 + cw] = True
+            at_centre = centre[inner & (differs > 0)]
+            lighter = float(centres[int(np.argmin(np.bincount(lbl.ravel(), minlength=2)))][0]) - float(
+                centres[int(np.argmax(np.bincount(lbl.ravel(), minlength=2)))][0]
+            )
+            small_top = (
+                bool(at_centre.any())
+                and float(small[at_centre].mean()) > TOP_HELD
+                and small.mean() >= TOP_SHARE
+                and 2.0 * lighter >= TOP_LIGHTER
+            )
+            if small_top and TOP_FACE_FIRST:
+                px = px[small]
+            elif small.mean() <= PIP_SHARE:
+                px = px[~small]
     return px if len(px) >= 8 else None
 
 
