@@ -70,7 +70,7 @@ CENTRE, SAME_AS_ROUND = 0.3, 0.6
 PIP_GAP, PIP_SHARE = 16.0, 0.42
 #: the smaller group is the top face when it holds more than this share of the die's pixels in the
 #: crop's centre (``CENTRE``); False: issue 45 item 3's rule alone (benchmarks compare the two)
-TOP_HELD = 0.7
+TOP_HELD = 0.6
 #: ... and is at least this share of the die (a face, not pips or a glint), and lighter than the rest
 #: by this much (Lab lightness): a light face over its shaded sides
 TOP_SHARE, TOP_LIGHTER = 0.25, 20.0
