@@ -41,6 +41,7 @@ SMOKE: dict[str, list[str]] = {
     "geometry": ["--smoke"],
     "hall": ["--smoke"],
     "kind_sizes": ["--smoke"],
+    "missed_dice": ["--limit", "2"],
     "hardware": ["--smoke"],
     "label_audit": ["--smoke"],
     "learn_readback": ["--smoke"],
