@@ -11,6 +11,7 @@ import pytest
 from controller.pairing import Finished, round_robin, standings, swiss
 from controller.tournament import Tournament, TournamentError
 from controller.tournament_file import TournamentFile, load_tournament
+from display.pairings import SEAT_COLOURS
 
 SIX = ["p1", "p2", "p3", "p4", "p5", "p6"]
 
@@ -97,7 +98,10 @@ def result(
     return {
         "table": table,
         "game": game,
-        "players": [{"name": p, "colour": "red"} for p in players],
+        # each player the colour of the seat the pairing gave them (the table plays with it)
+        "players": [
+            {"name": p, "colour": SEAT_COLOURS[i % len(SEAT_COLOURS)]} for i, p in enumerate(players)
+        ],
         "scores": {p: 1 for p in players},
         "winners": [winner],
         "seq": 9,

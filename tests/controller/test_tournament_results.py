@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from controller.tournament import Tournament, TournamentError
 from controller.tournament_file import TournamentFile
+from display.pairings import SEAT_COLOURS
 
 PLAYERS = ("ann", "bob", "cid", "dan")
 
@@ -33,7 +34,10 @@ def table_result(
     return {
         "table": table,
         "game": game,
-        "players": [{"name": p, "colour": "red"} for p in players],
+        # each player the colour of the seat the pairing gave them (the table plays with it)
+        "players": [
+            {"name": p, "colour": SEAT_COLOURS[i % len(SEAT_COLOURS)]} for i, p in enumerate(players)
+        ],
         "scores": dict(zip(players, scores, strict=True)),
         "winners": [p for p, s in zip(players, scores, strict=True) if s == best],
         "seq": 9,
