@@ -214,8 +214,9 @@ class _Wrapping(_SourceBase):
     """A source reading the frames of another (`_wrapped`): the frames that one skipped as too large
     (the size check, `_refuse`) are the ones it skipped."""
 
+    @abstractmethod
     def _wrapped(self) -> object:
-        raise NotImplementedError
+        """The source whose frames this one reads."""
 
     @property
     def refused_count(self) -> int:  # type: ignore[override]

@@ -187,13 +187,10 @@ def test_concurrent_publishes_are_safe(broker: Any, table: Any) -> None:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) -> None:
+def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any, browser: Any) -> None:
     from pathlib import Path
 
-    chromium = Path("/usr/bin/chromium")
-    if not chromium.exists():
-        pytest.skip("chromium is not installed")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from display.server import ServerThread
 
@@ -201,19 +198,8 @@ def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) 
     hub = Hub()
     hall = Hall("127.0.0.1", broker.port, on_update=wake_hub(hub), keepalive=2)
     hall.start()
-    args = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ]
     try:
-        with ServerThread(create_hall_app(hall, hub)) as server, sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(chromium), args=args)
+        with ServerThread(create_hall_app(hall, hub)) as server:
             page = browser.new_page(viewport={"width": 1100, "height": 520})
             page.goto(server.url + "/")
             expect(page.locator('[data-table="t1"]')).to_be_visible(timeout=20_000)
@@ -228,7 +214,7 @@ def test_hall_page_in_chromium_survives_broker_restart(broker: Any, wired: Any) 
             artifacts = Path(__file__).resolve().parents[2] / "test-artifacts" / "display"
             artifacts.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(artifacts / "hall.png"), full_page=True)
-            browser.close()
+            page.close()
     finally:
         hall.stop()
 
