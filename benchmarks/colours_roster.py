@@ -1,22 +1,34 @@
 """Die colours of real photos named from the table's learnt dice (issue 44 item 5) against the palette
-(issue 45 item 3), same run.
+(issue 45 item 3), before and after, same run.
 
 Truth: the by-eye colour labels of `benchmarks/colours_real.py` (`benchmarks/labels/d6_colours*.csv`):
-byler_d6 (its held-out photos and the two labelled train samples, 81 photos, one collection of dice
-photographed on a table) and the skovy_d6 scenes (15 frames, a red and a cream die).  The labels give
-a colour class per die, not which physical die it is, so a "die" of the roster here is a colour
-class: each class is learnt from every labelled die of that colour in the first 3 photos (by name)
-that show it, and read on the photos that taught no class at all (held out by photo).  The roster of
-a set is every class learnt from it: the table knows all its dice, whichever are in the photo.
+byler_d6 (its held-out photos and the two labelled train samples, 81 photos of two collections of
+dice photographed on a table, 2019-12-08 and 2019-12-09) and the skovy_d6 scenes (15 frames, a red
+and a cream die).  Those labels give a colour class per die, not which physical die it is;
+`benchmarks/labels/d6_looks.csv` adds, by eye, which kind of die each byler die is inside its class
+(a blue/black swirl, an opaque blue, a navy; smoke or opaque black; ivory or white...): 17 looks,
+each a set of identical dice (skovy's two dice are their own looks).
 
-Each die's body is read from its labelled box as `colours_real` reads it (`vision.face.body_colour_labs`
-of the box grown by the reader's margin) and balanced by the frame's light (`Palette.balanced_by_frame`).
+Two ways to learn, each read on the photos that taught nothing (held out by photo):
+
+- by look (the issue's: every die in play learnt): each look is learnt from every labelled die of
+  it in the first 3 photos (by name) that show it; a roster entry is a look, its colour its class's;
+- by colour class (the labels alone, the first round's figure): each class learnt from its first 3
+  photos, whichever of its looks they show (the 2019-12-09 blues and whites are never learnt).
+
+The read photos are reported in two groups: those of `d6_colours.csv` (the held-out photos of the
+colour labels and skovy: "held-out") and those of the two train samples ("tune": the weights of
+`vision.looks` were chosen on these alone).
+
+Each die is read from its labelled box as `colours_real` reads it (the box grown by the reader's
+margin, 64 px) and balanced by the frame's light (`Palette.balanced_by_frame`).
 
 Columns: palette: the table's way without a roster (`Palette.known` of the colours labelled in the
-photo plus white and black, `near_two`: a die between two colours is asked); roster: the nearest
-learnt look (`vision.looks.LearntPalette`, every class of the set; a die between two looks, or far
-from all, is asked); roster, colours in play: the same cut to the colours labelled in the photo.
-Right: named right and not asked; silent: named wrong and not asked (per 500 dice); asked.
+photo plus white and black, `near_two`: a die between two colours is asked); roster, body: the
+nearest learnt look by the body's colour alone (issue 44's first round: `vision.face.body_colour_labs`,
+K 2); roster, whole look: the nearest learnt look by body, pips and vivid part (`vision.face.die_looks`,
+`vision.looks`).  Right: named right and not asked; silent: named wrong and not asked (per 500 dice);
+asked.
 
     nice -n 10 .venv/bin/python -m benchmarks.colours_roster [--markdown FILE] [--smoke]
 """
@@ -24,110 +36,181 @@ Right: named right and not asked; silent: named wrong and not asked (per 500 dic
 from __future__ import annotations
 
 import argparse
+import csv
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from benchmarks.colours_real import LABELS, NOT_DICE, TRAIN_LABELS, TUNE_LABELS, by_box, load_labels
-from benchmarks.harness import REAL, add_smoke, imread, run_header, write
-from vision.looks import LearntPalette, Look
+from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
+from vision.crops import MARGIN
+from vision.looks import LearntPalette, Look, look_of, pooled
 from vision.palette import Palette
 
+LOOKS = ROOT / "benchmarks" / "labels" / "d6_looks.csv"
 LEARN_PHOTOS = 3
-COLUMNS = ("palette", "roster", "roster, colours in play")
+COLUMNS = ("palette", "roster, body", "roster, whole look")
+PROTOCOLS = ("by look", "by colour class")
 
 
-def sightings(smoke: bool = False) -> dict[str, dict[str, list[tuple[str, np.ndarray, Palette]]]]:
-    """By set, by photo: each labelled die's (colour, body Lab as seen, the photo's palette)."""
-    labels = load_labels(LABELS)
-    labels.update(load_labels(TRAIN_LABELS))
-    labels.update(load_labels(TUNE_LABELS))
-    out: dict[str, dict[str, list[tuple[str, np.ndarray, Palette]]]] = {}
-    photos = sorted(labels)
-    if smoke:
-        photos = [p for p in photos if "byler" in p][:12] + [p for p in photos if "skovy" in p][:6]
-    for photo in photos:
-        image = imread(REAL / photo)
-        dice = labels[photo]
-        pal = Palette.known({d["colour"] for d in dice} | set(NOT_DICE)).balanced_by_frame(image)
-        labs = dict(by_box(image, dice))
-        out.setdefault(photo.split("/")[0], {})[photo] = [
-            (d["colour"], labs[i], pal) for i, d in enumerate(dice)
-        ]
+@dataclass(frozen=True)
+class Seen:
+    colour: str
+    look: str
+    body: np.ndarray  # the body's Lab as seen
+    whole: np.ndarray  # the whole look (`vision.looks.look_of`: balanced already)
+    palette: Palette  # the photo's palette (the colours labelled in it), balanced by its light
+
+
+def load_looks(path: Path = LOOKS) -> dict[tuple[str, int], str]:
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
+    return {(r["image"], int(r["die"])): r["look"] for r in csv.DictReader(lines)}
+
+
+def box_crops(image: np.ndarray, dice: list[dict[str, Any]]) -> list[np.ndarray]:
+    """Each labelled die's box grown by the reader's margin, 64 px (as `colours_real.by_box`)."""
+    h, w = image.shape[:2]
+    out = []
+    for x0, y0, x1, y1 in (d["box"] for d in dice):
+        cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, MARGIN * max(x1 - x0, y1 - y0) / 2
+        a, b = int(max(0, cx - half)), int(max(0, cy - half))
+        out.append(cv2.resize(image[b : int(min(h, cy + half)), a : int(min(w, cx + half))], (64, 64)))
     return out
 
 
-def split(photos: dict[str, list[tuple[str, np.ndarray, Palette]]]) -> tuple[dict[str, list[str]], list[str]]:
-    """Each class's learn photos (the first LEARN_PHOTOS showing it) and the photos that taught none."""
+def sightings(smoke: bool = False) -> tuple[dict[str, dict[str, list[Seen]]], set[str]]:
+    """By set, by photo: each labelled die as seen; and the photos of the held-out labels."""
+    held = load_labels(LABELS)
+    labels = dict(held)
+    labels.update(load_labels(TRAIN_LABELS))
+    labels.update(load_labels(TUNE_LABELS))
+    looks = load_looks()
+    photos = sorted(labels)
+    if smoke:
+        photos = [p for p in photos if "byler" in p][:12] + [p for p in photos if "skovy" in p][:6]
+    out: dict[str, dict[str, list[Seen]]] = {}
+    for photo in photos:
+        out.setdefault(photo.split("/")[0], {})[photo] = seen_in(photo, labels[photo], looks)
+    return out, set(held)
+
+
+def seen_in(
+    photo: str, dice: list[dict[str, Any]], looks: dict[tuple[str, int], str], real: Path = REAL
+) -> list[Seen]:
+    """Each labelled die of ``photo`` (its path under fixtures/real) as seen."""
+    image = imread(real / photo)
+    pal = Palette.known({d["colour"] for d in dice} | set(NOT_DICE)).balanced_by_frame(image)
+    bodies = dict(by_box(image, dice))
+    wholes = look_of(box_crops(image, dice), pal)
+    return [
+        Seen(d["colour"], looks.get((photo, i), d["colour"]), bodies[i], wholes[i], pal)
+        for i, d in enumerate(dice)
+    ]
+
+
+def split(photos: dict[str, list[Seen]], by: str) -> tuple[dict[str, list[str]], list[str]]:
+    """Each look's (or class's) learn photos (the first LEARN_PHOTOS showing it) and the photos that
+    taught none."""
     learn: dict[str, list[str]] = {}
     for photo in sorted(photos):
-        for colour in {c for c, _, _ in photos[photo]}:
-            if len(learn.setdefault(colour, [])) < LEARN_PHOTOS:
-                learn[colour].append(photo)
+        for key in {s.look if by == "by look" else s.colour for s in photos[photo]}:
+            if len(learn.setdefault(key, [])) < LEARN_PHOTOS:
+                learn[key].append(photo)
     taught = {p for ps in learn.values() for p in ps}
     return learn, [p for p in sorted(photos) if p not in taught]
+
+
+def rosters(photos: dict[str, list[Seen]], by: str) -> tuple[LearntPalette, LearntPalette, list[str]]:
+    """The roster learnt by body alone and by whole look (each entry pooled by its colour), and the
+    photos to read."""
+    learn, test = split(photos, by)
+    entries: dict[str, tuple[str, list[np.ndarray], list[np.ndarray]]] = {}
+    for key, ps in learn.items():
+        for p in ps:
+            for s in photos[p]:
+                if (s.look if by == "by look" else s.colour) == key:
+                    e = entries.setdefault(key, (s.colour, [], []))
+                    e[1].append(s.palette.balance_lab(s.body))
+                    e[2].append(s.whole)
+    body = LearntPalette.of(pooled((c, Look.learn(b)) for c, b, _ in entries.values()))
+    whole = LearntPalette.of(pooled((c, Look.learn(w)) for c, _, w in entries.values()))
+    return body, whole, test
 
 
 def run(smoke: bool = False) -> dict[str, Any]:
     tally: dict[str, Counter[str]] = {}
     wrong: dict[str, Counter[str]] = {}
     info: dict[str, dict[str, int]] = {}
-    for source, photos in sightings(smoke).items():
-        learn, test = split(photos)
-        looks = {
-            colour: Look.learn(pal.balance_lab(lab) for p in ps for c, lab, pal in photos[p] if c == colour)
-            for colour, ps in learn.items()
-        }
-        roster = LearntPalette.of(looks)
-        info[source] = {"photos": len(photos), "learn photos": len(photos) - len(test), "classes": len(looks)}
-        for photo in test:
-            present = {c for c, _, _ in photos[photo]}
-            for want, lab, pal in photos[photo]:
-                ways = {
-                    "palette": pal,
-                    "roster": replace(roster, light=pal.light),
-                    "roster, colours in play": replace(roster.only(present), light=pal.light),
-                }
-                for key in (source, "all"):
-                    c = tally.setdefault(key, Counter())
-                    c["dice"] += 1
-                    for col, way in ways.items():
-                        got, near = way.near_two(lab)
-                        if near is not None:
-                            c[f"{col} asked"] += 1
-                        elif got == want:
-                            c[f"{col} right"] += 1
-                        else:
-                            c[f"{col} silent"] += 1
-                            if key == "all":
-                                wrong.setdefault(col, Counter())[f"{want}->{got}"] += 1
+    sets, held = sightings(smoke)
+    for by in PROTOCOLS:
+        for source, photos in sets.items():
+            body, whole, test = rosters(photos, by)
+            info[f"{by} | {source}"] = {
+                "photos": len(photos),
+                "learn photos": len(photos) - len(test),
+                "entries": len(
+                    {s.look if by == "by look" else s.colour for ss in photos.values() for s in ss}
+                ),
+            }
+            for photo in test:
+                group = "held-out" if photo in held else "tune"
+                for s in photos[photo]:
+                    ways: dict[str, tuple[Any, np.ndarray]] = {
+                        "palette": (s.palette, s.body),
+                        "roster, body": (replace(body, light=s.palette.light), s.body),
+                        "roster, whole look": (replace(whole, light=s.palette.light), s.whole),
+                    }
+                    for key in (f"{by} | {group} | {source}", f"{by} | {group} | all"):
+                        c = tally.setdefault(key, Counter())
+                        c["dice"] += 1
+                        for col, (way, seen) in ways.items():
+                            got, near = way.near_two(seen)
+                            if near is not None:
+                                c[f"{col} asked"] += 1
+                            elif got == s.colour:
+                                c[f"{col} right"] += 1
+                            else:
+                                c[f"{col} silent"] += 1
+                                if key.endswith("all"):
+                                    w = wrong.setdefault(f"{by} | {group} | {col}", Counter())
+                                    w[f"{s.look}->{got}"] += 1
     return {"tally": tally, "wrong": wrong, "info": info}
 
 
 def markdown(res: dict[str, Any]) -> str:
     sets = "; ".join(
-        f"{s}: {i['photos']} photos, {i['classes']} colour classes learnt from {i['learn photos']}"
-        for s, i in sorted(res["info"].items())
+        f"{k}: {i['photos']} photos, {i['entries']} entries learnt from {i['learn photos']}"
+        for k, i in sorted(res["info"].items())
     )
     lines = [
-        f"Sets: {sets}; read on the others (held out by photo). Right = named right, not asked; "
+        f"Learnt: {sets}; read on the others (held out by photo). Right = named right, not asked; "
         "silent = named wrong, not asked (per 500 dice); asked = a die between two colours (or far "
         "from every learnt look).",
         "",
-        "| photos | dice | " + " | ".join(f"{c}: right / silent per 500 / asked" for c in COLUMNS) + " |",
-        "|---|---|" + "---|" * len(COLUMNS),
+        "| learnt | photos read | dice | "
+        + " | ".join(f"{c}: right / silent per 500 / asked" for c in COLUMNS)
+        + " |",
+        "|---|---|---|" + "---|" * len(COLUMNS),
     ]
-    for key, c in sorted(res["tally"].items(), key=lambda kv: (kv[0] == "all", kv[0])):
+
+    def order(kv: tuple[str, Counter[str]]) -> tuple[int, str, bool, str]:
+        by, group, src = kv[0].split(" | ")
+        return (PROTOCOLS.index(by), group, src == "all", src)
+
+    for key, c in sorted(res["tally"].items(), key=order):
+        by, group, src = key.split(" | ")
         n = max(1, c["dice"])
         cells = [
             f"{100 * c[f'{k} right'] / n:.2f} % / {500 * c[f'{k} silent'] / n:.1f} / "
             f"{100 * c[f'{k} asked'] / n:.2f} %"
             for k in COLUMNS
         ]
-        lines.append(f"| {key} | {c['dice']} | " + " | ".join(cells) + " |")
-    lines += ["", "Silently wrong (truth->named):", ""]
+        lines.append(f"| {by} | {group}: {src} | {c['dice']} | " + " | ".join(cells) + " |")
+    lines += ["", "Silently wrong (look->named):", ""]
     for key in sorted(res["wrong"]):
         lines.append(f"- {key}: " + ", ".join(f"{k} {n}" for k, n in res["wrong"][key].most_common(10)))
     return "\n".join(lines) + "\n"
@@ -135,7 +218,7 @@ def markdown(res: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--markdown", type=__import__("pathlib").Path, help="also write the table to this file")
+    ap.add_argument("--markdown", type=Path, help="also write the table to this file")
     add_smoke(ap)
     args = ap.parse_args(argv)
     text = run_header(argv, "benchmarks.colours_roster") + "\n" + markdown(run(args.smoke))

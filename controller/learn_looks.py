@@ -9,8 +9,9 @@ table's camera), roll it, again, three times or more; then
 ``--owner``/``--colour``; more photos later add to its look).
 
 Each photo is read as the table reads (its reader, its board's light, else the frame's own): it
-must show one die, the die named; its body colour (`vision.face.body_colour_labs`, pips left out),
-balanced by the light as the table balances it, joins the entry's look (`vision.looks.Look`).  All
+must show one die, the die named; its whole look (`vision.looks.look_of`: the body's colour, the
+spread of its plastic and its pips' colour, read from the die's crop balanced by the light as the
+table balances it) joins the entry's look (`vision.looks.Look`).  All
 photos are read before anything is written: a photo that cannot be read, or shows no die or
 several, is refused by name and the roster is left as it was.  The change is logged in the table's
 event log (a ``control`` row ``roster``, step ``look``).  Once every colour of the roster has a
@@ -30,11 +31,12 @@ from controller.config import TableConfig
 from controller.roster import Die, Roster, RosterError
 
 
-def die_lab(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
-    """The balanced body Lab of the die whose top face is ``quad`` (its box grown by the reader's
-    margin, at 64 px a side, as the colour benchmarks read it)."""
+def die_look(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
+    """The whole look (`vision.looks.look_of`, balanced by ``palette``'s light) of the die whose top
+    face is ``quad`` (its box grown by the reader's margin, at 64 px a side, as the colour benchmarks
+    read it)."""
     from vision.crops import MARGIN
-    from vision.face import body_colour_labs
+    from vision.looks import look_of
 
     q = np.asarray(quad, np.float64)
     (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
@@ -44,8 +46,7 @@ def die_lab(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
     crop = image[b : int(min(h, cy + half)), a : int(min(w, cx + half))]
     if crop.size == 0:
         raise ValueError("the die lies outside the photo")
-    lab = body_colour_labs([cv2.resize(crop, (64, 64))])[0]
-    return np.asarray(palette.balance_lab(lab), np.float64)
+    return np.asarray(look_of([cv2.resize(crop, (64, 64))], palette)[0], np.float64)
 
 
 def learn_colour(cfg: TableConfig, die: str | Die, photos: list[Path], who: str = "cli") -> Die:
@@ -79,7 +80,7 @@ def learn_colour(cfg: TableConfig, die: str | Die, photos: list[Path], who: str 
                 f"{photo}: expected one die (the die {die_id} alone on the table), found {len(dice)}"
             )
         try:
-            labs.append(die_lab(image, dice[0].quad, palette))
+            labs.append(die_look(image, dice[0].quad, palette))
         except ValueError as e:
             raise RosterError(f"{photo}: {e}") from None
     return roster.looked(die, labs, who, _log_row(cfg))

@@ -77,12 +77,23 @@ TOP_SHARE, TOP_LIGHTER = 0.25, 20.0
 TOP_FACE_FIRST = True
 
 
+#: pips the colour of the surroundings are seen as such when they are at least this share of the die
+PIP_MIN = 0.02
+
+
 def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
+    """The Lab pixels (K x 3) of a die crop's body (`die_parts`'s body); None when the die cannot be
+    told from its surroundings."""
+    parts = die_parts(crop_bgr)
+    return None if parts is None else parts[0]
+
+
+def die_parts(crop_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | None:
     """The Lab pixels (K x 3) of a die crop's body: the silhouette round the crop's centre that differs
     from the crop's outer ring (what lies round the die), holes (pips) filled to find it, then only
     what differs from the surroundings (white pips on white paper drop out) and not a small group
-    far lighter or darker than the rest (pips, glints).  None when the die cannot be told from its
-    surroundings."""
+    far lighter or darker than the rest (pips, glints).  With them, the pixels left out as pips and
+    glints (None when none were).  None when the die cannot be told from its surroundings."""
     lab = cv2.cvtColor(crop_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     h, w = lab.shape[:2]
     r = max(1, round(RING * min(h, w)))
@@ -136,6 +147,9 @@ def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
         return None
     # the die's own pixels are those that differ from its surroundings (white pips on white paper drop out)
     px = lab[inner & (differs > 0)]
+    # pips the colour of the surroundings (white pips on white paper): inside the die, not differing
+    like_round = lab[inner & (differs == 0)]
+    dropped: np.ndarray | None = like_round if len(like_round) >= PIP_MIN * len(px) else None
     # pips and glints: a minority far from the rest in Lab (lightness halved), two means apart
     if len(px) >= 16:
         pts = (px * np.array([0.5, 1.0, 1.0], np.float32)).astype(np.float32)
@@ -162,8 +176,40 @@ def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
             if small_top and TOP_FACE_FIRST:
                 px = px[small]
             elif small.mean() <= PIP_SHARE:
-                px = px[~small]
-    return px if len(px) >= 8 else None
+                px, dropped = (
+                    px[~small],
+                    (px[small] if dropped is None else np.concatenate([px[small], dropped])),
+                )
+    return (px, dropped) if len(px) >= 8 else None
+
+
+def die_looks(crops: list[np.ndarray]) -> np.ndarray:
+    """Each die crop's look (N x 15), for naming it among dice the table learnt (`vision.looks`): its
+    body's Lab (as `body_colour_labs`), the 10th, 50th and 90th percentiles of its body pixels'
+    lightness, a and b (the spread of its plastic: a blue/black swirl showing its black top keeps the
+    blue of its sides in its upper percentiles, a smoke die its red tint), and its pips' Lab (the
+    body's own when no pips stand out: a black die with white pips and a smoke die with red pips differ
+    there).  The crops are taken as they are: balance them by the light first
+    (`vision.palette.Palette.balance_bgr`)."""
+    return np.stack([_look_one(c) for c in crops]) if crops else np.zeros((0, 15), np.float64)
+
+
+def _look_one(crop: np.ndarray) -> np.ndarray:
+    parts = die_parts(crop) if COLOUR_BY_BODY else None
+    if parts is not None:
+        px, pips = parts
+    else:  # not told apart: the middle of the crop, split into the body and what lies far from it
+        h, w = crop.shape[:2]
+        a, b = round(h * COLOUR_EDGE), round(w * COLOUR_EDGE)
+        lab = cv2.cvtColor(crop[a : h - a, b : w - b].astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+        lab = lab.reshape(-1, 3)
+        d = lab - _mode(lab)
+        far = np.sqrt((0.5 * d[:, 0]) ** 2 + d[:, 1] ** 2 + d[:, 2] ** 2) > PIP_GAP
+        px, pips = (lab[~far], lab[far]) if far.mean() <= PIP_SHARE and (~far).sum() >= 8 else (lab, None)
+    body = _mode(px)
+    spread = np.percentile(px, [10, 50, 90], axis=0).T.ravel()
+    pip = np.median(pips, axis=0) if pips is not None and len(pips) >= 3 else body
+    return np.concatenate([body, spread, pip]).astype(np.float64)
 
 
 def _mode(lab: np.ndarray) -> np.ndarray:

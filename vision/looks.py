@@ -17,6 +17,17 @@ about, like a die between two players' palette colours.
 The distance: Lab with lightness weighted by ``L_WEIGHT`` (lighting changes lightness more than
 hue), to the mean of the ``K`` nearest sightings of the entry (one sighting of a swirl die can be
 its dark side, another its colour: the nearest ones, not the mean of all, are compared).
+
+A sighting learnt since issue 44's second round is the die's whole look (`vision.face.die_looks`,
+15 numbers, read from the die's crop balanced by the light, `Palette.balance_bgr`): its body's Lab,
+the spread of its body's pixels (10th, 50th, 90th percentiles of L, a and b) and its pips' Lab.  Two
+such sightings are compared by all of it (`WHOLE_WEIGHTS`), the entry's distance is that of its
+nearest sighting (``K_WHOLE``) and a die at least ``ASK_RATIO_WHOLE`` as far from its nearest colour
+as from the next, or farther than ``FAR_WHOLE`` from all, is asked: a blue/black swirl showing its
+black top keeps the blue of its sides, a black die with white pips is not a smoke die with red
+pips.  A sighting of the body alone (three numbers, a roster learnt before) is compared by the body
+alone, as before.  The weights were chosen on the labelled byler_d6 train photos
+(`benchmarks/colours_roster.py`, its "tune" rows), the held-out photos read once.
 """
 
 from __future__ import annotations
@@ -39,34 +50,55 @@ ASK_RATIO = 0.75
 FAR = 18.0
 #: at most this many sightings are kept per die (the newest)
 KEEP = 60
+#: a sighting: the body's Lab alone, or the die's whole look (`vision.face.die_looks`)
+BODY, WHOLE = 3, 15
+#: whole looks: each number's weight in the distance (body L a b; L, a, b percentiles 10/50/90;
+#: pips L a b): lightness 0.3 of a and b, the spread half the body, the pips 0.3
+_LW, _SPREAD, _PIPS = 0.3, 0.5, 0.3
+WHOLE_WEIGHTS = np.array(
+    [_LW, 1, 1] + [_LW * _SPREAD] * 3 + [_SPREAD] * 6 + [_LW * _PIPS, _PIPS, _PIPS], np.float64
+)
+#: whole looks: the entry's distance is the mean distance to its K_WHOLE nearest sightings; asked at
+#: this ratio to the next colour, or this far from every sighting
+K_WHOLE = 1
+ASK_RATIO_WHOLE = 0.75
+FAR_WHOLE = 30.0
 
 
 @dataclass(frozen=True)
 class Look:
     """The body colours of a few sightings of one die: balanced Lab, one row a sighting."""
 
-    labs: tuple[tuple[float, float, float], ...]
+    labs: tuple[tuple[float, ...], ...]
 
     @classmethod
     def learn(cls, labs: Iterable[Sequence[float]], before: Look | None = None) -> Look:
-        """A look from sightings (balanced Lab), added to ``before``'s; the newest ``KEEP`` kept."""
+        """A look from sightings (balanced: a body Lab, or body, pips and vivid Lab), added to
+        ``before``'s; the newest ``KEEP`` kept."""
         rows = [] if before is None else list(before.labs)
         for lab in labs:
             v = tuple(float(x) for x in lab)
-            if len(v) != 3 or not all(np.isfinite(v)):
-                raise ValueError(f"look: expected a Lab colour (three numbers), got {lab!r}")
-            rows.append((round(v[0], 2), round(v[1], 2), round(v[2], 2)))
+            if len(v) not in (BODY, WHOLE) or not all(np.isfinite(v)):
+                raise ValueError(
+                    f"look: expected a Lab colour (three numbers) or a whole look ({WHOLE}), got {lab!r}"
+                )
+            rows.append(tuple(round(x, 2) for x in v))
         if not rows:
             raise ValueError("look: expected at least one sighting of the die")
         return cls(tuple(rows[-KEEP:]))
 
     @property
+    def bodies(self) -> np.ndarray:
+        """The body's Lab of each sighting (N x 3)."""
+        return np.asarray([r[:BODY] for r in self.labs], np.float64)
+
+    @property
     def mean(self) -> tuple[float, float, float]:
-        return tuple(float(x) for x in np.mean(self.labs, axis=0))  # type: ignore[return-value]
+        return tuple(float(x) for x in np.mean(self.bodies, axis=0))  # type: ignore[return-value]
 
     @property
     def spread(self) -> tuple[float, float, float]:
-        return tuple(float(x) for x in np.std(self.labs, axis=0))  # type: ignore[return-value]
+        return tuple(float(x) for x in np.std(self.bodies, axis=0))  # type: ignore[return-value]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,25 +115,52 @@ class Look:
             raise ValueError(f"{where}.labs: expected a list of sightings ([L, a, b] each), got {data!r}")
         rows = []
         for i, r in enumerate(data["labs"]):
-            ok = isinstance(r, list) and len(r) == 3
+            ok = isinstance(r, list) and len(r) in (BODY, WHOLE)
             ok = ok and all(isinstance(x, int | float) and not isinstance(x, bool) for x in r)
-            if not ok or not (0.0 <= r[0] <= 100.0 and all(-128.0 <= x <= 128.0 for x in r[1:])):
+            ok = ok and all(
+                0.0 <= r[j] <= 100.0 and -128.0 <= r[j + 1] <= 128.0 and -128.0 <= r[j + 2] <= 128.0
+                for j in (0, len(r) - 3)
+            )
+            if not ok:
                 raise ValueError(
-                    f"{where}.labs[{i}]: expected [L, a, b] (L 0..100, a b -128..128), got {r!r}"
+                    f"{where}.labs[{i}]: expected [L, a, b] (L 0..100, a b -128..128), or a whole look "
+                    f"of {WHOLE} numbers (vision.face.die_looks), got {r!r}"
                 )
             rows.append(r)
         return cls.learn(rows)
 
-    def distance(self, lab: np.ndarray) -> float:
-        d = np.asarray(self.labs, np.float64) - np.asarray(lab, np.float64)
-        d[:, 0] *= L_WEIGHT
-        dist = np.sort(np.sqrt((d**2).sum(axis=1)))
-        return float(dist[: min(K, len(dist))].mean())
+    @property
+    def whole(self) -> bool:
+        """Every sighting is a whole look (`vision.face.die_looks`)."""
+        return all(len(r) == WHOLE for r in self.labs)
+
+    def distance(self, lab: np.ndarray, whole: bool | None = None) -> float:
+        """The mean distance of ``lab`` (a body Lab, or a whole look) to its nearest sightings (K of
+        them, K_WHOLE when compared as whole looks; ``whole`` False: by the body alone)."""
+        dist, whole = sighting_distances(self.labs, lab, whole)
+        k = K_WHOLE if whole else K
+        return float(np.sort(dist)[: min(k, len(dist))].mean())
+
+
+def sighting_distances(
+    rows: Sequence[Sequence[float]], lab: np.ndarray, whole: bool | None = None
+) -> tuple[np.ndarray, bool]:
+    """The distance of a die's look ``lab`` (a body Lab, or a whole look) to each sighting of ``rows``,
+    and whether they were compared as whole looks: whole looks (``WHOLE_WEIGHTS``) when the die and
+    every sighting have them (and ``whole`` is not False), else the body's Lab alone (lightness
+    weighted ``L_WEIGHT``)."""
+    q = np.asarray(lab, np.float64).ravel()
+    if whole is not False and len(q) == WHOLE and all(len(r) == WHOLE for r in rows):
+        d = (np.asarray(rows, np.float64) - q) * WHOLE_WEIGHTS
+        return np.sqrt((d**2).sum(axis=1)), True
+    d = np.asarray([list(r)[:BODY] for r in rows], np.float64) - q[:BODY]
+    d[:, 0] *= L_WEIGHT
+    return np.sqrt((d**2).sum(axis=1)), False
 
 
 def pooled(looks: Iterable[tuple[str, Look]]) -> dict[str, Look]:
     """The looks by colour name, the sightings of several dice of one colour pooled."""
-    out: dict[str, list[tuple[float, float, float]]] = {}
+    out: dict[str, list[tuple[float, ...]]] = {}
     for name, look in looks:
         out.setdefault(name.lower(), []).extend(look.labs)
     return {name: Look(tuple(rows)) for name, rows in out.items()}
@@ -126,9 +185,21 @@ class LearntPalette(Palette):
         return replace(self, lab={n: lk.mean for n, lk in looks.items()}, looks=looks) if looks else self
 
     def ranked(self, lab: np.ndarray) -> list[tuple[float, str]]:
-        """(distance, colour) of each learnt colour, nearest first, ``lab`` balanced first."""
-        b = self.balance_lab(lab)
-        return sorted((look.distance(b), name) for name, look in self.looks.items())
+        """(distance, colour) of each learnt colour, nearest first: ``lab`` a body Lab as seen
+        (balanced first), or a whole look (`describe`: read from the crop balanced already)."""
+        v = np.asarray(lab, np.float64).ravel()
+        b = v if len(v) == WHOLE else self.balance_lab(v)
+        whole = self.compares_whole(b)
+        return sorted((look.distance(b, whole), name) for name, look in self.looks.items())
+
+    def compares_whole(self, lab: np.ndarray) -> bool:
+        """Dice are compared by their whole look when ``lab`` is one and every learnt sighting too
+        (a roster learnt before whole looks is read by the body alone, every entry alike)."""
+        return len(np.asarray(lab).ravel()) == WHOLE and all(lk.whole for lk in self.looks.values())
+
+    def describe(self, crops: list[np.ndarray]) -> np.ndarray:
+        """What this palette names a die by: its whole look (`look_of`), balanced by this light."""
+        return look_of(crops, self)
 
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         d, name = self.ranked(lab)[0]
@@ -139,4 +210,13 @@ class LearntPalette(Palette):
         if len(ranked) < 2:
             return ranked[0][1], None
         (d1, n1), (d2, n2) = ranked[0], ranked[1]
-        return n1, (n2 if d1 > FAR or d1 >= ASK_RATIO * d2 else None)
+        far, ratio = (FAR_WHOLE, ASK_RATIO_WHOLE) if self.compares_whole(lab) else (FAR, ASK_RATIO)
+        return n1, (n2 if d1 > far or d1 >= ratio * d2 else None)
+
+
+def look_of(crops: list[np.ndarray], palette: Palette) -> np.ndarray:
+    """Each die crop's whole look (`vision.face.die_looks`, N x 15) read from the crop balanced by
+    ``palette``'s light (`Palette.balance_bgr`): what a roster keeps and a learnt palette names by."""
+    from vision.face import die_looks
+
+    return die_looks([palette.balance_bgr(c) for c in crops])

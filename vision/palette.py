@@ -280,8 +280,29 @@ class Palette:
         out = _to_srgb(lin).astype(np.float32).reshape(1, 1, 3)
         return np.asarray(cv2.cvtColor(out, cv2.COLOR_BGR2Lab).reshape(3), np.float64)
 
+    def balance_bgr(self, image_bgr: np.ndarray) -> np.ndarray:
+        """An image (a die's crop, BGR uint8) as it would look under neutral light: `balance_lab`'s
+        mapping applied to every pixel; unchanged without a light."""
+        if self.light is None:
+            return image_bgr
+        w = _to_linear(np.asarray(self.light[0]) / 255.0)
+        k = _to_linear(np.asarray(self.light[1]) / 255.0)
+        lin = INK_BLACK + (_to_linear(np.asarray(image_bgr, np.float64) / 255.0) - k) / (w - k) * (
+            1.0 - INK_BLACK
+        )
+        lin = np.clip(lin, 0.0, None)
+        lin = lin / np.maximum(1.0, lin.max(axis=-1, keepdims=True))
+        return np.clip(np.rint(255.0 * _to_srgb(lin)), 0, 255).astype(np.uint8)
+
     def to_dict(self) -> dict[str, dict[str, list[float]]]:
         return {name: {"lab": [round(v, 2) for v in lab]} for name, lab in self.lab.items()}
+
+    def describe(self, crops: list[np.ndarray]) -> np.ndarray:
+        """What this palette names a die by, from each die's crop: its body's Lab
+        (`vision.face.body_colour_labs`; a palette of learnt looks, `vision.looks`, takes more)."""
+        from vision.face import body_colour_labs
+
+        return body_colour_labs(crops)
 
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         """The closest colour name to a Lab value, and its weighted distance."""

@@ -690,7 +690,7 @@ def _finish(
 ) -> list[DieReading]:
     """Outline, colour and cocked flag for each accepted die."""
     labs = body_labs([k[3] for k in kept])
-    colours = body_colour_labs([k[3] for k in kept])  # the body's colour, for its name
+    colours = palette.describe([k[3] for k in kept])  # the body's colour (a learnt look: more), for its name
     shapes = [
         (lab, face_quad(image, k[0].center, k[0].w, k[0].h, lab)) for k, lab in zip(kept, labs, strict=True)
     ]
