@@ -458,8 +458,8 @@ class RefereeLearning:
         self.dice = reader if self.on else None
         #: the configured set, or None (a LearntSets of several kinds is taken apart)
         self.base = list(getattr(reader.learnt, "sets", [reader.learnt])) if self.on and reader.learnt else []
-        #: each crop learnt: (reading id, kind, value, upright embedding)
-        self.added: list[tuple[str, str, int, np.ndarray]] = []
+        #: each crop learnt: (reading id, kind, value, upright embedding, the roster's die or "")
+        self.added: list[tuple[str, str, int, np.ndarray, str]] = []
 
     def _reader(self) -> Any:
         from vision.numbered.reader import default_reader
@@ -495,18 +495,21 @@ class RefereeLearning:
         if features is None:
             return checked
         reader = self._reader()
+        entry = self.entry_of(d, kind)
         learnt = {
             "kind": kind,
             "value": value,
             "embedder": reader.embedder().digest,
             "features": [round(float(x), 5) for x in features],
+            **({"die": entry} if entry else {}),
         }
 
         def apply() -> None:
             checked.apply()
-            self.add(str(d["id"]), kind, value, features)
+            self.add(str(d["id"]), kind, value, features, entry)
 
-        message = f"{checked.message}; its picture joins the table's learnt {kind}s"
+        joins = f"the faces of {entry}" if entry else f"the table's learnt {kind}s"
+        message = f"{checked.message}; its picture joins {joins}"
         return Answer({**checked.row, "learnt": learnt}, apply, message)
 
     def features(self, frame: bytes | np.ndarray, d: Mapping[str, Any]) -> np.ndarray | None:
@@ -518,9 +521,19 @@ class RefereeLearning:
         crop = reader.crops_of(image, [d])[0]
         return np.asarray(reader.embedder().embed([crop], 1)[0, 0], np.float32)
 
-    def add(self, reading: str, kind: str, value: int, features: np.ndarray) -> None:
+    def entry_of(self, d: Mapping[str, Any], kind: str) -> str:
+        """The roster's die an answered reading ``d`` is (issue 44 item 4): the entry it was matched to
+        undisputed (its ``die``), else the roster's one learnt die of ``kind`` when it lists one;
+        "" when none (the answer joins the referee's set of the kind)."""
+        entries = [s for s in self.base if getattr(s, "entry", "")]
+        if d.get("die") and not d.get("rival") and any(s.name == d["die"] for s in entries):
+            return str(d["die"])
+        mine = {s.name for s in entries if s.kind == kind}
+        return mine.pop() if len(mine) == 1 and not d.get("rival") else ""
+
+    def add(self, reading: str, kind: str, value: int, features: np.ndarray, entry: str = "") -> None:
         """One crop learnt (a logged answer's, or replayed from the log), and the reader told."""
-        self.added.append((reading, kind, value, np.asarray(features, np.float32)))
+        self.added.append((reading, kind, value, np.asarray(features, np.float32), entry))
         self._install()
 
     def remove(self, reading: str) -> int:
@@ -536,7 +549,7 @@ class RefereeLearning:
         one; False when the table's reader reads no learnt sets (it reads it from its next start)."""
         if not self.on:
             return False
-        self.base = [dice_set]
+        self.base = list(getattr(dice_set, "sets", [dice_set]))
         self._install()
         return True
 
@@ -575,6 +588,7 @@ class RefereeLearning:
                             str(learnt["kind"]),
                             int(learnt["value"]),
                             np.asarray(learnt["features"], np.float32),
+                            str(learnt.get("die") or ""),
                         )
                     )
             elif data.get("correction") == "unlearn":
@@ -590,17 +604,21 @@ class RefereeLearning:
 
         digest = self._reader().embedder().digest
         out = list(self.base)
-        for kind in sorted({a[1] for a in self.added}):
-            mine = [a for a in self.added if a[1] == kind]
+        entries = {s.name: s for s in self.base if getattr(s, "entry", "")}
+        for kind, entry in sorted({(a[1], a[4] if a[4] in entries else "") for a in self.added}):
+            mine = [a for a in self.added if a[1] == kind and (a[4] if a[4] in entries else "") == entry]
+            # an answer about one of the roster's dice joins that die's faces (read as the entry)
+            of = entries.get(entry)
             out.append(
                 DiceSet(
-                    f"referee-{kind}",
+                    entry or f"referee-{kind}",
                     kind,
-                    "",
+                    of.colour if of is not None else "",
                     digest,
                     np.array([a[2] for a in mine], np.int64),
                     np.stack([a[3] for a in mine]),
                     trust=True,
+                    entry=of.entry if of is not None else "",
                 )
             )
         if not out:

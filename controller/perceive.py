@@ -325,6 +325,32 @@ def load_learnt(path: Path | None, to_teach: bool = False) -> Any:
         raise TableError(f"table.dice_set: {e}") from None
 
 
+def _roster(path: Path) -> Any:
+    """The roster to read against (`controller.roster.roster_view`; None: none of its dice taught)."""
+    from controller.roster import roster_view
+
+    return roster_view(path)
+
+
+def with_roster(learnt: Any, roster: Any, kinds: Sequence[str]) -> Any:
+    """The learnt sets the table reads with: one a taught die of its roster (``roster``), and the
+    configured set ``learnt`` for a kind none of them is (issue 44 item 4); ``learnt`` without one."""
+    if roster is None:
+        return learnt
+    from controller.roster import entry_sets
+    from vision.numbered.learnt import LearntSets
+    from vision.numbered.reader import default_reader
+
+    mine = entry_sets(list(roster.dice), default_reader().embedder().digest, tuple(kinds))
+    if not mine:
+        return learnt
+    covered = {s.kind for s in mine}
+    rest = [
+        s for s in getattr(learnt, "sets", [learnt] if learnt is not None else []) if s.kind not in covered
+    ]
+    return LearntSets(tuple(mine + rest))
+
+
 def _learnt_looks(path: Path) -> Any:
     """The roster's learnt looks as a palette (`controller.roster.learnt_palette`; None: no roster,
     a colour without a look, or a refused file, which the table's roster reports)."""
@@ -544,6 +570,9 @@ class Perceiver:
     #: the roster's learnt looks (`controller.roster.learnt_palette`): without a measured palette,
     #: the dice's colours are named by them (issue 44 item 5); None: by the palette
     learnt: Any = None
+    #: the roster read against (issue 44 item 4, `controller.roster.RosterView`): each die matched to
+    #: one of the table's dice, or asked; None: no roster, or none of its dice taught
+    roster: Any = None
 
     @classmethod
     def from_config(
@@ -555,13 +584,18 @@ class Perceiver:
         ``geometry``: a board geometry to use instead of the config's."""
         palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
         kinds = tuple(cfg.table.kinds) if cfg.table.kinds else game_kinds(cfg.table.game)
+        roster = _roster(cfg.roster_path) if reader is None and kinds != ("d6",) else None
         chosen = (
             as_reader(reader)
             if reader is not None
             else reader_for(
                 cfg.table.game,
                 cfg.table.kinds,
-                load_learnt(cfg.dice_set_path, any(k in ("d10", "d10p", "d20") for k in kinds)),
+                with_roster(
+                    load_learnt(cfg.dice_set_path, any(k in ("d10", "d10p", "d20") for k in kinds)),
+                    roster,
+                    kinds,
+                ),
                 cfg.vision.ocr_second_opinion,
                 cfg.vision.estimate_tilt,
                 cfg.vision.ocr_head,
@@ -588,6 +622,7 @@ class Perceiver:
                 die_sizes_mm=cfg.dice.sizes_mm,
             ),
             learnt=learnt,
+            roster=roster,
         )
 
     @classmethod
@@ -703,6 +738,10 @@ class Perceiver:
             view = self.geometry.view(image, pose)
         seen: Examined = self.reader.examine(image, palette, steps, view)
         readings = [_as_dict(r) for r in seen.readings]
+        if self.roster is not None and not frame_only:  # which of the table's dice (issue 44 item 4)
+            from vision.numbered.reader import UNCONFIRMED
+
+            readings = self.roster.settle(readings, UNCONFIRMED, None if colours is None else set(colours))
         for i, r in enumerate(readings):
             r["id"] = f"r{seq}.{i + 1}"
         board_problem: str | None = None

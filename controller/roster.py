@@ -411,3 +411,104 @@ class Roster:
             save_roster(self.path, dice)
             self.dice = dice
             return die
+
+
+# -- reading against the roster (issue 44 item 4) -------------------------------------------------
+#
+# Each die found is matched to an entry: the table reads with one learnt set an entry (its faces,
+# named by its id, `DiceSet.entry` its owner and colour), so the set that reads a die says which die
+# it is (`vision.numbered.learnt.LearntSets.match`), and its face is read against that die's faces
+# with the OCR head's evidence (`vision.numbered.reader.learnt_with_ocr`).  Two entries of another
+# kind, owner or colour as alike (`Match.rival`) and a die of a kind whose every entry is learnt that
+# matches none are asked (`RosterView.settle`); a die matched gets its entry's id (``die``) and
+# colour.  The referee's answers add to the entry the die was matched to
+# (`controller.corrections.RefereeLearning`: logged first, undone by ``unlearn``).
+
+
+def entry_set(die: Die) -> DiceSet | None:
+    """The die's learnt faces as the reader reads with them: named by its id, its owner and colour
+    its identity (None: no faces taught)."""
+    got = die.learnt()
+    if got is None:
+        return None
+    return replace(
+        got, name=die.id, colour=die.colour, entry=f"{die.owner.casefold()}/{die.colour.casefold()}"
+    )
+
+
+def entry_sets(dice: list[Die], embedder: str, kinds: tuple[str, ...]) -> list[DiceSet]:
+    """The learnt sets of the roster's dice of ``kinds`` taught with the embedding net ``embedder``
+    (an entry taught with another net is left out, logged: teach it again)."""
+    out = []
+    for d in dice:
+        s = entry_set(d) if d.kind in kinds else None
+        if s is None:
+            continue
+        if s.embedder != embedder:
+            log.warning(
+                "roster: %s was taught with embedding net %s, not this reader's %s: not read "
+                "against; teach it again",
+                d.id,
+                s.embedder,
+                embedder,
+            )
+            continue
+        out.append(s)
+    return out
+
+
+@dataclass(frozen=True)
+class RosterView:
+    """The roster as the perception step reads against it (see above): its dice, and the kinds whose
+    every entry has learnt faces (a die of such a kind that matches no entry is asked)."""
+
+    dice: tuple[Die, ...]
+
+    @property
+    def learnt_kinds(self) -> tuple[str, ...]:
+        kinds = {d.kind for d in self.dice}
+        return tuple(k for k in sorted(kinds) if all(d.faces is not None for d in self.dice if d.kind == k))
+
+    def entry(self, die_id: Any) -> Die | None:
+        return next((d for d in self.dice if d.id == die_id), None)
+
+    def settle(
+        self, readings: list[dict[str, Any]], unsure: float, colours: set[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """The perception step's readings (dicts) against the roster: a die an entry's set read gets
+        the entry's id (``die``) and colour (when the game's dice come in it: ``colours``, None any);
+        one disputed by two entries (``rival``), one of a learnt kind matching no entry (``die``:
+        None), and every die but the surest claiming one entry twice in a frame are read no surer
+        than ``unsure`` (asked)."""
+        learnt = set(self.learnt_kinds)
+        claimed: dict[str, list[dict[str, Any]]] = {}
+        out = []
+        for r in readings:
+            r = dict(r)
+            entry = self.entry(r.get("learnt"))
+            if entry is not None:
+                r["die"] = entry.id
+                if not r.get("rival") and (colours is None or entry.colour in colours):
+                    r["colour"] = entry.colour
+                if r.get("rival"):
+                    r["confidence"] = min(float(r.get("confidence", 0.0)), unsure)
+                claimed.setdefault(entry.id, []).append(r)
+            elif r.get("kind") in learnt:
+                r["die"] = None  # a die of the roster's kind that is none of its dice: asked
+                r["confidence"] = min(float(r.get("confidence", 0.0)), unsure)
+            out.append(r)
+        for same in claimed.values():
+            for r in sorted(same, key=lambda r: -float(r.get("confidence", 0.0)))[1:]:
+                r["confidence"] = min(float(r.get("confidence", 0.0)), unsure)
+        return out
+
+
+def roster_view(path: Path) -> RosterView | None:
+    """The roster at ``path`` to read against (None: none, or none of its dice taught; a refused
+    file is the admin page's to show: the table reads without it)."""
+    try:
+        dice = load_roster(path)
+    except RosterError as e:
+        log.warning("%s: the dice are read without the roster", e)
+        return None
+    return RosterView(tuple(dice)) if any(d.faces is not None for d in dice) else None

@@ -646,8 +646,8 @@ class Teaching:
         tmp = path.with_name(path.name + ".part")
         taught.save(tmp)
         tmp.replace(path)  # whole or not at all
-        use = getattr(getattr(table, "learning", None), "use_set", None)
-        in_use = bool(use(taught)) if callable(use) else False
+        entry = self._rostered(table, own, who)
+        in_use = self._use(table, taught, entry)
         joined_text = f", joining {stored.name!r}" if stored is not None and joined else ""
         crops = sum(counts.values())
         saved = Said(
@@ -659,10 +659,31 @@ class Teaching:
             path=str(path),
             joined={"key": "learn.msg.joined", "set": stored.name} if stored is not None and joined else "",
         )
-        entry = self._rostered(table, own, who)
         self._end(table, who, "saved", saved, path=str(path), crops=sum(counts.values()), roster=entry)
         self.last_saved = saved
         return saved
+
+    def _use(self, table: Any, taught: DiceSet, entry: str | None) -> bool:
+        """The table reads with what was saved from now on: against its roster (issue 44 item 4: one
+        set a taught die, `controller.perceive.with_roster`) when the die has an entry, else the set
+        saved; False when its reader reads no learnt sets (it reads it from its next start)."""
+        learning = getattr(table, "learning", None)
+        use = getattr(learning, "use_set", None)
+        if not callable(use):
+            return False
+        roster = getattr(table, "roster", None)
+        perceiver = getattr(learning, "perceiver", None)
+        if entry is not None and roster is not None and perceiver is not None:
+            from controller.perceive import with_roster
+            from controller.roster import RosterView
+
+            view = RosterView(tuple(roster.dice))
+            kinds = tuple(getattr(perceiver, "kinds", ()) or (taught.kind,))
+            if not use(with_roster(taught, view, kinds)):
+                return False
+            perceiver.roster = view
+            return True
+        return bool(use(taught))
 
     def _rostered(self, table: Any, own: DiceSet, who: str) -> str | None:
         """The die taught added to the table's roster (controller.roster), or its entry's faces joined:

@@ -85,10 +85,13 @@ def test_a_die_is_taught_roll_by_roll_and_the_table_reads_with_the_saved_set(tmp
     stored = load_set(table.cfg.dice_set_path)  # the file `learn-dice confirm` writes
     assert stored.name == "ann's green d20" and stored.kind == "d20" and stored.faces == list(range(1, 21))
     assert len(stored.values) == 80
-    assert table.perceiver.reader.learnt.name == "ann's green d20"
+    # the table reads against its roster (issue 44 item 4): the die's entry, its faces the crops taught
+    assert table.perceiver.reader.learnt.name == "ann-green-d20" and table.perceiver.roster is not None
+    own = table.perceiver.reader.learnt
+    assert len(own.values) == 80 and own.entry == "ann/green"
     assert table.snapshot()["teaching"] is None and "teach" not in table.snapshot()["waiting_for"]
-    # a table started again reads with the set from its config
-    assert _table(tmp_path, resume=True).perceiver.reader.learnt.name == "ann's green d20"
+    # a table started again reads against the roster from its config
+    assert _table(tmp_path, resume=True).perceiver.reader.learnt.name == "ann-green-d20"
     steps = [e.data["step"] for e in table.log.controls("teach")]
     assert steps == ["start", *["roll", "answer"] * 80, "saved"]
 
@@ -247,7 +250,8 @@ def test_a_second_die_of_the_kind_joins_the_stored_set_and_another_kind_must_rep
     assert 'joining "ann\'s green d20"' in said, said
     stored = load_set(table.cfg.dice_set_path)
     assert stored.name == "ann's green d20 + bob's green d20" and len(stored.values) == 40
-    assert table.perceiver.reader.learnt.name == stored.name
+    # read against the roster: one set a die, ann's and bob's (issue 44 item 4)
+    assert table.perceiver.reader.learnt.name == "ann-green-d20+bob-green-d20"
     d10 = {**START, "kind": "d10"}
     with pytest.raises(ValueError, match=r"the table keeps one set, of d20 .* start with replace to do so"):
         table.teach(d10, "cid")

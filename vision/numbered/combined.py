@@ -458,6 +458,7 @@ def lone_pips(
                     confidence=v.confidence,
                     colour=r.colour,
                     dice_set=name,
+                    rival=m.rival,
                 )
             )
             continue

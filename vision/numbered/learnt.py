@@ -15,7 +15,7 @@ File (JSON, one set a file, written by `dicetable learn-dice confirm`):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,11 @@ FORMAT = "dicetable-dice-set/1"
 # figures in benchmarks/vision_numbered_learnt.py (MODELS.md, issue 20 item 4).
 MATCH = 0.80
 MARGIN = 0.02
+#: a roster's dice (issue 44 item 4): a die is one entry's when its nearest stored crop of that entry
+#: is this much more alike than the nearest of any entry of another kind, owner or colour
+#: (`LearntSets.match`); else the two are disputed and the die is asked.  Set to MARGIN before any
+#: figure was measured, not tuned (benchmarks/roster_read.py measures it).
+ENTRY_MARGIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,9 @@ class Match:
     #: with the OCR head's evidence)
     faces: tuple[int, ...] = ()
     likenesses: tuple[float, ...] = ()
+    #: a roster's dice (`LearntSets` of entries, `DiceSet.entry`): the entry (a die of another kind,
+    #: owner or colour) as alike as this set's within ENTRY_MARGIN, "" when none: the die is asked
+    rival: str = ""
 
     @property
     def clear(self) -> bool:
@@ -80,6 +88,10 @@ class DiceSet:
     #: referee's answers at this table (controller.corrections.RefereeLearning), not a learn-dice set
     #: (a set learnt from another die's frames read surely wrong: benchmarks/RESULTS.md, issue 29)
     trust: bool = False
+    #: a roster entry's set (issue 44 item 4): who the die is, "owner/colour" (`controller.roster`);
+    #: "" for a set that is no one die's (a learn-dice set, the referee's answers of no entry).  Not in
+    #: the file: the roster keeps it.
+    entry: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -99,6 +111,11 @@ class DiceSet:
     @property
     def faces(self) -> list[int]:
         return sorted({int(v) for v in self.values})
+
+    def nearest(self, turned: np.ndarray) -> np.ndarray:
+        """Each crop's likeness (N x T x D, at T turns) to its nearest stored crop of this set (N)."""
+        sims = likeness(turned, self.features)
+        return sims.max(1) if sims.shape[1] else np.zeros(len(turned), np.float32)
 
     def match(self, turned: np.ndarray, margin: float = MARGIN) -> list[Match | None]:
         """For each crop (N x T x D, embedded at T turns): the face it shows when it is one of this
@@ -133,6 +150,7 @@ class DiceSet:
             np.concatenate([self.values, np.asarray(values, np.int64)]),
             np.concatenate([self.features, np.asarray(features, np.float32).reshape(len(values), -1)]),
             self.trust,
+            self.entry,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -221,11 +239,37 @@ class LearntSets:
         return tuple(s.kind for s in self.sets)
 
     def match(self, turned: np.ndarray, margin: float = MARGIN) -> list[Match | None]:
+        """Each crop's match by the set whose match is the most alike; for a roster's dice (sets with
+        an `entry`), its `rival`: an entry of another kind, owner or colour whose nearest stored crop
+        is within ENTRY_MARGIN as alike as the matching entry's (the die is asked: which die is it?)."""
         per = [s.match(turned, margin) for s in self.sets]
-        return [
-            max((m for m in ms if m is not None), key=lambda m: m.likeness, default=None)
-            for ms in zip(*per, strict=True)
-        ]
+        entries = [i for i, s in enumerate(self.sets) if s.entry]
+        near = [self.sets[i].nearest(turned) for i in entries] if entries else []
+        out: list[Match | None] = []
+        for n, ms in enumerate(zip(*per, strict=True)):
+            best = max(
+                (i for i, m in enumerate(ms) if m is not None),
+                key=lambda i: ms[i].likeness,
+                default=None,
+            )
+            if best is None:
+                out.append(None)
+                continue
+            m = ms[best]
+            assert m is not None
+            mine = self.sets[best]
+            if mine.entry:
+                who = (mine.kind, mine.entry)
+                rivals = [
+                    (float(near[j][n]), self.sets[i].name)
+                    for j, i in enumerate(entries)
+                    if (self.sets[i].kind, self.sets[i].entry) != who
+                ]
+                closest = max(rivals, default=(0.0, ""))
+                if closest[1] and closest[0] > m.likeness - ENTRY_MARGIN:
+                    m = replace(m, rival=closest[1])
+            out.append(m)
+        return out
 
 
 #: a learnt set as the reader reads with it: one set, or several of different kinds
@@ -243,6 +287,9 @@ class LearntReading(DieReading):
     faces: tuple[int, ...] = field(default=(), compare=False)
     likenesses: tuple[float, ...] = field(default=(), compare=False)
     trusted: bool = field(default=False, compare=False)
+    #: the roster's entry as alike as `dice_set`'s (`Match.rival`): which die it is is disputed, asked
+    rival: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "learnt": self.dice_set}
+        out = {**super().to_json(), "learnt": self.dice_set}
+        return {**out, "rival": self.rival} if self.rival else out

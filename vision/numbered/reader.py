@@ -179,10 +179,12 @@ def learnt_verdict(
 ) -> Verdict:
     """A die a learnt set knows: its face, sure (its likeness) when the classifier reads the same
     kind and value, or when the set alone is sure of it (`Match.trusted` at `support` and `margin`;
-    `support` None: never); otherwise asked (UNCONFIRMED), with the learnt face as the guess."""
+    `support` None: never); otherwise asked (UNCONFIRMED), with the learnt face as the guess.  A die
+    two of a roster's dice are as alike to (`Match.rival`, issue 44 item 4) is asked."""
     agrees = classifier.kind == kind and classifier.value == match.value and match.margin >= margin
     trusted = support is not None and match.trusted(support, margin)
-    confidence = match.likeness if agrees or trusted else min(match.likeness, UNCONFIRMED)
+    sure = (agrees or trusted) and not match.rival  # two of a roster's dice as alike: which is it?
+    confidence = match.likeness if sure else min(match.likeness, UNCONFIRMED)
     return Verdict(kind, match.value, confidence, match.likeness)
 
 
@@ -246,7 +248,9 @@ def learnt_with_ocr(
     face = learnt_face(r.faces, r.likenesses, ev, weight)
     like = r.likenesses[r.faces.index(face)]
     head_sure = head_confidence >= LEARNT_OCR_SURE
-    if face == r.value and head_value == face and head_sure:
+    if r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever the head reads
+        confidence = min(r.confidence, UNCONFIRMED)
+    elif face == r.value and head_value == face and head_sure:
         confidence = max(r.confidence, like)
     elif r.trusted and face == r.value and not head_sure:
         confidence = r.confidence
@@ -914,7 +918,7 @@ class NumberedReader:
             if isinstance(r, LearntReading) and m is not None:
                 support = self.trust_support
                 trusted = support is not None and m.trusted(support, self.trust_margin)
-                r = replace(r, faces=m.faces, likenesses=m.likenesses, trusted=trusted)
+                r = replace(r, faces=m.faces, likenesses=m.likenesses, trusted=trusted, rival=m.rival)
             out.append(r)
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
