@@ -67,6 +67,7 @@ SMOKE: dict[str, list[str]] = {
     "vision_numbered_scale": ["--smoke"],
     "vision_numbered_where": ["--smoke"],
     "vision_oblique": ["--smoke"],
+    "vision_symbol_faces": ["--smoke"],
 }
 #: benchmarks that read the shared real photos (skipped, saying so, when shared/ is absent)
 NEEDS_REAL = {
@@ -80,6 +81,7 @@ NEEDS_REAL = {
     "table_stills",
     "vision_d6",
     "vision_d6_budget",
+    "vision_symbol_faces",
     "vision_numbered",
     "vision_numbered_kinds",
     "vision_numbered_learnt",

@@ -238,7 +238,9 @@ def render_scene(
                 faces.append((float(np.linalg.norm(centre - cam)), i, value))
     for _, i, value in sorted(faces, reverse=True):
         cube = cubes[i]
-        tex = face_texture(value, cube.colour)
+        # a face of its own (a symbol face: training/render/symbols.py), else the pips
+        own = cube.extra.get("faces", {})
+        tex = own[value] if isinstance(own, dict) and value in own else face_texture(value, cube.colour)
         ts = tex.shape[0]
         quad = project(cube.face_corners(value), r, t, k)
         x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1

@@ -1,0 +1,226 @@
+"""Symbol faces on pip d6 (issue 46 item 3): never read silently as pips; found and asked.
+
+    nice -n 10 .venv/bin/python -m benchmarks.vision_symbol_faces [--scenes N] [--out FILE.md] [--smoke]
+
+Through the table's read path for pip d6 (`controller.perceive.reader_for`'s reader, as
+`dicetable read IMAGE` reads a lone photo: `vision.numbered.combined.PipDice` over
+`vision.reader.DiceReader`), in one run: "before (main)" (``symbol_dice=False``: a die the classifier
+or the verifier calls "not a die" is dropped), "symbol dice found (default)" (such a candidate that
+shows a die's square top face of one colour, the size of the dice read, is kept and asked:
+`vision.pipcheck.found_again`), and "and the pip check (opt-in)" (`vision.pipcheck.Judged()`: a sure
+reading whose face shows marks that are not pips is asked; off by default, its cost below).
+
+Symbol faces: each labelled die whose top face carries one is **silent** (read at or above the asking
+threshold, as any value), **asked** (read below it) or **not found** (no reading on its box).
+* Real first: the 31 symbol faces found by eye in `epanemu_d6_oblique` (``REAL_SYMBOLS``: 20 "BICYCLE"
+  word faces with one pip, 9 "G" logo faces, 2 engraved numerals "1"; photos CC BY 4.0,
+  Epanemu/GameDiceRecognition, see its README and LICENSE.txt).
+* Renders: `training.render.symbols` scenes of the held-out seed with the held-out designs (crown,
+  heart, a word, a scrawl, a disc logo, a numeral: never used to tune the check).
+Pip faces beside them (the check's cost): byler_d6 held-out (labels as corrected by
+benchmarks/byler_label_corrections.csv), epanemu_d6_oblique's other dice, the renders' pip faces:
+read right, read right and sure (unasked), silent (sure and wrong); and the real photos with no dice
+(negatives/): readings on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from benchmarks import harness
+from benchmarks.harness import REAL, RESULTS, imread, markdown_table, match_boxes, run_header, truth_of
+from benchmarks.vision_d6_budget import ASK, epanemu
+from training.dataset import apply_corrections
+from training.render.symbols import HELDOUT_DESIGNS, HELDOUT_SEED, make_scene
+from vision.numbered.combined import PipDice
+from vision.pipcheck import Judged
+from vision.reader import DiceReader
+
+#: the symbol faces of epanemu_d6_oblique, by photo number and box index in its label file
+#: (found by eye on contact sheets of every die labelled 1, the value those faces were given)
+REAL_SYMBOLS: dict[str, tuple[str, ...]] = {
+    "BICYCLE word and pip": tuple(
+        f"{n}.0"
+        for n in (8, 9, 15, 23, 39, 43, 44, 47, 60, 63, 70, 88, 93, 110, 118, 138, 141, 147, 159, 160)
+    ),
+    "G logo": ("379.5", "380.11", "381.2", "382.4", "383.11", "384.14", "385.1", "438.0", "442.8"),
+    "engraved numeral 1": ("385.11", "385.12"),
+}
+
+
+def real_symbol_keys() -> dict[tuple[str, int], str]:
+    """(image file name, box index) -> the symbol's kind."""
+    out = {}
+    for kind, ids in REAL_SYMBOLS.items():
+        for i in ids:
+            n, j = i.split(".")
+            out[(f"dice_{n}_jpg.jpg", int(j))] = kind
+    return out
+
+
+@dataclass
+class Tally:
+    """One reader on one set: symbol faces silent / asked / not found; pip faces read right."""
+
+    symbols: int = 0
+    silent_sym: int = 0
+    asked_sym: int = 0
+    missed_sym: int = 0
+    pips: int = 0
+    right: int = 0
+    right_sure: int = 0
+    silent: int = 0
+    photos: int = 0
+    phantoms: int = 0
+    silent_of: list[str] = field(default_factory=list)
+
+    def add(
+        self, name: str, found: Sequence[Any], truth: Sequence[tuple[Any, int]], symbol: Sequence[Any]
+    ) -> None:
+        m = match_boxes([b for b, _ in truth], [d.center for d in found]) if truth else []
+        self.photos += 1
+        self.phantoms += len(found) - sum(i is not None for i in m)
+        for j, ((_, v), i) in enumerate(zip(truth, m, strict=True)):
+            d = None if i is None else found[i]
+            if symbol[j]:
+                self.symbols += 1
+                if d is None:
+                    self.missed_sym += 1
+                elif d.confidence >= ASK:
+                    self.silent_sym += 1
+                    self.silent_of.append(f"{name}#{j} {symbol[j]} read {d.value} at {d.confidence:.2f}")
+                else:
+                    self.asked_sym += 1
+                continue
+            self.pips += 1
+            if d is not None and d.value == v:
+                self.right += 1
+                self.right_sure += d.confidence >= ASK
+            elif d is not None and d.confidence >= ASK:
+                self.silent += 1
+
+    def row(self, set_name: str, reader: str) -> list[str]:
+        def pc(a: int, b: int) -> str:
+            return f"{100 * a / b:.2f} % ({a}/{b})" if b else "-"
+
+        return [
+            set_name,
+            reader,
+            str(self.symbols),
+            str(self.silent_sym) if self.symbols else "-",
+            str(self.asked_sym) if self.symbols else "-",
+            str(self.missed_sym) if self.symbols else "-",
+            str(self.pips),
+            pc(self.right, self.pips),
+            pc(self.right_sure, self.pips),
+            str(self.silent) if self.pips else "-",
+            f"{self.phantoms} in {self.photos}",
+        ]
+
+
+HEAD = [
+    "set",
+    "reader",
+    "symbol faces",
+    "silent",
+    "asked",
+    "not found",
+    "pip faces",
+    "read right",
+    "right and sure",
+    "silent (pips)",
+    "phantoms (readings on no labelled die)",
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--real", type=Path, default=REAL)
+    ap.add_argument("--scenes", type=int, default=60, help="rendered scenes (held-out seed and designs)")
+    ap.add_argument("--out", type=Path, help="the report's file (default results/vision_symbol_faces.md)")
+    harness.add_smoke(ap)
+    args = ap.parse_args(argv)
+    if args.out is None and not args.smoke:
+        args.out = RESULTS / "vision_symbol_faces.md"
+    cv2.setNumThreads(1)
+    readers: dict[str, Callable[[np.ndarray], Any]] = {
+        "before (main)": PipDice(DiceReader(symbol_dice=False)).read,
+        "symbol dice found (default)": PipDice(DiceReader()).read,
+        "and the pip check (opt-in)": PipDice(DiceReader(pip_check=Judged())).read,
+    }
+    sets: list[tuple[str, list[tuple[str, np.ndarray, list[Any], list[Any]]]]] = []
+    keys = real_symbol_keys()
+    ep = epanemu(args.real)
+    if args.smoke:
+        ep = [e for e in ep if any(k[0] == e[0] for k in keys)][:2]
+    sets.append(
+        (
+            "epanemu_d6_oblique (CC BY 4.0, Epanemu/GameDiceRecognition)",
+            [(n, img, t, [keys.get((n, j)) for j in range(len(t))]) for n, img, t in ep],
+        )
+    )
+    real = {s.name: s for s in harness.real_sets(args.real)}
+    if "byler_d6" in real:
+        byler = real["byler_d6"]
+        items = [i for i in byler.items if byler.split(i, None) == "held-out"]  # type: ignore[arg-type]
+        items, _ = apply_corrections(items, harness.ROOT / "benchmarks" / "byler_label_corrections.csv")
+        if args.smoke:
+            items = items[:2]
+        rows = []
+        for it in items:
+            img = imread(it.path)
+            t = truth_of(it, img)
+            rows.append((it.path.name, img, t, [None] * len(t)))
+        sets.append(("byler_d6 held-out", rows))
+    if "negatives (no dice)" in real:
+        neg = real["negatives (no dice)"].items[: 2 if args.smoke else None]
+        sets.append(("negatives (real, no dice)", [(i.path.name, imread(i.path), [], []) for i in neg]))
+    scenes = 2 if args.smoke else args.scenes
+    rendered = []
+    for i in range(scenes):
+        img, truth = make_scene(i, HELDOUT_SEED, HELDOUT_DESIGNS)
+        t = [(tuple(d["box_px"]), d["value"]) for d in truth["dice"]]
+        rendered.append((f"scene {i}", img, t, [d["symbol"] for d in truth["dice"]]))
+    sets.append((f"renders, held-out designs (seed {HELDOUT_SEED})", rendered))
+
+    table = []
+    notes = []
+    for set_name, photos in sets:
+        tallies = {r: Tally() for r in readers}
+        for name, img, t, sym in photos:
+            for r, read in readers.items():
+                tallies[r].add(name, read(img), t, sym)
+        for r, tally in tallies.items():
+            table.append(tally.row(set_name, r))
+            notes += [f"- {set_name}, {r}: {s}" for s in tally.silent_of]
+    text = "\n".join(
+        [
+            "# Symbol faces on pip d6 (issue 46 item 3)",
+            "",
+            run_header(argv, "benchmarks.vision_symbol_faces"),
+            "",
+            f"Asking threshold {ASK:g}. Symbol faces: silent = read at or above it (any value).",
+            "",
+            *markdown_table(HEAD, table),
+            "",
+            "Symbol faces read silently:",
+            "",
+            *(notes or ["- none"]),
+            "",
+        ]
+    )
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
