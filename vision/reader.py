@@ -39,6 +39,8 @@ from vision.pipcheck import Judged, found_again
 from vision.reading import DieReading, Examined, Reader, Rejected, box_quad
 from vision.runtime import Model, blob, softmax_turned
 from vision.symbolfaces import SymbolFaces
+from vision.value_net import NAME as VALUE_NET
+from vision.value_net import ValueNet
 from vision.verifier import Box as VerifiedBox
 from vision.verifier import NetVerifier, Verifier
 from vision.verifier import load as load_verifier
@@ -137,6 +139,7 @@ class DiceReader(Reader):
         pip_check: Judged | None = None,
         symbol_dice: bool = True,
         symbols: SymbolFaces | None = None,
+        value_net: Path | Literal["default"] | None = "default",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -146,6 +149,12 @@ class DiceReader(Reader):
             shipped = MODELS / OBLIQUE_CLASSIFIER
             oblique_classifier = shipped if classifier is None and shipped.is_file() else None
         self._cls_oblique = _load(OBLIQUE_CLASSIFIER, oblique_classifier) if oblique_classifier else self._cls
+        # issue 46: a second look at each box-read die by the net fine-tuned on real photos seen
+        # from any angle (vision.value_net); None: the box classifier alone (as before)
+        if value_net == "default":
+            shipped = MODELS / VALUE_NET
+            value_net = shipped if classifier is None and shipped.is_file() else None
+        self.value_net = ValueNet(value_net) if value_net else None
         self.det_long_side = det_long_side
         self.det_threshold = det_threshold
         self.shrink = shrink  # how a frame is shrunk for the detector (_shrink)
@@ -307,6 +316,19 @@ class DiceReader(Reader):
                 probs[idx] = self.classify([crops[i] for i in idx], rotations, warped)
         return crops, probs
 
+    def second_look(
+        self, pyr: Pyramid, cands: Sequence[Candidate], probs: np.ndarray, view: View | None
+    ) -> np.ndarray:
+        """The softmax of each box-read candidate mixed with the value net's (vision.value_net; a
+        top face warped from `view` keeps the oblique classifier's)."""
+        if self.value_net is None or not len(cands):
+            return probs
+        idx = [i for i, c in enumerate(cands) if not self.warps(c, view)]
+        if idx:
+            probs = probs.copy()
+            probs[idx] = self.value_net.mix(probs[idx], self.value_net.probs(pyr, [cands[i] for i in idx]))
+        return probs
+
     def estimated_view(
         self, image: np.ndarray, pyr: Pyramid, cands: Sequence[Candidate], f_side: float | None = None
     ) -> View | None:
@@ -421,10 +443,13 @@ class DiceReader(Reader):
             if not self.doubt:
                 plausible = None
         crops, probs = self.classify_candidates(pyr, cands, seen_from)
+        probs = self.second_look(pyr, cands, probs, seen_from)
         kept = []
         for i, (c, p, crop) in enumerate(zip(cands, probs, crops, strict=True)):
             value = int(np.argmax(p[1:])) + 1
             conf = float(p[value]) * min(1.0, c.score / 0.5)
+            if self.value_net is not None and not self.warps(c, seen_from):
+                conf = self.value_net.calibrated(conf)
             if plausible is not None:  # read no surer than under the least sure plausible view
                 conf = min(conf, float(plausible[:, i, value].min()))
                 steep = seen_from is not None and seen_from.view_deg(*c.center) >= STEEP
@@ -541,13 +566,14 @@ class DiceReader(Reader):
         view = None
         if self.rectify and self.estimate_view:  # the crop's own tilt (it has no place in a frame)
             view = self.estimated_view(crop_bgr, pyr, [whole], CROP_F_SIDE)
-        p = self.classify_candidates(pyr, [whole], view)[1][0]
+        p = self.second_look(pyr, [whole], self.classify_candidates(pyr, [whole], view)[1], view)[0]
         value = int(np.argmax(p[1:])) + 1
+        conf = float(p[value])
+        if self.value_net is not None and not self.warps(whole, view):
+            conf = self.value_net.calibrated(conf)
         quad = ((0.0, 0.0), (float(w), 0.0), (float(w), float(h)), (0.0, float(h)))
         colour = (palette or Palette.default()).nearest_lab(body_colour_labs([c])[0])[0]
-        return DieReading(
-            value=value, center=(w / 2, h / 2), quad=quad, confidence=float(p[value]), colour=colour
-        )
+        return DieReading(value=value, center=(w / 2, h / 2), quad=quad, confidence=conf, colour=colour)
 
 
 def _asked(

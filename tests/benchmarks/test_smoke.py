@@ -57,6 +57,7 @@ SMOKE: dict[str, list[str]] = {
     "tumble": ["--smoke"],
     "vision_d6": ["--smoke"],
     "vision_d6_budget": ["--smoke"],
+    "vision_d6_oblique_real": ["--smoke"],
     "vision_numbered": ["--smoke"],
     "vision_numbered_kinds": ["--smoke"],
     "vision_numbered_learnt": ["--smoke"],
