@@ -177,3 +177,40 @@ def _descend(
             if np.all(step[:2] < 0.1):
                 break
     return p, best
+
+
+def face_square_px(
+    footprint_mm: NDArray[np.float64],
+    level: int,
+    pose: BoardPose,
+    calibration: CameraCalibration,
+    margin: float = 1.0,
+) -> tuple[NDArray[np.float64], float]:
+    """The image quad (top-left, top-right, bottom-right, bottom-left: the crop's corners) of the square
+    on the plane of a placed die's top face, centred on it and ``margin`` times its side, its sides
+    along the image's x and y at the die; and the die's side in mm.
+
+    ``footprint_mm``: the die's top face on the board (`calibration.geometry.place`'s footprint, 4+
+    corners), whose side is the die's; ``level``: its stack level, so the face lies ``(level + 1)``
+    sides above the board.  Cut from the frame, the quad shows the top face as the camera would see
+    it from straight above, the way `vision.oblique.top_quad` cuts a die for the oblique classifier,
+    but placed by the board's pose and the die's size rather than the reader's box."""
+    fp = np.asarray(footprint_mm, np.float64).reshape(-1, 2)
+    x, y = fp[:, 0], fp[:, 1]
+    side = float(np.sqrt(abs(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))))
+    if not np.isfinite(side) or side <= 0:
+        raise ValueError(
+            f"footprint_mm: expected a die's top face (4+ corners, some area), got {fp.tolist()}"
+        )
+    h = (level + 1) * side
+    centre = fp.mean(axis=0)
+    c_px = pose.project(np.array([[centre[0], centre[1], -h]]), calibration)[0]
+    step = pose.backproject(c_px + np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), h, calibration)
+    ex = step[1] - step[0]
+    ex /= np.linalg.norm(ex)
+    ey = np.array([-ex[1], ex[0]])
+    if float(ey @ (step[2] - step[0])) < 0:  # the image's y, down
+        ey = -ey
+    r = 0.5 * margin * side
+    sq = centre + r * np.array([-ex - ey, ex - ey, ex + ey, -ex + ey])
+    return pose.project(np.column_stack([sq, np.full(4, -h)]), calibration), side

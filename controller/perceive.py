@@ -15,7 +15,8 @@ empty table (`controller.where.TableWhere`).  For each frame it runs, in order:
 4. the reader (`Reader.examine`): every die read, every candidate rejected and why;
 5. ids (`r<seq>.<n>`), then the place of each die on the board (`calibration.geometry.place`:
    zones, side, field, stacking; dice the last scored throw showed and a new die now covers carried
-   over: `calibration.memory`), then which readings are unsure.
+   over: `calibration.memory`), each placed pip d6 read again from its top face at the board
+   (`controller.values`: the still's pixels when the camera takes one), then which readings are unsure.
 """
 
 from __future__ import annotations
@@ -759,6 +760,11 @@ class Perceiver:
                 )
             except ValueError as e:
                 board_problem = str(e)
+            else:  # each placed pip d6 read again from its top face at the board (issue 45 item 2)
+                from controller.values import pip_classifier, read_top_faces
+
+                classifier = None if frame_only else pip_classifier(self.reader, self.kinds)
+                read_top_faces(image, readings, pose, self.geometry.calibration, classifier)
         if k > 1.0:  # the still's dice in the gate frame's pixels
             readings = [_scaled_die(r, 1.0 / k) for r in readings]
         for r in readings:

@@ -55,6 +55,7 @@ SMOKE: dict[str, list[str]] = {
     "stages": ["--smoke"],
     "table_stills": ["--smoke"],
     "tumble": ["--smoke"],
+    "values": ["--limit", "2"],
     "vision_d6": ["--smoke"],
     "vision_d6_budget": ["--smoke"],
     "vision_d6_oblique_real": ["--smoke"],

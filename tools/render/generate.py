@@ -50,6 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         help="also write each scene's empty table (OUT/empty/scene_NNNN.jpg: the same camera, board and "
         "light, no dice, a little exposure drift and its own noise; make_scene(..., empty=True))",
     )
+    ap.add_argument(
+        "--still",
+        type=float,
+        default=0.0,
+        help="also write each DICETAR WARS scene as the camera's full-resolution still, this many times "
+        "the frame's size (OUT/still/scene_NNNN.jpg; 2.7: a Pi Camera Module 3's 3456x2592; "
+        "make_scene(..., still=K))",
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     total = 0
@@ -67,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
             _, jpeg, _ = make_scene(i, args.seed, args.variant, empty=True)
             (args.out / "empty").mkdir(exist_ok=True)
             (args.out / "empty" / f"scene_{i:04d}.jpg").write_bytes(jpeg)
+        if args.still and truth["board"] == "dicetar-wars":
+            _, jpeg, _ = make_scene(i, args.seed, args.variant, still=args.still)
+            (args.out / "still").mkdir(exist_ok=True)
+            (args.out / "still" / f"scene_{i:04d}.jpg").write_bytes(jpeg)
     print(f"wrote {args.count} scenes to {args.out} ({total / 1e6:.1f} MB of JPEG)")
     return 0
 

@@ -253,7 +253,12 @@ HELDOUT_PAIRS = [("white", "black"), ("purple", "white"), ("red", "white"), ("wh
 
 
 def make_scene(
-    index: int, seed: int, variant: str = "train", earlier: bool = False, empty: bool = False
+    index: int,
+    seed: int,
+    variant: str = "train",
+    earlier: bool = False,
+    empty: bool = False,
+    still: float = 0.0,
 ) -> tuple[np.ndarray, bytes, dict[str, Any]]:
     """Scene ``index`` of ``seed``.  ``variant="heldout"`` pushes the settings outside what the d6
     models trained on: dice of 14, 16 and 19 mm mixed in one scene, a white die in every DICETAR WARS
@@ -266,7 +271,13 @@ def make_scene(
     ``empty=True``: the same table before the throw, as the motion gate keeps it (the same camera,
     board, light and table grain; no dice, no hand): its sensor noise is drawn anew and its exposure
     and white balance drift a little from the scene's (each channel's gain x 0.94-1.06, from its own
-    generator ``[seed, index, 1]``), as two frames of a real camera differ."""
+    generator ``[seed, index, 1]``), as two frames of a real camera differ.
+
+    ``still``: the same scene (camera, dice, light, truth in the video frame's pixels) as the camera's
+    full-resolution still ``still`` times the frame's size (2.7: a Pi Camera Module 3's 3456x2592 over
+    the same field of view, `hardware.stills`), its board print drawn that much finer; its sensor
+    noise is its own (generator ``[seed, index, 2]``) and it shows no hand over the markers (the
+    table finds the board's pose in the video frame)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     low = variant == "lowcontrast"
@@ -370,7 +381,32 @@ def make_scene(
     if heldout:
         truth["die_sizes_mm"] = list(HELDOUT_SIZES)
         truth["light"]["cast_bgr"] = list(cast)
+    if still:
+        image, jpeg = _still(
+            board, variant, throw, cam, light, cast, still, np.random.default_rng([seed, index, 2])
+        )
+        truth["still_size"] = [image.shape[1], image.shape[0]]
     return image, jpeg, truth
+
+
+def _still(
+    board: BoardLayout,
+    variant: str,
+    throw: Throw,
+    cam: dict[str, Any],
+    light: Light,
+    cast: tuple[float, float, float],
+    k: float,
+    own: np.random.Generator,
+) -> tuple[np.ndarray, bytes]:
+    """The scene drawn ``k`` times the video frame's size (`make_scene`'s ``still``)."""
+    cal = pi_camera3_calibration(round(W * k), round(H * k))
+    ppm = TEXTURE_PX_PER_MM * k
+    texture = (other_print if variant == "otherprint" else render_board_image)(board, ppm)
+    frame, _ = render_scene(texture, ppm, throw.cubes, cam["r"], cam["t"], cal, light, own)
+    if cast != (1.0, 1.0, 1.0):
+        frame = np.asarray(np.clip(frame.astype(np.float32) * np.asarray(cast, np.float32), 0, 255), np.uint8)
+    return finish(frame, own, float(own.uniform(1.0, 2.5)), JPEG_QUALITY)
 
 
 #: the other print's zone colours (BGR) by multiplier: none of the project's own

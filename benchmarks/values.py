@@ -1,0 +1,255 @@
+"""The value from the still (issue 45 item 2): rendered DICETAR WARS scenes read through the table's own
+perception step (`controller.perceive.Perceiver.perceive`, the scene's board, calibration, colours and
+empty table), each pip value scored against the truth, before and after the top-face read at the
+board (`controller.values`: ``ENABLED`` off and on) in one run; with ``--still``, each scene read
+twice more as a table with a still camera reads it: its full-resolution still (`tools/render/generate.py
+--still 2.7`: the same scene at 3456x2592, a Pi Camera Module 3's still) with the video frame for the
+board's pose (`perceive(still, frame=...)`).
+
+A reading is matched to the die it shows: the dice whose top face is at least half in view first
+(`match_visible`; `benchmarks.scenes.match` alone gives a die under another die the reading of the
+die on it, its value then counted wrong), then the rest.  Per set and way of reading:
+
+* found: dice matched (of all the scene's dice; the missed ones are issue 45 item 1's and 4's);
+* value right: of the dice found whose top face is at least half in view, the value read right,
+  whether asked or not (a die whose top face lies mostly under another die shows no value: the
+  reading matched to it, of the die on it or of a sliver, is counted apart, and how many of those
+  are read sure of another value: issue 45 item 4's silent stacks);
+* silent: a wrong value the table would score without asking (the reading is sure and its support
+  known): the worst outcome;
+* asked: dice found that the table asks about (any reason: value, support); asked for the value:
+  confidence under the table's threshold (0.8);
+* phantoms: readings matched to no die (at 0.8 or more: the table would score them).
+
+Wrong values are listed by cause (`benchmarks.missed_dice.cause`) and die size in pixels, their crops
+written with ``--crops``.
+
+    nice -n 10 .venv/bin/python -m benchmarks.values --set /tmp/i45v/s20261208 --still [--limit N] \\
+        [--crops DIR] [--markdown FILE] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+import controller.values as values
+from benchmarks.harness import RENDERED, ROOT, run_header, shown, write
+from benchmarks.missed_dice import cause
+from benchmarks.scenes import empty_frame, load_scenes, match
+from calibration.board import load_board
+from calibration.camera import parse_calibration
+from controller.config import VisionSection
+from controller.perceive import BoardGeometry, Perceiver, reader_for
+
+#: a die whose top face is at least this share in view is matched first
+VISIBLE = 0.5
+
+
+def match_visible(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, int]:
+    """`benchmarks.scenes.match`, the dice whose top face is at least VISIBLE in view first, then the
+    rest with the readings left."""
+    seen = [i for i, d in enumerate(dice) if float(d.get("top_visible_fraction", 1.0)) >= VISIBLE]
+    first = match([dice[i] for i in seen], centres)
+    out = {seen[i]: j for i, j in first.items()}
+    rest = [i for i in range(len(dice)) if i not in out]
+    left = [j for j in range(len(centres)) if j not in out.values()]
+    second = match([dice[i] for i in rest], [centres[j] for j in left])
+    out.update({rest[i]: left[j] for i, j in second.items()})
+    return out
+
+
+def read(
+    truth: dict[str, Any], reader: Any, boards: dict[str, Any], still: np.ndarray | None = None
+) -> list[dict[str, Any]] | None:
+    """The game's dice of one scene as the table reads them (`benchmarks.end_to_end.read_scene`'s way),
+    from its still when ``still`` is given (the video frame giving the board's pose); None when the
+    board's pose is not found."""
+    board = boards.setdefault(truth["board_file"], load_board(ROOT / truth["board_file"]))
+    cam = truth["camera"]
+    cal = parse_calibration(
+        {
+            "camera_matrix": cam["camera_matrix"],
+            "dist_coeffs": cam["dist_coeffs"],
+            "image_size": truth["image_size"],
+        }
+    )
+    image = cv2.imread(str(Path(truth["_dir"]) / truth["image"]), cv2.IMREAD_COLOR)
+    colours = sorted({d["colour"] for d in truth["dice"]})
+    sizes = list(truth.get("die_sizes_mm") or [truth["die_size_mm"]])
+    perceiver = Perceiver.of(
+        reader, VisionSection(), BoardGeometry.of(board, cal, "body", sizes), die_sizes_mm=sizes
+    )
+    empty = empty_frame(truth)
+    if still is None:
+        seen = perceiver.perceive(image, empty=empty, colours=colours, place_colours=colours)
+    else:
+        seen = perceiver.perceive(still, empty=empty, colours=colours, place_colours=colours, frame=image)
+    if not seen.pose_found:
+        return None
+    return [d.to_json() for d in seen.dice if d.colour in colours and not d.hidden]
+
+
+def still_of(truth: dict[str, Any]) -> np.ndarray | None:
+    """The scene's still (``_dir/still/<image>``), None when the set has none."""
+    path = Path(truth["_dir"]) / "still" / truth["image"]
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+    return None if img is None else np.asarray(img)
+
+
+def size_px(d: dict[str, Any]) -> str:
+    """The die's top face's side in the video frame, bucketed."""
+    q = np.asarray(d["top_quad_px"], np.float32)
+    side = math.sqrt(abs(cv2.contourArea(q)))
+    return "< 24 px" if side < 24 else "24-32 px" if side < 32 else ">= 32 px"
+
+
+def run(
+    scenes: list[dict[str, Any]], reader: Any, use_still: bool, crops: Path | None, tag: str
+) -> dict[str, Any]:
+    boards: dict[str, Any] = {}
+    n_scenes = n = found = in_view = covered = covered_sure = right = silent = asked = asked_value = (
+        phantoms
+    ) = sure_phantoms = 0
+    wrong_by: Counter[str] = Counter()
+    rows: list[str] = []
+    for truth in scenes:
+        still = still_of(truth) if use_still else None
+        if use_still and still is None:
+            continue
+        n_scenes += 1
+        got = read(truth, reader, boards, still)
+        dice = truth["dice"]
+        n += len(dice)
+        if got is None:
+            continue
+        pairs = match_visible(dice, [np.asarray(r["center"], np.float64) for r in got])
+        used = set(pairs.values())
+        for j, r in enumerate(got):
+            if j not in used:
+                phantoms += 1
+                sure = float(r.get("confidence", 0.0)) >= 0.8
+                sure_phantoms += sure
+                if sure:
+                    rows.append(
+                        f"scene {truth['scene']}: a sure phantom at {[round(v) for v in r['center']]} read "
+                        f"{r.get('value')} at {float(r.get('confidence', 0)):.2f}; "
+                        f"at the board {r.get('value_at_board')}"
+                    )
+        for i, j in pairs.items():
+            d, r = dice[i], got[j]
+            found += 1
+            unsure = bool(r.get("unsure"))
+            asked += unsure
+            asked_value += float(r.get("confidence", 0.0)) < 0.8
+            if float(d.get("top_visible_fraction", 1.0)) < VISIBLE:
+                # its top face mostly under another die: the reading there is of the die on it (or of a
+                # sliver), its value no reading of this die's; counted apart (issue 45 items 1 and 4)
+                covered += 1
+                covered_sure += not unsure and r.get("value") != d["value"]
+                continue
+            in_view += 1
+            if r.get("value") == d["value"]:
+                right += 1
+                continue
+            silent += not unsure
+            why = f"{cause(i, dice)}, {size_px(d)}"
+            wrong_by[why] += 1
+            rows.append(
+                f"scene {truth['scene']} die {i} ({d['colour']} {d['size_mm']:g} mm, {why}): "
+                f"{d['value']} read {r.get('value')} at {float(r.get('confidence', 0)):.2f}"
+                f"{' asked' if unsure else ' SILENT'}; at the board {r.get('value_at_board')}"
+            )
+            if crops is not None:
+                img = still if still is not None else cv2.imread(str(Path(truth["_dir"]) / truth["image"]))
+                k = img.shape[1] / truth["image_size"][0]
+                x, y = (int(v * k) for v in np.asarray(d["top_quad_px"]).mean(axis=0))
+                h = int(40 * k)
+                crop = img[max(0, y - h) : y + h, max(0, x - h) : x + h]
+                crops.mkdir(parents=True, exist_ok=True)
+                name = f"{tag}_s{truth['scene']:04d}_d{i:02d}_{d['value']}as{r.get('value')}.png"
+                cv2.imwrite(str(crops / name), cv2.resize(crop, (240, 240), interpolation=cv2.INTER_NEAREST))
+    return {
+        "scenes": n_scenes,
+        "dice": n,
+        "found": found,
+        "in_view": in_view,
+        "covered": covered,
+        "covered_sure": covered_sure,
+        "right": right,
+        "silent": silent,
+        "asked": asked,
+        "asked_value": asked_value,
+        "phantoms": phantoms,
+        "sure_phantoms": sure_phantoms,
+        "wrong_by": wrong_by,
+        "rows": rows,
+    }
+
+
+def row(name: str, res: dict[str, Any]) -> str:
+    f, v = max(res["found"], 1), max(res["in_view"], 1)
+    return (
+        f"| {name} | {res['scenes']} | {res['found']}/{res['dice']} "
+        f"| {100 * res['right'] / v:.2f} % ({res['in_view'] - res['right']} wrong of {res['in_view']}) "
+        f"| {res['silent']} | {100 * res['asked'] / f:.1f} % | {100 * res['asked_value'] / f:.1f} % "
+        f"| {res['phantoms']} ({res['sure_phantoms']}) | {res['covered']} ({res['covered_sure']}) |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--set", type=Path, action="append", help="a folder of rendered scenes with empty/ (and still/)"
+    )
+    ap.add_argument("--still", action="store_true", help="also read each scene's still (still/)")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--crops", type=Path, help="write each wrong value's crop here")
+    ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--list", action="store_true", help="also list every wrong value")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    reader = reader_for("dicetar-wars")
+    out = [run_header(argv, "benchmarks.values"), ""]
+    out += [
+        "| set, way of reading | scenes | found | value right (found, top face in view) | silent wrong "
+        "| asked (of found) | asked for the value | phantoms (>= 0.8) | covered dice matched (read sure, "
+        "another value) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    listed: list[str] = []
+    causes: dict[str, Counter[str]] = {}
+    for folder in args.set or [RENDERED]:
+        scenes = [s for s in load_scenes("all", folder) if s["board"] == "dicetar-wars"]
+        if args.limit:
+            scenes = scenes[: args.limit]
+        for use_still in (False, True) if args.still else (False,):
+            for after in (False, True):
+                values.ENABLED = after
+                name = (
+                    f"{shown(folder)}, {'still' if use_still else 'video frame'}, "
+                    f"{'top face at the board' if after else 'before (reader alone)'}"
+                )
+                tag = f"{'still' if use_still else 'frame'}_{'after' if after else 'before'}"
+                res = run(scenes, reader, use_still, args.crops, tag)
+                out.append(row(name, res))
+                causes[name] = res["wrong_by"]
+                listed += [f"{name}: {r}" for r in res["rows"]]
+    values.ENABLED = True
+    out += ["", "Wrong values by cause (first that applies) and the die's side in the video frame:", ""]
+    for name, c in causes.items():
+        out.append(f"- {name}: " + (", ".join(f"{k} {v}" for k, v in c.most_common()) or "none"))
+    if args.list:
+        out += ["", *listed]
+    write("\n".join(out) + "\n", args.markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
