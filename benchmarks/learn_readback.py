@@ -14,7 +14,8 @@ set given), and the face's other frames (the later rolls, never taught).
 Crops: "box" (the classifier's crop round the top face, the detector's box: before issue 44) and "die"
 (`vision.numbered.die_crop`: centred, scaled and turned on the die's outline, the set keeping these,
 grouped on the box crops: whole-die crops of one die's faces are alike, grouped on them 5 of 38 wood
-crops were taught wrong, against 1), in one run.  Value
+crops were taught wrong, against 1), in one run.  The set names its crop (`DiceSet.crop`, as
+`learn-dice see` writes it) and `read` matches it on that crop.  Value
 right: the reading nearest the middle is a d20 showing the label (asked or not); by the set: read by
 the learnt set (a `LearntReading`); silent: wrong at >= 0.8.
 """
@@ -53,7 +54,9 @@ def taught_and_later(items: list[Lurig], rolls: int) -> tuple[list[Lurig], list[
     return taught, later
 
 
-def learn(reader: NumberedReader, frames: list[tuple[Lurig, np.ndarray]]) -> tuple[DiceSet, int, int]:
+def learn(
+    reader: NumberedReader, frames: list[tuple[Lurig, np.ndarray]], crop: str = "box"
+) -> tuple[DiceSet, int, int]:
     """A set taught as `learn-dice see` and `confirm` teach it (module docstring), its number of
     groups, and how many crops were taught a face they do not show (their group named otherwise)."""
     from controller.learn_dice import cluster, learning_perceiver
@@ -65,8 +68,8 @@ def learn(reader: NumberedReader, frames: list[tuple[Lurig, np.ndarray]]) -> tup
         i = nearest_centre([tuple(d["center"]) for d in dice], (img.shape[1], img.shape[0]))
         if i is not None:
             values.append(x.face)
-            crops.append(reader.crops_of(img, [dice[i]])[0])
-            boxed.append(box_crop(reader, img, dice[i]))
+            crops.append(reader.crops_of(img, [dice[i]], crop)[0])
+            boxed.append(reader.crops_of(img, [dice[i]], "box")[0])
     turned = reader.embedder().embed(crops, TURNS)
     groups = cluster(reader.embedder().embed(boxed, TURNS))
     named = {
@@ -76,20 +79,10 @@ def learn(reader: NumberedReader, frames: list[tuple[Lurig, np.ndarray]]) -> tup
     taught = np.array([named[g] for g in groups], np.int64)
     digest = reader.embedder().digest
     return (
-        DiceSet("readback", "d20", "", digest, taught, turned[:, 0]),
+        DiceSet("readback", "d20", "", digest, taught, turned[:, 0], crop=crop),
         len(named),
         int(np.sum(taught != values)),
     )
-
-
-def box_crop(reader: NumberedReader, img: np.ndarray, die: dict[str, object]) -> np.ndarray:
-    """The die's crop round its top face (the classifier's): what the crops are grouped on, whichever
-    crop the set keeps (whole-die crops of one die's faces are too alike to group by face)."""
-    was, reader.die_centred = reader.die_centred, False
-    try:
-        return reader.crops_of(img, [die])[0]
-    finally:
-        reader.die_centred = was
 
 
 def read(reader: NumberedReader, frames: list[tuple[Lurig, np.ndarray]], learnt: DiceSet) -> dict[str, int]:
@@ -121,8 +114,7 @@ def measure(group: str, smoke: bool, rolls: int = ROLLS, later_every: int = 1) -
     reader = NumberedReader()
     rows: list[list[object]] = []
     for crop in CROPS:
-        reader.die_centred = crop == "die"
-        s, groups, wrong = learn(reader, taught_imgs)
+        s, groups, wrong = learn(reader, taught_imgs, crop)  # the set names its crop (`DiceSet.crop`)
         sides = [
             ("taught frames", taught_imgs),
             ("later rolls", ((x, at_table(imread(x.path))) for x in later)),

@@ -6,7 +6,9 @@ read is cut out as the reader cut it and embedded (`vision.numbered.embed`), and
 grouped so that each group is one face (`cluster`: average-linkage on likeness, LINK).  It writes,
 in the session folder:
 
-* `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding;
+* `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding (of the
+  crop the set keeps: the die centred on its own outline, `"crop": "die"`, issue 44 item 2; the
+  groups are made on the crops round the top face);
 * `confirm.csv`: one row a group (`group, crops, guess, face`): the person fills in `face`, the value
   the group's die shows (or `-`: not one of the set's dice);
 * `groups.png`: a contact sheet, one row a group, to look at while filling it in.
@@ -31,7 +33,7 @@ import numpy as np
 from controller.perceive import Perceiver
 from vision.numbered.embed import TURNS, likeness
 from vision.numbered.labels import KINDS, VALUES
-from vision.numbered.learnt import DiceSet
+from vision.numbered.learnt import CROPS, DiceSet
 from vision.numbered.reader import NumberedReader
 
 if TYPE_CHECKING:
@@ -139,6 +141,7 @@ def see(
     reader: NumberedReader,
     cfg: TableConfig | None = None,
     empty: Path | None = None,
+    crop: str = "die",
 ) -> list[Seen]:
     """Look at the frames, group what was seen, and write the session folder (module docstring).
 
@@ -146,7 +149,12 @@ def see(
     defaults), so a die only counts where the table would read one; each reading's crop is cut as the
     reader cut it (`NumberedReader.crops_of`).  ``empty``: a frame of the empty table (else the
     config's ``[vision] empty_table_frame``): only what differs from it is seen, so a keyboard or a
-    vent in view is never taken for a face."""
+    vent in view is never taken for a face.  ``crop``: the crop the set keeps (`DiceSet.crop`, issue
+    44 item 2): "die", centred, scaled and turned on the die's outline (`vision.numbered.die_crop`),
+    or "box", round its top face; the crops are grouped on the box crops either way (whole-die crops
+    of one die's faces are too alike to group by face)."""
+    if crop not in CROPS:
+        raise LearnError(f"crop: expected one of {', '.join(CROPS)}, got {crop!r}")
     if kind not in KINDS:
         raise LearnError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
     if not frames:
@@ -163,7 +171,7 @@ def see(
     if empty_img is not None:
         perceiver.set_empty(empty_img)
     table = perceiver.where.empty  # the empty table given, or the config's empty_table_frame
-    where, crops, guesses = [], [], []
+    where, crops, kept, guesses = [], [], [], []
     for path in frames:
         img = _image(path)
         if table is not None and table.empty.shape != img.shape:
@@ -174,23 +182,25 @@ def see(
             )
         seen_set = perceiver.perceive(img)
         dice = [d.to_json() for d in seen_set.dice]
-        for d, crop in zip(dice, reader.crops_of(img, dice), strict=True):
+        own = reader.crops_of(img, dice, crop)
+        for d, boxed, cut in zip(dice, reader.crops_of(img, dice, "box"), own, strict=True):
             where.append((str(path), (round(d["center"][0], 1), round(d["center"][1], 1))))
-            crops.append(crop)
+            crops.append(boxed)
+            kept.append(cut)
             guesses.append(int(d["value"]) if d.get("kind") == kind and d.get("value") is not None else None)
     if not crops:
         steps = " (where it differs from the empty table)" if table is not None else ""
         raise LearnError(
             f"frames: no die found in any of the {len(frames)} frames{steps} (expected the set's {kind}s)"
         )
-    turned = reader.embedder().embed(crops, TURNS)
-    groups = cluster(turned)
+    groups = cluster(reader.embedder().embed(crops, TURNS))
+    upright = reader.embedder().embed(kept, 1)
     seen = [
         Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]])
-        for (fr, c), g, guess, t in zip(where, groups, guesses, turned, strict=True)
+        for (fr, c), g, guess, t in zip(where, groups, guesses, upright, strict=True)
     ]
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"name": name, "kind": kind, "colour": colour, "embedder": reader.embedder().digest}
+    meta = {"name": name, "kind": kind, "colour": colour, "embedder": reader.embedder().digest, "crop": crop}
     (folder / SEEN).write_text(json.dumps({**meta, "seen": [s.__dict__ for s in seen]}), encoding="utf-8")
     with (folder / SHEET).open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -298,4 +308,5 @@ def confirm(
         str(data["embedder"]),
         np.array([faces[int(s["group"])] for s in keep], np.int64),
         np.array([s["features"] for s in keep], np.float32),
+        crop=str(data.get("crop", "box")),  # a session seen before issue 44 item 2: the box crop
     )

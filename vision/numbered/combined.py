@@ -437,7 +437,14 @@ def lone_pips(
     located = reader.locate(work, found, None, n)
     crops = reader.crops(work, located)
     probs = reader.classify(crops)
-    matches = reader.learnt_matches(crops, learnt) if learnt is not None else [None] * len(crops)
+    matches: list[Any] = [None] * len(crops)
+    if learnt is not None:  # each set on the crop it was learnt with (`DiceSet.crop`)
+        from vision.numbered.die_crop import die_crop
+
+        own = (
+            [die_crop(work, f.box_center, max(f.w, f.h)) for f in located] if "die" in learnt.crops else None
+        )
+        matches = reader.learnt_matches(crops, learnt, die_crops=own)
     out: list[DieReading] = []
     for r, f, p, m in zip(lone, located, probs, matches, strict=True):
         # the die's box as the numbered reader's readings give it (its crop: `crops_of`)

@@ -9,15 +9,17 @@ die as before.  A reading made so is a `LearntReading`: its JSON says `"learnt":
 
 File (JSON, one set a file, written by `dicetable learn-dice confirm`):
 {"format": FORMAT, "name", "kind", "colour", "embedder": digest of the embedding net,
+ "crop": "box" or "die" (the crop it was learnt with, `DiceSet.crop`; absent: "box"),
  "faces": [{"value", "features": [[...], ...]}, ...]}
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -26,11 +28,15 @@ from vision.numbered.labels import KINDS, VALUES
 from vision.reading import DieReading
 
 FORMAT = "dicetable-dice-set/1"
+#: crops embedded at several turns (N x T x D), or such embeddings by crop ("box", "die": `DiceSet.crop`)
+Turned: TypeAlias = "np.ndarray | Mapping[str, np.ndarray]"
 # The likeness a crop needs to its nearest stored crop, and by how much that must beat the nearest
 # stored crop of another face: set once before any figure was measured, not tuned (on any set);
 # figures in benchmarks/vision_numbered_learnt.py (MODELS.md, issue 20 item 4).
 MATCH = 0.80
 MARGIN = 0.02
+#: the crops a set may be learnt with (`DiceSet.crop`)
+CROPS = ("box", "die")
 #: a roster's dice (issue 44 item 4): a die is one entry's when its nearest stored crop of that entry
 #: is this much more alike than the nearest of any entry of another kind, owner or colour
 #: (`LearntSets.match`); else the two are disputed and the die is asked.  Set to MARGIN before any
@@ -92,10 +98,16 @@ class DiceSet:
     #: "" for a set that is no one die's (a learn-dice set, the referee's answers of no entry).  Not in
     #: the file: the roster keeps it.
     entry: str = ""
+    #: the crop its crops were cut as (issue 44 item 2), and a die is matched with: "box" (round the top
+    #: face, the detector's box: `NumberedReader.crops`) or "die" (centred, scaled and turned on the
+    #: die's own outline: `vision.numbered.die_crop`)
+    crop: str = "box"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.crop not in CROPS:
+            raise ValueError(f"crop: expected one of {', '.join(CROPS)}, got {self.crop!r}")
         bad = sorted({int(v) for v in self.values} - set(VALUES[self.kind]))
         if bad:
             raise ValueError(
@@ -112,15 +124,28 @@ class DiceSet:
     def faces(self) -> list[int]:
         return sorted({int(v) for v in self.values})
 
-    def nearest(self, turned: np.ndarray) -> np.ndarray:
+    @property
+    def crops(self) -> tuple[str, ...]:
+        """The crops a die is cut as to be matched with this set (`crop`)."""
+        return (self.crop,)
+
+    def own(self, turned: Turned) -> np.ndarray:
+        """The embeddings of the crop this set was learnt with (``turned``: one crop's, or each crop's
+        by name)."""
+        if isinstance(turned, Mapping):
+            return turned[self.crop] if self.crop in turned else turned["box"]
+        return turned
+
+    def nearest(self, turned: Turned) -> np.ndarray:
         """Each crop's likeness (N x T x D, at T turns) to its nearest stored crop of this set (N)."""
-        sims = likeness(turned, self.features)
+        sims = likeness(self.own(turned), self.features)
         return sims.max(1) if sims.shape[1] else np.zeros(len(turned), np.float32)
 
-    def match(self, turned: np.ndarray, margin: float = MARGIN) -> list[Match | None]:
-        """For each crop (N x T x D, embedded at T turns): the face it shows when it is one of this
-        set's (at least MATCH alike, and the nearest face `margin` over any other's), else None."""
-        sims = likeness(turned, self.features)
+    def match(self, turned: Turned, margin: float = MARGIN) -> list[Match | None]:
+        """For each crop (N x T x D, embedded at T turns; or such embeddings by crop, `crop`): the face
+        it shows when it is one of this set's (at least MATCH alike, and the nearest face `margin`
+        over any other's), else None."""
+        sims = likeness(self.own(turned), self.features)
         faces = self.faces
         masks = [self.values == f for f in faces]
         out: list[Match | None] = []
@@ -151,6 +176,7 @@ class DiceSet:
             np.concatenate([self.features, np.asarray(features, np.float32).reshape(len(values), -1)]),
             self.trust,
             self.entry,
+            self.crop,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -160,6 +186,7 @@ class DiceSet:
             "kind": self.kind,
             "colour": self.colour,
             "embedder": self.embedder,
+            "crop": self.crop,
             "faces": [
                 {
                     "value": v,
@@ -194,6 +221,7 @@ def set_from_json(data: Any) -> DiceSet:
         str(data["embedder"]),
         np.array(values, np.int64),
         np.stack(feats) if feats else np.zeros((0, 0), np.float32),
+        crop=str(data.get("crop", "box")),  # a set saved before issue 44 item 2: the box crop
     )
 
 
@@ -238,7 +266,11 @@ class LearntSets:
     def kinds(self) -> tuple[str, ...]:
         return tuple(s.kind for s in self.sets)
 
-    def match(self, turned: np.ndarray, margin: float = MARGIN) -> list[Match | None]:
+    @property
+    def crops(self) -> tuple[str, ...]:
+        return tuple(sorted({s.crop for s in self.sets}))
+
+    def match(self, turned: Turned, margin: float = MARGIN) -> list[Match | None]:
         """Each crop's match by the set whose match is the most alike; for a roster's dice (sets with
         an `entry`), its `rival`: an entry of another kind, owner or colour whose nearest stored crop
         is within ENTRY_MARGIN as alike as the matching entry's (the die is asked: which die is it?)."""

@@ -735,11 +735,14 @@ class NumberedReader:
             out.append((replace(f, center=centre, w=f.w * k, h=f.h * k), c))
         return out
 
-    def crops_of(self, image: np.ndarray, readings: Sequence[Any]) -> list[np.ndarray]:
+    def crops_of(
+        self, image: np.ndarray, readings: Sequence[Any], crop: str | None = None
+    ) -> list[np.ndarray]:
         """The CROP x CROP crop of each of a frame's readings (`DieReading`s or their JSON form, as
         `read` gave them: centre on the top face, quad the die's box), cut as `read` cut it for the
         classifier (a still from its first halving): what a learnt set learns (`dicetable learn-dice`,
-        the referee's answers) and what the table shows with a question."""
+        the referee's answers) and what the table shows with a question.  ``crop``: "box" (round the
+        top face) or "die" (`die_crop`, on the die's outline); None: as `die_centred` says."""
         image = check_bgr(image)
         copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
         k = copies.k
@@ -749,7 +752,7 @@ class NumberedReader:
             quad = np.asarray(r["quad"] if isinstance(r, dict) else r.quad, np.float64).reshape(-1, 2)
             side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 4.0) / k
             c = (float(center[0]) / k, float(center[1]) / k)
-            if self.die_centred:
+            if crop == "die" or (crop is None and self.die_centred):
                 box = (float(quad[:, 0].mean()) / k, float(quad[:, 1].mean()) / k)
                 out.append(die_crop(copies.work, box, side))
             else:
@@ -757,13 +760,22 @@ class NumberedReader:
         return out
 
     def learnt_matches(
-        self, crops: list[np.ndarray], learnt: Learnt, margin: float = LEARNT_MARGIN
+        self,
+        crops: list[np.ndarray],
+        learnt: Learnt,
+        margin: float = LEARNT_MARGIN,
+        die_crops: list[np.ndarray] | None = None,
     ) -> list[Match | None]:
         """The learnt set's face for each crop, or None where the set does not know it (`margin`: by
-        how much its nearest face must beat every other's, `DiceSet.match`)."""
+        how much its nearest face must beat every other's, `DiceSet.match`).  ``die_crops``: each die
+        cut on its outline too (`die_crop`), for a set learnt with those (`DiceSet.crop`)."""
         if not crops:
             return []
-        return learnt.match(self.embedder().embed(sized(crops, CROP), TURNS), margin)
+        embed = self.embedder().embed
+        turned = {"box": embed(sized(crops, CROP), TURNS)}
+        if die_crops is not None:
+            turned["die"] = embed(sized(die_crops, CROP), TURNS)
+        return learnt.match(turned, margin)
 
     def weighs_learnt(self, kind: str, side: float) -> bool:
         """Whether a learnt set's die of `kind` whose box is `side` pixels of the frame the OCR head
@@ -846,8 +858,12 @@ class NumberedReader:
         if learnt is not None:
             # with the head's evidence a die need not be MARGIN nearer one face (`candidates`)
             margin = 0.0 if self.ocr is not None and self.learnt_ocr is not None else LEARNT_MARGIN
-            own = [die_crop(image, f.box_center, max(f.w, f.h)) for f in found] if self.die_centred else crops
-            matches = self.learnt_matches(own, learnt, margin)
+            die = self.die_centred or "die" in learnt.crops
+            own = [die_crop(image, f.box_center, max(f.w, f.h)) for f in found] if die else None
+            if self.die_centred and own is not None:  # every set on the die's own crop (the opt-in)
+                matches = self.learnt_matches(own, learnt, margin)
+            else:  # each set on the crop it was learnt with (`DiceSet.crop`, issue 44 item 2)
+                matches = self.learnt_matches(crops, learnt, margin, own)
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
 
