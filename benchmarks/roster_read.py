@@ -17,8 +17,10 @@ Rows, in one run:
 - "no set": the table as it reads untaught dice;
 - "before: `[table] dice_set`": both dice's crops in the table's one learnt set (as `/learn` saved
   them before this issue's item 4: the set joins every die of a kind);
-- "after: the roster": the same crops, one roster entry a die (`[table] roster`), each die found matched
-  to an entry and read against its faces (`controller.roster.RosterView`).
+- "after: the roster, faces alone": the same crops, one roster entry a die (`[table] roster`), each
+  die found matched to an entry and read against its faces (`controller.roster.RosterView`);
+- "after: the roster, faces and looks": the entries also keep the look of each roll taught (as
+  `/learn` keeps it now): a die whose look is far from its entry's is none of the roster's dice.
 
 Value right: the die's reading (nearest the photo's centre) is a d20 showing the label (a d6 for the
 numeral d6); unasked: right and at least SURE; silent: a reading at or above SURE that is wrong or a
@@ -34,7 +36,7 @@ import json
 import math
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,7 @@ from controller.config import parse_config
 from controller.perceive import Perceiver
 from controller.roster import Die, save_roster
 from training.numbered.real import Lurig, load_lurig
+from vision.looks import Look
 from vision.numbered.learnt import DiceSet
 
 ROLLS = 4
@@ -55,7 +58,12 @@ SURE = 0.8
 STEP = 3
 #: the roster's dice: (entry id, owner, colour, d20_lurig set-up)
 DICE = (("ann-d20", "ann", "red", "d20_top"), ("bob-d20", "bob", "blue", "d20_wood"))
-ROWS = ("no set", "before: [table] dice_set", "after: the roster")
+ROWS = (
+    "no set",
+    "before: [table] dice_set",
+    "after: the roster, faces alone",
+    "after: the roster, faces and looks",
+)
 
 
 @dataclass
@@ -82,15 +90,17 @@ def split(items: list[Lurig], rolls: int, step: int) -> tuple[list[Lurig], list[
     return taught, later
 
 
-def teach(items: list[Lurig], name: str) -> DiceSet:
-    """A die's set as the table teaches it: each frame's still read by the learning perception step
-    (d20s alone), the die nearest the middle cut as the reader cuts it, named its face."""
+def teach(items: list[Lurig], name: str) -> tuple[DiceSet, Look]:
+    """A die's set and look as the table teaches them (`controller.teach`): each frame's still read by
+    the learning perception step (d20s alone), the die nearest the middle cut as the reader cuts it,
+    named its face, its look measured (`controller.roster.die_look`)."""
     from controller.learn_dice import learning_perceiver
+    from controller.roster import die_look
     from vision.numbered.reader import default_reader
 
     reader = default_reader()
     perceiver = learning_perceiver("d20", None, False, reader)
-    values, crops = [], []
+    values, crops, looks = [], [], []
     for x in items:
         still = frames_of(imread(x.path))[0]
         dice = [d.to_json() for d in perceiver.perceive(still).dice]
@@ -98,11 +108,13 @@ def teach(items: list[Lurig], name: str) -> DiceSet:
         if i is not None:
             values.append(x.face)
             crops.append(reader.crops_of(still, [dice[i]])[0])
+            looks.append(die_look(still, dice[i]["quad"], perceiver.reading_palette(still, None, None)))
     feats = reader.embedder().embed(crops, 1)[:, 0]
-    return DiceSet(name, "d20", "", reader.embedder().digest, np.array(values, np.int64), feats)
+    s = DiceSet(name, "d20", "", reader.embedder().digest, np.array(values, np.int64), feats)
+    return s, Look.learn(looks)
 
 
-def tables(sets: list[DiceSet], tmp: Path, empty: Path) -> dict[str, Perceiver]:
+def tables(sets: list[DiceSet], looks: list[Look], tmp: Path, empty: Path) -> dict[str, Perceiver]:
     """The three tables (ROWS) of one run."""
     raw: dict[str, Any] = {
         "table": {"game": "die-angler", "roster": str(tmp / "none.roster.json")},
@@ -123,13 +135,15 @@ def tables(sets: list[DiceSet], tmp: Path, empty: Path) -> dict[str, Perceiver]:
         for (i, owner, colour, _), s in zip(DICE, sets, strict=True)
     ]
     save_roster(tmp / "roster.json", dice)
+    save_roster(tmp / "looks.json", [replace(d, look=k.to_json()) for d, k in zip(dice, looks, strict=True)])
     out = {ROWS[0]: Perceiver.from_config(parse_config(raw))}
     with_set = json.loads(json.dumps(raw))
     with_set["table"]["dice_set"] = str(tmp / "set.json")
     out[ROWS[1]] = Perceiver.from_config(parse_config(with_set))
-    with_roster = json.loads(json.dumps(raw))
-    with_roster["table"]["roster"] = str(tmp / "roster.json")
-    out[ROWS[2]] = Perceiver.from_config(parse_config(with_roster))
+    for row, name in ((ROWS[2], "roster.json"), (ROWS[3], "looks.json")):
+        with_roster = json.loads(json.dumps(raw))
+        with_roster["table"]["roster"] = str(tmp / name)
+        out[row] = Perceiver.from_config(parse_config(with_roster))
     return out
 
 
@@ -176,14 +190,19 @@ def run(
     real: Path, step: int, limit: int | None, tmp: Path, smoke: bool = False
 ) -> tuple[dict[tuple[str, str], Counts], list[str]]:
     lurig = load_lurig(real)
-    notes, sets, later = [], [], []
+    notes: list[str] = []
+    sets: list[DiceSet] = []
+    looks: list[Look] = []
+    later: list[Lurig] = []
     for die_id, _, _, group in DICE:
         mine = [x for x in lurig if x.group == group]
         if smoke:  # two clips, two rolls each
             clips = sorted({x.clip for x in mine})[:2]
             mine = [x for x in mine if x.clip in clips]
         taught, rest = split(mine, 2 if smoke else ROLLS, step)
-        sets.append(teach(taught, die_id))
+        got, look = teach(taught, die_id)
+        sets.append(got)
+        looks.append(look)
         later += rest
         notes.append(f"{die_id}: {group}, {len(sets[-1].values)} crops of {len(taught)} frames taught")
     empty = tmp / "empty.png"
@@ -194,7 +213,7 @@ def run(
         still, video, _, empty_video = frames_of(photo)
         cv2.imwrite(str(empty), empty_video)
         if readers is None:
-            readers = tables(sets, tmp, empty)
+            readers = tables(sets, looks, tmp, empty)
         side = 0.5 * max(photo.shape[:2])
         for row, perceiver in readers.items():
             perceiver.set_empty(empty_video)
@@ -227,7 +246,7 @@ def report(counts: dict[tuple[str, str], Counts], notes: list[str], seconds: flo
                 share(c.unasked, c.frames, places=1),
                 f"{200 * c.silent / max(1, c.frames):.2f}",
                 f"{c.phantoms / max(1, c.frames):.2f}",
-                share(c.matched, c.frames, places=1) if row == ROWS[2] else "-",
+                share(c.matched, c.frames, places=1) if row in ROWS[2:] else "-",
             ]
         )
     return "\n".join(

@@ -25,28 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 
 from controller.config import TableConfig
-from controller.roster import Die, Roster, RosterError
-
-
-def die_look(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
-    """The whole look (`vision.looks.look_of`, balanced by ``palette``'s light) of the die whose top
-    face is ``quad`` (its box grown by the reader's margin, at 64 px a side, as the colour benchmarks
-    read it)."""
-    from vision.crops import MARGIN
-    from vision.looks import look_of
-
-    q = np.asarray(quad, np.float64)
-    (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
-    h, w = image.shape[:2]
-    cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, MARGIN * max(x1 - x0, y1 - y0) / 2
-    a, b = int(max(0, cx - half)), int(max(0, cy - half))
-    crop = image[b : int(min(h, cy + half)), a : int(min(w, cx + half))]
-    if crop.size == 0:
-        raise ValueError("the die lies outside the photo")
-    return np.asarray(look_of([cv2.resize(crop, (64, 64))], palette)[0], np.float64)
+from controller.roster import Die, Roster, RosterError, die_look
 
 
 def learn_colour(cfg: TableConfig, die: str | Die, photos: list[Path], who: str = "cli") -> Die:

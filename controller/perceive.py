@@ -352,6 +352,24 @@ def with_roster(learnt: Any, roster: Any, kinds: Sequence[str]) -> Any:
     return LearntSets(tuple(mine + rest))
 
 
+def _body_lab(image: np.ndarray, palette: Any) -> Any:
+    """A reading's look in ``image`` as a roster's looks keep it (`controller.roster.die_look`,
+    balanced by ``palette``'s light); None when it cannot be measured."""
+    import cv2
+
+    from controller.roster import die_look
+
+    def lab(r: Mapping[str, Any]) -> Any:
+        if palette is None or not r.get("quad"):
+            return None
+        try:
+            return die_look(image, r["quad"], palette)
+        except (ValueError, cv2.error):
+            return None
+
+    return lab
+
+
 def _learnt_looks(path: Path) -> Any:
     """The roster's learnt looks as a palette (`controller.roster.learnt_palette`; None: no roster,
     a colour without a look, or a refused file, which the table's roster reports)."""
@@ -742,7 +760,9 @@ class Perceiver:
         if self.roster is not None and not frame_only:  # which of the table's dice (issue 44 item 4)
             from vision.numbered.reader import UNCONFIRMED
 
-            readings = self.roster.settle(readings, UNCONFIRMED, None if colours is None else set(colours))
+            readings = self.roster.settle(
+                readings, UNCONFIRMED, None if colours is None else set(colours), _body_lab(image, palette)
+            )
         for i, r in enumerate(readings):
             r["id"] = f"r{seq}.{i + 1}"
         board_problem: str | None = None

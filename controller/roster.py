@@ -44,6 +44,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vision.looks import LearntPalette, Look, pooled
 from vision.numbered.labels import KINDS
 from vision.numbered.learnt import DiceSet, set_from_json
@@ -369,10 +371,12 @@ class Roster:
         dice_set: str | None,
         who: str,
         log_row: Any,
+        labs: list[Any] | None = None,
     ) -> Die:
         """A die taught on ``/learn`` (its crops ``taught``): its entry added, or, when the roster
         lists the die (the same owner, colour and kind), its faces joined (a set learnt with another
-        embedding net replaced)."""
+        embedding net replaced); ``labs``: the body colour of each roll taught (balanced Lab), joined
+        to its look (issue 44 item 4: which die a die found is, by its colour too)."""
         with self._lock:
             self._writable()
             same = [
@@ -402,6 +406,12 @@ class Roster:
                 "set": taught.to_json(),
             }
             die = replace(die, faces=faces)
+            if labs:
+                try:
+                    look = Look.learn(labs, None if die.look is None else Look.from_json(die.look))
+                except ValueError as e:
+                    raise RosterError(str(e)) from None
+                die = replace(die, look=look.to_json())
             step = "taught" if not same else "taught_again"
             log_row(
                 {"action": "roster", "step": step, "id": die.id, "name": die.name, "crops": faces["crops"]},
@@ -423,6 +433,26 @@ class Roster:
 # matches none are asked (`RosterView.settle`); a die matched gets its entry's id (``die``) and
 # colour.  The referee's answers add to the entry the die was matched to
 # (`controller.corrections.RefereeLearning`: logged first, undone by ``unlearn``).
+
+
+def die_look(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
+    """The whole look (`vision.looks.look_of`, balanced by ``palette``'s light) of the die whose top
+    face is ``quad`` (its box grown by the reader's margin, at 64 px a side, as the colour benchmarks
+    read it)."""
+    import cv2
+
+    from vision.crops import MARGIN
+    from vision.looks import look_of
+
+    q = np.asarray(quad, np.float64)
+    (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
+    h, w = image.shape[:2]
+    cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, MARGIN * max(x1 - x0, y1 - y0) / 2
+    a, b = int(max(0, cx - half)), int(max(0, cy - half))
+    crop = image[b : int(min(h, cy + half)), a : int(min(w, cx + half))]
+    if crop.size == 0:
+        raise ValueError("the die lies outside the photo")
+    return np.asarray(look_of([cv2.resize(crop, (64, 64))], palette)[0], np.float64)
 
 
 def entry_set(die: Die) -> DiceSet | None:
@@ -472,20 +502,55 @@ class RosterView:
     def entry(self, die_id: Any) -> Die | None:
         return next((d for d in self.dice if d.id == die_id), None)
 
+    def by_look(self, entry: Die, lab: Any) -> tuple[bool, str]:
+        """Whether a die of look ``lab`` (`controller.roster.die_look`) may be ``entry`` by its
+        learnt look (`vision.looks.Look`: within FAR of its sightings, FAR_WHOLE for whole looks;
+        True when it has none), and the entry of another owner or colour whose look is about as near
+        (within ASK_RATIO; "" none)."""
+        from vision.looks import ASK_RATIO, ASK_RATIO_WHOLE, FAR, FAR_WHOLE, WHOLE
+
+        if entry.look is None or lab is None:
+            return True, ""
+        look = Look.from_json(entry.look)
+        mine = look.distance(np.asarray(lab, np.float64))
+        whole = look.whole and len(lab) == WHOLE
+        far, ratio = (FAR_WHOLE, ASK_RATIO_WHOLE) if whole else (FAR, ASK_RATIO)
+        if mine > far:
+            return False, ""
+        who = (entry.owner.casefold(), entry.colour.casefold())
+        for d in self.dice:
+            if d.look is None or d.kind != entry.kind or (d.owner.casefold(), d.colour.casefold()) == who:
+                continue
+            if mine >= ratio * Look.from_json(d.look).distance(np.asarray(lab, np.float64)):
+                return True, d.id
+        return True, ""
+
     def settle(
-        self, readings: list[dict[str, Any]], unsure: float, colours: set[str] | None = None
+        self,
+        readings: list[dict[str, Any]],
+        unsure: float,
+        colours: set[str] | None = None,
+        lab: Any = None,
     ) -> list[dict[str, Any]]:
         """The perception step's readings (dicts) against the roster: a die an entry's set read gets
         the entry's id (``die``) and colour (when the game's dice come in it: ``colours``, None any);
-        one disputed by two entries (``rival``), one of a learnt kind matching no entry (``die``:
-        None), and every die but the surest claiming one entry twice in a frame are read no surer
-        than ``unsure`` (asked)."""
+        one disputed by two entries (``rival``: by their faces, or by their learnt looks), one of a
+        learnt kind matching no entry (``die``: None; a die whose body colour is far from the look of
+        the entry its faces match is none of its dice either), and every die but the surest claiming
+        one entry twice in a frame are read no surer than ``unsure`` (asked).  ``lab``: a reading's
+        body colour, balanced Lab (``lab(reading)``; None: looks are not used)."""
         learnt = set(self.learnt_kinds)
         claimed: dict[str, list[dict[str, Any]]] = {}
         out = []
         for r in readings:
             r = dict(r)
             entry = self.entry(r.get("learnt"))
+            if entry is not None and entry.look is not None and lab is not None and r.get("quad"):
+                ok, rival = self.by_look(entry, lab(r))
+                if not ok:
+                    entry = None  # its faces are like the entry's, its colour is not: another die
+                elif rival and not r.get("rival"):
+                    r["rival"] = rival
             if entry is not None:
                 r["die"] = entry.id
                 if not r.get("rival") and (colours is None or entry.colour in colours):

@@ -201,6 +201,8 @@ class Roll:
     ocr: tuple[int, float] | None = None
     #: the faces taught so far, nearest first, and this crop's likeness to each face's nearest crop
     near: tuple[tuple[int, float], ...] = ()
+    #: the die's look (`controller.roster.die_look`, balanced by the light): its roster entry's look
+    lab: tuple[float, ...] | None = None
 
     def to_json(self, session: int = 0) -> dict[str, Any]:
         return {
@@ -701,6 +703,7 @@ class Teaching:
                 self.cfg.table.dice_set,
                 who,
                 table.log_roster,
+                [r.lab for r in self.rolls if r.face is not None and r.lab is not None],
             )
         except (ValueError, OSError) as e:  # a refused (or unwritable) roster file is left as it is
             log.warning("the roster was not updated: %s", e)
@@ -826,10 +829,12 @@ class Teaching:
             (folder / f"roll-{n}.jpg").write_bytes(jpeg)
         self._keep_top(n, top)
         features = np.asarray(turned[0, 0], np.float32)
+        lab = _lab(perceiver, image, d)
         self._row(
             table,
             "roll",
             "camera",
+            **({"lab": [round(x, 2) for x in lab]} if lab is not None else {}),
             roll=n,
             t=t,
             proposed=proposed,
@@ -855,6 +860,7 @@ class Teaching:
                 top=top,
                 ocr=ocr,
                 near=tuple(near[:CANDIDATES]),
+                lab=lab,
             )
         )
         self.notice = None
@@ -932,6 +938,7 @@ class Teaching:
                         side=float(r.get("side") or 0.0),
                         ocr=None if not r.get("ocr") else (int(r["ocr"][0]), float(r["ocr"][1])),
                         near=tuple((int(f), float(like)) for f, like in r.get("near") or ()),
+                        lab=None if not r.get("lab") else tuple(float(x) for x in r["lab"]),
                     )
                 )
             elif r.get("step") == "nudged" and self.rolls:
@@ -1012,3 +1019,20 @@ def _view(image: np.ndarray, dice: Sequence[Mapping[str, Any]]) -> bytes | None:
             cv2.polylines(small, [pts], True, (0, 255, 255), 2)
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 80])
     return buf.tobytes() if ok else None
+
+
+def _lab(perceiver: Any, image: np.ndarray, d: dict[str, Any]) -> tuple[float, ...] | None:
+    """The look of die ``d`` in ``image`` (`controller.roster.die_look`, balanced by the light, as
+    the table reads it against its roster's looks: `controller.perceive`), None when it cannot be
+    measured."""
+    from controller.roster import die_look
+
+    if not d.get("quad"):
+        return None
+    try:
+        pose = perceiver.geometry.pose(image) if perceiver.geometry is not None else None
+        palette = perceiver.reading_palette(image, pose, None)
+        lab = die_look(image, d["quad"], palette)
+    except (ValueError, cv2.error):
+        return None
+    return tuple(float(x) for x in lab)

@@ -187,6 +187,8 @@ def test_teaching_a_die_adds_its_entry_with_its_faces_and_the_file_serves_anothe
     ann = dice[0].learnt()
     assert ann is not None and len(ann.values) == 40 and ann.faces == list(range(1, 21))
     assert ann.embedder == table.teaching.reader().embedder().digest
+    # each roll's look joined the die's entry (issue 44 item 4: which die a die found is, by its look too)
+    assert dice[0].look is not None and len(dice[0].look["labs"]) == 40 and len(dice[1].look["labs"]) == 20
     steps = [e.data for e in table.log.events() if e.kind == "control" and e.data.get("action") == "roster"]
     assert [(s["step"], s["id"]) for s in steps] == [
         ("taught", "ann-green-d20"),

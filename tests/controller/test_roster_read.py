@@ -6,6 +6,7 @@ entry the die was matched to (logged with the answer, undone by ``unlearn``, reb
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,28 @@ def test_the_roster_names_the_die_and_asks_a_die_it_does_not_know() -> None:
     assert got[3]["die"] == "ann-d20" and got[3]["confidence"] == UNCONFIRMED
     # a colour the game's dice do not come in is not given: the reader's stays
     assert view.settle(readings[:1], UNCONFIRMED, {"blue"})[0]["colour"] == "green"
+
+
+def test_a_die_whose_look_is_not_its_entrys_is_none_of_the_rosters_dice() -> None:
+    s = DiceSet("x", "d20", "", "e1", np.array([3]), _unit(1, 0)[None])
+    red = {"labs": [[50.0, 60.0, 40.0], [52.0, 58.0, 42.0]]}
+    pink = {"labs": [[60.0, 50.0, 30.0], [62.0, 52.0, 28.0]]}
+    ann = replace(_die("ann-d20", "ann", "red", s), look=red)
+    view = RosterView((ann, replace(_die("bob-d20", "bob", "pink", s), look=pink)))
+    read = {
+        "kind": "d20",
+        "value": 3,
+        "confidence": 0.95,
+        "learnt": "ann-d20",
+        "quad": [[0, 0], [1, 0], [1, 1], [0, 1]],
+    }
+    looks = {"red": [51.0, 59.0, 41.0], "green": [50.0, -50.0, 40.0], "between": [56.0, 55.0, 35.0]}
+    got = {k: view.settle([read], UNCONFIRMED, lab=lambda r, v=v: np.array(v))[0] for k, v in looks.items()}
+    assert got["red"]["die"] == "ann-d20" and got["red"]["confidence"] == 0.95
+    # a green die with faces like ann's red one: none of the roster's dice, asked
+    assert got["green"]["die"] is None and got["green"]["confidence"] == UNCONFIRMED
+    # a die between ann's red and bob's pink: which is it? asked
+    assert got["between"]["rival"] == "bob-d20" and got["between"]["confidence"] == UNCONFIRMED
 
 
 def _clip(group: str, face: int) -> list[Lurig]:
