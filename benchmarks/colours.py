@@ -38,7 +38,7 @@ from calibration.boardlight import board_light
 from calibration.camera import load_calibration, parse_calibration
 from controller.config import VisionSection
 from controller.perceive import BoardGeometry, Perceiver
-from vision.palette import Palette, session13
+from vision.palette import Palette, blue_before, session13
 
 SESSION = ROOT / "tests" / "fixtures" / "sessions" / "dicetar-wars-demo"
 #: held-out lights: linear-light gains (B, G, R) applied to the frame
@@ -55,10 +55,11 @@ LIGHTS: dict[str, tuple[float, float, float]] = {
 BEFORE_30 = "issue 21: board light; game colours + white/black; Lab distance"
 S13 = "issue 30, session 13: chroma distance, its first weights"
 AFTER_30 = "issue 30: board light; game colours + white/black; chroma distance; body from the crop's middle"
-AFTER = (
-    "after (issue 45): as the table names them (issue 30's naming; the body told from its surroundings, "
+I45 = (
+    "issue 45: as the table names them (issue 30's naming; the body told from its surroundings, "
     "pips left out)"
 )
+AFTER = "after (issue 45 item 3, second round): the same, blue a royal blue as cameras see it"
 NOT_DICE = ("white", "black")  # what the table adds to the game's colours today (controller.adapters)
 
 
@@ -160,7 +161,7 @@ def run(limit: int = 0) -> dict[str, Any]:
             mid_labs, _ = body_colours(image, read_dice, True, body=False)
             assert [r.center for r in readings] == [r.center for r in old_readings]
             pairs = match(f["dice"], [np.asarray(r.center) for r in readings])
-            lab_default = replace(Palette.default(), metric="lab")  # the distance before issue 30
+            lab_default = blue_before(replace(Palette.default(), metric="lab"))  # before issue 30
             before_game = lab_default.only(set(f["colours"]) | set(NOT_DICE))
             # the palette the table names them with (controller.perceive: the board's pose, its light)
             table = Perceiver.of(default_reader(), VisionSection(), BoardGeometry.of(board, cal))
@@ -186,9 +187,10 @@ def run(limit: int = 0) -> dict[str, Any]:
                     "before: default palette, game colours + white/black": before_game.nearest_lab(
                         old_labs[j]
                     )[0],
-                    BEFORE_30: replace(after, metric="lab").nearest_lab(old_labs[j])[0],
-                    S13: session13(after).nearest_lab(mid_labs[j])[0],
-                    AFTER_30: after.nearest_lab(mid_labs[j])[0],
+                    BEFORE_30: replace(blue_before(after), metric="lab").nearest_lab(old_labs[j])[0],
+                    S13: session13(blue_before(after)).nearest_lab(mid_labs[j])[0],
+                    AFTER_30: blue_before(after).nearest_lab(mid_labs[j])[0],
+                    I45: blue_before(after).nearest_lab(labs[j])[0],
                     AFTER: after.nearest_lab(labs[j])[0],
                 }
                 for k, got in names.items():
@@ -206,6 +208,7 @@ def markdown(res: dict[str, Any]) -> str:
         BEFORE_30,
         S13,
         AFTER_30,
+        I45,
         AFTER,
     ]
     lines = [

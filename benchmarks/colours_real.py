@@ -25,7 +25,9 @@ play known (`Palette.known`); issue 30: the table's way before issue 45 (the bod
 middle of the crop, `vision.face.COLOUR_BY_BODY` off: the paper round a small die and its white pips
 could outvote a dark die's plastic); after: the table's way (`vision.face.body_colour_labs`, `Palette.known`,
 `Palette.balanced_by_frame`, `vision.palette.chroma_distance`; the body's colour from the die told
-from what lies round it, pips and glints left out, `vision.face.die_pixels`); session 13: the same
+from what lies round it, pips and glints left out, `vision.face.die_pixels`) with issue 45 item 3's
+second round's blue reference (a royal blue as cameras see it, `vision.palette.DEFAULT_BGR`); issue
+45: the same with the blue before (`vision.palette.blue_before`); session 13: the same
 with session 13's chroma weights and teal reference (`vision.palette.session13`), the body read as
 in issue 30.
 
@@ -48,7 +50,7 @@ import vision.face
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
 from vision.crops import MARGIN
 from vision.face import body_colour_labs
-from vision.palette import Palette, session13
+from vision.palette import Palette, blue_before, session13
 
 LABELS = ROOT / "benchmarks" / "labels" / "d6_colours.csv"
 #: a random sample of the byler_d6 train photos, labelled after every choice of the naming was made
@@ -56,7 +58,7 @@ TRAIN_LABELS = ROOT / "benchmarks" / "labels" / "d6_colours_train.csv"
 #: a second random sample of the train photos, labelled to choose session 14's weights on
 TUNE_LABELS = ROOT / "benchmarks" / "labels" / "d6_colours_tune.csv"
 NOT_DICE = ("white", "black")  # controller.adapters.NOT_DICE
-COLUMNS = ("before", "before + known colours", "session 13", "issue 30", "after")
+COLUMNS = ("before", "before + known colours", "session 13", "issue 30", "issue 45", "after")
 
 
 def load_labels(path: Path = LABELS) -> dict[str, list[dict[str, Any]]]:
@@ -72,13 +74,14 @@ def load_labels(path: Path = LABELS) -> dict[str, list[dict[str, Any]]]:
 def namers(image: np.ndarray, present: set[str]) -> dict[str, Palette]:
     """The ways of naming a die of this photo, among the colours present."""
     in_play = present | set(NOT_DICE)
-    old = replace(Palette.default(), metric="lab").only(in_play)
+    old = blue_before(replace(Palette.default(), metric="lab").only(in_play))
     after = Palette.known(in_play).balanced_by_frame(image)
     return {
         "before": old,
-        "before + known colours": replace(Palette.known(in_play), metric="lab"),
-        "session 13": session13(after),
-        "issue 30": after,
+        "before + known colours": blue_before(replace(Palette.known(in_play), metric="lab")),
+        "session 13": session13(blue_before(after)),
+        "issue 30": blue_before(after),
+        "issue 45": blue_before(after),
         "after": after,
     }
 
@@ -164,16 +167,24 @@ def run(smoke: bool = False) -> dict[str, Any]:
                 c["found"] += len(found)
                 for i in found:
                     want = dice[i]["colour"]
+                    # as the table asks (`Palette.near_two`): a die between two colours (issue 45)
+                    for col, way in (("issue 45 asks", ways["issue 45"]), ("asks", ways["after"])):
+                        got, near = way.near_two(new[i])
+                        outcome = "asked" if near is not None else ("right" if got == want else "silent")
+                        c[f"{col} {outcome}"] += 1
+                        if outcome == "silent" and key == keys[-1]:
+                            w = wrong.setdefault(
+                                f"{col} | {how} | {group_of(photo, sample, source)}", Counter()
+                            )
+                            w[f"{want}->{got}"] += 1
                     for col, pal in ways.items():
-                        lab = {"after": new, "session 13": mid, "issue 30": mid}.get(col, old)[i]
+                        lab = {"after": new, "issue 45": new, "session 13": mid, "issue 30": mid}.get(
+                            col, old
+                        )[i]
                         got = pal.nearest_lab(lab)[0]
                         c[col] += got == want
                         if got != want and key == keys[-1]:  # once a die, in its group's list
-                            group = (
-                                source.replace("byler_d6 ", "") + " sample"
-                                if photo in sample
-                                else "held-out + skovy"
-                            )
+                            group = group_of(photo, sample, source)
                             wrong.setdefault(f"{col} | {how} | {group}", Counter())[f"{want}->{got}"] += 1
     return {
         "tally": tally,
@@ -182,6 +193,13 @@ def run(smoke: bool = False) -> dict[str, Any]:
         "sample": len(sample) - len(tune),
         "tune": len(tune),
     }
+
+
+def group_of(photo: str, sample: dict[str, Any], source: str) -> str:
+    return source.replace("byler_d6 ", "") + " sample" if photo in sample else "held-out + skovy"
+
+
+ASKS = ("issue 45 asks", "asks")
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -208,6 +226,23 @@ def markdown(res: dict[str, Any]) -> str:
         cells = [f"{100 * c[k] / max(1, c['found']):.2f} % ({c[k]})" for k in COLUMNS]
         head = f"| {names.get(where, where)} | {hows[how]} | {c['found']}/{c['dice']} | "
         lines.append(head + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "As the table asks (`Palette.near_two`, after: a die between two of the photo's colours, "
+        "`vision.palette.COLOUR_ASK_RATIO`): right and not asked / asked / silently wrong.",
+        "",
+        "| photos | body read from | dice | " + " | ".join(ASKS) + " |",
+        "|---|---|---|" + "---|" * len(ASKS),
+    ]
+    for key, c in sorted(res["tally"].items(), key=lambda kv: (kv[0].split(" | ")[1], kv[0])):
+        where, how = key.split(" | ")
+        n = max(1, c["found"])
+        cells = [
+            " / ".join(f"{100 * c[f'{a} {o}'] / n:.2f} %" for o in ("right", "asked", "silent")) for a in ASKS
+        ]
+        lines.append(
+            f"| {names.get(where, where)} | {hows[how]} | {c['found']} | " + " | ".join(cells) + " |"
+        )
     lines += ["", "Wrong (truth->named):", ""]
     for key in sorted(res["wrong"]):
         worst = ", ".join(f"{k} {n}" for k, n in res["wrong"][key].most_common(8))

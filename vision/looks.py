@@ -188,7 +188,7 @@ class LearntPalette(Palette):
         """(distance, colour) of each learnt colour, nearest first: ``lab`` a body Lab as seen
         (balanced first), or a whole look (`describe`: read from the crop balanced already)."""
         v = np.asarray(lab, np.float64).ravel()
-        b = v if len(v) == WHOLE else self.balance_lab(v)
+        b = v if len(v) == WHOLE else self.balance_lab(v[:BODY])
         whole = self.compares_whole(b)
         return sorted((look.distance(b, whole), name) for name, look in self.looks.items())
 

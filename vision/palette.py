@@ -26,7 +26,10 @@ import numpy as np
 # Nozoku Dice's commonly use; a table can load its own measured palette instead.
 DEFAULT_BGR: dict[str, tuple[int, int, int]] = {
     "red": (45, 40, 195),
-    "blue": (170, 90, 30),
+    # a royal blue as cameras see blue plastic (Lab 38.6 17.9 -48.9, hue -70; issue 45 item 3, second
+    # round: the nominal (170, 90, 30), hue -77, left real opaque blue dice, seen at -57..-64, half way
+    # to purple at -40; chosen on the labelled train photos, keeping every pastel rendering its name)
+    "blue": (171, 86, 57),
     "green": (70, 150, 40),
     "purple": (130, 50, 110),
     "yellow": (40, 200, 230),
@@ -333,6 +336,19 @@ class Palette:
 
     def nearest(self, bgr: tuple[float, float, float]) -> str:
         return self.nearest_lab(bgr_to_lab(bgr))[0]
+
+
+#: the blue reference before issue 45 item 3's second round (BGR)
+BLUE_I45: tuple[int, int, int] = (170, 90, 30)
+
+
+def blue_before(palette: Palette) -> Palette:
+    """``palette`` with the blue reference it had before issue 45 item 3's second round (benchmarks
+    name with both in one run)."""
+    if "blue" not in palette.lab:
+        return palette
+    lab = {**palette.lab, "blue": tuple(float(x) for x in bgr_to_lab(BLUE_I45))}
+    return replace(palette, lab=lab)  # type: ignore[arg-type]
 
 
 #: the teal reference before session 14 (the web's teal, RGB 0 128 128 nearly), BGR
