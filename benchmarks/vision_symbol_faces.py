@@ -39,9 +39,12 @@ from benchmarks.harness import REAL, RESULTS, imread, markdown_table, match_boxe
 from benchmarks.vision_d6_budget import ASK, epanemu
 from training.dataset import apply_corrections
 from training.render.symbols import HELDOUT_DESIGNS, HELDOUT_SEED, make_scene
+from training.render.synthetic import DIE_COLOURS
+from vision.crops import Pyramid
 from vision.numbered.combined import PipDice
 from vision.pipcheck import Judged
 from vision.reader import DiceReader
+from vision.symbolfaces import NamedFaces, SymbolFaces, crop_at
 
 #: the symbol faces of epanemu_d6_oblique, by photo number and box index in its label file
 #: (found by eye on contact sheets of every die labelled 1, the value those faces were given)
@@ -53,6 +56,28 @@ REAL_SYMBOLS: dict[str, tuple[str, ...]] = {
     "G logo": ("379.5", "380.11", "381.2", "382.4", "383.11", "384.14", "385.1", "438.0", "442.8"),
     "engraved numeral 1": ("385.11", "385.12"),
 }
+
+
+#: the real faces the referee names for the "named" reader: one G logo and one BICYCLE face (both
+#: asked by the default reader), named 1 (their label); the other faces of those dice are measured
+REAL_NAMED = ("380.11", "118.0")
+
+
+def real_named_faces(
+    read: Callable[[np.ndarray], Any], photos: Sequence[tuple[str, np.ndarray, list[Any]]]
+) -> SymbolFaces:
+    """The REAL_NAMED faces as the table keeps them once the referee names them (value 1)."""
+    faces = []
+    for key in REAL_NAMED:
+        n, j = key.split(".")
+        for name, img, truth in photos:
+            if name != f"dice_{n}_jpg.jpg":
+                continue
+            found = read(img)
+            k = match_boxes([b for b, _ in truth], [r.center for r in found])[int(j)]
+            if k is not None:
+                faces.append((1, crop_at(Pyramid(img), found[k].center, found[k].quad)))
+    return SymbolFaces.of(faces)
 
 
 def real_symbol_keys() -> dict[tuple[str, int], str]:
@@ -77,6 +102,9 @@ class Tally:
     right: int = 0
     right_sure: int = 0
     silent: int = 0
+    #: a reader with named faces: a symbol face read surely as its own value is read by name
+    named: bool = False
+    by_name: int = 0
     photos: int = 0
     phantoms: int = 0
     silent_of: list[str] = field(default_factory=list)
@@ -93,6 +121,8 @@ class Tally:
                 self.symbols += 1
                 if d is None:
                     self.missed_sym += 1
+                elif d.confidence >= ASK and self.named and d.value == v:
+                    self.by_name += 1
                 elif d.confidence >= ASK:
                     self.silent_sym += 1
                     self.silent_of.append(f"{name}#{j} {symbol[j]} read {d.value} at {d.confidence:.2f}")
@@ -117,6 +147,7 @@ class Tally:
             str(self.silent_sym) if self.symbols else "-",
             str(self.asked_sym) if self.symbols else "-",
             str(self.missed_sym) if self.symbols else "-",
+            str(self.by_name) if self.named else "-",
             str(self.pips),
             pc(self.right, self.pips),
             pc(self.right_sure, self.pips),
@@ -132,12 +163,37 @@ HEAD = [
     "silent",
     "asked",
     "not found",
+    "read right by name",
     "pip faces",
     "read right",
     "right and sure",
     "silent (pips)",
     "phantoms (readings on no labelled die)",
 ]
+
+
+#: the first render of the held-out seed the referee's named faces come from (the measured ones are 0..)
+NAMING = 1000
+
+
+def name_faces(read: Callable[[np.ndarray], Any], scenes: int) -> SymbolFaces:
+    """The faces a referee names: in renders NAMING.. of the held-out seed, the first die asked of
+    each held-out design and colour, named its face's value (its crop as the table keeps it)."""
+    want = {(d, c) for d in HELDOUT_DESIGNS for c in DIE_COLOURS}
+    faces: list[tuple[int, np.ndarray]] = []
+    for i in range(NAMING, NAMING + scenes):
+        img, truth = make_scene(i, HELDOUT_SEED, HELDOUT_DESIGNS)
+        found = read(img)
+        m = match_boxes([tuple(d["box_px"]) for d in truth["dice"]], [r.center for r in found])
+        pyr = Pyramid(img)
+        for d, k in zip(truth["dice"], m, strict=True):
+            key = (d["symbol"], d["colour"])
+            if key in want and k is not None and found[k].confidence < ASK:
+                faces.append((d["value"], crop_at(pyr, found[k].center, found[k].quad)))
+                want.discard(key)
+        if not want:
+            break
+    return SymbolFaces.of(faces)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,13 +245,24 @@ def main(argv: list[str] | None = None) -> int:
         t = [(tuple(d["box_px"]), d["value"]) for d in truth["dice"]]
         rendered.append((f"scene {i}", img, t, [d["symbol"] for d in truth["dice"]]))
     sets.append((f"renders, held-out designs (seed {HELDOUT_SEED})", rendered))
+    # the referee names one die of each held-out design and colour, asked in other renders (scenes
+    # from NAMING on): the table reads with those faces (vision.symbolfaces.NamedFaces)
+    faces = name_faces(readers["symbol dice found (default)"], 2 if args.smoke else 80)
+    with_names = NamedFaces(PipDice(DiceReader()), faces)
+    real_faces = real_named_faces(readers["symbol dice found (default)"], ep)
+    real_names = NamedFaces(PipDice(DiceReader()), real_faces)
 
     table = []
     notes = []
     for set_name, photos in sets:
-        tallies = {r: Tally() for r in readers}
+        these = dict(readers)
+        if set_name.startswith("renders"):
+            these[f"named ({len(faces.faces)} faces named in other renders)"] = with_names.read
+        if set_name.startswith("epanemu"):
+            these[f"named ({len(real_faces.faces)} faces named: {', '.join(REAL_NAMED)})"] = real_names.read
+        tallies = {r: Tally(named=r.startswith("named")) for r in these}
         for name, img, t, sym in photos:
-            for r, read in readers.items():
+            for r, read in these.items():
                 tallies[r].add(name, read(img), t, sym)
         for r, tally in tallies.items():
             table.append(tally.row(set_name, r))

@@ -26,6 +26,7 @@ from controller.corrections import (
 )
 from controller.eventlog import LogWriteError
 from controller.script import select_reading
+from controller.symbol_faces import named
 from engine import Input, InputKind, RuleError
 
 log = logging.getLogger("dicetable.table")
@@ -55,6 +56,7 @@ def _answer(table: Any, action: str, command: Mapping[str, Any], who: str) -> st
         kind = table.game.die_kind()  # the game's only kind of die; an answer teaches its crop
         kv, players = kind.value if kind else None, table.setup.players
         checked = table.learning.answer(action, command, table.reading_set, who, kv, players, table.frame)
+        checked = named(table, action, command, checked, who)  # a symbol face named (issue 46 item 3)
         table.log.append(table.game_no, "control", checked.row, "correction", who)
         checked.apply()
     table._try_score(table.clock(), table._t_correction)

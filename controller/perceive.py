@@ -624,6 +624,10 @@ class Perceiver:
             geometry = BoardGeometry(
                 cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
             )
+        if reader is None and kinds == ("d6",):  # the roster's named symbol faces (issue 46 item 3)
+            from controller.symbol_faces import with_symbols
+
+            chosen = with_symbols(chosen, cfg.roster_path)
         if reader is None and kinds != ("d6",):  # a numbered die's kind from the table's dice (issue 43)
             from controller.kind_at_table import at_table
 

@@ -58,7 +58,7 @@ OWNER_MAX, COLOUR_MAX, NOTES_MAX = 40, 20, 200
 #: the die edges a roster accepts (mm): calibration.diceset's range
 SIZE_MIN, SIZE_MAX = 5.0, 60.0
 ID = re.compile(r"^[^\s/\\]{1,80}$")
-ACTIONS = ("list", "edit", "remove")
+ACTIONS = ("list", "edit", "remove", "forget_symbol")
 
 
 class RosterError(ValueError):
@@ -80,6 +80,9 @@ class Die:
     #: the die's learnt look (issue 44 item 5): the body colours of a few sightings of it,
     #: `vision.looks.Look`'s JSON ({"seen", "lab", "spread", "labs"}); None: not learnt
     look: dict[str, Any] | None = None
+    #: issue 46 item 3: the die's faces that are not pips, each named by the referee: ({"value": the
+    #: face's value, "crop": its picture, `vision.symbolfaces.encode`}, ...); read by likeness
+    symbols: tuple[dict[str, Any], ...] = ()
 
     @property
     def name(self) -> str:
@@ -107,7 +110,13 @@ class Die:
             if self.look is None or content
             else {k: v for k, v in self.look.items() if k != "labs"},
         }
-        return out if content else {**out, "name": self.name}
+        # issue 46 item 3: the named symbol faces, absent from the file while none is named
+        named: dict[str, Any] = {}
+        if self.symbols:
+            named["symbols"] = (
+                list(self.symbols) if content else sorted(int(f["value"]) for f in self.symbols)
+            )
+        return {**out, **named} if content else {**out, **named, "name": self.name}
 
 
 def _name(value: Any, where: str, limit: int) -> str:
@@ -177,11 +186,13 @@ def parse(data: Any, source: str) -> list[Die]:
         at = f"{where}: dice[{i}]"
         if not isinstance(d, dict):
             raise RosterError(f"{at}: expected a die (an object), got {d!r}")
-        extra = sorted(set(d) - {"id", "kind", "owner", "colour", "size_mm", "appearance", "faces", "look"})
+        extra = sorted(
+            set(d) - {"id", "kind", "owner", "colour", "size_mm", "appearance", "faces", "look", "symbols"}
+        )
         if extra:
             raise RosterError(
                 f"{at}: unknown field {extra[0]!r} (expected id, kind, owner, colour, "
-                "size_mm, appearance, faces, look)"
+                "size_mm, appearance, faces, look, symbols)"
             )
         die_id = d.get("id")
         if not isinstance(die_id, str) or not ID.match(die_id):
@@ -201,9 +212,41 @@ def parse(data: Any, source: str) -> list[Die]:
                 _notes(d.get("appearance"), f"{at}.appearance"),
                 _faces(d.get("faces"), f"{at}.faces", kind),
                 _look(d.get("look"), f"{at}.look"),
+                _symbols(d.get("symbols"), f"{at}.symbols", kind),
             )
         )
     return out
+
+
+def _symbols(value: Any, where: str, kind: str) -> tuple[dict[str, Any], ...]:
+    """A die's named symbol faces (issue 46 item 3), checked: each a value of its kind and a crop."""
+    from vision.symbolfaces import decode
+
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise RosterError(f"{where}: expected a list of named faces, got {value!r}")
+    out = []
+    for i, f in enumerate(value):
+        at = f"{where}[{i}]"
+        if not isinstance(f, dict) or set(f) != {"value", "crop"}:
+            raise RosterError(f"{at}: expected an object with value and crop, got {f!r}"[:300])
+        v = f["value"]
+        if kind != "d6" or isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
+            raise RosterError(f"{at}.value: expected a d6's face 1 to 6, got {v!r} (a {kind})")
+        try:
+            decode(f["crop"], f"{at}.crop") if isinstance(f["crop"], str) else decode("", f"{at}.crop")
+        except ValueError as e:
+            raise RosterError(str(e)) from None
+        out.append({"value": v, "crop": f["crop"]})
+    return tuple(out)
+
+
+def symbol_faces(dice: list[Die]) -> list[tuple[int, Any]]:
+    """Every symbol face the roster's dice have named, as (value, crop) (`vision.symbolfaces`)."""
+    from vision.symbolfaces import decode
+
+    return [(int(f["value"]), decode(f["crop"])) for d in dice for f in d.symbols]
 
 
 def _look(value: Any, where: str) -> dict[str, Any] | None:
@@ -312,7 +355,19 @@ class Roster:
                 return {**self.status(), "message": ""}
             self._writable()
             die = self._find(command.get("id"))
-            if action == "remove":
+            if action == "forget_symbol":  # issue 46 item 3: the faces named for a value forgotten
+                value = command.get("value")
+                kept = tuple(f for f in die.symbols if f["value"] != value)
+                if len(kept) == len(die.symbols):
+                    named = sorted({f["value"] for f in die.symbols}) or "none"
+                    raise RosterError(
+                        f"value: expected a value {die.id} has a symbol face named for ({named}), "
+                        f"got {value!r}"
+                    )
+                log_row({"action": "roster", "step": "forget_symbol", "id": die.id, "value": value}, who)
+                dice = [replace(d, symbols=kept) if d is die else d for d in self.dice]
+                message = f"the symbol face of {die.name} ({die.id}) named {value} forgotten"
+            elif action == "remove":
                 log_row({"action": "roster", "step": "remove", "id": die.id, "name": die.name}, who)
                 dice = [d for d in self.dice if d is not die]
                 message = f"{die.name} ({die.id}) removed from the roster"
@@ -337,6 +392,34 @@ class Roster:
             save_roster(self.path, dice)
             self.dice = dice
             return {**self.status(), "message": message}
+
+    def symbol_named(self, colour: str, value: int, crop: str, who: str, log_row: Any) -> Die:
+        """A d6 face that is not pips named ``value`` by the referee (issue 46 item 3), its picture
+        ``crop`` (`vision.symbolfaces.encode`) kept with the roster's d6 of ``colour`` (the first
+        listed; a new entry, owned by "table", when none is), logged first; undone by the command
+        ``forget_symbol``."""
+        with self._lock:
+            self._writable()
+            same = [d for d in self.dice if d.kind == "d6" and d.colour.casefold() == colour.casefold()]
+            die = (
+                same[0]
+                if same
+                else Die(
+                    slug("table", colour, "d6", {d.id for d in self.dice}),
+                    "d6",
+                    "table",
+                    _name(colour, "colour", COLOUR_MAX),
+                )
+            )
+            face = _symbols([{"value": value, "crop": crop}], "symbol", "d6")[0]
+            log_row(
+                {"action": "roster", "step": "symbol", "id": die.id, "name": die.name, "value": value}, who
+            )
+            new = replace(die, symbols=(*die.symbols, face))
+            dice = [new if d is die else d for d in self.dice] + ([] if same else [new])
+            save_roster(self.path, dice)
+            self.dice = dice
+            return new
 
     def looked(self, die: str | Die, labs: list[Any], who: str, log_row: Any) -> Die:
         """Sightings of a die's body colour (balanced Lab) added to its entry's look (``die``: its

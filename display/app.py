@@ -32,7 +32,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response, W
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from display.admin import GuessLimit, Sessions
@@ -80,6 +80,9 @@ class SetValue(_Strict):
     value: StrictInt = Field(description="the face the die really shows")
     version: StrictInt | None = Field(
         None, ge=0, description="the reading's version the answer is about (the reading's `version`)"
+    )
+    symbol: StrictBool = Field(
+        False, description="a d6 face that is not pips: its picture is named `value` (the roster keeps it)"
     )
 
 

@@ -41,7 +41,15 @@ class RosterRemove(_Strict):
     id: str = Field(min_length=1, max_length=80)
 
 
-RosterCommand = Annotated[RosterEdit | RosterRemove, Field(discriminator="action")]
+class RosterForgetSymbol(_Strict):
+    """A die's symbol faces named for a value forgotten (issue 46 item 3: the referee's naming undone)."""
+
+    action: Literal["forget_symbol"]
+    id: str = Field(min_length=1, max_length=80)
+    value: StrictInt
+
+
+RosterCommand = Annotated[RosterEdit | RosterRemove | RosterForgetSymbol, Field(discriminator="action")]
 
 
 class RosterRequest(_Strict):

@@ -38,7 +38,6 @@ from vision.palette import Palette
 from vision.pipcheck import Judged, found_again
 from vision.reading import DieReading, Examined, Reader, Rejected, box_quad
 from vision.runtime import Model, blob, softmax_turned
-from vision.symbolfaces import SymbolFaces
 from vision.value_net import NAME as VALUE_NET
 from vision.value_net import ValueNet
 from vision.verifier import Box as VerifiedBox
@@ -138,7 +137,6 @@ class DiceReader(Reader):
         tilts: tuple[float, ...] = TILTS,
         pip_check: Judged | None = None,
         symbol_dice: bool = True,
-        symbols: SymbolFaces | None = None,
         value_net: Path | Literal["default"] | None = "default",
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
@@ -200,9 +198,6 @@ class DiceReader(Reader):
         # the size of the dice read, is a die all the same (a symbol on its top face), read no surer
         # than ASKED (vision.pipcheck.found_again); off: dropped as before
         self.symbol_dice = symbol_dice
-        # the table's named symbol faces (vision.symbolfaces: from its roster): a die asked because
-        # its face is not pips that looks like a named face is read as that face's value
-        self.symbols = symbols
 
     # -- stage 1: where are the dice
 
@@ -412,7 +407,7 @@ class DiceReader(Reader):
             found, rejected = found_again(
                 pyr, [(k[0].center, k[0].w, k[0].h) for k in kept], rejected, steps_
             )
-            kept += [_asked(pyr, r, self.symbols) for r in found]
+            kept += [_asked(pyr, r) for r in found]
         rejected += [
             Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
             for k in dropped
@@ -458,9 +453,7 @@ class DiceReader(Reader):
             if self.doubt and cut_by_edge(c, image.shape[1], image.shape[0]):
                 conf = min(conf, UNSURE)
             if self.pip_check is not None and not self.pip_check.pips(pyr, c.center, c.w, c.h, value, conf):
-                value, conf = _named(
-                    self.symbols, crop_die(pyr, c.center, c.w * MARGIN, c.h * MARGIN), value, conf
-                )
+                conf = min(conf, UNSURE)
             if p[0] >= self.reject_threshold and insist:
                 conf = min(conf, ASKED)
             elif p[0] >= self.reject_threshold:
@@ -576,22 +569,12 @@ class DiceReader(Reader):
         return DieReading(value=value, center=(w / 2, h / 2), quad=quad, confidence=conf, colour=colour)
 
 
-def _asked(
-    pyr: Pyramid, r: Rejected, symbols: SymbolFaces | None
-) -> tuple[Candidate, int, float, np.ndarray, np.ndarray]:
-    """A rejected candidate kept as a die (`vision.pipcheck.found_again`): asked, or read as the
-    named symbol face it looks like (`_named`)."""
+def _asked(pyr: Pyramid, r: Rejected) -> tuple[Candidate, int, float, np.ndarray, np.ndarray]:
+    """A rejected candidate kept as a die to ask about (`vision.pipcheck.found_again`)."""
     crop = crop_die(pyr, r.center, r.w * MARGIN, r.h * MARGIN)
-    value, conf = _named(symbols, crop, r.value or 1, min(r.confidence or 0.0, ASKED))
     cand = Candidate(r.center, r.w, r.h, PROPOSED_SCORE)
-    return cand, value, conf, crop, np.zeros(7, np.float32)  # no softmax: the classifier said "not a die"
-
-
-def _named(symbols: SymbolFaces | None, crop: np.ndarray, value: int, conf: float) -> tuple[int, float]:
-    """A face that is not pips: read as the table's named symbol face it matches (its value, at the
-    match's correlation), else asked (read no surer than UNSURE)."""
-    named = None if symbols is None else symbols.read(crop)
-    return named if named is not None else (value, min(conf, UNSURE))
+    conf = min(r.confidence or 0.0, ASKED)
+    return cand, r.value or 1, conf, crop, np.zeros(7, np.float32)  # no softmax: "not a die"
 
 
 def cut_by_edge(c: Peak, width: int, height: int) -> bool:

@@ -2,10 +2,10 @@
 
 The pip reader asks about a die whose top face is not pips (`vision.pipcheck`); once the referee
 names such a face, its crop is kept with the die's roster entry (`controller.roster`), and from then
-on a die asked for the same reason whose top face looks like a named one is read as that face's
-value: its crop matched against every named crop, at each quarter turn, by normalised correlation
-of the grey face and of its colour; the best match must reach ``SAME`` and beat the best match of
-any other value by ``MARGIN``, else the die is still asked.
+on a d6 the table would ask about whose top face looks like a named one is read as that face's
+value (`NamedFaces`, round the table's reader): its crop matched against every named crop, at each
+quarter turn, by normalised correlation of its lightness and colour (Lab); the best match must
+reach ``SAME`` and beat the best match of any other value by ``LEAD``, else the die is still asked.
 
 A crop is kept as CROP x CROP BGR (the classifier's box crop, `vision.crops`), in the roster file
 as a PNG in base64 (`encode`, `decode`).
@@ -14,18 +14,25 @@ as a PNG in base64 (`encode`, `decode`).
 from __future__ import annotations
 
 import base64
+import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.crops import CROP
+from vision.crops import CROP, Pyramid, crop_die
+from vision.crops import MARGIN as BOX_MARGIN
+from vision.oblique import View
+from vision.palette import Palette
+from vision.reading import DieReading, Examined, Reader
+from vision.where import WhereStep
 
 #: the least correlation of a crop with a named face's crop for it to read as that face
 SAME = 0.8
 #: ... and by how much it must beat the best match of a face of another value
-MARGIN = 0.1
+LEAD = 0.1
 
 
 def encode(crop: np.ndarray) -> str:
@@ -88,8 +95,49 @@ class SymbolFaces:
         return value, best[value], best[value] - (max(others) if others else 0.0)
 
     def read(self, crop: np.ndarray) -> tuple[int, float] | None:
-        """(value, correlation) when ``crop`` is a named face (``SAME``, ``MARGIN``), else None."""
+        """(value, correlation) when ``crop`` is a named face (``SAME``, ``LEAD``), else None."""
         m = self.match(crop)
-        if m is None or m[1] < SAME or m[2] < MARGIN:
+        if m is None or m[1] < SAME or m[2] < LEAD:
             return None
         return m[0], m[1]
+
+
+def crop_at(pyr: Pyramid, center: Sequence[float], quad: Sequence[Sequence[float]]) -> np.ndarray:
+    """The CROP x CROP crop (the classifier's margin) of a die read at ``center`` with top-face
+    outline ``quad`` (clockwise), turned so that the outline's sides run along the crop's: what a
+    named face is kept as and matched by (quarter turns are `SymbolFaces.match`'s)."""
+    q = np.asarray(quad, np.float64).reshape(-1, 2)
+    sides = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)
+    side = float(max(np.mean(sides), 1.0))
+    dx, dy = q[1] - q[0]
+    angle = math.degrees(math.atan2(dy, dx))
+    return crop_die(pyr, (float(center[0]), float(center[1])), side * BOX_MARGIN, side * BOX_MARGIN, angle)
+
+
+@dataclass(frozen=True)
+class NamedFaces(Reader):
+    """A table's reader (``inner``) whose d6 read under ``asked`` (the table would ask) that show a
+    named symbol face (``faces``) are read as that face's value, at the match's correlation."""
+
+    inner: Reader
+    faces: SymbolFaces
+    asked: float = 0.8
+
+    def examine(
+        self,
+        image: np.ndarray,
+        palette: Palette | None = None,
+        where: Sequence[WhereStep] | None = None,
+        view: View | None = None,
+    ) -> Examined:
+        seen = self.inner.examine(image, palette, where, view)
+        if not self.faces.faces:
+            return seen
+        pyr = Pyramid(image)
+        out: list[DieReading] = []
+        for r in seen.readings:
+            got = None
+            if r.kind == "d6" and r.confidence < self.asked:
+                got = self.faces.read(crop_at(pyr, r.center, r.quad))
+            out.append(r if got is None else dataclasses.replace(r, value=got[0], confidence=got[1]))
+        return Examined(out, seen.rejected)

@@ -140,7 +140,7 @@ def test_the_roster_is_kept_with_the_tables_data_and_edited_by_the_admin_logged(
             {"action": "edit", "id": "bob-blue-d10"},
             "edit: expected one or more of owner, colour, size_mm, appearance",
         ),
-        ({"action": "fly"}, "action: expected one of list, edit, remove, got 'fly'"),
+        ({"action": "fly"}, "action: expected one of list, edit, remove, forget_symbol, got 'fly'"),
     ]:
         with pytest.raises(RosterError) as e:
             table.roster_step(command, "kim")

@@ -3,7 +3,8 @@
 ``make_scene(i, seed, designs)`` gives scene ``i`` of a seed: a 1280x960 frame of 10-20 d6 lying
 close together on a tray mat (many touching), seen by an ideal Raspberry Pi Camera Module 3 tilted
 0-20 degrees off vertical.  About a third of the dice carry a symbol instead of the pips of their
-1 or their 6 face (one design a die, drawn from ``designs``), and half of those show it on top.
+1 or their 6 face (one design a die, drawn from ``designs``; each design on its own face, ``FACE``),
+and half of those show it on top.
 Scene ``i`` depends only on ``(seed, i, designs)``.
 
 The designs are drawn with OpenCV in the pips' ink: ``TUNE_DESIGNS`` (skull, star, word "WIN",
@@ -135,6 +136,8 @@ DESIGNS: dict[str, Design] = {
     "disc logo": _disc_logo,
     "numeral": _numeral,
 }
+#: the face each design stands for (a set of dice carries its symbol on one face: a skull for the 1)
+FACE = {d: 1 if d in ("skull", "heart", "word ACE", "numeral") else 6 for d in DESIGNS}
 TUNE_DESIGNS = ("skull", "star", "word WIN", "ring logo")
 HELDOUT_DESIGNS = ("crown", "heart", "word ACE", "scrawl", "disc logo", "numeral")
 
@@ -184,7 +187,7 @@ def make_scene(index: int, seed: int, designs: Sequence[str]) -> tuple[np.ndarra
         design: str | None = None
         if rng.random() < 0.35:  # a symbol die: its 1 or its 6 carries the design
             design = designs[int(rng.integers(len(designs)))]
-            face = 1 if rng.random() < 0.5 else 6
+            face = FACE[design]
             cube.extra["faces"] = {face: symbol_texture(design, col, rng)}
             if rng.random() < 0.5:  # half of them show it on top
                 cube = Cube(
