@@ -145,6 +145,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
     tally: dict[str, Counter[str]] = {}
     wrong: dict[str, Counter[str]] = {}
     info: dict[str, dict[str, int]] = {}
+    per_look: dict[str, Counter[str]] = {}
     sets, held = sightings(smoke)
     for by in PROTOCOLS:
         for source, photos in sets.items():
@@ -178,7 +179,11 @@ def run(smoke: bool = False) -> dict[str, Any]:
                                 if key.endswith("all"):
                                     w = wrong.setdefault(f"{by} | {group} | {col}", Counter())
                                     w[f"{s.look}->{got}"] += 1
-    return {"tally": tally, "wrong": wrong, "info": info}
+                        if key.endswith("all") and by == "by look":
+                            got, near = ways["roster, whole look"][0].near_two(s.whole)
+                            k = "asked" if near is not None else ("right" if got == s.colour else "silent")
+                            per_look.setdefault(f"{group} | {s.colour}: {s.look}", Counter())[k] += 1
+    return {"tally": tally, "wrong": wrong, "info": info, "per_look": per_look}
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -210,6 +215,20 @@ def markdown(res: dict[str, Any]) -> str:
             for k in COLUMNS
         ]
         lines.append(f"| {by} | {group}: {src} | {c['dice']} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Each kind of die (learnt by look, read by the whole look): right / asked / silently wrong.",
+        "",
+        "| kind of die (colour: look) | held-out | tune |",
+        "|---|---|---|",
+    ]
+    per = res.get("per_look", {})
+    for kind in sorted({k.split(" | ")[1] for k in per}):
+        cells = []
+        for group in ("held-out", "tune"):
+            c = per.get(f"{group} | {kind}", Counter())
+            cells.append(f"{c['right']} / {c['asked']} / {c['silent']}" if c else "-")
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     lines += ["", "Silently wrong (look->named):", ""]
     for key in sorted(res["wrong"]):
         lines.append(f"- {key}: " + ", ".join(f"{k} {n}" for k, n in res["wrong"][key].most_common(10)))
