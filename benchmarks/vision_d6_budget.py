@@ -1,17 +1,20 @@
 """The pip-d6 reader's budget and its phantoms on a lone photo (issue 46 items 4 and 5).
 
     OMP_NUM_THREADS=1 taskset -c 0 nice -n 10 .venv/bin/python -m benchmarks.vision_d6_budget \
-        [--repeat 3] [--out FILE.md] [--smoke]
+        [--repeat 3] [--view-search climb|every] [--out FILE.md] [--smoke]
 
 Speed, byler_d6 held-out (640x640), one core, every reader on each photo in turn (so a ratio holds
 when the machine's speed drifts): the classic pip reader (training.baseline), the pip-d6 reader
 alone (`vision.reader.DiceReader`), the default reader `dicetable read IMAGE` uses
 (`vision.numbered.combined.PipDice`: the pip reader, the numbered classifier's not-a-d6 check at each
-sure die; 'before': its top-face net run on every nadir pass, `NumberedReader.skip_weightless` off,
-as on main before issue 46) and the tilted one (`read --tilted`: `DiceReader(estimate_view=True)`
-in `PipDice`).
+sure die; 'before': every die checked at its top face and the classifier's turns, `at_box` None,
+as on main before this change; now a first upright look at the pip reader's box, D6_AT_BOX) and the
+tilted one (`read --tilted`: `DiceReader(estimate_view=True)` in `PipDice`; 'before': every view of
+vision.oblique.hypotheses tried, `view_search="every"`; now `--view-search`, default "climb").
 CPU ms of this process per photo (decoding excluded); each repeat's median over the photos, and the
-ratios of those medians; min / median over the repeats.
+ratios of those medians; min / median over the repeats.  What the speed-ups read, before and after
+in one run: byler_d6 held-out, skovy_d6, the d20 desk (no d6: every sure reading is silent) and
+epanemu_d6_oblique; "readings changed": readings (centre, value, confidence) not the same.
 
 Phantoms, a lone photo (no empty table, no config, as `dicetable read IMAGE` reads it): photos of
 real surfaces with no dice (negatives/, by source: held-out / train, training.dataset) and the
@@ -41,8 +44,7 @@ from benchmarks.harness import REAL, RESULTS, ROOT, imread, markdown_table, matc
 from controller.config import TableSection
 from training.baseline import read_dice_classic
 from training.dataset import apply_corrections
-from vision.numbered.combined import LONE_MEDIAN, PipDice
-from vision.numbered.reader import NumberedReader
+from vision.numbered.combined import D6_AT_BOX, LONE_MEDIAN, PipDice
 from vision.reader import DiceReader
 
 ASK = float(TableSection.model_fields["confidence_threshold"].default)
@@ -75,10 +77,51 @@ def score(found: list[Any], truth: list[tuple[Any, int]]) -> tuple[int, int, int
     return len(found), right, silent, len(found) - len(used)
 
 
+Items = list[tuple[str, np.ndarray, list[Any]]]
+
+
+def tally(
+    gname: str, rname: str, r: Any, items: Items, ref: list[list[Any]] | None = None
+) -> tuple[list[str], list[list[Any]]]:
+    """One row: reader `r` on the photos `items` (and how many of its readings differ from `ref`'s,
+    by value or confidence, photo by photo), and its readings."""
+    n = withr = readings = sure = labelled = right = silent = changed = 0
+    got = []
+    for k, (_, img, truth) in enumerate(items):
+        found = r.read(img)
+        got.append(found)
+        if ref is not None:
+            a = {(round(d.center[0]), round(d.center[1]), d.value, round(d.confidence, 4)) for d in found}
+            b = {(round(d.center[0]), round(d.center[1]), d.value, round(d.confidence, 4)) for d in ref[k]}
+            changed += max(len(a - b), len(b - a))
+        k_, ok, s, _ = score(found, truth)
+        n += 1
+        withr += bool(found)
+        readings += k_
+        sure += sum(d.confidence >= ASK for d in found)
+        labelled += len(truth)
+        right += ok
+        silent += s
+    row = [
+        gname,
+        rname,
+        str(n),
+        f"{withr} ({100 * withr / max(n, 1):.1f})",
+        f"{readings} / {sure}",
+        str(labelled) if labelled else "-",
+        harness.share(right, labelled) if labelled else "-",
+        f"{1000 * silent / readings:.1f} ({silent}/{readings})" if readings else "-",
+    ]
+    if ref is not None:
+        row.append(f"{changed}")
+    return row, got
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--real", type=Path, default=REAL)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--view-search", choices=("every", "climb"), default="climb", help="the tilted reader's")
     ap.add_argument("--out", type=Path, help="the report's file (default results/vision_d6_budget.md)")
     harness.add_smoke(ap)
     args = ap.parse_args()
@@ -92,15 +135,33 @@ def main() -> None:
     held = [(i, imread(i.path)) for i in byler.items if byler.split(i, None) == "held-out"]  # type: ignore[arg-type]
     if args.smoke:
         held, args.repeat = held[:3], 1
-    plain, tilt = DiceReader(), DiceReader(estimate_view=True)
-    every_pass = NumberedReader()  # the not-a-d6 check as on main before issue 46 (same readings)
-    every_pass.skip_weightless = False
+    plain = DiceReader()
+    tilt_every = DiceReader(estimate_view=True, view_search="every")
+    tilt = DiceReader(estimate_view=True, view_search=args.view_search)
+    # before: the not-a-d6 check at every die's top face and turns, every view tried (main before
+    # this change); after: the check's first look at the box (D6_AT_BOX), the views searched
+    default_before, default = PipDice(plain, at_box=None), PipDice(plain)
+    tilted_before = PipDice(tilt_every, lone_median=None, at_box=None)
+    tilted = PipDice(tilt, lone_median=None)
+    names = {
+        "default before": "default reader before (not-a-d6 check at every top face)",
+        "default": f"default reader (dicetable read: PipDice; first look at the box, {D6_AT_BOX})",
+        "tilted before": "tilted reader before (every view, check at every top face)",
+        "tilted": f"tilted reader (read --tilted; views: {args.view_search})",
+    }
+    objs = {
+        "default before": default_before,
+        "default": default,
+        "tilted before": tilted_before,
+        "tilted": tilted,
+    }
     readers: dict[str, Callable[[np.ndarray], Any]] = {
         "classic pip reader": read_dice_classic,
         "pip reader alone (DiceReader)": plain.read,
-        "default reader before (every nadir pass)": PipDice(plain, reader=every_pass).read,
-        "default reader (dicetable read: PipDice)": PipDice(plain).read,
-        "tilted reader (read --tilted)": PipDice(tilt, lone_median=None).read,
+        names["default before"]: default_before.read,
+        names["default"]: default.read,
+        names["tilted before"]: tilted_before.read,
+        names["tilted"]: tilted.read,
     }
     for r in readers.values():
         r(held[0][1])  # models loaded before timing
@@ -112,27 +173,21 @@ def main() -> None:
                 r(img)
                 cpu[name][rep].append((time.process_time() - c) * 1000)
     med = {k: [statistics.median(v) for v in reps] for k, reps in cpu.items()}
-    base, default = med["classic pip reader"], med["default reader (dicetable read: PipDice)"]
+    refs = (med["classic pip reader"], med[names["default"]], med[names["default before"]])
     speed_rows = []
     for name, m in med.items():
-        xc = [a / b for a, b in zip(m, base, strict=True)]
-        xd = [a / b for a, b in zip(m, default, strict=True)]
-        speed_rows.append(
-            [
-                name,
-                f"{min(m):.1f} / {statistics.median(m):.1f}",
-                f"{min(xc):.2f} / {statistics.median(xc):.2f}",
-                f"{min(xd):.2f} / {statistics.median(xd):.2f}",
-            ]
-        )
+        row = [name, f"{min(m):.1f} / {statistics.median(m):.1f}"]
+        for ref in refs:
+            x = [a / b for a, b in zip(m, ref, strict=True)]
+            row.append(f"{min(x):.2f} / {statistics.median(x):.2f}")
+        speed_rows.append(row)
 
-    before, after = PipDice(plain, lone_median=None), PipDice(plain, lone_median=LONE_MEDIAN)
-    groups: list[tuple[str, list[tuple[str, np.ndarray, list[Any]]]]] = []
+    groups: list[tuple[str, Items]] = []
     for name in ("negatives (no dice)", "d20_desk_scenes (a d20, no d6)"):
         st = sets.get(name)
         if st is None:
             continue
-        by: dict[str, list[tuple[str, np.ndarray, list[Any]]]] = {}
+        by: dict[str, Items] = {}
         for it in st.items:
             img = imread(it.path)
             by.setdefault(st.split(it, img), []).append((it.path.name, img, []))
@@ -149,6 +204,10 @@ def main() -> None:
                 [(i.path.name, img, truth_of(by_path[i.path], img)) for i, img in held],
             )
         )
+    for name in ("skovy_d6/scenes",):
+        if name in sets:
+            loaded = [(i, imread(i.path)) for i in sets[name].items]
+            groups.append((f"{name} (all)", [(i.path.name, img, truth_of(i, img)) for i, img in loaded]))
     if (args.real / EPANEMU / "images").is_dir():
         groups.append((f"{EPANEMU} (all, side check)", epanemu(args.real)))
     if args.smoke:
@@ -163,32 +222,21 @@ def main() -> None:
         "read right",
         "silent per 1,000 readings",
     ]
+    before, after = PipDice(plain, lone_median=None), PipDice(plain, lone_median=LONE_MEDIAN)
     rows = []
     for gname, items in groups:
+        if gname.startswith("skovy"):
+            continue
         for rname, r in (("rule off (before)", before), (f"rule on, median < {LONE_MEDIAN}", after)):
-            n = withr = readings = sure = labelled = right = silent = 0
-            for _, img, truth in items:
-                found = r.read(img)
-                k, ok, s, _ = score(found, truth)
-                n += 1
-                withr += bool(found)
-                readings += k
-                sure += sum(d.confidence >= ASK for d in found)
-                labelled += len(truth)
-                right += ok
-                silent += s
-            rows.append(
-                [
-                    gname,
-                    rname,
-                    str(n),
-                    f"{withr} ({100 * withr / max(n, 1):.1f})",
-                    f"{readings} / {sure}",
-                    str(labelled) if labelled else "-",
-                    harness.share(right, labelled) if labelled else "-",
-                    f"{1000 * silent / readings:.1f} ({silent}/{readings})" if labelled and readings else "-",
-                ]
-            )
+            rows.append(tally(gname, rname, r, items)[0])
+    change_rows = []
+    for gname, items in groups:
+        if gname.startswith("negatives") or gname == "byler_d6, held-out":
+            continue
+        for a, b in (("default before", "default"), ("tilted before", "tilted")):
+            row, ref = tally(gname, names[a], objs[a], items)
+            change_rows.append([*row, "-"])
+            change_rows.append(tally(gname, names[b], objs[b], items, ref)[0])
     load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
     text = (
         "# The pip-d6 reader's budget and a lone photo's phantoms (issue 46 items 4 and 5)\n\n"
@@ -197,7 +245,13 @@ def main() -> None:
         f"OMP_NUM_THREADS=1); load average {load} at the end. {len(held)} byler_d6 held-out photos, "
         f"{args.repeat} repeats, every reader on each photo in turn.\n\n"
         "## Speed: CPU ms a photo, min / median over the repeats of each repeat's median\n\n"
-        + "\n".join(markdown_table(["reader", "ms", "x classic", "x default reader"], speed_rows))
+        + "\n".join(
+            markdown_table(
+                ["reader", "ms", "x classic", "x default reader", "x default reader before"], speed_rows
+            )
+        )
+        + "\n\n## What the speed-ups read: before and after, same run\n\n"
+        + "\n".join(markdown_table([*head, "readings changed (value or confidence)"], change_rows))
         + "\n\n## Phantoms on a lone photo, and what the rule costs\n\n"
         + "\n".join(markdown_table(head, rows))
         + "\n\n"
