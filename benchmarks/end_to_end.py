@@ -94,12 +94,14 @@ def read_scene(
     before: list[dict[str, Any]] | None = None,
     vision: VisionSection | None = None,
     empty: np.ndarray | None = None,
+    expected: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """One frame through the table's own perception step (controller.perceive, the game's colours
     being the scene's): the game's readings as the table keeps them (dicts, placed: zones,
     min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU ms it
     took.  ``before``: the readings of the throw scored before (the table's memory); ``empty``: the
-    empty table the camera saw before the throw (None: none seen)."""
+    empty table the camera saw before the throw (None: none seen); ``expected``: how many dice of
+    which colours the game says the throw shows (`game_counts`; None: the table is not told)."""
     board = boards.setdefault(truth["board_file"], load_board(ROOT / truth["board_file"]))
     cam = truth["camera"]
     cal = parse_calibration(
@@ -115,7 +117,9 @@ def read_scene(
     perceiver = Perceiver.of(
         reader, vision or VisionSection(), BoardGeometry.of(board, cal, "body", sizes), die_sizes_mm=sizes
     )
-    seen = perceiver.perceive(image, empty=empty, colours=colours, place_colours=colours, before=before or [])
+    seen = perceiver.perceive(
+        image, empty=empty, colours=colours, place_colours=colours, before=before or [], expected=expected
+    )
     if not seen.pose_found:
         return {"readings": [], "ms": seen.ms, "pose": False}
     if seen.board_problem is not None:
@@ -133,19 +137,39 @@ def read_scene(
     return {"readings": readings, "ms": seen.ms, "pose": True}
 
 
+def game_counts(truth: dict[str, Any]) -> dict[str, int] | None:
+    """How many dice of which colours the scene's game says a throw shows, by its rules (the engine's
+    own constants): DICETAR WARS five of each player's colour (`engine.dicetar_wars.DICE_PER_PLAYER`),
+    Dice Fighter three a player in its three colours; None for another board."""
+    from engine import dice_fighter, dicetar_wars
+
+    colours = sorted({d["colour"] for d in truth["dice"]})
+    if truth["board"] == "dicetar-wars":
+        return {c: dicetar_wars.DICE_PER_PLAYER for c in colours}
+    if truth["board"] == "dice-fighter":
+        return {"|".join(DICE_FIGHTER_COLOURS): 2 * dice_fighter.DICE_PER_PLAYER}
+    return None
+
+
 def evaluate(
     scenes: list[dict[str, Any]],
     reader: Any,
     earlier: Path | None = None,
     vision: VisionSection | None = None,
     empty: Any = None,
+    counts: bool = False,
+    visible_first: bool = False,
 ) -> dict[str, Any]:
     """Every scene read as the table reads it (``vision``: the table's ``[vision]``, default as
     shipped).  ``earlier``: a folder of earlier frames
     (tools/render/generate.py --earlier); then only the scenes with one, each read after it as the
     table would (the earlier frame's readings are the ``before`` of calibration.memory).  ``empty``: a
     function of a scene's truth giving its empty table (`benchmarks.scenes.empty_frame`; None: the
-    table has seen none)."""
+    table has seen none).  ``counts``: the table is told how many dice of which colours the game
+    expects (`game_counts`, as `controller.perceive.throw_colours` tells it); ``visible_first``: a
+    reading is matched to a die whose top face is seen before one hidden under it (`scenes.match`).
+    Each die's row says whether the game's count question (a colour short of its dice: "a die lying
+    under another cannot be seen, say its colour and value") covers it: ``count_asked``."""
     cv2.setNumThreads(1)
     boards: dict[str, Any] = {}
     dice_rows: list[dict[str, Any]] = []
@@ -161,10 +185,24 @@ def evaluate(
             before = read_scene(
                 first, reader, boards, vision=vision, empty=None if empty is None else empty(first)
             )["readings"]
-        got = read_scene(truth, reader, boards, before, vision, None if empty is None else empty(truth))
+        rule = game_counts(truth)
+        got = read_scene(
+            truth,
+            reader,
+            boards,
+            before,
+            vision,
+            None if empty is None else empty(truth),
+            expected=rule if counts else None,
+        )
         readings = got["readings"]
         dice = truth["dice"]
-        pairs = match(dice, [np.asarray(r["center"], np.float64) for r in readings])
+        pairs = match(dice, [np.asarray(r["center"], np.float64) for r in readings], visible_first)
+        # the game's count question (engine.dicetar_wars / dice_fighter read_throw): a group of colours
+        # short of the dice the game expects: the referee says where the die not seen lies
+        short = {
+            k for k, n in (rule or {}).items() if sum(1 for r in readings if r["colour"] in k.split("|")) < n
+        }
         back = {j: i for i, j in pairs.items()}
         read_json = [_die_json(r, r["rests_on"]) for r in readings]
         colours = sorted({d["colour"] for d in dice})
@@ -209,6 +247,12 @@ def evaluate(
                 "stacked": d["stack_level"] > 0,
                 "cocked": d["cocked"],
                 "found": j is not None,
+                # the count question asks for this die (not seen) or for the die under it (not seen)
+                "count_asked": any(
+                    dice[k]["colour"] in g.split("|") and k not in pairs
+                    for g in short
+                    for k in ([i] if j is None else [d["rests_on"]] if d["rests_on"] is not None else [])
+                ),
             }
             if j is None:
                 row["failure"] = "missed"

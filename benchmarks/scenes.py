@@ -44,22 +44,30 @@ def empty_frame(truth: dict[str, Any]) -> np.ndarray:
     return np.asarray(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
 
 
-def match(dice: list[dict[str, Any]], centres: list[np.ndarray]) -> dict[int, int]:
+def match(
+    dice: list[dict[str, Any]], centres: list[np.ndarray], visible_first: bool = False
+) -> dict[int, int]:
     """Truth die index -> reading index, one to one: nearest pairs first, each within 0.6 of the
-    die's top-face side (px) of the die's top-face centre."""
-    cands = []
-    for i, d in enumerate(dice):
-        q = np.asarray(d["top_quad_px"], np.float64)
-        c = q.mean(axis=0)
-        side = float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32)))))
-        for j, r in enumerate(centres):
-            dist = float(np.linalg.norm(np.asarray(r, np.float64) - c))
-            if dist <= 0.6 * side:
-                cands.append((dist, i, j))
+    die's top-face side (px) of the die's top-face centre.  ``visible_first``: the dice whose top
+    face the camera sees at least half of are matched first (a stack read as one die is its upper
+    die, whose face was read, not the lower die hidden under it: issue 45)."""
     out: dict[int, int] = {}
     used: set[int] = set()
-    for _, i, j in sorted(cands):
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
+    passes = (True, False) if visible_first else (False,)
+    for seen_only in passes:
+        cands = []
+        for i, d in enumerate(dice):
+            if i in out or (seen_only and float(d.get("top_visible_fraction", 1.0)) < 0.5):
+                continue
+            q = np.asarray(d["top_quad_px"], np.float64)
+            c = q.mean(axis=0)
+            side = float(np.sqrt(abs(cv2.contourArea(q.astype(np.float32)))))
+            for j, r in enumerate(centres):
+                dist = float(np.linalg.norm(np.asarray(r, np.float64) - c))
+                if j not in used and dist <= 0.6 * side:
+                    cands.append((dist, i, j))
+        for _, i, j in sorted(cands):
+            if i not in out and j not in used:
+                out[i] = j
+                used.add(j)
     return out

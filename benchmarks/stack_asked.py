@@ -12,8 +12,18 @@ named in the wrong colour and not asked whose they are (before: none asked; afte
 lies between two of the scene's colours, `DieReading.colour_near`), and the dice asked.  The colours
 are read as the table reads them today in both columns (the body told from the paper round it).
 
+A third column reads every scene again with the table told how many dice of which colours the game
+expects (`benchmarks.end_to_end.game_counts`, as `controller.perceive.throw_colours` tells the table):
+when every die is seen no die can rest on a die no frame shows (`calibration.memory.settle_supports`),
+and the memory carries a covered die whose colour is short of the game's count.  Every column also
+says which dice the game's count question covers (a colour short of its dice: "a die lying under another
+cannot be seen: say its colour and value", asked by the engine before any other question): the die not
+seen, and the die it lies under.  A reading is matched to the die whose top face is seen before a die
+hidden under it (`benchmarks.scenes.match(visible_first=True)`).  ``--memory``: each scene is read
+after its earlier frame (``SET/earlier``, `tools/render/generate.py --earlier`), the table's memory.
+
     nice -n 10 .venv/bin/python -m benchmarks.stack_asked [--set DIR ...] [--split all] [--limit N] \\
-        [--markdown FILE] [--smoke]
+        [--memory] [--markdown FILE] [--smoke]
 """
 
 from __future__ import annotations
@@ -34,20 +44,26 @@ def _ratio(ok: int, n: int) -> str:
 
 def figures(dice: list[dict[str, Any]], asked_key: str) -> dict[str, str]:
     """The support figures of a set's dice rows (`end_to_end.evaluate`), a die asked when any of
-    ``asked_key`` ("before": support_hidden; "after": support_hidden or support_asked)."""
+    ``asked_key`` ("before": support_hidden; "after": support_hidden or support_asked); "with the
+    count question": also a die the game's count question covers (a die of the colour short lies
+    under it, or it is the die not seen: `end_to_end.evaluate`'s ``count_asked``)."""
 
     def asked(d: dict[str, Any]) -> bool:
-        return bool(d.get("support_hidden")) or (asked_key == "after" and bool(d.get("support_asked")))
+        return bool(d.get("support_hidden")) or (asked_key != "before" and bool(d.get("support_asked")))
 
     def colour_asked(d: dict[str, Any]) -> bool:
-        return asked_key == "after" and bool(d.get("colour_asked"))
+        return asked_key != "before" and bool(d.get("colour_asked"))
 
     found = [d for d in dice if d["found"]]
     up = [d for d in dice if d["stacked"]]
     wrong = [d for d in found if d["stack_got"] != d["stacked"]]
+    missed = [d for d in dice if not d["found"]]
     return {
         "upper dice of stacks found as stacked or asked (target >= 95 %)": _ratio(
             sum(1 for d in up if d["found"] and (d["stack_got"] or asked(d))), len(up)
+        ),
+        "  ... or the game's count question asks for the die under it": _ratio(
+            sum(1 for d in up if d["found"] and (d["stack_got"] or asked(d) or d["count_asked"])), len(up)
         ),
         "upper dice of stacks found as stacked (asked or not)": _ratio(
             sum(1 for d in up if d["found"] and d["stack_got"]), len(up)
@@ -55,6 +71,9 @@ def figures(dice: list[dict[str, Any]], asked_key: str) -> dict[str, str]:
         "upper dice of stacks not found at all": _ratio(sum(1 for d in up if not d["found"]), len(up)),
         "found dice whose support is wrong, not asked: silent (target <= 1 in 200)": _ratio(
             sum(1 for d in wrong if not asked(d)), len(found)
+        ),
+        "  ... nor covered by the game's count question": _ratio(
+            sum(1 for d in wrong if not asked(d) and not d["count_asked"]), len(found)
         ),
         "  of which stacked dice placed flat": str(sum(1 for d in wrong if d["stacked"] and not asked(d))),
         "  of which flat dice placed stacked": str(
@@ -65,6 +84,15 @@ def figures(dice: list[dict[str, Any]], asked_key: str) -> dict[str, str]:
         ),
         "  of which their support was right as placed": str(
             sum(1 for d in found if asked(d) and d["stack_got"] == d["stacked"])
+        ),
+        "dice not seen that the count question asks for (one question a die), of all dice": _ratio(
+            sum(1 for d in missed if d["count_asked"]), len(dice)
+        ),
+        "dice missed silently (not seen, no count question), of all dice": _ratio(
+            sum(1 for d in missed if not d["count_asked"]), len(dice)
+        ),
+        "questions about support or a die not seen, of all dice (target <= 5 %)": _ratio(
+            sum(1 for d in found if asked(d)) + sum(1 for d in missed if d["count_asked"]), len(dice)
         ),
         "found dice of the wrong colour, not asked whose: silent (colour target >= 99 % right)": _ratio(
             sum(1 for d in found if not d["colour_ok"] and not colour_asked(d)), len(found)
@@ -80,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_scene_sets(ap)
     ap.add_argument("--markdown", type=Path, help="also write the tables to this file")
+    ap.add_argument(
+        "--memory",
+        action="store_true",
+        help="read each scene after its earlier frame (SET/earlier, generate.py --earlier): the table's "
+        "memory across throws; only the scenes with one",
+    )
     add_smoke(ap)
     args = ap.parse_args(argv)
     sets = args.set or [RENDERED]
@@ -93,13 +127,27 @@ def main(argv: list[str] | None = None) -> int:
             scenes = scenes[: args.limit]
         if not scenes:
             raise SystemExit(f"--set {folder}: expected a folder of scene_NNNN.json files, found none")
-        res = evaluate(scenes, reader, empty=empty_frame)
-        before, after = figures(res["dice"], "before"), figures(res["dice"], "after")
+        earlier = folder / "earlier" if args.memory and (folder / "earlier").is_dir() else None
+        if args.memory and earlier is None:
+            raise SystemExit(f"--memory: {folder}/earlier holds no earlier frames (generate.py --earlier)")
+        if earlier is not None:  # only the scenes with an earlier frame are read (evaluate)
+            scenes = [s for s in scenes if (earlier / f"scene_{s['scene']:04d}.json").exists()]
+        old = evaluate(scenes, reader, earlier, empty=empty_frame, visible_first=True)
+        new = evaluate(scenes, reader, earlier, empty=empty_frame, counts=True, visible_first=True)
+        cols = [
+            figures(old["dice"], "before"),
+            figures(old["dice"], "after"),
+            figures(new["dice"], "counts"),
+        ]
         seeds = sorted({s["seed"] for s in scenes})
         title = f"{shown(folder)} ({scenes[0].get('variant', 'train')}, seed {', '.join(map(str, seeds))}; "
-        title += f"{len(scenes)} scenes, {len(res['dice'])} dice)"
-        out += [f"| {title} | before (issue 45 off) | after |", "|---|---|---|"]
-        out += [f"| {k} | {before[k]} | {after[k]} |" for k in before]
+        title += f"{len(scenes)} scenes, {len(old['dice'])} dice"
+        title += "; each read after its earlier frame)" if earlier else ")"
+        out += [
+            f"| {title} | before issue 45 | issue 45 item 4 as landed (`e0298ee`) | and the game's counts |",
+            "|---|---|---|---|",
+        ]
+        out += [f"| {k} | {cols[0][k]} | {cols[1][k]} | {cols[2][k]} |" for k in cols[0]]
         out.append("")
     write("\n".join(out) + "\n", args.markdown)
     return 0

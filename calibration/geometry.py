@@ -222,6 +222,7 @@ def place(
     fit: str = "image",
     lying: NDArray[np.bool_] | None = None,
     around: bool = False,
+    all_seen: bool = False,
 ) -> list[DieGeometry]:
     """Board geometry of every die from its top-face quad (4 pixel corners, any order around).
 
@@ -250,6 +251,10 @@ def place(
     :mod:`vision.empty_diff`): a die whose band of sides is too small to judge (near the nadir) is
     raised when what lies round it, no die's body explaining it, is AROUND_SHARE of its top face or
     more (:func:`calibration.raised.around_share`: the lower die's rim).
+
+    ``all_seen``: every die of the game is seen or known (its count, issue 45): a die whose support
+    the frame cannot tell is not offered a die no frame shows, but the nearest die the frame shows
+    a level down (or only what is left).
 
     ``die_size_mm`` is the dice set's edge, or its edges when several sizes are in play (each
     die's is then told from its top face, :meth:`calibration.diceset.DiceSet.size_of`); None
@@ -358,7 +363,7 @@ def place(
         levels[i] = best[1] if best is not None else MAX_STACK
         prints[i] = footprint(i, levels[i])
 
-    doubts = _support_doubts(quads, levels, prints, base, sizes, below, same, shares, rings, cube)
+    doubts = _support_doubts(quads, levels, prints, base, sizes, below, same, shares, rings, cube, all_seen)
     out: list[DieGeometry] = []
     placements = {i: classify(prints[i], board) for i in levels}
 
@@ -428,6 +433,7 @@ def _support_doubts(
     shares: Sequence[float | None],
     rings: Sequence[float | None],
     cube: Sequence[bool],
+    all_seen: bool = False,
 ) -> dict[int, tuple[int | None, ...]]:
     """For each die of the frame whose support the frame cannot tell (issue 45 item 4), what it may rest
     on: None (the board), a die's index, or HIDDEN (a die no frame shows); a die not in the result is
@@ -489,9 +495,34 @@ def _support_doubts(
         if (alts or hidden) and levels[i] > 0:
             alts.append(None)  # raised on a die it may not be on: it may lie on the board
         options += alts
+        if all_seen and HIDDEN in options:
+            # every die of the game is seen (issue 45): the die it may rest on is one the frame shows,
+            # the nearest one a level down, or none
+            near = _nearest_below(i, levels, prints, sizes[i])
+            options = [near if o == HIDDEN else o for o in options if not (o == HIDDEN and near is None)]
         if len(set(options)) > 1:
             out[i] = tuple(dict.fromkeys(options))
     return out
+
+
+#: with every die seen, a die whose support the frame cannot tell may rest on the nearest die a level
+#: down whose footprint's centre lies within this many of its edges of its own (issue 45)
+NEAREST_BELOW = 1.5
+
+
+def _nearest_below(i: int, levels: dict[int, int], prints: dict[int, Poly], size: float) -> int | None:
+    """The die one level below die ``i`` (on the board for a flat die: the level it would rest on
+    one level up) nearest its footprint, within NEAREST_BELOW edges."""
+    c = pg.centroid(prints[i])
+    want = max(levels[i] - 1, 0)
+    best: tuple[float, int] | None = None
+    for j, level in levels.items():
+        if j == i or level != want:
+            continue
+        d = float(np.linalg.norm(pg.centroid(prints[j]) - c))
+        if d <= NEAREST_BELOW * size and (best is None or d < best[0]):
+            best = (d, j)
+    return None if best is None else best[1]
 
 
 def _check_known(known: Sequence[tuple[Any, int]]) -> list[tuple[Poly, int]]:

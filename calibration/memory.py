@@ -35,35 +35,99 @@ SAME_PLACE_PX = 12.0
 
 Reading = dict[str, Any]
 
+#: How many dice of which colours a throw shows, as the game says (`expected_counts`): each key the
+#: colours a group of dice may come in, joined by "|" ("red": a player's dice; "blue|green|red"), its
+#: value how many there are (JSON as it is).
+Expected = dict[str, int]
+
 
 def carry_covered(
-    before: Sequence[Reading], now: Sequence[Reading], colours: Iterable[str] | None = None
+    before: Sequence[Reading],
+    now: Sequence[Reading],
+    colours: Iterable[str] | None = None,
+    expected: Expected | None = None,
 ) -> list[tuple[Reading, int]]:
     """The dice of ``before`` that lie covered under a die of ``now``.
 
     Returns ``(die, i)`` pairs: a copy of the earlier die, marked ``hidden`` and ``carried``,
     and the index in ``now`` of the die over it.  Only dice of ``colours`` (None: every
-    colour) are considered.
+    colour) are considered.  ``expected``: how many dice of each colour the game has on the table
+    now (`expected_counts`): a colour is one short when fewer than that are seen (a die thrown on
+    one of its own colour leaves the earlier count whole); without it, when fewer are seen than
+    before.
     """
     wanted = None if colours is None else {str(c).lower() for c in colours}
     old = [d for d in before if wanted is None or _colour(d) in wanted]
     short = Counter(_colour(d) for d in old)
     short.subtract(_colour(d) for d in now)
+    for group, n in (expected or {}).items():
+        if "|" not in group:  # one colour: the game says how many dice of it lie there
+            short[group] = n - sum(1 for d in now if _colour(d) == group)
     seen = _still_seen(old, now)
     out: list[tuple[Reading, int]] = []
-    for i, d in enumerate(old):
-        if i in seen or short[_colour(d)] <= 0 or d.get("footprint_mm") is None:
-            continue
-        over = _over(i, old, now, seen)
-        if over is None:
-            continue
+    done: set[int] = set()
+
+    def carry(i: int, over: int) -> None:
+        d = old[i]
         carried = {k: v for k, v in d.items() if k not in ("rests_on", "unsure")}
         carried.update(hidden=True, carried=True, under=now[over].get("id", over))
         if d.get("id") is not None:
             carried["seen_as"] = d.get("seen_as", d["id"])
         out.append((carried, over))
         short[_colour(d)] -= 1
+        done.add(i)
+
+    def wanted_gone(i: int) -> bool:
+        return i not in seen and short[_colour(old[i])] > 0 and old[i].get("footprint_mm") is not None
+
+    for i in range(len(old)):
+        if wanted_gone(i) and (over := _over(i, old, now, seen)) is not None:
+            carry(i, over)
+    if expected:
+        # issue 45: with the game's count, a die short of its colour may lie under a new die that
+        # covers it off-centre (its centre beyond the new die's outline: `_near`) ...
+        for i in range(len(old)):
+            if wanted_gone(i) and i not in done and (over := _near(i, old, now, seen)) is not None:
+                carry(i, over)
+        # ... or under a die of its own colour thrown onto it, where it lay: the die there looks still
+        # seen, but shows another face (the earlier die's face is hidden under it)
+        for i, j in sorted(seen.items()):
+            was, there = old[i], now[j]
+            if short[_colour(was)] > 0 and was.get("footprint_mm") is not None and _other_face(was, there):
+                del seen[i]
+                carry(i, j)
     return out
+
+
+#: A die short of its colour lies under a new die whose centre is this many of its top-face sides away
+#: (pixels) or nearer (a die resting on another has its centre over the other's top face).
+NEAR_SIDES = 1.0
+
+
+def _near(i: int, old: Sequence[Reading], now: Sequence[Reading], seen: dict[int, int]) -> int | None:
+    """The new die (not an earlier die still seen) nearest ``old[i]``, within NEAR_SIDES of its side."""
+    c = _centre(old[i])
+    if c is None:
+        return None
+    kept = set(seen.values())
+    best: tuple[float, int] | None = None
+    for j, n in enumerate(now):
+        nc = _centre(n)
+        try:
+            side = math.sqrt(pg.area(pg.as_poly(np.asarray(n.get("quad"), np.float64))))
+        except (TypeError, ValueError):
+            continue
+        if j in kept or nc is None or n.get("hidden") or math.dist(c, nc) > NEAR_SIDES * side:
+            continue
+        if best is None or math.dist(c, nc) < best[0]:
+            best = (math.dist(c, nc), j)
+    return None if best is None else best[1]
+
+
+def _other_face(was: Reading, now: Reading) -> bool:
+    """Whether the die read at an earlier die's place shows another face than that die did."""
+    a, b = was.get("value"), now.get("value")
+    return isinstance(a, int) and isinstance(b, int) and a != b
 
 
 def _colour(d: Reading) -> str:
@@ -129,3 +193,104 @@ def known_dice(carried: Sequence[tuple[Reading, int]]) -> list[tuple[Any, int]]:
     """The ``known`` argument of :func:`calibration.geometry.place` for carried dice: each one's
     footprint in board mm and stack level, as placed when it was seen."""
     return [(d["footprint_mm"], int(d.get("stack_level") or 0)) for d, _ in carried]
+
+
+def check_expected(expected: Any) -> Expected:
+    """``expected`` as :data:`Expected` (raises ValueError naming what was expected)."""
+    if not isinstance(expected, dict):
+        raise ValueError(f"expected dice: a mapping of colours to counts, got {expected!r}")
+    out: Expected = {}
+    for k, n in expected.items():
+        colours = str(k).split("|") if isinstance(k, str) else []
+        if not colours or not all(colours) or isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(
+                f"expected dice: each entry colours joined by '|' ('red', 'blue|green') and a count "
+                f">= 0, got {k!r}: {n!r}"
+            )
+        out["|".join(sorted({c.strip().lower() for c in colours}))] = n
+    return out
+
+
+def expected_counts(entries: Iterable[Any]) -> Expected:
+    """The dice a throw shows by colour, from the game's ``entry_dice`` (`engine.core.DieEntry`, each
+    with the colours that die may come in): DICETAR WARS five of each thrower's colour, Dice Fighter
+    six of its three colours.  Entries with no colour are not counted."""
+    out: Counter[str] = Counter()
+    for e in entries:
+        colours = sorted({str(c).lower() for c in getattr(e, "colours", ())})
+        if colours:
+            out["|".join(colours)] += 1
+    return dict(out)
+
+
+def short_by(readings: Sequence[Reading], expected: Expected) -> dict[str, int]:
+    """How many dice of each group of ``expected`` the readings (carried dice included) lack: a die
+    of the game no frame shows (under another die, or lost)."""
+    seen = {k: sum(1 for d in readings if _colour(d) in k.split("|")) for k in expected}
+    return {k: n - seen[k] for k, n in expected.items() if n > seen[k]}
+
+
+def settle_supports(readings: list[Reading], expected: Expected | None) -> list[int]:
+    """Issue 45 item 4: a die can rest on a die no frame shows only when a die of the game is not
+    seen.  When every die the game expects is seen (or carried: the table's memory), the ``"hidden"``
+    choice is struck from the ``support_options`` of each die placed on the board or on a die the
+    frame shows, and a die left with one choice is sure (it lies as placed).  A die placed raised on
+    a die no frame shows (``support_hidden``: its sides say raised) is still asked: the die under it
+    may be one the frame shows but the step did not tell apart (on the rendered tune split, placing
+    those on the board made more silent errors than questions saved).  Returns the indices of the
+    readings changed.  Nothing changes without ``expected``, or while a die is short."""
+    if not expected or short_by(readings, expected):
+        return []
+    changed = []
+    for i, d in enumerate(readings):
+        options = d.get("support_options")
+        if d.get("support_hidden") or not options or not any(o.get("on") == "hidden" for o in options):
+            continue
+        left = [o for o in options if o.get("on") != "hidden"]
+        if len(left) <= 1:
+            d.pop("support_options", None)
+        else:
+            d["support_options"] = left
+        changed.append(i)
+    return changed
+
+
+#: what a support choice sets on a reading (as `controller.corrections` sets it)
+_PLACE_KEYS = ("zones", "min_multiplier", "side", "field_status", "card_slot")
+
+
+def ask_over_carried(readings: list[Reading]) -> list[int]:
+    """A die the memory says lies over a carried die (its ``under``) but that the frame placed on
+    the board (the carried die off-centre under it) is asked (issue 45 item 4): on the carried die,
+    or on the board; one its sides place raised with no die seen under it rests on the carried die.
+    ``readings`` is the whole list (``rests_on`` and the choices' ``on`` index it).  Returns the
+    indices asked."""
+    ids = {d.get("id"): i for i, d in enumerate(readings) if d.get("id") is not None}
+    asked = []
+    for k, c in enumerate(readings):
+        if not c.get("carried") or c.get("under") not in ids:
+            continue
+        i = ids[c["under"]]
+        d = readings[i]
+        if d.get("rests_on") is not None or d.get("support_options") or d.get("confirmed"):
+            continue  # on the carried die, or on another the frame shows under it: as placed
+        if d.get("support_hidden"):
+            # raised with no die seen under it (its sides), and the memory's die under it: told
+            d.update(
+                rests_on=k,
+                stack_level=int(c.get("stack_level") or 0) + 1,
+                field_status=c.get("field_status"),
+                card_slot=c.get("card_slot"),
+            )
+            d.pop("support_hidden", None)
+            continue
+        here = {key: d.get(key) for key in _PLACE_KEYS}
+        on = "board" if d.get("rests_on") is None else d["rests_on"]
+        level = int(d.get("stack_level") or 0)
+        over = {**here, "field_status": c.get("field_status"), "card_slot": c.get("card_slot")}
+        d["support_options"] = [
+            {"on": k, "stack_level": int(c.get("stack_level") or 0) + 1, **over},
+            {"on": on, "stack_level": level, **here},
+        ]
+        asked.append(i)
+    return asked

@@ -240,8 +240,17 @@ def player_colours(cfg: TableConfig, state: Mapping[str, Any]) -> dict[str, str]
 def throw_colours(game: Game, colours: Mapping[str, str]) -> dict[str, Any]:
     """`Perceiver.perceive`'s ``colours`` (what the game's dice come in now: the palette is cut to
     them) and ``place_colours`` (the dice placed on the board), as the running ``game`` says
-    (``Game.dice_colours``, ``Game.board_colours``) given its players' ``colours`` (`player_colours`)."""
-    return {"colours": game.dice_colours(colours), "place_colours": game.board_colours(colours)}
+    (``Game.dice_colours``, ``Game.board_colours``) given its players' ``colours`` (`player_colours`),
+    and ``expected``: how many dice of which colours the throw shows (``Game.entry_dice``; issue 45:
+    when every one is seen, no die can rest on a die no frame shows)."""
+    from calibration.memory import expected_counts
+
+    player = next(iter(game.expects().players), None)
+    return {
+        "colours": game.dice_colours(colours),
+        "place_colours": game.board_colours(colours),
+        "expected": expected_counts(game.entry_dice(player, colours)) or None,
+    }
 
 
 def _as_dict(r: Any) -> dict[str, Any]:
@@ -490,6 +499,7 @@ class BoardGeometry:
         pose: Any = None,
         lying: np.ndarray | None = None,
         around: bool = False,
+        expected: Mapping[Any, int] | None = None,
     ) -> None:
         """Add zones, side, field status, card slot and stacking to the readings (raises ValueError).
 
@@ -507,9 +517,22 @@ class BoardGeometry:
         ``before`` are the readings scored last: a die seen there that a newly thrown die now
         covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
         ``carried``, with the id ``prefix`` + n, and the die over it is placed on it.
+
+        ``expected``: how many dice of which colours the throw shows (`throw_colours`): a die of
+        ``before`` now covered is carried when its colour is short of that; and when every die is
+        seen, no die rests on a die no frame shows (`calibration.memory.settle_supports`).
         """
         from calibration.geometry import HIDDEN, place
-        from calibration.memory import carry_covered, known_dice
+        from calibration.memory import (
+            ask_over_carried,
+            carry_covered,
+            check_expected,
+            known_dice,
+            settle_supports,
+            short_by,
+        )
+
+        counts = None if expected is None else check_expected(dict(expected))
 
         wanted = None if colours is None else {c.lower() for c in colours}
         idx = [
@@ -517,7 +540,8 @@ class BoardGeometry:
         ]
         if not idx:
             return
-        carried = carry_covered([dict(d) for d in before or []], [readings[i] for i in idx], wanted)
+        carried = carry_covered([dict(d) for d in before or []], [readings[i] for i in idx], wanted, counts)
+        seen = [readings[i] for i in idx] + [d for d, _ in carried]
         geo = place(
             [readings[i]["quad"] for i in idx],
             [readings[i].get("kind", "d6") for i in idx],
@@ -534,6 +558,7 @@ class BoardGeometry:
             die_size_mm=self.die_sizes_mm,
             lying=lying,
             around=around,
+            all_seen=counts is not None and not short_by(seen, counts),
         )
         for n, (die, _) in enumerate(carried, 1):
             die["id"] = f"{prefix}{n}"
@@ -567,6 +592,8 @@ class BoardGeometry:
                     }
                     for o in g.support_doubt
                 ]
+        settle_supports([readings[i] for i in idx], counts)
+        ask_over_carried(readings)  # a die the memory puts over a carried die, placed elsewhere
 
 
 @dataclass
@@ -728,6 +755,7 @@ class Perceiver:
         place_colours: Iterable[str] | None = None,
         before: Sequence[Mapping[str, Any]] = (),
         frame: np.ndarray | None = None,
+        expected: Mapping[Any, int] | None = None,
     ) -> ReadingSet:
         """The dice of one settled frame (see the module's doc for the stages).
 
@@ -740,7 +768,8 @@ class Perceiver:
         ``empty``: the empty table as the camera saw it last; ``colours``: the colours the game's
         dice come in now (None: any); ``place_colours``: the dice placed on the board (the game's:
         `engine.Game.board_colours`; None: all); ``before``: the dice of the throw scored
-        last (a die they show that a new die covers is carried over).  Raises ValueError or
+        last (a die they show that a new die covers is carried over); ``expected``: how many dice of
+        which colours the throw shows (`throw_colours`; None: not known).  Raises ValueError or
         cv2.error for a frame that cannot be read; a board the dice cannot be placed on is the
         set's ``board_problem``."""
         c0 = time.process_time()
@@ -781,6 +810,7 @@ class Perceiver:
                     pose=pose,
                     lying=None if frame_only else self.where.lying(image),
                     around=self.where.finder is not None,  # the empty table's change: see place
+                    expected=expected,
                 )
             except ValueError as e:
                 board_problem = str(e)

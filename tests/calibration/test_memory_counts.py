@@ -1,0 +1,115 @@
+"""The game's count of dice in the table's memory and its support questions (issue 45 items 4 and 1):
+a die thrown onto an earlier die of its own colour, or off-centre onto one, is remembered under it, and
+when every die the game expects is seen no die is asked about resting on a die no frame shows."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from calibration.memory import (
+    ask_over_carried,
+    carry_covered,
+    check_expected,
+    expected_counts,
+    settle_supports,
+    short_by,
+)
+from controller.perceive import throw_colours
+from engine.dicetar_wars import DicetarWars
+
+
+def reading(colour: str, value: int, x: float, y: float, half: float = 20.0, **kw: Any) -> dict[str, Any]:
+    quad = [[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]]
+    fp = [[x / 4 - 8, y / 4 - 8], [x / 4 + 8, y / 4 - 8], [x / 4 + 8, y / 4 + 8], [x / 4 - 8, y / 4 + 8]]
+    return {"colour": colour, "value": value, "center": [x, y], "quad": quad, "footprint_mm": fp, **kw}
+
+
+BEFORE = [reading("red", 4, 400, 300, id="r1.1"), reading("red", 2, 600, 300, id="r1.2")]
+
+
+def test_a_die_thrown_on_a_die_of_its_own_colour_is_carried_with_the_games_count() -> None:
+    # a red 5 landed on the red 4, where it lay: the red count is whole against the earlier frame,
+    # the red 4 looks still seen; the game says three red dice lie there now
+    now = [reading("red", 2, 601, 299, id="r2.1"), reading("red", 5, 403, 297, id="r2.2")]
+    assert carry_covered(BEFORE, now) == []  # the earlier count alone cannot tell
+    got = carry_covered(BEFORE, now, expected={"red": 3})
+    assert [(d["value"], d["under"], over) for d, over in got] == [(4, "r2.2", 1)]
+    # the same face where it lay: the same die, nothing hidden (the red die is missing elsewhere)
+    same = [reading("red", 2, 601, 299), reading("red", 4, 403, 297)]
+    assert carry_covered(BEFORE, same, expected={"red": 3}) == []
+
+
+def test_a_die_covered_off_centre_is_carried_only_with_the_games_count() -> None:
+    # the blue die's box does not hold the red 4's centre, but lies within a face of it
+    now = [reading("red", 2, 601, 299, id="r2.1"), reading("blue", 6, 425, 275, id="r2.2")]
+    assert carry_covered(BEFORE, now) == []
+    got = carry_covered(BEFORE, now, expected={"red": 2, "blue": 1})
+    assert [(d["value"], d["under"]) for d, _ in got] == [(4, "r2.2")]
+    # a die still where it was cannot have landed on it; one farther than a face is beside it
+    far = [reading("red", 2, 601, 299), reading("blue", 6, 460, 250)]
+    assert carry_covered(BEFORE, far, expected={"red": 2, "blue": 1}) == []
+
+
+def _asked(**kw: Any) -> dict[str, Any]:
+    place = {"zones": [], "min_multiplier": None, "side": "a", "field_status": "field", "card_slot": None}
+    return reading(
+        "red",
+        3,
+        100,
+        100,
+        support_options=[
+            {"on": "board", "stack_level": 0, **place},
+            {"on": "hidden", "stack_level": 1, **place},
+        ],
+        **kw,
+    )
+
+
+def test_every_die_seen_strikes_the_hidden_die_from_the_questions() -> None:
+    dice = [_asked(), *(reading("red", 2, 200 + 50 * i, 300) for i in range(4))]
+    dice += [reading("blue", 1, 200 + 50 * i, 500) for i in range(5)]
+    counts = {"red": 5, "blue": 5}
+    kept = copy.deepcopy(dice)
+    assert settle_supports(kept, None) == [] and kept == dice  # not told the count: nothing changes
+    short = copy.deepcopy(dice[:-1])  # a blue die not seen: it may lie under the red one
+    assert short_by(short, counts) == {"blue": 1}
+    assert settle_supports(short, counts) == [] and short == dice[:-1]
+    assert settle_supports(dice, counts) == [0]
+    assert "support_options" not in dice[0]  # only the board is left: sure, as placed
+    # a die raised on a die no frame shows is still asked (the die under it may be one seen)
+    raised = [_asked(support_hidden=True), *copy.deepcopy(dice[1:])]
+    assert settle_supports(raised, counts) == [] and len(raised[0]["support_options"]) == 2
+
+
+def test_the_games_count_comes_from_its_expected_dice() -> None:
+    game = DicetarWars(["ann", "bob"], {"colours": {"ann": "red", "bob": "blue"}})
+    colours = {"ann": "red", "bob": "blue"}
+    assert throw_colours(game, colours)["expected"] == {"red": 5}  # the first throw: ann's five
+    assert expected_counts(game.entry_dice("ann", colours)) == {"red": 5}
+    assert check_expected({"Blue|green": 6, "red": 5}) == {"blue|green": 6, "red": 5}
+
+
+@pytest.mark.parametrize("bad", [{"red": -1}, {"red": True}, {"": 2}, {"red|": 1}, ["red", 5], {"red": 1.5}])
+def test_a_bad_count_is_named(bad: Any) -> None:
+    with pytest.raises(ValueError, match="expected dice"):
+        check_expected(bad)
+
+
+def test_a_die_placed_flat_over_a_carried_die_is_asked() -> None:
+    over = reading(
+        "blue", 6, 425, 275, id="r2.2", stack_level=0, rests_on=None, zones=["x2"], field_status="field"
+    )
+    carried = reading("red", 4, 400, 300, id="r2.h1", carried=True, hidden=True, under="r2.2", stack_level=0)
+    carried["field_status"] = "field"
+    dice = [reading("red", 2, 601, 299, id="r2.1", stack_level=0, rests_on=None), over, carried]
+    assert ask_over_carried(dice) == [1]
+    assert [(o["on"], o["stack_level"]) for o in over["support_options"]] == [(2, 1), ("board", 0)]
+    # raised by its sides with no die seen under it: the memory tells what holds it up
+    raised = copy.deepcopy(dice)
+    del raised[1]["support_options"]
+    raised[1].update(stack_level=1, support_hidden=True)
+    assert ask_over_carried(raised) == []
+    assert (raised[1]["rests_on"], raised[1]["stack_level"], "support_hidden" in raised[1]) == (2, 1, False)
