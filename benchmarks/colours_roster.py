@@ -54,7 +54,7 @@ from vision.palette import Palette
 LOOKS = ROOT / "benchmarks" / "labels" / "d6_looks.csv"
 LEARN_PHOTOS = 3
 COLUMNS = ("palette", "roster, body", "roster, whole look")
-PROTOCOLS = ("by look", "by colour class")
+PROTOCOLS = ("by look", "by look, reader's crop", "by colour class")
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,50 @@ def box_crops(image: np.ndarray, dice: list[dict[str, Any]]) -> list[np.ndarray]
     return out
 
 
+class _Recorder(Palette):
+    """Keeps the body and whole look of each die the reader measures (its own crop), naming the i-th
+    "i"."""
+
+    def __init__(self, light: Any) -> None:
+        super().__init__({"x": (0.0, 0.0, 0.0)}, light=light)
+        object.__setattr__(self, "seen", [])
+
+    def describe(self, crops: list[np.ndarray]) -> np.ndarray:
+        from vision.face import body_colour_labs
+
+        start = len(self.seen)  # type: ignore[attr-defined]
+        self.seen.extend(zip(body_colour_labs(crops), look_of(crops, self), strict=True))  # type: ignore[attr-defined]
+        return np.arange(start, start + len(crops), dtype=np.float64).reshape(-1, 1)
+
+    def near_two(self, lab: np.ndarray) -> tuple[str, str | None]:
+        return str(int(np.asarray(lab).ravel()[0])), None
+
+
+def by_reader(
+    image: np.ndarray, dice: list[dict[str, Any]], pal: Palette
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The body and whole look of each labelled die the reader finds (`vision.read_dice`, its own crop
+    of the die, as the table reads), by the index of the labelled die whose box holds the reading's
+    centre (the nearest box centre when several do)."""
+    from vision.reader import read_dice
+
+    rec = _Recorder(pal.light)
+    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for r in read_dice(image, rec):
+        x, y = r.center
+        inside = [
+            (abs(x - (b[0] + b[2]) / 2) + abs(y - (b[1] + b[3]) / 2), i)
+            for i, b in enumerate(d["box"] for d in dice)
+            if b[0] <= x <= b[2] and b[1] <= y <= b[3]
+        ]
+        if inside and r.colour.isdigit():
+            out.setdefault(min(inside)[1], rec.seen[int(r.colour)])  # type: ignore[attr-defined]
+    return out
+
+
 def sightings(smoke: bool = False) -> tuple[dict[str, dict[str, list[Seen]]], set[str]]:
-    """By set, by photo: each labelled die as seen; and the photos of the held-out labels."""
+    """By set (and "SET, reader's crop"), by photo: each labelled die as seen (the reader's crop: each
+    die it finds); and the photos of the held-out labels."""
     held = load_labels(LABELS)
     labels = dict(held)
     labels.update(load_labels(TRAIN_LABELS))
@@ -94,14 +136,16 @@ def sightings(smoke: bool = False) -> tuple[dict[str, dict[str, list[Seen]]], se
         photos = [p for p in photos if "byler" in p][:12] + [p for p in photos if "skovy" in p][:6]
     out: dict[str, dict[str, list[Seen]]] = {}
     for photo in photos:
-        out.setdefault(photo.split("/")[0], {})[photo] = seen_in(photo, labels[photo], looks)
+        boxes, read = seen_both(photo, labels[photo], looks)
+        out.setdefault(photo.split("/")[0], {})[photo] = boxes
+        out.setdefault(photo.split("/")[0] + ", reader's crop", {})[photo] = read
     return out, set(held)
 
 
 def seen_in(
     photo: str, dice: list[dict[str, Any]], looks: dict[tuple[str, int], str], real: Path = REAL
 ) -> list[Seen]:
-    """Each labelled die of ``photo`` (its path under fixtures/real) as seen."""
+    """Each labelled die of ``photo`` (its path under fixtures/real) as seen from its labelled box."""
     image = imread(real / photo)
     pal = Palette.known({d["colour"] for d in dice} | set(NOT_DICE)).balanced_by_frame(image)
     bodies = dict(by_box(image, dice))
@@ -110,6 +154,18 @@ def seen_in(
         Seen(d["colour"], looks.get((photo, i), d["colour"]), bodies[i], wholes[i], pal)
         for i, d in enumerate(dice)
     ]
+
+
+def seen_both(
+    photo: str, dice: list[dict[str, Any]], looks: dict[tuple[str, int], str], real: Path = REAL
+) -> tuple[list[Seen], list[Seen]]:
+    """`seen_in`, and each labelled die the reader finds as seen from the reader's crop."""
+    boxes = seen_in(photo, dice, looks, real)
+    image = imread(real / photo)
+    pal = boxes[0].palette if boxes else Palette.default()
+    found = by_reader(image, dice, pal)
+    read = [replace(boxes[i], body=found[i][0], whole=found[i][1]) for i in sorted(found)]
+    return boxes, read
 
 
 def split(photos: dict[str, list[Seen]], by: str) -> tuple[dict[str, list[str]], list[str]]:
@@ -147,10 +203,14 @@ def run(smoke: bool = False) -> dict[str, Any]:
     info: dict[str, dict[str, int]] = {}
     per_look: dict[str, Counter[str]] = {}
     sets, held = sightings(smoke)
-    for by in PROTOCOLS:
-        for source, photos in sets.items():
+    for protocol in PROTOCOLS:
+        by = "by look" if protocol.startswith("by look") else protocol
+        for name, photos in sets.items():
+            if name.endswith("reader's crop") != protocol.endswith("reader's crop"):
+                continue
+            source = name.split(",")[0]
             body, whole, test = rosters(photos, by)
-            info[f"{by} | {source}"] = {
+            info[f"{protocol} | {source}"] = {
                 "photos": len(photos),
                 "learn photos": len(photos) - len(test),
                 "entries": len(
@@ -165,7 +225,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
                         "roster, body": (replace(body, light=s.palette.light), s.body),
                         "roster, whole look": (replace(whole, light=s.palette.light), s.whole),
                     }
-                    for key in (f"{by} | {group} | {source}", f"{by} | {group} | all"):
+                    for key in (f"{protocol} | {group} | {source}", f"{protocol} | {group} | all"):
                         c = tally.setdefault(key, Counter())
                         c["dice"] += 1
                         for col, (way, seen) in ways.items():
@@ -177,9 +237,9 @@ def run(smoke: bool = False) -> dict[str, Any]:
                             else:
                                 c[f"{col} silent"] += 1
                                 if key.endswith("all"):
-                                    w = wrong.setdefault(f"{by} | {group} | {col}", Counter())
+                                    w = wrong.setdefault(f"{protocol} | {group} | {col}", Counter())
                                     w[f"{s.look}->{got}"] += 1
-                        if key.endswith("all") and by == "by look":
+                        if key.endswith("all") and protocol == "by look":
                             got, near = ways["roster, whole look"][0].near_two(s.whole)
                             k = "asked" if near is not None else ("right" if got == s.colour else "silent")
                             per_look.setdefault(f"{group} | {s.colour}: {s.look}", Counter())[k] += 1
