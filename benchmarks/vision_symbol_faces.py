@@ -110,9 +110,17 @@ class Tally:
     silent_of: list[str] = field(default_factory=list)
 
     def add(
-        self, name: str, found: Sequence[Any], truth: Sequence[tuple[Any, int]], symbol: Sequence[Any]
+        self,
+        name: str,
+        found: Sequence[Any],
+        truth: Sequence[tuple[Any, int]],
+        symbol: Sequence[Any],
+        unnamed: Sequence[Any] = (),
     ) -> None:
+        """One photo's readings ``found``; ``unnamed``: the same reader's without named faces (a
+        symbol face it read surely already is not read by name)."""
         m = match_boxes([b for b, _ in truth], [d.center for d in found]) if truth else []
+        m0 = match_boxes([b for b, _ in truth], [d.center for d in unnamed]) if truth and unnamed else []
         self.photos += 1
         self.phantoms += len(found) - sum(i is not None for i in m)
         for j, ((_, v), i) in enumerate(zip(truth, m, strict=True)):
@@ -121,7 +129,12 @@ class Tally:
                 self.symbols += 1
                 if d is None:
                     self.missed_sym += 1
-                elif d.confidence >= ASK and self.named and d.value == v:
+                elif (
+                    d.confidence >= ASK
+                    and self.named
+                    and d.value == v
+                    and (not m0 or m0[j] is None or unnamed[m0[j]].confidence < ASK)
+                ):
                     self.by_name += 1
                 elif d.confidence >= ASK:
                     self.silent_sym += 1
@@ -262,8 +275,11 @@ def main(argv: list[str] | None = None) -> int:
             these[f"named ({len(real_faces.faces)} faces named: {', '.join(REAL_NAMED)})"] = real_names.read
         tallies = {r: Tally(named=r.startswith("named")) for r in these}
         for name, img, t, sym in photos:
+            base = None
             for r, read in these.items():
-                tallies[r].add(name, read(img), t, sym)
+                found = read(img)
+                base = found if r == "symbol dice found (default)" else base
+                tallies[r].add(name, found, t, sym, base if r.startswith("named") else ())
         for r, tally in tallies.items():
             table.append(tally.row(set_name, r))
             notes += [f"- {set_name}, {r}: {s}" for s in tally.silent_of]

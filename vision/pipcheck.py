@@ -167,8 +167,8 @@ AROUND, AROUND_PX = 1.6, 80
 BODY_RING = (0.17, 0.27)
 #: ... a pixel within this Lab distance of the body colour is the body
 BODY_DIST = 28.0
-#: ... the body's outline (holes filled: the pips, the symbol) fills its smallest turned rectangle
-#: at least this much (a square does; a disc, a token, a blob does not: pi / 4)
+#: ... the body's convex hull fills its smallest turned rectangle at least this much (a square
+#: does; a disc, a token, a blob does not: pi / 4)
 SQUARE = 0.86
 #: ... that rectangle's sides differ by at most this factor
 SQUARE_ASPECT = 1.3
@@ -178,8 +178,11 @@ SQUARE_SIDE = (0.6, 1.35)
 
 def die_like(pyr: Pyramid, center: tuple[float, float], w: float, h: float) -> bool:
     """Whether a candidate the classifier or the verifier called "not a die" still shows a die's
-    top face: a square of one body colour, the size of its box, standing clear of what lies round
-    it, whatever is drawn on it (a die whose top face carries a symbol the classifier never saw)."""
+    top face: a square, the size of its box, standing clear of what lies round it, whatever is drawn
+    on it (a die whose top face carries a symbol the classifier never saw).  The square is the
+    piece of the crop of the body's colour (the median round the face's middle, ``BODY_RING``), or
+    failing that the piece that differs from the table (the crop's border); its convex hull (a
+    symbol reaching the face's edge notches the piece) must fill its turned rectangle (``SQUARE``)."""
     side = math.sqrt(max(w, 1.0) * max(h, 1.0))
     if side < MIN_PX:
         return False
@@ -189,28 +192,39 @@ def die_like(pyr: Pyramid, center: tuple[float, float], w: float, h: float) -> b
     rr = np.hypot(xx - AROUND_PX / 2 + 0.5, yy - AROUND_PX / 2 + 0.5) / AROUND_PX
     ring = (rr >= BODY_RING[0]) & (rr < BODY_RING[1])
     body = np.median(lab[ring], axis=0)
-    mask = (np.linalg.norm(lab - body, axis=2) < BODY_DIST).astype(np.uint8)
+    edge = np.ones((AROUND_PX, AROUND_PX), bool)
+    edge[2:-2, 2:-2] = False
+    table = np.median(lab[edge], axis=0)
+    for mask in (
+        np.linalg.norm(lab - body, axis=2) < BODY_DIST,  # the body's colour
+        np.linalg.norm(lab - table, axis=2) >= BODY_DIST,  # not the table's
+    ):
+        if _square(mask.astype(np.uint8), ring, side):
+            return True
+    return False
+
+
+def _square(mask: np.ndarray, ring: np.ndarray, side: float) -> bool:
+    """Whether the piece of ``mask`` covering most of ``ring`` is a square of the box's ``side``,
+    clear of the crop's border."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
     if n < 2:
         return False
-    # the body: the piece covering most of the ring
     counts = np.bincount(labels[ring], minlength=n)
     counts[0] = 0
     k = int(np.argmax(counts))
     x, y, bw, bh, _ = (int(v) for v in stats[k])
     if x == 0 or y == 0 or x + bw >= AROUND_PX or y + bh >= AROUND_PX:
         return False  # runs on into what lies round it: a table, a board, dice of its colour touching
-    piece = (labels == k).astype(np.uint8)
-    contours, _ = cv2.findContours(piece, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    outline = max(contours, key=cv2.contourArea)
-    filled = cv2.contourArea(outline)
-    (_, _), (rw, rh), _ = cv2.minAreaRect(outline)
+    contours, _ = cv2.findContours((labels == k).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(np.concatenate(contours))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
     if min(rw, rh) <= 0:
         return False
     rect_side = math.sqrt(rw * rh) * AROUND * side / AROUND_PX
     return bool(
-        filled / (rw * rh) >= SQUARE
+        cv2.contourArea(hull) / (rw * rh) >= SQUARE
         and max(rw, rh) / min(rw, rh) <= SQUARE_ASPECT
         and SQUARE_SIDE[0] <= rect_side / side <= SQUARE_SIDE[1]
     )
