@@ -12,13 +12,13 @@ above and read by the classifier of warped top faces (`vision.reader.DiceReader.
   two, unless the reader had held it at or under ``DOUBT`` for what it knows of it (a die cut by the
   frame's edge, one the numbered classifier takes for another kind, a piece the classifier called
   "not a die" that the empty table insists on): those stay asked;
-* the top face reads another value surely: when the reader was sure too, the die is asked (read no
-  surer than ``DOUBT``, with the surer read's value); else the top face's value is taken, as sure as
-  the top face read it (no surer than the reader when it held its doubt);
+* the top face reads another value surely: the die is asked (read no surer than ``DOUBT``), with
+  the surer read's value;
 * the top face reads no value surely: the reader's value stands, as sure as the reader read it when
   the top face's likeliest value is the same, else no surer than the top face's probability of it.
 
-A die whose top face's square is not wholly in the frame, a die remembered under another
+A reading of a die another, surer reading of the frame reads too (`twice`) is never made surer.  A
+die whose top face's square is not wholly in the frame, a die remembered under another
 (`calibration.memory`), a numbered die, and a frame whose reader has no classifier of pip faces
 (a test's or a recording's) keep the reader's reading.  Tuned on the held-out renders of seed
 20261207 (`benchmarks/values.py`).
@@ -39,6 +39,10 @@ SURE = 0.8
 #: a value the two reads disagree on is read no surer than this (under the table's asking threshold,
 #: so the table asks); a reading the reader held at or under it keeps its doubt
 DOUBT = 0.5
+#: two placed readings whose centres lie under this many sides apart at one stack level read one die
+#: twice: the less sure one is never made surer (held-out seed 20261209: three sure phantoms, each a
+#: second reading of a die beside the first, before this rule)
+TWICE = 0.75
 #: False: the reader's reading alone, as before issue 45 item 2 (benchmarks compare the two)
 ENABLED = True
 
@@ -61,20 +65,43 @@ def pip_classifier(reader: Any, kinds: Sequence[str]) -> Any:
     return None
 
 
-def weigh(value: int, confidence: float, probs: np.ndarray) -> tuple[int, float]:
+def weigh(value: int, confidence: float, probs: np.ndarray, lift: bool = True) -> tuple[int, float]:
     """The value and confidence of a die the reader read as ``value`` at ``confidence`` and its top
-    face at the board as ``probs`` (softmax over not a die, 1..6); see the module's doc."""
+    face at the board as ``probs`` (softmax over not a die, 1..6); see the module's doc.  ``lift``:
+    whether agreeing reads may make the die surer (not for a die read twice, `twice`)."""
     v2 = int(np.argmax(probs[1:])) + 1
     c2 = float(probs[v2])
     if c2 >= SURE:
         if v2 == value:
-            return value, max(confidence, c2) if confidence > DOUBT else confidence
-        if confidence >= SURE:  # both sure: asked, the surer read's value shown
-            return (v2 if c2 > confidence else value), min(confidence, DOUBT)
-        return v2, min(c2, confidence) if confidence <= DOUBT else c2
+            return value, max(confidence, c2) if lift and confidence > DOUBT else confidence
+        # two reads of two values: asked, the surer read's value shown
+        return (v2 if c2 > confidence else value), min(confidence, DOUBT)
     if v2 == value:  # the same value, unsurely: the reader's confidence stands
         return value, confidence
     return value, min(confidence, float(probs[value]))
+
+
+def twice(readings: list[dict[str, Any]], placed: list[int]) -> set[int]:
+    """The placed readings that are a die another, surer reading of the frame reads too: their top
+    faces at the same stack level, their centres under TWICE of a side apart on the board (a die's
+    sides or its shadow read as a second die)."""
+    out: set[int] = set()
+    for a in placed:
+        for b in placed:
+            ra, rb = readings[a], readings[b]
+            if a == b or ra.get("stack_level") != rb.get("stack_level"):
+                continue
+            side = float(np.sqrt(abs(_area(np.asarray(ra["footprint_mm"], np.float64)))))
+            apart = float(np.hypot(*(np.asarray(ra["board_center_mm"]) - np.asarray(rb["board_center_mm"]))))
+            surer = (float(rb.get("confidence", 1.0)), b) > (float(ra.get("confidence", 1.0)), a)
+            if apart < TWICE * side and surer:
+                out.add(a)
+    return out
+
+
+def _area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
 def read_top_faces(
@@ -115,9 +142,10 @@ def read_top_faces(
         return
     pyr = Pyramid(image)
     probs = classifier.classify([crop_top(pyr, q) for _, q in todo], 4, True)
+    again = twice(readings, [i for i, _ in todo])
     for (i, _), p in zip(todo, probs, strict=True):
         r = readings[i]
-        value, conf = weigh(int(r["value"]), float(r.get("confidence", 1.0)), p)
+        value, conf = weigh(int(r["value"]), float(r.get("confidence", 1.0)), p, i not in again)
         v2 = int(np.argmax(p[1:])) + 1
         r["value_at_board"] = [v2, round(float(p[v2]), 3)]
         r["value"] = value

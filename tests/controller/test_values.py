@@ -21,7 +21,7 @@ from calibration.pose import BoardPose
 from calibration.topface import face_square_px, square_mm
 from controller.config import VisionSection
 from controller.perceive import BoardGeometry, FrameOnly, Perceiver, reader_for
-from controller.values import DOUBT, weigh
+from controller.values import DOUBT, twice, weigh
 
 
 def _probs(value: int, p: float) -> np.ndarray:
@@ -36,14 +36,31 @@ def test_weigh_lifts_agreement_asks_disagreement_and_keeps_the_readers_doubt() -
     # both sure, of two values: asked, with the surer read's value
     value, conf = weigh(2, 0.85, _probs(4, 0.98))
     assert (value, conf) == (4, DOUBT)
-    # the reader unsure, the top face sure of another value: the top face's value
-    assert weigh(2, 0.6, _probs(5, 0.9)) == (5, pytest.approx(0.9))
+    # the reader unsure, the top face sure of another value: asked too, with the top face's value
+    assert weigh(2, 0.6, _probs(5, 0.9)) == (5, DOUBT)
+    # a die read twice (its sides read as a second die) is never made surer
+    assert weigh(4, 0.62, _probs(4, 0.95), lift=False) == (4, 0.62)
     # a reading the reader held at its doubt (cut by the frame's edge, another kind...) stays asked
     assert weigh(3, 0.5, _probs(3, 0.99)) == (3, 0.5)
     assert weigh(3, 0.3, _probs(6, 0.99))[1] <= 0.3
     # the top face unsure of another value: no surer than its probability of the reader's value
     value, conf = weigh(1, 0.95, np.array([0.0, 0.2, 0.1, 0.5, 0.1, 0.05, 0.05], np.float32))
     assert value == 1 and conf == pytest.approx(0.2)
+
+
+def test_a_second_reading_beside_a_surer_one_at_one_level_is_the_same_die() -> None:
+    def die(x: float, conf: float, level: int = 0) -> dict[str, Any]:
+        return {
+            "confidence": conf,
+            "stack_level": level,
+            "board_center_mm": [x, 100.0],
+            "footprint_mm": square_mm(x, 100.0, 0.0, 16.0).tolist(),
+        }
+
+    readings = [die(100.0, 0.9), die(108.0, 0.6), die(130.0, 0.7), die(101.0, 0.95, 1)]
+    # 8 mm apart at one level: one die read twice, the less sure reading; 30 mm: two dice; a die
+    # one level up: a stack
+    assert twice(readings, [0, 1, 2, 3]) == {1}
 
 
 def test_face_square_is_the_placed_top_face_seen_in_the_frame() -> None:
