@@ -1,6 +1,7 @@
 """Pip d6 on REAL oblique photos, by content group, and reliability per real set (issue 46 items 1, 2).
 
-    nice -n 10 .venv/bin/python -m benchmarks.vision_d6_oblique_real [--out FILE.md] [--smoke]
+    nice -n 10 .venv/bin/python -m benchmarks.vision_d6_oblique_real [--tilted] [--value-net PATH] \
+        [--out FILE.md] [--smoke]
 
 Real held-out first.  ``epanemu_d6_oblique`` (397 phone photos at roughly 30-60 degrees, 1,400 pip
 d6; photos CC BY 4.0, Epanemu/GameDiceRecognition, see the set's README.md and LICENSE.txt) is split
@@ -10,23 +11,26 @@ the groups of dice on cloth); beside it byler_d6 held-out (overhead, the audited
 applied) and skovy_d6 held-out (scenes and crops, by photo, ``training.dataset``).
 
 Each photo is read by each reader as ``dicetable read IMAGE`` reads it: the default reader
-(``vision.numbered.combined.PipDice`` over ``vision.reader.DiceReader``) before issue 46 item 1 (no
-value net: ``DiceReader(value_net=None)``) and now (its second look by ``vision.value_net``), in one
-run; with ``--tilted`` the tilted one too (``read --tilted``: ``DiceReader(estimate_view=True)``, its
-lone-photo rule off), before and after.  A reading is right
+(``vision.numbered.combined.PipDice`` over ``vision.reader.DiceReader``); with ``--value-net PATH``
+the same with a value net's second look (``DiceReader(value_net=PATH)``, ``vision.value_net``; one
+made by ``training/d6/real_value.py``); with ``--tilted`` the tilted one (``read --tilted``:
+``DiceReader(estimate_view=True)``, its lone-photo rule off); all in one run.  A reading is right
 when its centre lies in a labelled die's box and reads its value (``benchmarks.harness.match_boxes``);
 a reading on no labelled die is wrong.  Figures: read right (of the labelled dice), silent per 1,000
 readings (wrong at or above the asking threshold: scored without a question), asked (readings under
 it: the table asks the referee), labelled dice with no reading; then reliability bins (confidence
-against the share right) per set and reader, drawn to a PNG beside the report.
+against the share right) per set and reader, drawn to a PNG beside the report; the median CPU ms
+of this process a photo (one thread; on a shared machine a rough figure, benchmarks.vision_d6_budget
+measures speed); and what a monotone confidence map fitted on the TRAIN groups would do.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
 import cv2
 import numpy as np
@@ -42,15 +46,15 @@ ASK = float(TableSection.model_fields["confidence_threshold"].default)
 Truth = list[tuple[tuple[float, float, float, float], int]]
 #: (reading centre, value, confidence) per reading
 Found = list[tuple[tuple[float, float], int, float]]
-BEFORE, AFTER = "default, no value net (before)", "default (dicetable read)"
-TILTED_BEFORE, TILTED = "tilted, no value net (before)", "tilted (read --tilted)"
-COLOURS = {BEFORE: (60, 60, 220), AFTER: (200, 120, 30), TILTED_BEFORE: (160, 60, 160), TILTED: (40, 160, 40)}
+DEFAULT = "default (dicetable read)"
+VALUE = "default + value net (tried)"
+TILTED = "tilted (read --tilted)"
+COLOURS = {DEFAULT: (200, 120, 30), VALUE: (60, 60, 220), TILTED: (40, 160, 40)}
 
 
 def readers(value_net: Path | None, tilted: bool) -> dict[str, Callable[[np.ndarray, str], Found]]:
-    """The readers compared, before (no value net, ``DiceReader(value_net=None)``) and after (the
-    shipped ``vision/models/d6_value_real.onnx``, or `value_net`)."""
-    after: Path | Literal["default"] = value_net or "default"
+    """The readers compared: the table's default; with `value_net`, the same with that value net's
+    second look (``DiceReader(value_net=PATH)``, vision.value_net); with `tilted`, ``read --tilted``."""
 
     def run(pips: DiceReader, lone: bool = True) -> Callable[[np.ndarray, str], Found]:
         r = PipDice(pips) if lone else PipDice(pips, lone_median=None)
@@ -63,11 +67,19 @@ def readers(value_net: Path | None, tilted: bool) -> dict[str, Callable[[np.ndar
 
         return read
 
-    out = {BEFORE: run(DiceReader(value_net=None)), AFTER: run(DiceReader(value_net=after))}
+    out = {DEFAULT: run(DiceReader())}
+    if value_net is not None:
+        out[VALUE] = run(DiceReader(value_net=value_net))
     if tilted:
-        out[TILTED_BEFORE] = run(DiceReader(estimate_view=True, value_net=None), False)
-        out[TILTED] = run(DiceReader(estimate_view=True, value_net=after), False)
+        out[TILTED] = run(DiceReader(estimate_view=True), False)
     return out
+
+
+def fitted_bar(rows: list[tuple[float, bool]]) -> float:
+    """The confidence a monotone map fitted on these (TRAIN) readings would send to the asking
+    threshold: just above the surest wrong one (ASK when none at or above it is wrong)."""
+    wrong = [c for c, ok in rows if not ok and c >= ASK]
+    return min(0.9999, max(wrong) + 0.001) if wrong else ASK
 
 
 def sets(real: Path, limit: int | None) -> list[tuple[str, str, list[tuple[np.ndarray, Truth]]]]:
@@ -115,8 +127,11 @@ def main() -> None:
         for rname, read in rd.items():
             labelled = right = readings = silent = asked = missed = 0
             scored: list[tuple[float, bool]] = []
+            ms: list[float] = []
             for img, truth in items:
+                t = time.process_time()
                 found = read(img, kind)
+                ms.append(1000 * (time.process_time() - t))
                 m = match_boxes([b for b, _ in truth], [f[0] for f in found])
                 value_of = {i: v for i, (_, v) in zip(m, truth, strict=True) if i is not None}
                 labelled += len(truth)
@@ -141,11 +156,12 @@ def main() -> None:
                     f"{1000 * silent / readings:.1f} ({silent}/{readings})" if readings else "-",
                     share(asked, readings, 1),
                     missed,
+                    f"{statistics.median(ms):.1f}" if ms else "-",
                 ]
             )
-            for lo, hi, count, ok, mean in confidence.bins_of(scored):
+            for lo, hi, count, n_ok, mean in confidence.bins_of(scored):
                 if count:
-                    bins.append([name, rname, f"{lo:g}-{hi:g}", count, f"{mean:.3f}", share(ok, count)])
+                    bins.append([name, rname, f"{lo:g}-{hi:g}", count, f"{mean:.3f}", share(n_ok, count)])
         panels.append((name, by_reader))
         print(name, flush=True)
     for rname, (labelled, right, readings, silent, asked) in reversed(held_rows.items()):
@@ -159,8 +175,29 @@ def main() -> None:
                 f"{1000 * silent / readings:.1f} ({silent}/{readings})" if readings else "-",
                 share(asked, readings, 1),
                 "",
+                "",
             ],
         )
+    # a monotone confidence map fitted on the epanemu TRAIN groups (each reader's own): its bar
+    # (the raw confidence sent to the asking threshold) and what it does on every set
+    fitted = []
+    for rname in rd:
+        train = [
+            r for name, by in panels if name.startswith("epanemu") and "(train)" in name for r in by[rname]
+        ]
+        bar = fitted_bar(train)
+        for name, by in panels:
+            rows = by[rname]
+            sure = [ok for c, ok in rows if c >= bar]
+            fitted.append(
+                [
+                    name,
+                    rname,
+                    f"{bar:.4f}",
+                    f"{len(sure) - sum(sure)} of {len(sure)}",
+                    share(len(rows) - len(sure), len(rows), 1),
+                ]
+            )
     png = (args.out or RESULTS / "vision_d6_oblique_real.md").with_suffix(".png")
     text = "\n".join(
         [
@@ -181,9 +218,16 @@ def main() -> None:
                     f"silent per 1,000 readings (wrong at >= {ASK:g})",
                     "asked",
                     "labelled dice with no reading",
+                    "median CPU ms a photo",
                 ],
                 summary,
             ),
+            "",
+            "A confidence map fitted on the epanemu TRAIN groups only (monotone: the raw confidence "
+            "just above the surest wrong TRAIN reading sent to the asking threshold), each reader's "
+            "own, applied to every set: wrong of the readings it would score unasked, and asked.",
+            "",
+            *markdown_table(["set", "reader", "fitted bar (raw)", "wrong at >= bar", "asked"], fitted),
             "",
             f"Reliability diagrams: [{png.name}]({png.name}). Bins:",
             "",

@@ -1,13 +1,16 @@
 """A second look at each pip d6: the whole die as the detector boxes it, read by a net fine-tuned on
-REAL photos seen from any angle (issue 46 item 1; ``training/d6/real_value.py``,
-``vision/models/d6_value_real.onnx``).
+REAL photos seen from any angle (issue 46 item 1; made by ``training/d6/real_value.py``).
+
+Opt-in: ``DiceReader(value_net=PATH)``; the reader takes ``vision/models/d6_value_real.onnx`` by
+default only when such a file ships, and none does: the net tried (fine-tuned on the real oblique
+photos' TRAIN content groups, epanemu_d6_oblique, CC BY 4.0, Epanemu/GameDiceRecognition) read the
+held-out groups no better than the box classifier (benchmarks/RESULTS.md, issue 46 items 1 and 2).
 
 The box-crop classifier (``d6_classifier.onnx``) reads a 32 px crop learnt mostly from overhead
-photos and renders; seen at 30-60 degrees a die shows its sides, and that classifier often reads a
-side's pips or calls the die "not a die".  This net reads the same box cut 64 px, learnt from the
-real oblique photos' TRAIN content groups (epanemu_d6_oblique, CC BY 4.0, Epanemu/GameDiceRecognition)
-and the overhead photos' train split.  The reader's softmax of a box-read candidate is the two
-nets' softmaxes mixed (``mix``); top faces warped from a known view keep the oblique classifier's.
+photos and renders; the value net reads the same box cut 64 px.  The reader's softmax of a box-read
+candidate is the two nets' softmaxes mixed (``mix``); top faces warped from a known view keep the
+oblique classifier's; a box-read reading's confidence goes through the net's calibration (``knots``
+in its JSON, fitted by ``training.d6.real_value calibrate`` on TRAIN photos the net never fitted).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@
 The net (``training.numbered.train_backbone.build``: EfficientNet-Lite0's ImageNet weights, stem and
 first 11 MBConv blocks, a 256-channel head; 7 outputs: not a die, 1..6) reads the whole die as the
 pip reader's detector boxes it (the box and its margin, ``vision.crops.MARGIN``), cut 64 px; it is
-written as ``vision/models/d6_value_real.onnx`` (Nx3x64x64 BGR / 255 -> Nx7 logits).
+written to ``--out`` as ``d6_value_real.onnx`` (Nx3x64x64 BGR / 255 -> Nx7 logits), read by
+``DiceReader(value_net=PATH)`` (``vision.value_net``; not shipped: see benchmarks/RESULTS.md,
+issue 46 items 1 and 2).
 
 Learnt from, TRAIN only (photos by content group or by the committed photo split, never by frame):
 
