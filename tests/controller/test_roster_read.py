@@ -96,6 +96,24 @@ def test_the_roster_names_the_die_and_asks_a_die_it_does_not_know() -> None:
     assert "die" not in got[2] and got[2]["confidence"] == 0.97
     # ann's one d20 seen twice in a frame: the less sure of the two is asked (and so is a disputed die)
     assert got[3]["die"] == "ann-d20" and got[3]["confidence"] == UNCONFIRMED
+    # a die read twice (two readings a few pixels apart) is one die, the one matched kept; a die a
+    # side away is another die, and asked (ann has one d20)
+    box = [[100.0, 100.0], [160.0, 100.0], [160.0, 160.0], [100.0, 160.0]]
+    ann = {
+        "kind": "d20",
+        "value": 3,
+        "confidence": 0.9,
+        "learnt": "ann-d20",
+        "center": [130, 130],
+        "quad": box,
+    }
+    twice = {"kind": "d20", "value": 9, "confidence": 0.95, "center": [140, 125], "quad": box}
+    beside = {**ann, "center": [195, 130], "confidence": 0.85}
+    got = view.settle([twice, ann, beside], UNCONFIRMED)
+    assert [(r["value"], r["die"], r["confidence"]) for r in got] == [
+        (3, "ann-d20", 0.9),
+        (3, "ann-d20", 0.5),
+    ]
     # a colour the game's dice do not come in is not given: the reader's stays
     assert view.settle(readings[:1], UNCONFIRMED, {"blue"})[0]["colour"] == "green"
 
