@@ -518,9 +518,9 @@ class BoardGeometry:
         covers (:mod:`calibration.memory`) is appended to ``readings``, marked ``hidden`` and
         ``carried``, with the id ``prefix`` + n, and the die over it is placed on it.
 
-        ``expected``: how many dice of which colours the throw shows (`throw_colours`): a die of
-        ``before`` now covered is carried when its colour is short of that; and when every die is
-        seen, no die rests on a die no frame shows (`calibration.memory.settle_supports`).
+        ``expected``: how many dice of which colours the throw shows (`throw_colours`): when every
+        die is seen (or carried), no die rests on a die no frame shows (`calibration.place`'s
+        ``all_seen``, `calibration.memory.settle_supports`).
         """
         from calibration.geometry import HIDDEN, place
         from calibration.memory import (
@@ -540,7 +540,7 @@ class BoardGeometry:
         ]
         if not idx:
             return
-        carried = carry_covered([dict(d) for d in before or []], [readings[i] for i in idx], wanted, counts)
+        carried = carry_covered([dict(d) for d in before or []], [readings[i] for i in idx], wanted)
         seen = [readings[i] for i in idx] + [d for d, _ in carried]
         geo = place(
             [readings[i]["quad"] for i in idx],
