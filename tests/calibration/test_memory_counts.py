@@ -7,8 +7,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import numpy as np
 import pytest
 
+from calibration.geometry import HIDDEN, _support_doubts
 from calibration.memory import (
     ask_over_carried,
     check_expected,
@@ -86,3 +88,22 @@ def test_a_die_placed_flat_over_a_carried_die_is_asked() -> None:
     raised[1].update(stack_level=1, support_hidden=True)
     assert ask_over_carried(raised) == []
     assert (raised[1]["rests_on"], raised[1]["stack_level"], "support_hidden" in raised[1]) == (2, 1, False)
+
+
+def _square(x: float, y: float, s: float = 16.0) -> Any:
+    return np.array([[x, y], [x + s, y], [x + s, y + s], [x, y + s]], np.float64)
+
+
+def test_with_every_die_seen_the_die_under_is_one_the_frame_shows() -> None:
+    # die 0's sides are half full (0.35, near the 0.4 threshold): it may lie on the board or on a die;
+    # die 1 lies flat 20 mm away (within 1.5 edges), die 2 far off
+    prints = {0: _square(100, 100), 1: _square(120, 100), 2: _square(300, 300)}
+    levels = {0: 0, 1: 0, 2: 0}
+    quads = [p * 4 for p in prints.values()]
+    args = (quads, levels, prints, [prints[i] for i in range(3)], [16.0] * 3, {}, set())
+    cues = ([0.35, 0.0, 0.0], [None] * 3, [True] * 3)
+    assert _support_doubts(*args, *cues)[0] == (None, HIDDEN)  # not told the count
+    assert _support_doubts(*args, *cues, all_seen=True)[0] == (None, 1)  # the nearest die, not a hidden one
+    far = {0: prints[0], 1: _square(200, 200), 2: prints[2]}
+    args = (quads, levels, far, [far[i] for i in range(3)], [16.0] * 3, {}, set())
+    assert 0 not in _support_doubts(*args, *cues, all_seen=True)  # no die near: on the board, sure
