@@ -1,7 +1,7 @@
 """The pip-d6 reader's budget and its phantoms on a lone photo (issue 46 items 4 and 5).
 
     OMP_NUM_THREADS=1 taskset -c 0 nice -n 10 .venv/bin/python -m benchmarks.vision_d6_budget \
-        [--repeat 3] [--view-search climb|every] [--out FILE.md] [--smoke]
+        [--repeat 3] [--view-search climb|every] [--phantoms-only] [--out FILE.md] [--smoke]
 
 Speed, byler_d6 held-out (640x640), one core, every reader on each photo in turn (so a ratio holds
 when the machine's speed drifts): the classic pip reader (training.baseline), the pip-d6 reader
@@ -78,6 +78,24 @@ def score(found: list[Any], truth: list[tuple[Any, int]]) -> tuple[int, int, int
 
 
 Items = list[tuple[str, np.ndarray, list[Any]]]
+#: the side of the no-dice photos' tiles (`tiles`)
+TILE = 640
+
+
+def tiles(img: np.ndarray, side: int = TILE) -> list[np.ndarray]:
+    """`side` x `side` tiles of a photo (half a tile apart) at full size, 3/4 and 1/2 (a smaller
+    photo whole), each scale whose shorter side is at least 200 px: more frames of the few no-dice
+    photos there are, NOT independent of each other or of their photo (negatives/SOURCE.md)."""
+    out = []
+    for k in (1.0, 0.75, 0.5):
+        im = img if k == 1.0 else cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        h, w = im.shape[:2]
+        if min(h, w) < 200:
+            continue
+        ys = range(0, max(1, h - side + 1), side // 2)
+        xs = range(0, max(1, w - side + 1), side // 2)
+        out += [im[y : y + side, x : x + side] for y in ys for x in xs]
+    return out
 
 
 def tally(
@@ -122,11 +140,21 @@ def main() -> None:
     ap.add_argument("--real", type=Path, default=REAL)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--view-search", choices=("every", "climb"), default="climb", help="the tilted reader's")
-    ap.add_argument("--out", type=Path, help="the report's file (default results/vision_d6_budget.md)")
+    ap.add_argument(
+        "--phantoms-only",
+        action="store_true",
+        help="the phantoms' table alone (no timing, no before/after of the speed-ups)",
+    )
+    ap.add_argument(
+        "--out",
+        type=Path,
+        help="the report's file (default results/vision_d6_budget.md; vision_d6_budget_phantoms.md with "
+        "--phantoms-only)",
+    )
     harness.add_smoke(ap)
     args = ap.parse_args()
     if args.out is None and not args.smoke:
-        args.out = RESULTS / "vision_d6_budget.md"
+        args.out = RESULTS / ("vision_d6_budget_phantoms.md" if args.phantoms_only else "vision_d6_budget.md")
     cv2.setNumThreads(1)
     sets = {s.name: s for s in harness.real_sets(args.real)}
     if "byler_d6" not in sets:
@@ -166,14 +194,16 @@ def main() -> None:
     for r in readers.values():
         r(held[0][1])  # models loaded before timing
     cpu: dict[str, list[list[float]]] = {k: [[] for _ in range(args.repeat)] for k in readers}
-    for rep in range(args.repeat):
+    for rep in range(0 if args.phantoms_only else args.repeat):
         for _, img in held:
             for name, r in readers.items():
                 c = time.process_time()
                 r(img)
                 cpu[name][rep].append((time.process_time() - c) * 1000)
-    med = {k: [statistics.median(v) for v in reps] for k, reps in cpu.items()}
-    refs = (med["classic pip reader"], med[names["default"]], med[names["default before"]])
+    med = (
+        {k: [statistics.median(v) for v in reps] for k, reps in cpu.items()} if not args.phantoms_only else {}
+    )
+    refs = (med["classic pip reader"], med[names["default"]], med[names["default before"]]) if med else ()
     speed_rows = []
     for name, m in med.items():
         row = [name, f"{min(m):.1f} / {statistics.median(m):.1f}"]
@@ -193,6 +223,15 @@ def main() -> None:
             by.setdefault(st.split(it, img), []).append((it.path.name, img, []))
         for split in ("held-out", "train"):
             groups.append((f"{name}, {split}", by.get(split, [])))
+            if name.startswith("negatives"):
+                tiled = [
+                    (f"{n} tile {k}", t, [])
+                    for n, img, _ in by.get(split, [])
+                    for k, t in enumerate(tiles(img))
+                ]
+                groups.append(
+                    (f"{name}, {split}: {TILE} px tiles at 3 scales (NOT independent photos)", tiled)
+                )
     groups.append(("byler_d6, held-out", [(i.path.name, img, truth_of(i, img)) for i, img in held]))
     corrections = ROOT / "benchmarks" / "byler_label_corrections.csv"
     if corrections.is_file():
@@ -230,7 +269,7 @@ def main() -> None:
         for rname, r in (("rule off (before)", before), (f"rule on, median < {LONE_MEDIAN}", after)):
             rows.append(tally(gname, rname, r, items)[0])
     change_rows = []
-    for gname, items in groups:
+    for gname, items in groups if not args.phantoms_only else []:
         if gname.startswith("negatives") or gname == "byler_d6, held-out":
             continue
         for a, b in (("default before", "default"), ("tilted before", "tilted")):
@@ -238,13 +277,10 @@ def main() -> None:
             change_rows.append([*row, "-"])
             change_rows.append(tally(gname, names[b], objs[b], items, ref)[0])
     load = " / ".join(f"{v:.1f}" for v in os.getloadavg())
-    text = (
-        "# The pip-d6 reader's budget and a lone photo's phantoms (issue 46 items 4 and 5)\n\n"
-        + run_header()
-        + f"\nOne core (cv2.setNumThreads(1), onnxruntime one thread; run under taskset -c 0 and "
-        f"OMP_NUM_THREADS=1); load average {load} at the end. {len(held)} byler_d6 held-out photos, "
-        f"{args.repeat} repeats, every reader on each photo in turn.\n\n"
-        "## Speed: CPU ms a photo, min / median over the repeats of each repeat's median\n\n"
+    speed = (
+        ""
+        if args.phantoms_only
+        else "## Speed: CPU ms a photo, min / median over the repeats of each repeat's median\n\n"
         + "\n".join(
             markdown_table(
                 ["reader", "ms", "x classic", "x default reader", "x default reader before"], speed_rows
@@ -252,7 +288,16 @@ def main() -> None:
         )
         + "\n\n## What the speed-ups read: before and after, same run\n\n"
         + "\n".join(markdown_table([*head, "readings changed (value or confidence)"], change_rows))
-        + "\n\n## Phantoms on a lone photo, and what the rule costs\n\n"
+        + "\n\n"
+    )
+    text = (
+        "# The pip-d6 reader's budget and a lone photo's phantoms (issue 46 items 4 and 5)\n\n"
+        + run_header()
+        + f"\nOne core (cv2.setNumThreads(1), onnxruntime one thread; run under taskset -c 0 and "
+        f"OMP_NUM_THREADS=1); load average {load} at the end. {len(held)} byler_d6 held-out photos, "
+        f"{args.repeat} repeats, every reader on each photo in turn.\n\n"
+        + speed
+        + "## Phantoms on a lone photo, and what the rule costs\n\n"
         + "\n".join(markdown_table(head, rows))
         + "\n\n"
         + __doc__.split("\n\n", 2)[2]
