@@ -1,7 +1,7 @@
 """Pip d6 on REAL oblique photos, by content group, and reliability per real set (issue 46 items 1, 2).
 
     nice -n 10 .venv/bin/python -m benchmarks.vision_d6_oblique_real [--tilted] [--value-net PATH] \
-        [--out FILE.md] [--smoke]
+        [--view-confidence] [--out FILE.md] [--smoke]
 
 Real held-out first.  ``epanemu_d6_oblique`` (397 phone photos at roughly 30-60 degrees, 1,400 pip
 d6; photos CC BY 4.0, Epanemu/GameDiceRecognition, see the set's README.md and LICENSE.txt) is split
@@ -22,6 +22,12 @@ it: the table asks the referee), labelled dice with no reading; then reliability
 against the share right) per set and reader, drawn to a PNG beside the report; the median CPU ms
 of this process a photo (one thread; on a shared machine a rough figure, benchmarks.vision_d6_budget
 measures speed); and what a monotone confidence map fitted on the TRAIN groups would do.
+
+With ``--view-confidence`` (issue 46 item 2) the run first reads the TRAIN photos (the epanemu
+train groups and byler_d6 train) with the default reader, fits one monotone map per range of
+view angle on them (``vision.confidence_view.fit_bars``; the angle told by each photo's top faces,
+``photo_deg``), then reads every set with the default reader and with those maps
+(``DiceReader(view_confidence=...)``): before and after in one run, nothing held out fitted.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ from benchmarks import confidence, harness
 from benchmarks.harness import REAL, RESULTS, markdown_table, match_boxes, run_header, share, write
 from controller.config import TableSection
 from training.d6 import epanemu
+from training.dataset import apply_corrections, is_held_out, load_all, read_image
+from vision import confidence_view
+from vision.confidence_view import ViewConfidence
 from vision.numbered.combined import PipDice
 from vision.reader import DiceReader
 
@@ -49,10 +58,13 @@ Found = list[tuple[tuple[float, float], int, float]]
 DEFAULT = "default (dicetable read)"
 VALUE = "default + value net (tried)"
 TILTED = "tilted (read --tilted)"
-COLOURS = {DEFAULT: (200, 120, 30), VALUE: (60, 60, 220), TILTED: (40, 160, 40)}
+VIEWMAP = "default + view-angle maps (fitted on train)"
+COLOURS = {DEFAULT: (200, 120, 30), VALUE: (60, 60, 220), TILTED: (40, 160, 40), VIEWMAP: (30, 30, 30)}
 
 
-def readers(value_net: Path | None, tilted: bool) -> dict[str, Callable[[np.ndarray, str], Found]]:
+def readers(
+    value_net: Path | None, tilted: bool, view_map: ViewConfidence | None = None
+) -> dict[str, Callable[[np.ndarray, str], Found]]:
     """The readers compared: the table's default; with `value_net`, the same with that value net's
     second look (``DiceReader(value_net=PATH)``, vision.value_net); with `tilted`, ``read --tilted``."""
 
@@ -68,6 +80,8 @@ def readers(value_net: Path | None, tilted: bool) -> dict[str, Callable[[np.ndar
         return read
 
     out = {DEFAULT: run(DiceReader())}
+    if view_map is not None:
+        out[VIEWMAP] = run(DiceReader(view_confidence=view_map))
     if value_net is not None:
         out[VALUE] = run(DiceReader(value_net=value_net))
     if tilted:
@@ -80,6 +94,45 @@ def fitted_bar(rows: list[tuple[float, bool]]) -> float:
     threshold: just above the surest wrong one (ASK when none at or above it is wrong)."""
     wrong = [c for c, ok in rows if not ok and c >= ASK]
     return min(0.9999, max(wrong) + 0.001) if wrong else ASK
+
+
+def train_photos(real: Path, limit: int | None) -> list[tuple[np.ndarray, Truth]]:
+    """The TRAIN photos the view-angle maps are fitted on: the epanemu train groups, byler_d6 train
+    (its audited label corrections applied)."""
+    photos = [p for p in epanemu.load(real) if p.split == "train"]
+    out = [(harness.imread(p.path), list(p.dice)) for p in harness.spaced(photos, limit)]
+    byler = load_all(real)["byler_d6"]
+    if confidence.CORRECTIONS.is_file():
+        byler = apply_corrections(byler, confidence.CORRECTIONS)[0]
+    train = harness.spaced([i for i in byler if not is_held_out(i.path.name)], limit)
+    for item in train:
+        img = read_image(item.path)
+        out.append((img, harness.truth_of(item, img)))
+    return out
+
+
+def fit_view_map(real: Path, limit: int | None) -> tuple[ViewConfidence, dict[int, tuple[int, int]]]:
+    """The view-angle maps fitted on the TRAIN photos (``train_photos``) read by the default reader,
+    and per range the TRAIN readings and those wrong at the asking threshold."""
+    pips = DiceReader()
+    r = PipDice(pips)
+    rows: list[tuple[float, bool, float]] = []
+    for img, truth in train_photos(real, limit):
+        found = r.read(img)
+        degs = confidence_view.view_degs(found, None)
+        m = match_boxes([b for b, _ in truth], [f.center for f in found])
+        value_of = {i: v for i, (_, v) in zip(m, truth, strict=True) if i is not None}
+        rows += [
+            (f.confidence, value_of.get(i) == f.value, d)
+            for i, (f, d) in enumerate(zip(found, degs, strict=True))
+        ]
+    edges = confidence_view.EDGES
+    vc = ViewConfidence(edges, confidence_view.fit_bars(rows, edges, ASK))
+    counts: dict[int, tuple[int, int]] = {}
+    for c, ok, d in rows:
+        n, w = counts.get(vc.range_of(d), (0, 0))
+        counts[vc.range_of(d)] = (n + 1, w + (c >= ASK and not ok))
+    return vc, counts
 
 
 def sets(real: Path, limit: int | None) -> list[tuple[str, str, list[tuple[np.ndarray, Truth]]]]:
@@ -110,6 +163,11 @@ def main() -> None:
     ap.add_argument(
         "--tilted", action="store_true", help="the tilted reader (read --tilted) too, before and after"
     )
+    ap.add_argument(
+        "--view-confidence",
+        action="store_true",
+        help="fit the view-angle confidence maps on the TRAIN photos, then read every set with them too",
+    )
     harness.add_smoke(ap)
     args = ap.parse_args()
     if args.out is None and not args.smoke:
@@ -117,7 +175,11 @@ def main() -> None:
     if args.value_net is not None and not args.value_net.is_file():
         raise SystemExit(f"--value-net: {args.value_net} is not a file (expected the value net's ONNX)")
     cv2.setNumThreads(1)
-    rd = readers(args.value_net, args.tilted)
+    view_map, fit_counts = None, {}
+    if args.view_confidence:
+        view_map, fit_counts = fit_view_map(args.real, 2 if args.smoke else None)
+        print("view-angle maps:", view_map, fit_counts, flush=True)
+    rd = readers(args.value_net, args.tilted, view_map)
     confidence.COLOURS.update(COLOURS)
     summary, bins, panels = [], [], []
     # labelled, right, readings, silent, asked: every held-out group together
@@ -198,6 +260,19 @@ def main() -> None:
                     share(len(rows) - len(sure), len(rows), 1),
                 ]
             )
+    fit_text = []
+    if view_map is not None:
+        bounds = [0.0, *view_map.edges, 90.0]
+        ranges = [
+            f"{bounds[k]:g}-{bounds[k + 1]:g} deg: bar {b:.4f}, {fit_counts.get(k, (0, 0))[1]} wrong at "
+            f">= {ASK:g} of {fit_counts.get(k, (0, 0))[0]} train readings"
+            for k, b in enumerate(view_map.bars)
+        ]
+        fit_text = [
+            "View-angle maps fitted on the TRAIN photos (epanemu white_table, cloth_groups; byler_d6 "
+            "train), by the photo's view angle told by its top faces: " + "; ".join(ranges) + ".",
+            "",
+        ]
     png = (args.out or RESULTS / "vision_d6_oblique_real.md").with_suffix(".png")
     text = "\n".join(
         [
@@ -229,6 +304,7 @@ def main() -> None:
             "",
             *markdown_table(["set", "reader", "fitted bar (raw)", "wrong at >= bar", "asked"], fitted),
             "",
+            *fit_text,
             f"Reliability diagrams: [{png.name}]({png.name}). Bins:",
             "",
             *markdown_table(

@@ -17,6 +17,8 @@ from typing import Any, Literal, TypeVar
 import cv2
 import numpy as np
 
+from vision.confidence_view import ViewConfidence
+from vision.confidence_view import default as view_confidence_default
 from vision.crops import CROP, MARGIN, Pyramid, crop_die
 from vision.face import body_colour_labs, body_labs, face_quad
 from vision.image_check import check_bgr
@@ -144,6 +146,7 @@ class DiceReader(Reader):
         symbol_dice: bool = True,
         value_net: Path | Literal["default"] | None = "default",
         view_search: Literal["every", "climb"] = VIEW_SEARCH,
+        view_confidence: ViewConfidence | Literal["default"] | None = None,
     ) -> None:
         self._det = _load("d6_detector.onnx", detector)
         self._cls = _load("d6_classifier.onnx", classifier)
@@ -207,6 +210,9 @@ class DiceReader(Reader):
         # the size of the dice read, is a die all the same (a symbol on its top face), read no surer
         # than ASKED (vision.pipcheck.found_again); off: dropped as before
         self.symbol_dice = symbol_dice
+        # issue 46 item 2: each reading's confidence mapped by how obliquely its die is seen (the
+        # view's angle at it, else the photo's top faces' aspect: vision.confidence_view); None: raw
+        self.view_confidence = view_confidence_default() if view_confidence == "default" else view_confidence
 
     # -- stage 1: where are the dice
 
@@ -434,7 +440,10 @@ class DiceReader(Reader):
             Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
             for k in dropped
         ]
-        return Examined(_finish(image, [k[:4] for k in kept], palette), rejected)
+        readings = _finish(image, [k[:4] for k in kept], palette)
+        if self.view_confidence is not None:
+            readings = self.view_confidence.apply(readings, self.view if view is None else view)
+        return Examined(readings, rejected)
 
     def _judge(
         self,
