@@ -58,7 +58,7 @@ SMOKE: dict[str, list[str]] = {
     "values": ["--limit", "2"],
     "vision_d6": ["--smoke"],
     "vision_d6_budget": ["--smoke"],
-    "vision_d6_oblique_real": ["--smoke"],
+    "vision_d6_oblique_real": ["--smoke", "--view-confidence"],
     "vision_numbered": ["--smoke"],
     "vision_numbered_kinds": ["--smoke"],
     "vision_numbered_learnt": ["--smoke"],
