@@ -11,7 +11,7 @@ a colour short of that count is asked by the game's count question (not silent);
 to the die whose top face is seen before a die hidden under it.
 
     nice -n 10 .venv/bin/python -m benchmarks.missed_dice --set DIR [--board dicetar-wars] \\
-        [--limit N] [--crops DIR] [--markdown FILE]
+        [--limit N] [--crops DIR] [--markdown FILE] [--before] [--before-wide]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+import vision.empty_diff as empty_diff
 import vision.face as face
 from benchmarks.end_to_end import game_counts, read_scene
 from benchmarks.harness import RENDERED, run_header, shown, write
@@ -152,21 +153,29 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also read each set before issue 45 item 1 (the top-face rule off)",
     )
+    ap.add_argument(
+        "--before-wide",
+        action="store_true",
+        help="also read each set with any change wider than 2.4 dice dropping the dice beside it "
+        "(before issue 45 item 1's third turn: a wide shadow alone drops nothing)",
+    )
     args = ap.parse_args(argv)
     out = [run_header(argv, "benchmarks.missed_dice"), ""]
     for folder in args.set or [RENDERED]:
         scenes = [s for s in load_scenes("all", folder) if not args.board or s["board"] == args.board]
         if args.limit:
             scenes = scenes[: args.limit]
-        for before in (True, False) if args.before else (False,):
-            face.TOP_FACE_FIRST = not before
+        runs = [("before: top-face rule off", False, True)] if args.before else []
+        runs += [("before: a wide shadow drops the dice beside it", True, False)] if args.before_wide else []
+        for label, top_first, shadow_ok in [*runs, ("", True, True)]:
+            face.TOP_FACE_FIRST = top_first
+            empty_diff.SHADOW_NOT_WIDE = shadow_ok
             res = run(scenes, args.crops)
-            out += _report(
-                res, f"{shown(folder)}{' (before: top-face rule off)' if before else ''}", len(scenes)
-            )
+            out += _report(res, f"{shown(folder)}{f' ({label})' if label else ''}", len(scenes))
             if args.list:
                 out += [str(r) for r in res["rows"]]
         face.TOP_FACE_FIRST = True
+        empty_diff.SHADOW_NOT_WIDE = True
     write("\n".join(out) + "\n", args.markdown)
     return 0
 

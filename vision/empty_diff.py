@@ -24,12 +24,13 @@ Each piece no detector candidate already covers is proposed (a `vision.where.Box
 it as any candidate.  Nothing it finds is dropped without a word (issue 30): a piece the reader calls
 "not a die" that lies alone (no die read near it: :attr:`EmptyDiff.ask_alone`) is kept as a question
 (read no surer than the asking threshold, so the table asks); one beside a die read is rejected as that
-die's sides or shadow, saying so; a blob it proposes nothing in (far larger than dice, beside a change
-wider than dice, over its limit of pieces) is in :attr:`EmptyDiff.dropped` and among the reader's
-rejected with why (`dicetable read --explain`).  With :attr:`EmptyDiff.insist` every piece the reader
-rejects is kept as a question.  ``lying`` is the solid-change mask, the stacks-by-sides cue's input
-(`calibration.raised`): a die raised on another shows the lower die's sides, and the empty table
-shows them wherever the board is (off the printed board too), not only where its print is known.
+die's sides or shadow, saying so; a blob it proposes nothing in (far larger than dice, beside a solid
+change wider than dice: a wide shadow alone drops nothing, issue 45; over its limit of pieces) is
+in :attr:`EmptyDiff.dropped` and among the reader's rejected with why (`dicetable read --explain`).
+With :attr:`EmptyDiff.insist` every piece the reader rejects is kept as a question.  ``lying`` is the
+solid-change mask, the stacks-by-sides cue's input (`calibration.raised`): a die raised on another
+shows the lower die's sides, and the empty table shows them wherever the board is (off the printed
+board too), not only where its print is known.
 """
 
 from __future__ import annotations
@@ -70,6 +71,11 @@ SIDES = 0.5
 GROUPS = 10_000
 #: what changed is at most this many dice edges wide where dice lie (two side by side, with shadows)
 WIDE = 2.4
+#: ... and is no die's shadow when this share of its wide part changed by more than a shadow
+WIDE_SOLID = 0.5
+#: a wide shadow alone drops nothing (issue 45 item 1: two touching dice beside their shadow were
+#: refused); off: any change wider than WIDE dice drops the blobs beside it (benchmarks' "before")
+SHADOW_NOT_WIDE = True
 
 
 @dataclass
@@ -312,14 +318,26 @@ class EmptyDiff:
         wide = cv2.distanceTransform(got.changed.astype(np.uint8), cv2.DIST_L2, 3) > WIDE * e / 2
         if wide.any():
             grow = max(3, round(e)) | 1
-            near_wide = cv2.dilate(
-                wide.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow))
-            )
+            disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow))
+            # the wide change's solid part (a hand, an arm, a sheet are solid; a shadow, however wide,
+            # is not): dice beside a wide shadow (touching dice casting one under a low lamp) are
+            # split into pieces as any blob, unless they are themselves wider than WIDE dice
+            _, wl = cv2.connectedComponents(wide.astype(np.uint8), connectivity=8)
+            solid_wide = np.zeros_like(m)
+            for j in range(1, int(wl.max()) + 1):
+                core = wl == j
+                if not SHADOW_NOT_WIDE or float(got.solid[core].mean()) >= WIDE_SOLID:
+                    solid_wide[core] = 1
+            near_wide = cv2.dilate(solid_wide, disc)
             _, lab = cv2.connectedComponents(m, connectivity=8)
-            bad = np.unique(lab[(near_wide > 0) & (m > 0)])
-            for i in bad[bad > 0]:
+            bad = set(int(i) for i in np.unique(lab[(near_wide > 0) & (m > 0)]) if i > 0)
+            if SHADOW_NOT_WIDE:  # a blob itself that wide
+                broad = cv2.distanceTransform(m, cv2.DIST_L2, 3) > WIDE * e / 2
+                bad |= set(int(i) for i in np.unique(lab[broad]) if i > 0)
+            for i in sorted(bad):
                 self._drop(lab == i, s, f"beside a change wider than {WIDE:g} dice (an arm, a sheet?)")
-            m[np.isin(lab, bad[bad > 0])] = 0
+            if bad:
+                m[np.isin(lab, sorted(bad))] = 0
         for b in boxes:  # what a candidate already covers: its die, and its sides towards the nadir
             rad = max(1, round(0.6 * max(b.w, b.h) * s))
             mid = (round(b.center[0] * s), round(b.center[1] * s))

@@ -82,6 +82,31 @@ def test_two_touching_dice_are_split() -> None:
     assert abs(xs[0] - 800) < 12 and abs(xs[1] - 835) < 12
 
 
+def test_two_touching_dice_in_a_wide_shadow_are_split() -> None:
+    """Issue 45 item 1: a low lamp's shadow wider than 2.4 dice round two touching dice (a render of
+    seed 20261208 lost a white die so, "beside a change wider than 2.4 dice"); a shadow is no arm."""
+    empty = _table()
+    frame = _shadow(empty, (800, 420), (110, 80), 0.5)
+    draw_die(frame, (800, 450), 34, 5, angle_deg=0, body_bgr=(40, 40, 200), pip_bgr=(250, 250, 250))
+    draw_die(frame, (835, 450), 34, 2, angle_deg=0, body_bgr=(40, 40, 200), pip_bgr=(250, 250, 250))
+    finder = EmptyDiff(empty, lambda x, y: 40.0)
+    pieces = finder.pieces(_lit(frame, (1.0, 1.0, 1.0)))
+    assert len(pieces) == 2, (pieces, finder.dropped)
+    xs = sorted(p[0] for p in pieces)
+    assert abs(xs[0] - 800) < 12 and abs(xs[1] - 835) < 12
+
+
+def test_a_hand_in_its_shadow_beside_a_die_proposes_nothing_there() -> None:
+    """The wide change that is solid (a hand, not its shadow) still drops the blobs beside it."""
+    empty = _table()
+    frame = _shadow(empty, (700, 470), (230, 120), 0.55)
+    cv2.ellipse(frame, (700, 500), (200, 100), 20, 0, 360, (120, 150, 205), -1)  # a hand lying there
+    draw_die(frame, (915, 560), 34, 3, angle_deg=0, body_bgr=(40, 40, 200), pip_bgr=(250, 250, 250))
+    finder = EmptyDiff(empty, lambda x, y: 40.0)
+    assert finder.pieces(frame) == []
+    assert finder.dropped
+
+
 def test_three_dice_in_a_row_are_three_pieces() -> None:
     """(A white 1 seen straight down on white paper shows the empty table only its one pip: such a row
     of white dice is not split; dice seen at a slant show their sides too.)"""
