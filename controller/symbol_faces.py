@@ -6,8 +6,8 @@ crop (cut from the frame the reading was made from) is kept with the roster's d6
 (`controller.roster.Roster.symbol_named`, its own ``control`` row ``roster`` logged first; a new
 entry when the roster lists none), and from then on a d6 the table would ask about whose face looks
 like a named one is read as that face's value (`vision.symbolfaces.NamedFaces` round the table's
-reader).  The admin page's roster step ``forget_symbol`` (``id``, ``value``) undoes it, logged too;
-the table reads without that face from its next start.
+reader).  The admin page's roster step ``forget_symbol`` (``id``, ``value``) undoes it, logged too,
+and the table reads without that face at once (`symbols_now`).
 
 The named faces live in the roster file, so a table restarted (or another table given the file)
 reads them the same: `with_symbols` gives a pip-d6 table's reader its roster's faces.
@@ -47,6 +47,19 @@ def with_symbols(reader: Any, roster_path: Path) -> Any:
     except RosterError:
         named = []
     return NamedFaces(reader, SymbolFaces.of(named)) if named else reader
+
+
+def symbols_now(reader: Any, dice: list[Any]) -> Any:
+    """A pip-d6 table's reader with the named faces of the roster's ``dice`` as they are now (after
+    a roster step: a face forgotten is no longer read by name); any other reader as it is."""
+    from controller.roster import symbol_faces
+    from vision.symbolfaces import NamedFaces, SymbolFaces
+
+    if not _pip_table(reader):
+        return reader
+    inner = reader.inner if isinstance(reader, NamedFaces) else reader
+    named = symbol_faces(dice)
+    return NamedFaces(inner, SymbolFaces.of(named)) if named else inner
 
 
 def named(table: Any, action: str, command: Mapping[str, Any], checked: Answer, who: str) -> Answer:

@@ -58,6 +58,7 @@ from controller.pixels import see_pixels
 from controller.roster import Roster
 from controller.scenario import Setup
 from controller.script import Script, Scripted
+from controller.symbol_faces import symbols_now
 from controller.teach import Teaching
 from controller.tumble_flag import TumbleChecks, not_tumbled
 from engine import Input, InputKind, Outcome, RuleError
@@ -648,7 +649,9 @@ class Table:
 
     def roster_step(self, command: dict[str, Any], who: str) -> dict[str, Any]:
         """A step on the table's roster of dice (controller.roster) from the admin API, logged first."""
-        return self.roster.command(command, who, self.log_roster)
+        out = self.roster.command(command, who, self.log_roster)
+        self.perceiver.reader = symbols_now(self.perceiver.reader, self.roster.dice)  # issue 46 item 3
+        return out
 
     def log_roster(self, data: dict[str, Any], who: str) -> None:
         """A change of the roster, as a ``control`` row (before the file is written)."""

@@ -77,6 +77,7 @@ def test_a_named_symbol_face_reads_as_its_value_logged_undoable_and_kept_in_the_
     assert not any(d.symbols for d in load_roster(table.roster.path))
     rows = [e.data for e in table.log.events() if e.kind == "control"]
     assert any(r.get("step") == "forget_symbol" for r in rows)
+    assert all(d is None or d["confidence"] < ASK for t, d in _read(table, img, truth)[0] if t["symbol"])
     later = _table(tmp_path, resume=True)
     assert all(d is None or d["confidence"] < ASK for t, d in _read(later, img, truth)[0] if t["symbol"])
 
