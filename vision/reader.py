@@ -430,11 +430,13 @@ class DiceReader(Reader):
                 name = str(getattr(step, "name", "proposed"))
                 rejected += [Rejected((x, y), d, d, name, w) for x, y, d, w in getattr(step, "dropped", ())]
         kept, dropped = _one_per_place(kept)
+        again: tuple[int, ...] = ()
         if self.symbol_dice and kept:
             steps_ = (CLASSIFIER_STEP, VERIFIER_STEP)
             found, rejected = found_again(
                 pyr, [(k[0].center, k[0].w, k[0].h) for k in kept], rejected, steps_
             )
+            again = tuple(range(len(kept), len(kept) + len(found)))
             kept += [_asked(pyr, r) for r in found]
         rejected += [
             Rejected(k[0].center, k[0].w, k[0].h, "proposed", "the same die as a surer reading", k[1], k[2])
@@ -443,7 +445,7 @@ class DiceReader(Reader):
         readings = _finish(image, [k[:4] for k in kept], palette)
         if self.view_confidence is not None:
             readings = self.view_confidence.apply(readings, self.view if view is None else view)
-        return Examined(readings, rejected)
+        return Examined(readings, rejected, again)
 
     def _judge(
         self,

@@ -84,6 +84,10 @@ class Examined:
 
     readings: list[DieReading]
     rejected: list[Rejected]
+    #: indices into ``readings`` of the dice kept only as questions by the symbol-face step
+    #: (`vision.pipcheck.found_again`: a die's square top face the nets rejected), which a lone
+    #: photo's rule (`vision.numbered.combined.alone`) leaves out of its median
+    found_again: tuple[int, ...] = ()
 
 
 @runtime_checkable

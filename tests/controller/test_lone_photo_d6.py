@@ -30,8 +30,9 @@ def negative(name: str) -> Path:
 class Fixed:
     """A pip reader that reads the given confidences, one die each (no net runs)."""
 
-    def __init__(self, confidences: list[float]) -> None:
+    def __init__(self, confidences: list[float], found_again: tuple[int, ...] = ()) -> None:
         self.confidences = confidences
+        self.found_again = found_again
         self.where: tuple[Any, ...] = ()
 
     def read(
@@ -54,6 +55,7 @@ class Fixed:
                 for i, c in enumerate(self.confidences)
             ],
             [],
+            self.found_again,
         )
 
 
@@ -70,6 +72,20 @@ def test_a_lone_photo_of_mostly_unsure_readings_reads_no_dice_and_says_why() -> 
     assert [r.step for r in out.rejected] == [LONE_STEP] * 3
     assert all("median confidence 0.45" in r.why for r in out.rejected)
     assert [r.confidence for r in out.rejected] == [0.3, 0.45, 0.5]
+
+
+def test_the_symbol_steps_questions_leave_the_median_to_the_pip_readings() -> None:
+    """A die kept only as a question by the symbol-face step (always unsure) does not pull a photo
+    under the rule: a printed sign read as a 6 at 0.56 beside two such questions is still a reading
+    the rule weighs alone (it stays, for the not-a-d6 check to doubt; the questions too), and a photo
+    of only such questions reads none."""
+    img = np.zeros((64, 200, 3), np.uint8)
+    out = PipDice(Fixed([0.56, 0.3, 0.3], found_again=(1, 2))).examine(img, where=())  # type: ignore[arg-type]
+    assert len(out.readings) == 3 and not [r for r in out.rejected if r.step == LONE_STEP]
+    out = PipDice(Fixed([0.56, 0.3, 0.3])).examine(img, where=())  # type: ignore[arg-type]
+    assert out.readings == []  # the same readings, none from the symbol step: median 0.3
+    out = PipDice(Fixed([0.3, 0.3], found_again=(0, 1))).examine(img, where=())  # type: ignore[arg-type]
+    assert out.readings == []
 
 
 def test_with_the_empty_table_or_mostly_sure_readings_or_the_rule_off_every_reading_stands() -> None:

@@ -146,7 +146,10 @@ def test_a_die_is_taught_on_the_page_roll_by_roll(
         assert "ann taught roll 20 as 20" in texts and not any("features" in t for t in texts)
     stored = load_set(table.cfg.dice_set_path)
     assert stored.name == "ann's green d20" and stored.faces == list(range(1, 21))
-    assert table.perceiver.reader.learnt.name == "ann's green d20"
+    # the table reads with the die just taught: its roster entry's learnt faces (issue 44 item 4)
+    (entry,) = [d for d in table.roster.dice if d.owner == "ann" and d.kind == "d20"]
+    learnt = table.perceiver.reader.learnt
+    assert [s.name for s in getattr(learnt, "sets", [learnt])] == [entry.id]
 
 
 @needs_real

@@ -547,10 +547,13 @@ class PipDice(Reader):
 
 def alone(seen: Examined, median: float = LONE_MEDIAN) -> Examined:
     """A lone photo's pip-d6 readings (`PipDice`'s ``lone_median``): none when their median
-    confidence is under `median` (each then rejected, saying why), else as they are."""
+    confidence is under `median` (each then rejected, saying why), else as they are.  The dice the
+    symbol-face step kept as questions (`Examined.found_again`, always unsure) are left out of the
+    median, so the rule weighs the pip readings it was chosen on; a photo with only those keeps none."""
     if not seen.readings:
         return seen
-    m = float(np.median([r.confidence for r in seen.readings]))
+    pips = [r.confidence for i, r in enumerate(seen.readings) if i not in seen.found_again]
+    m = float(np.median(pips or [r.confidence for r in seen.readings]))
     if m >= median:
         return seen
     why = (
