@@ -23,7 +23,10 @@ Rows, in one run:
   `/learn` keeps it now): a die whose look is far from its entry's is none of the roster's dice;
 - "... trusted" (`--trust`): a taught die's faces read it surely without the OCR head
   (`controller.roster.TRUST_TAUGHT`, the default: chosen with `--train`, the train set-ups
-  d20_off-angle and d20_color as the two dice).
+  d20_off-angle and d20_color as the two dice);
+- "... the die-centred crop" (`--die`): each die's crops cut on its own outline
+  (`vision.numbered.die_crop`), as `/learn` keeps them since issue 44 item 2 (the rows above keep
+  the crop round the top face, as `/learn` did before).
 
 Value right: the die's reading (nearest the photo's centre) is a d20 showing the label (a d6 for the
 numeral d6); unasked: right and at least SURE; silent: a reading at or above SURE that is wrong or a
@@ -69,7 +72,8 @@ ROWS = (
     "before: [table] dice_set",
     "after: the roster, faces alone, not trusted",
     "after: the roster, faces and looks, not trusted",
-    "after: the roster, faces and looks, a taught die's faces trusted (the default; `--trust`)",
+    "after: the roster, faces and looks, a taught die's faces trusted (`--trust`)",
+    "after: the roster, faces and looks, trusted, the die-centred crop (`/learn` now; `--die`)",
 )
 
 
@@ -97,7 +101,7 @@ def split(items: list[Lurig], rolls: int, step: int) -> tuple[list[Lurig], list[
     return taught, later
 
 
-def teach(items: list[Lurig], name: str) -> tuple[DiceSet, Look]:
+def teach(items: list[Lurig], name: str) -> tuple[DiceSet, DiceSet, Look]:
     """A die's set and look as the table teaches them (`controller.teach`): each frame's still read by
     the learning perception step (d20s alone), the die nearest the middle cut as the reader cuts it,
     named its face, its look measured (`controller.roster.die_look`)."""
@@ -107,18 +111,21 @@ def teach(items: list[Lurig], name: str) -> tuple[DiceSet, Look]:
 
     reader = default_reader()
     perceiver = learning_perceiver("d20", None, False, reader)
-    values, crops, looks = [], [], []
+    values, crops, own, looks = [], [], [], []
     for x in items:
         still = frames_of(imread(x.path))[0]
         dice = [d.to_json() for d in perceiver.perceive(still).dice]
         i = nearest_centre([tuple(d["center"]) for d in dice], (STILL[0] / 2, STILL[1] / 2))
         if i is not None:
             values.append(x.face)
-            crops.append(reader.crops_of(still, [dice[i]])[0])
+            crops.append(reader.crops_of(still, [dice[i]], "box")[0])
+            own.append(reader.crops_of(still, [dice[i]], "die")[0])
             looks.append(die_look(still, dice[i]["quad"], perceiver.reading_palette(still, None, None)))
     feats = reader.embedder().embed(crops, 1)[:, 0]
-    s = DiceSet(name, "d20", "", reader.embedder().digest, np.array(values, np.int64), feats)
-    return s, Look.learn(looks)
+    digest, faces = reader.embedder().digest, np.array(values, np.int64)
+    s = DiceSet(name, "d20", "", digest, faces, feats)
+    die = DiceSet(name, "d20", "", digest, faces, reader.embedder().embed(own, 1)[:, 0], crop="die")
+    return s, die, Look.learn(looks)
 
 
 def tables(
@@ -128,8 +135,9 @@ def tables(
     empty: Path,
     dice: tuple[Any, ...] = DICE,
     rows: tuple[str, ...] = ROWS[:4],
+    die_sets: list[DiceSet] | None = None,
 ) -> dict[str, Perceiver]:
-    """The three tables (ROWS) of one run."""
+    """The tables (ROWS) of one run (``die_sets``: each die's set of die-centred crops)."""
     raw: dict[str, Any] = {
         "table": {"game": "die-angler", "roster": str(tmp / "none.roster.json")},
         "vision": {"empty_table_frame": str(empty)},
@@ -138,26 +146,35 @@ def tables(
     for s in sets[1:]:
         merged = merged.plus(s.values, s.features, f"{merged.name} + {s.name}")
     merged.save(tmp / "set.json")
-    dice = [
-        Die(
-            i,
-            "d20",
-            owner,
-            colour,
-            faces={"dice_set": None, "taught": s.faces, "crops": len(s.values), "set": s.to_json()},
-        )
-        for (i, owner, colour, _), s in zip(dice, sets, strict=True)
-    ]
-    save_roster(tmp / "roster.json", dice)
-    save_roster(tmp / "looks.json", [replace(d, look=k.to_json()) for d, k in zip(dice, looks, strict=True)])
+
+    def entries(of: list[DiceSet]) -> list[Die]:
+        return [
+            Die(
+                i,
+                "d20",
+                owner,
+                colour,
+                faces={"dice_set": None, "taught": s.faces, "crops": len(s.values), "set": s.to_json()},
+            )
+            for (i, owner, colour, _), s in zip(dice, of, strict=True)
+        ]
+
+    save_roster(tmp / "roster.json", entries(sets))
+    save_roster(
+        tmp / "looks.json", [replace(d, look=k.to_json()) for d, k in zip(entries(sets), looks, strict=True)]
+    )
+    save_roster(
+        tmp / "die.json",
+        [replace(d, look=k.to_json()) for d, k in zip(entries(die_sets or sets), looks, strict=True)],
+    )
     out = {ROWS[0]: Perceiver.from_config(parse_config(raw))}
     with_set = json.loads(json.dumps(raw))
     with_set["table"]["dice_set"] = str(tmp / "set.json")
     out[ROWS[1]] = Perceiver.from_config(parse_config(with_set))
-    for row, name in ((ROWS[2], "roster.json"), (ROWS[3], "looks.json"), (ROWS[4], "looks.json")):
+    for row, name in zip(ROWS[2:], ("roster.json", "looks.json", "looks.json", "die.json"), strict=True):
         with_roster = json.loads(json.dumps(raw))
         with_roster["table"]["roster"] = str(tmp / name)
-        was, roster.TRUST_TAUGHT = roster.TRUST_TAUGHT, row == ROWS[4]
+        was, roster.TRUST_TAUGHT = roster.TRUST_TAUGHT, row in ROWS[4:]
         try:
             out[row] = Perceiver.from_config(parse_config(with_roster))
         finally:
@@ -218,6 +235,7 @@ def run(
     lurig = load_lurig(real)
     notes: list[str] = []
     sets: list[DiceSet] = []
+    die_sets: list[DiceSet] = []
     looks: list[Look] = []
     later: list[Lurig] = []
     for die_id, _, _, group in dice:
@@ -226,8 +244,9 @@ def run(
             clips = sorted({x.clip for x in mine})[:2]
             mine = [x for x in mine if x.clip in clips]
         taught, rest = split(mine, 2 if smoke else ROLLS, step)
-        got, look = teach(taught, die_id)
+        got, die, look = teach(taught, die_id)
         sets.append(got)
+        die_sets.append(die)
         looks.append(look)
         later += rest
         notes.append(f"{die_id}: {group}, {len(sets[-1].values)} crops of {len(taught)} frames taught")
@@ -239,7 +258,7 @@ def run(
         still, video, _, empty_video = frames_of(photo)
         cv2.imwrite(str(empty), empty_video)
         if readers is None:
-            readers = tables(sets, looks, tmp, empty, dice, rows)
+            readers = tables(sets, looks, tmp, empty, dice, rows, die_sets)
         side = 0.5 * max(photo.shape[:2])
         for row, perceiver in readers.items():
             perceiver.set_empty(empty_video)
@@ -295,13 +314,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--trust", action="store_true", help="a row with a taught die's faces trusted too")
     ap.add_argument("--no-faces-alone", action="store_true", help="leave the faces-alone roster row out")
     ap.add_argument(
+        "--die", action="store_true", help="a row with the die-centred crop too (as /learn keeps)"
+    )
+    ap.add_argument("--no-untrusted", action="store_true", help="leave the untrusted roster rows out")
+    ap.add_argument(
         "--train", action="store_true", help="the train set-ups d20_off-angle, d20_color as the dice"
     )
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
-    rows = tuple(r for r in ROWS[:4] if not (a.no_faces_alone and r == ROWS[2])) + (
-        (ROWS[4],) if a.trust else ()
+    rows = tuple(
+        r
+        for r in ROWS[:4]
+        if not (a.no_faces_alone and r == ROWS[2]) and not (a.no_untrusted and r in ROWS[2:4])
     )
+    rows += ((ROWS[4],) if a.trust else ()) + ((ROWS[5],) if a.die else ())
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         counts, notes = run(

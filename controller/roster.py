@@ -458,8 +458,8 @@ class Roster:
     ) -> Die:
         """A die taught on ``/learn`` (its crops ``taught``): its entry added, or, when the roster
         lists the die (the same owner, colour and kind), its faces joined (a set learnt with another
-        embedding net replaced); ``labs``: the body colour of each roll taught (balanced Lab), joined
-        to its look (issue 44 item 4: which die a die found is, by its colour too)."""
+        embedding net, or of another crop, replaced); ``labs``: the look of each roll taught, joined
+        to the entry's look (issue 44 item 4: which die a die found is, by its look too)."""
         with self._lock:
             self._writable()
             same = [
@@ -471,7 +471,12 @@ class Roster:
             ]
             if same:
                 old = same[0].learnt()
-                if old is not None and old.embedder == taught.embedder and old.kind == taught.kind:
+                if (
+                    old is not None
+                    and old.embedder == taught.embedder
+                    and old.kind == taught.kind
+                    and old.crop == taught.crop  # a set of another crop (issue 44 item 2) is replaced
+                ):
                     taught = old.plus(taught.values, taught.features, taught.name)
                 die = replace(same[0], size_mm=same[0].size_mm if same[0].size_mm is not None else size_mm)
             else:
