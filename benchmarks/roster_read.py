@@ -25,8 +25,8 @@ Rows, in one run:
   (`controller.roster.TRUST_TAUGHT`, the default: chosen with `--train`, the train set-ups
   d20_off-angle and d20_color as the two dice);
 - "... the die-centred crop" (`--die`): each die's crops cut on its own outline
-  (`vision.numbered.die_crop`), as `/learn` keeps them since issue 44 item 2 (the rows above keep
-  the crop round the top face, as `/learn` did before).
+  (`vision.numbered.die_crop`, issue 44 item 2; the rows above keep the crop round the top face, as
+  `/learn` does): measured, not adopted (fewer values right on the train set-ups).
 
 Value right: the die's reading (nearest the photo's centre) is a d20 showing the label (a d6 for the
 numeral d6); unasked: right and at least SURE; silent: a reading at or above SURE that is wrong or a
@@ -73,7 +73,7 @@ ROWS = (
     "after: the roster, faces alone, not trusted",
     "after: the roster, faces and looks, not trusted",
     "after: the roster, faces and looks, a taught die's faces trusted (`--trust`)",
-    "after: the roster, faces and looks, trusted, the die-centred crop (`/learn` now; `--die`)",
+    "after: the roster, faces and looks, trusted, the die-centred crop (`--die`, not adopted)",
 )
 
 

@@ -7,8 +7,8 @@ grouped so that each group is one face (`cluster`: average-linkage on likeness, 
 in the session folder:
 
 * `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding (of the
-  crop the set keeps: the die centred on its own outline, `"crop": "die"`, issue 44 item 2; the
-  groups are made on the crops round the top face);
+  crop the set keeps, `"crop"`: round the top face, or with `see(crop="die")` the die centred on its
+  own outline, issue 44 item 2; the groups are made on the crops round the top face);
 * `confirm.csv`: one row a group (`group, crops, guess, face`): the person fills in `face`, the value
   the group's die shows (or `-`: not one of the set's dice);
 * `groups.png`: a contact sheet, one row a group, to look at while filling it in.
@@ -141,7 +141,7 @@ def see(
     reader: NumberedReader,
     cfg: TableConfig | None = None,
     empty: Path | None = None,
-    crop: str = "die",
+    crop: str = "box",
 ) -> list[Seen]:
     """Look at the frames, group what was seen, and write the session folder (module docstring).
 
@@ -150,9 +150,11 @@ def see(
     reader cut it (`NumberedReader.crops_of`).  ``empty``: a frame of the empty table (else the
     config's ``[vision] empty_table_frame``): only what differs from it is seen, so a keyboard or a
     vent in view is never taken for a face.  ``crop``: the crop the set keeps (`DiceSet.crop`, issue
-    44 item 2): "die", centred, scaled and turned on the die's outline (`vision.numbered.die_crop`),
-    or "box", round its top face; the crops are grouped on the box crops either way (whole-die crops
-    of one die's faces are too alike to group by face)."""
+    44 item 2): "box", round its top face, or "die", centred, scaled and turned on the die's outline
+    (`vision.numbered.die_crop`: its own learn frames read back 36 of 40 against 35 on d20_wood, but
+    through the table's perception step the later rolls read fewer right, benchmarks/roster_read.py
+    --die); the crops are grouped on the box crops either way (whole-die crops of one die's faces
+    are too alike to group by face)."""
     if crop not in CROPS:
         raise LearnError(f"crop: expected one of {', '.join(CROPS)}, got {crop!r}")
     if kind not in KINDS:

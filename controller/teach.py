@@ -97,9 +97,6 @@ OCR_WITH_MATCH, BOTH_LIKE, BOTH_MARGIN = 0.5, 0.80, 0.03
 MATCH_PROPOSE, MARGIN_PROPOSE = 0.85, 0.08
 #: the candidates shown side by side for a roll
 CANDIDATES = 3
-#: the crop a set taught here keeps (issue 44 item 2): the die cut on its own outline
-#: (`vision.numbered.die_crop`), proposals matched on the crop round its top face (`Roll.features`)
-CROP = "die"
 
 
 class Said(str):
@@ -204,11 +201,7 @@ class Roll:
     ocr: tuple[int, float] | None = None
     #: the faces taught so far, nearest first, and this crop's likeness to each face's nearest crop
     near: tuple[tuple[int, float], ...] = ()
-    #: the upright embedding of the die cut on its own outline (`NumberedReader.crops_of`'s "die",
-    #: issue 44 item 2): what the saved set keeps (`features`, round the top face, what proposals
-    #: match on); None: a roll logged before
-    own: np.ndarray | None = None
-    #: the die's look (`controller.roster.die_look`, balanced by the light): its entry's look
+    #: the die's look (`controller.roster.die_look`, balanced by the light): its roster entry's look
     lab: tuple[float, ...] | None = None
 
     def to_json(self, session: int = 0) -> dict[str, Any]:
@@ -592,23 +585,20 @@ class Teaching:
             f"roll {roll.n} taught as {face} ({done})", "msg.taught", roll=roll.n, face=face, done=done.key
         )
 
-    def _set(self, crop: str = "box") -> DiceSet | None:
-        """The crops taught so far, as a set (None: none yet); ``crop`` "die": the die cut on its own
-        outline (each roll's `own`; "box" when a roll lacks it, one logged before issue 44 item 2)."""
+    def _set(self) -> DiceSet | None:
+        """The crops taught so far, as a set (None: none yet)."""
         assert self.session is not None
         taught = [r for r in self.rolls if r.face is not None]
         if not taught:
             return None
         s = self.session
-        die = crop == "die" and all(r.own is not None for r in taught)
         return DiceSet(
             s["name"],
             s["kind"],
             s["colour"],
             self.reader().embedder().digest,
             np.array([r.face for r in taught], np.int64),
-            np.stack([r.own if die and r.own is not None else r.features for r in taught]),
-            crop="die" if die else "box",
+            np.stack([r.features for r in taught]),
         )
 
     def _stored(self) -> DiceSet | None:
@@ -644,18 +634,11 @@ class Teaching:
                     each=N_EACH,
                 )
             )
-        stored = self._stored()
-        # the die cut on its own outline (issue 44 item 2), or the crop of the set it joins
-        same = stored is not None and stored.kind == self.session["kind"]
-        taught = self._set(stored.crop if same and stored is not None else CROP)
+        taught = self._set()
         assert taught is not None and self.cfg.dice_set_path is not None
         own = taught  # this die's crops alone: its roster entry's faces
-        joined = (
-            stored is not None
-            and stored.kind == taught.kind
-            and stored.embedder == taught.embedder
-            and stored.crop == taught.crop
-        )
+        stored = self._stored()
+        joined = stored is not None and stored.kind == taught.kind and stored.embedder == taught.embedder
         if stored is not None and joined:
             name = (
                 stored.name if taught.name in stored.name.split(" + ") else f"{stored.name} + {taught.name}"
@@ -846,8 +829,6 @@ class Teaching:
             (folder / f"roll-{n}.jpg").write_bytes(jpeg)
         self._keep_top(n, top)
         features = np.asarray(turned[0, 0], np.float32)
-        cut = reader.crops_of(image, [d], "die")[0]
-        own = np.asarray(reader.embedder().embed([cut], 1)[0, 0], np.float32)
         lab = _lab(perceiver, image, d)
         self._row(
             table,
@@ -865,7 +846,6 @@ class Teaching:
             side=round(side, 1),
             embedder=reader.embedder().digest,
             features=[round(float(x), 5) for x in features],
-            own_features=[round(float(x), 5) for x in own],
         )
         self.rolls.append(
             Roll(
@@ -881,7 +861,6 @@ class Teaching:
                 ocr=ocr,
                 near=tuple(near[:CANDIDATES]),
                 lab=lab,
-                own=own,
             )
         )
         self.notice = None
@@ -960,7 +939,6 @@ class Teaching:
                         ocr=None if not r.get("ocr") else (int(r["ocr"][0]), float(r["ocr"][1])),
                         near=tuple((int(f), float(like)) for f, like in r.get("near") or ()),
                         lab=None if not r.get("lab") else tuple(float(x) for x in r["lab"]),
-                        own=None if not r.get("own_features") else np.asarray(r["own_features"], np.float32),
                     )
                 )
             elif r.get("step") == "nudged" and self.rolls:

@@ -84,7 +84,6 @@ def test_a_die_is_taught_roll_by_roll_and_the_table_reads_with_the_saved_set(tmp
     assert "the table reads with it now" in saved["message"] and not saved["on"]
     stored = load_set(table.cfg.dice_set_path)  # the file `learn-dice confirm` writes
     assert stored.name == "ann's green d20" and stored.kind == "d20" and stored.faces == list(range(1, 21))
-    assert stored.crop == "die"  # each roll cut on the die's own outline (issue 44 item 2)
     assert len(stored.values) == 80
     # the table reads against its roster (issue 44 item 4): the die's entry, its faces the crops taught
     assert table.perceiver.reader.learnt.name == "ann-green-d20" and table.perceiver.roster is not None

@@ -4,8 +4,8 @@ of d20_wood (hand-held over wood, daylight; 10 faces) taught 4 frames of each fa
 perception step, its crops grouped, each group named by the face most of its crops show), then each
 taught frame read by `read` with the set.
 
-The issue's target is >= 99 % of them; reached: 36 of 40 (90 %) with the crop `learn-dice see` keeps
-now, the die cut on its own outline (`DiceSet.crop` "die", issue 44 item 2; 35 with the box crop; 34
+The issue's target is >= 99 % of them; reached: 36 of 40 (90 %) with the die cut on its own outline
+(`DiceSet.crop` "die", issue 44 item 2, named in the set file; 35 with the box crop; 34
 before `reader.SAME`: a die whose crop was 1.0 alike to the very picture taught as 3 was read as the
 OCR head's 9).  What keeps it under 99 %: benchmarks/RESULTS.md, issue 44 item 2 (frames the
 learning step finds no die in, a die centred apart by the learning step and `read`, a crop grouped
@@ -34,7 +34,7 @@ def test_a_learnt_set_reads_its_own_learn_frames_back() -> None:
     taught, _ = taught_and_later(items, 4)
     frames = [(x, at_table(imread(x.path))) for x in taught]
     reader = NumberedReader()
-    learnt, _, wrong = learn(reader, frames, "die")  # the crop `learn-dice see` keeps (issue 44 item 2)
+    learnt, _, wrong = learn(reader, frames, "die")  # the set names its crop (issue 44 item 2)
     assert learnt.crop == "die"
     assert wrong <= 1, wrong
     got = read(reader, frames, learnt)
