@@ -11,7 +11,7 @@ a colour short of that count is asked by the game's count question (not silent);
 to the die whose top face is seen before a die hidden under it.
 
     nice -n 10 .venv/bin/python -m benchmarks.missed_dice --set DIR [--board dicetar-wars] \\
-        [--limit N] [--crops DIR] [--markdown FILE] [--before] [--before-wide]
+        [--limit N] [--crops DIR] [--markdown FILE] [--before] [--before-wide] [--before-outline]
 """
 
 from __future__ import annotations
@@ -159,23 +159,35 @@ def main(argv: list[str] | None = None) -> int:
         help="also read each set with any change wider than 2.4 dice dropping the dice beside it "
         "(before issue 45 item 1's third turn: a wide shadow alone drops nothing)",
     )
+    ap.add_argument(
+        "--before-outline",
+        action="store_true",
+        help="also read each set without a die's outline filled (before issue 45 item 1's third turn)",
+    )
     args = ap.parse_args(argv)
     out = [run_header(argv, "benchmarks.missed_dice"), ""]
     for folder in args.set or [RENDERED]:
         scenes = [s for s in load_scenes("all", folder) if not args.board or s["board"] == args.board]
         if args.limit:
             scenes = scenes[: args.limit]
-        runs = [("before: top-face rule off", False, True)] if args.before else []
-        runs += [("before: a wide shadow drops the dice beside it", True, False)] if args.before_wide else []
-        for label, top_first, shadow_ok in [*runs, ("", True, True)]:
+        runs = [("before: top-face rule off", False, True, True)] if args.before else []
+        runs += (
+            [("before: a wide shadow drops the dice beside it", True, False, False)]
+            if args.before_wide
+            else []
+        )
+        runs += [("before: no outline filled", True, True, False)] if args.before_outline else []
+        for label, top_first, shadow_ok, outline in [*runs, ("", True, True, True)]:
             face.TOP_FACE_FIRST = top_first
             empty_diff.SHADOW_NOT_WIDE = shadow_ok
+            empty_diff.FILL_OUTLINES = outline
             res = run(scenes, args.crops)
             out += _report(res, f"{shown(folder)}{f' ({label})' if label else ''}", len(scenes))
             if args.list:
                 out += [str(r) for r in res["rows"]]
         face.TOP_FACE_FIRST = True
         empty_diff.SHADOW_NOT_WIDE = True
+        empty_diff.FILL_OUTLINES = True
     write("\n".join(out) + "\n", args.markdown)
     return 0
 

@@ -76,6 +76,16 @@ WIDE_SOLID = 0.5
 #: a wide shadow alone drops nothing (issue 45 item 1: two touching dice beside their shadow were
 #: refused); off: any change wider than WIDE dice drops the blobs beside it (benchmarks' "before")
 SHADOW_NOT_WIDE = True
+#: a thin blob of change (under a die's area) whose hull is FILL_LEAST to FILL_MOST die areas is a
+#: die's outline, its hull filled (off: the benchmarks' "before")
+FILL_OUTLINES = True
+FILL_LEAST = 0.5
+#: ... its parts found closed over this many die edges (a die's lit and shaded edges, broken)
+FILL_CLOSE = 0.9
+#: ... where at most FILL_PLAIN of the empty table under the hull is FILL_PRINT grey levels off its median
+FILL_PLAIN = 0.2
+FILL_PRINT = 40.0
+FILL_MOST = 1.6
 
 
 @dataclass
@@ -298,6 +308,32 @@ class EmptyDiff:
                 cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)),
             )
         )
+        if FILL_OUTLINES:
+            # a light die on a print of its colour changes only at its edges (the lit and the shaded
+            # ones) and its pips: a thin hook or ring round a die-sized hull, filled here before thin
+            # parts are opened away (issue 45 item 1: white dice under green light on the green print)
+            kf = max(3, round(e * FILL_CLOSE)) | 1
+            loose = cv2.morphologyEx(
+                got.solid.astype(np.uint8),
+                cv2.MORPH_CLOSE,
+                cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kf, kf)),
+            )
+            nb, lab0, st, _ = cv2.connectedComponentsWithStats(loose, connectivity=8)
+            for j in range(1, nb):
+                area = int(st[j, cv2.CC_STAT_AREA])
+                if max(st[j, cv2.CC_STAT_WIDTH], st[j, cv2.CC_STAT_HEIGHT]) > 2.0 * e or area > e * e:
+                    continue
+                ys, xs = np.nonzero(lab0 == j)
+                hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+                if not FILL_LEAST * e * e <= cv2.contourArea(hull) <= FILL_MOST * e * e:
+                    continue
+                inside = np.zeros_like(m)
+                cv2.fillConvexPoly(inside, hull, 1)
+                # on a plain stretch of print only: an outline of change on the empty table's own
+                # pattern (an ArUco marker's ink, a printed figure) is its light, not a die
+                grey = self._small[inside > 0].mean(axis=1)
+                if float(np.mean(np.abs(grey - np.median(grey)) > FILL_PRINT)) <= FILL_PLAIN:
+                    m[inside > 0] = 1
         k = max(3, round(e / 4)) | 1
         m = np.asarray(
             cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))

@@ -107,6 +107,31 @@ def test_a_hand_in_its_shadow_beside_a_die_proposes_nothing_there() -> None:
     assert finder.dropped
 
 
+def test_a_light_die_showing_only_two_edges_is_a_piece() -> None:
+    """Issue 45 item 1: a white die under green light on the green print differs from the empty table
+    only at its shaded edges and pips (a render of seed 20261210 lost one so); its outline's hull is
+    filled. A straight line (a thread, a seam) stays no die."""
+    empty = np.full((960, 1280, 3), (200, 235, 205), np.uint8)
+    frame = empty.copy()
+    cv2.line(frame, (818, 432), (818, 470), (120, 140, 125), 4)
+    cv2.line(frame, (780, 470), (818, 470), (120, 140, 125), 4)
+    cv2.circle(frame, (790, 442), 4, (40, 40, 40), -1)
+    cv2.circle(frame, (808, 460), 4, (40, 40, 40), -1)
+    cv2.line(frame, (300, 300), (340, 340), (120, 140, 125), 4)  # a thread
+    pieces = EmptyDiff(empty, lambda x, y: 40.0).pieces(_lit(frame, (1.0, 1.0, 1.0)))
+    assert len(pieces) == 1, pieces
+    assert abs(pieces[0][0] - 799) < 12 and abs(pieces[0][1] - 451) < 12
+    # the same outline over a marker's ink (its light changed, a render of seed 20261208) is no die
+    marked = empty.copy()
+    cv2.rectangle(marked, (770, 425), (830, 480), (0, 0, 0), -1)
+    cv2.rectangle(marked, (785, 440), (800, 455), (255, 255, 255), -1)
+    cv2.rectangle(marked, (805, 440), (815, 465), (255, 255, 255), -1)
+    on_ink = marked.copy()
+    cv2.line(on_ink, (818, 432), (818, 470), (120, 140, 125), 4)
+    cv2.line(on_ink, (780, 470), (818, 470), (120, 140, 125), 4)
+    assert EmptyDiff(marked, lambda x, y: 40.0).pieces(on_ink) == []
+
+
 def test_three_dice_in_a_row_are_three_pieces() -> None:
     """(A white 1 seen straight down on white paper shows the empty table only its one pip: such a row
     of white dice is not split; dice seen at a slant show their sides too.)"""
