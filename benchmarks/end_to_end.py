@@ -87,21 +87,12 @@ def size_bucket(size_mm: float) -> str:
     return "19 mm"
 
 
-def read_scene(
-    truth: dict[str, Any],
-    reader: Any,
-    boards: dict[str, Any],
-    before: list[dict[str, Any]] | None = None,
-    vision: VisionSection | None = None,
-    empty: np.ndarray | None = None,
-    expected: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """One frame through the table's own perception step (controller.perceive, the game's colours
-    being the scene's): the game's readings as the table keeps them (dicts, placed: zones,
-    min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU ms it
-    took.  ``before``: the readings of the throw scored before (the table's memory); ``empty``: the
-    empty table the camera saw before the throw (None: none seen); ``expected``: how many dice of
-    which colours the game says the throw shows (`game_counts`; None: the table is not told)."""
+def scene_perceiver(
+    truth: dict[str, Any], reader: Any, boards: dict[str, Any], vision: VisionSection | None = None
+) -> tuple[Perceiver, np.ndarray, list[str]]:
+    """A rendered scene as the table sees it: its perception step (``reader``, the scene's board,
+    its camera's calibration and dice sizes; ``boards`` caches the boards by file), the scene's
+    video frame, and the game's colours (the scene's)."""
     board = boards.setdefault(truth["board_file"], load_board(ROOT / truth["board_file"]))
     cam = truth["camera"]
     cal = parse_calibration(
@@ -117,6 +108,25 @@ def read_scene(
     perceiver = Perceiver.of(
         reader, vision or VisionSection(), BoardGeometry.of(board, cal, "body", sizes), die_sizes_mm=sizes
     )
+    return perceiver, np.asarray(image), colours
+
+
+def read_scene(
+    truth: dict[str, Any],
+    reader: Any,
+    boards: dict[str, Any],
+    before: list[dict[str, Any]] | None = None,
+    vision: VisionSection | None = None,
+    empty: np.ndarray | None = None,
+    expected: dict[str, int] | None = None,
+) -> dict[str, Any]:
+    """One frame through the table's own perception step (controller.perceive, the game's colours
+    being the scene's): the game's readings as the table keeps them (dicts, placed: zones,
+    min_multiplier, field_status, card_slot, stack_level, rests_on, footprint_mm), and the CPU ms it
+    took.  ``before``: the readings of the throw scored before (the table's memory); ``empty``: the
+    empty table the camera saw before the throw (None: none seen); ``expected``: how many dice of
+    which colours the game says the throw shows (`game_counts`; None: the table is not told)."""
+    perceiver, image, colours = scene_perceiver(truth, reader, boards, vision)
     seen = perceiver.perceive(
         image, empty=empty, colours=colours, place_colours=colours, before=before or [], expected=expected
     )

@@ -41,13 +41,11 @@ import cv2
 import numpy as np
 
 import controller.values as values
-from benchmarks.harness import RENDERED, ROOT, run_header, shown, write
+from benchmarks.end_to_end import scene_perceiver
+from benchmarks.harness import RENDERED, run_header, shown, write
 from benchmarks.missed_dice import cause
 from benchmarks.scenes import empty_frame, load_scenes
-from calibration.board import load_board
-from calibration.camera import parse_calibration
-from controller.config import VisionSection
-from controller.perceive import BoardGeometry, Perceiver, reader_for
+from controller.perceive import reader_for
 
 #: a die whose top face is at least this share in view is matched first
 VISIBLE = 0.5
@@ -100,21 +98,7 @@ def read(
     """The game's dice of one scene as the table reads them (`benchmarks.end_to_end.read_scene`'s way),
     from its still when ``still`` is given (the video frame giving the board's pose); None when the
     board's pose is not found.  ``ms``: the step's CPU milliseconds appended to it."""
-    board = boards.setdefault(truth["board_file"], load_board(ROOT / truth["board_file"]))
-    cam = truth["camera"]
-    cal = parse_calibration(
-        {
-            "camera_matrix": cam["camera_matrix"],
-            "dist_coeffs": cam["dist_coeffs"],
-            "image_size": truth["image_size"],
-        }
-    )
-    image = cv2.imread(str(Path(truth["_dir"]) / truth["image"]), cv2.IMREAD_COLOR)
-    colours = sorted({d["colour"] for d in truth["dice"]})
-    sizes = list(truth.get("die_sizes_mm") or [truth["die_size_mm"]])
-    perceiver = Perceiver.of(
-        reader, VisionSection(), BoardGeometry.of(board, cal, "body", sizes), die_sizes_mm=sizes
-    )
+    perceiver, image, colours = scene_perceiver(truth, reader, boards)
     empty = empty_frame(truth)
     if still is None:
         seen = perceiver.perceive(image, empty=empty, colours=colours, place_colours=colours)
