@@ -443,6 +443,9 @@ class DiceReader(Reader):
             for k in dropped
         ]
         readings = _finish(image, [k[:4] for k in kept], palette)
+        order = sorted(range(len(readings)), key=lambda i: (readings[i].center[1], readings[i].center[0]))
+        readings = [readings[i] for i in order]  # top to bottom, then left to right
+        again = tuple(n for n, i in enumerate(order) if i in again)
         if self.view_confidence is not None:
             readings = self.view_confidence.apply(readings, self.view if view is None else view)
         return Examined(readings, rejected, again)
@@ -795,7 +798,7 @@ def suppress(found: list[P], radius: float = 0.45) -> list[P]:
 def _finish(
     image: np.ndarray, kept: list[tuple[Candidate, int, float, np.ndarray]], palette: Palette
 ) -> list[DieReading]:
-    """Outline, colour and cocked flag for each accepted die."""
+    """Outline, colour and cocked flag for each accepted die (in ``kept``'s order)."""
     labs = body_labs([k[3] for k in kept])
     colours = palette.describe([k[3] for k in kept])  # the body's colour (a learnt look: more), for its name
     shapes = [
@@ -830,7 +833,6 @@ def _finish(
                 colour_near=near,
             )
         )
-    out.sort(key=lambda r: (r.center[1], r.center[0]))
     return out
 
 

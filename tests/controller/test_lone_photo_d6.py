@@ -109,3 +109,19 @@ def test_dicetable_read_of_real_coins_with_no_config_reads_no_dice() -> None:
     tilted, plain = reader_for("", ["d6"], estimate_tilt=True), reader_for("", ["d6"])
     assert isinstance(tilted, PipDice) and tilted.lone_median is None
     assert isinstance(plain, PipDice) and plain.lone_median == LONE_MEDIAN
+
+
+def test_found_again_names_the_symbol_steps_own_readings_after_sorting() -> None:
+    """`Examined.found_again` indexes the readings as returned (sorted top to bottom): on a rendered
+    board the symbol-face step keeps a printed "x3" as a question (at most ASKED sure), and it is
+    that reading, not the one whose place it had before the readings were sorted."""
+    import cv2
+
+    from vision.reader import ASKED, default_reader
+
+    img = cv2.imread(str(Path(__file__).resolve().parents[1] / "fixtures" / "numbered" / "scene_0002.jpg"))
+    seen = default_reader().examine(img)
+    assert seen.found_again
+    for i in seen.found_again:
+        assert seen.readings[i].confidence <= ASKED
+    assert any(abs(seen.readings[i].center[0] - 436) < 10 for i in seen.found_again)

@@ -17,7 +17,7 @@ it calls 6 of the 370 numbered and `read_all` reads 359 right
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -222,7 +222,8 @@ def read_all(
     image_bgr = check_bgr(image_bgr)
     kinds = parse_kinds(kinds)
     copies = still_copies(image_bgr)
-    pips = read_pips(image_bgr, palette, copies.video, where, rejected) if "d6" in kinds else []
+    again: set[tuple[float, float]] = set()
+    pips = read_pips(image_bgr, palette, copies.video, where, rejected, again) if "d6" in kinds else []
     return add_numbered(
         image_bgr,
         pips,
@@ -233,6 +234,7 @@ def read_all(
         learnt=learnt,
         where=where,
         rejected=rejected,
+        again=again,
     )
 
 
@@ -242,11 +244,14 @@ def read_pips(
     small: np.ndarray | None = None,
     where: Sequence[WhereStep] = (),
     rejected: list[Rejected] | None = None,
+    again: set[tuple[float, float]] | None = None,
 ) -> list[DieReading]:
     """The pip-d6 reader's dice in a checked BGR frame; a still larger than a video frame is read
     shrunk to the video frame's size (`small`, its `video_copy` when already made), its dice scaled
     back to the still's pixels.  `where`: the steps its candidates must pass (a shrunk still's dice
-    are judged after reading, on their boxes in the still's pixels), each stopped added to `rejected`."""
+    are judged after reading, on their boxes in the still's pixels), each stopped added to `rejected`.
+    `again`: the centres of the dice the symbol-face step kept as questions (`Examined.found_again`)
+    are added to it (`add_numbered` drops such a question lying on a numbered die)."""
     from vision.numbered.reader import scaled, video_copy
     from vision.reader import default_reader as d6_reader
 
@@ -255,9 +260,14 @@ def read_pips(
         seen = d6_reader().examine(image_bgr, palette, where or None)
         if rejected is not None:
             rejected += seen.rejected
+        if again is not None:
+            again.update(seen.readings[i].center for i in seen.found_again)
         return seen.readings
     k = image_bgr.shape[1] / small.shape[1]
-    got = [scaled(r, k) for r in d6_reader().read(small, palette)]
+    seen = d6_reader().examine(small, palette)
+    got = [scaled(r, k) for r in seen.readings]
+    if again is not None:
+        again.update(got[i].center for i in seen.found_again)
     if not where:
         return got
     boxes = [Box(r.center, _size(r), _size(r)) for r in got]
@@ -282,9 +292,14 @@ def add_numbered(
     where: Sequence[WhereStep] = (),
     rejected: list[Rejected] | None = None,
     disputed: float = DISPUTED,
+    again: Collection[tuple[float, float]] = (),
 ) -> list[DieReading]:
     """The pip-d6 reader's readings `d6` of a frame merged (`merge`) with the numbered reader's
     (`reader`, the default one if None; `copies`: the frame's `still_copies` when already made).
+    `again`: the centres of the d6 the symbol-face step kept as questions (`read_pips`): dropped.
+    Beside numbered dice the numbered reader is the authority on faces that are not pips; what the
+    pip reader called no die there is a numbered die or the board's print (a zone's printed "x3"
+    was asked as a symbol die), so the symbol-face step serves tables of pip d6 alone (`PipDice`).
 
     A die only the pip reader found is looked at once more by the numbered reader (`second_look`).
     A d6 of the numbered reader is kept only where the pip reader found none, so its top face is
@@ -312,6 +327,8 @@ def add_numbered(
     pip = {id(r) for r in d6}
     cleared = frozenset(i for i in pip if shares.get(i, 0.0) >= D6_CLEAR)
     merged = merge(d6, numbered, disputed, cleared)
+    if again:
+        merged = [r for r in merged if not (id(r) in pip and r.center in again)]
     return [r if id(r) in pip else with_face_quad(image_bgr, r) for r in merged]
 
 
@@ -389,7 +406,12 @@ class NumberedDice(Reader):
         # pip d6 beside numbered dice: the pip reader stays the authority on d6; at a table of
         # numbered dice alone its dice are read again as the table's kinds (never hidden)
         hide = reader.narrow != "relabel"
-        pips = read_pips(image, palette, copies.video, steps, rejected) if "d6" in kinds or not hide else []
+        again: set[tuple[float, float]] = set()
+        pips = (
+            read_pips(image, palette, copies.video, steps, rejected, again)
+            if "d6" in kinds or not hide
+            else []
+        )
         if "d6" in kinds:
             got = add_numbered(
                 image,
@@ -403,6 +425,7 @@ class NumberedDice(Reader):
                 steps,
                 rejected,
                 disputed=self.disputed,
+                again=again,
             )
         else:
             got = reader.read(
