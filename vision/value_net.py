@@ -18,27 +18,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
 from vision.crops import MARGIN, Pyramid, crop_die
 from vision.runtime import Model, blob, softmax
+from vision.verifier import Placed
 
 NAME = "d6_value_real.onnx"
 #: the net's input side, pixels
 SIDE = 64
 #: the weight of the value net's log-probabilities against the classifier's (a geometric mix)
 WEIGHT = 0.5
-
-
-class Box(Protocol):
-    @property
-    def center(self) -> tuple[float, float]: ...
-    @property
-    def w(self) -> float: ...
-    @property
-    def h(self) -> float: ...
 
 
 class ValueNet:
@@ -69,7 +60,7 @@ class ValueNet:
         """A box-read reading's confidence through the calibration's knots."""
         return float(np.interp(confidence, self.knots[:, 0], self.knots[:, 1]))
 
-    def probs(self, pyr: Pyramid, boxes: Sequence[Box]) -> np.ndarray:
+    def probs(self, pyr: Pyramid, boxes: Sequence[Placed]) -> np.ndarray:
         """Its softmax (N x 7) for each box: the box and its margin, cut SIDE px."""
         if not boxes:
             return np.zeros((0, 7), np.float32)

@@ -42,8 +42,8 @@ NET_PATH = MODELS / "d6_notadie.onnx"
 CONTEXT = 2.5
 
 
-class Box(Protocol):
-    """What a verifier needs of a candidate: centre, box size and the detector's score."""
+class Placed(Protocol):
+    """A candidate's place: its centre and box size (what a crop is cut by)."""
 
     @property
     def center(self) -> tuple[float, float]: ...
@@ -51,6 +51,11 @@ class Box(Protocol):
     def w(self) -> float: ...
     @property
     def h(self) -> float: ...
+
+
+class Box(Placed, Protocol):
+    """What a verifier needs of a candidate: centre, box size and the detector's score."""
+
     @property
     def score(self) -> float: ...
 
