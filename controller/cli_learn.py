@@ -4,9 +4,13 @@ dicetable learn-dice see FRAME... --set NAME --kind d20 --colour red --session D
         [--config table.toml] [--empty EMPTY.png]
         look at the set's dice showing their faces, as the table reads a frame (its where-steps; only
         what differs from the empty table); write DIR/confirm.csv, DIR/groups.png
-dicetable learn-dice confirm DIR [--labels FILE] [--config table.toml | --out SET.json] [--allow-missing]
+dicetable learn-dice confirm DIR [--labels FILE] [--config table.toml [--owner NAME] [--colour NAME]
+        | --out SET.json] [--allow-missing]
         the person's faces for each group; store the set where the table reads it (a set lacking
-        faces, or of a kind the table's game does not use, is refused)
+        faces, or of a kind the table's game does not use, is refused): with --config the die is an
+        entry of the table's roster (its faces and the looks of its crops, `learn_dice.rostered`),
+        read against it as a die taught on /learn is, and the set is also saved where [table]
+        dice_set points, when it does
 dicetable learn-dice colour PHOTO... --config table.toml (--die ID | --owner NAME --colour NAME [--kind d6])
         a die's look (its body colour) learnt from photos of it alone, into the table's roster
         (controller.learn_looks)
@@ -75,36 +79,54 @@ def confirm_cmd(
         None, "--labels", help="The filled-in sheet (default SESSION/confirm.csv)."
     ),
     config: Path | None = typer.Option(
-        None, "--config", help="The table's table.toml: the set is saved where its [table] dice_set points."
+        None,
+        "--config",
+        help="The table's table.toml: the die is added to its roster (read against it, as a die taught "
+        "on /learn) and the set saved where its [table] dice_set points, when it has one.",
     ),
-    out: Path | None = typer.Option(None, "--out", help="Save the set here instead."),
+    out: Path | None = typer.Option(None, "--out", help="Save the set here instead (no roster entry)."),
+    owner: str = typer.Option(
+        "table", "--owner", help="With --config: the die's owner in the roster (the player's name)."
+    ),
+    colour: str = typer.Option(
+        "",
+        "--colour",
+        help="With --config: the die's colour in the roster (default: the session's --colour, else the "
+        "colour the table named most often on the confirmed crops).",
+    ),
     allow_missing: bool = typer.Option(
         False,
         "--allow-missing",
         help="Store a set that lacks faces of its kind (the referee's answers add them as the table plays).",
     ),
 ) -> None:
-    """Make the set from the confirmed faces and store it for the table."""
-    from controller.learn_dice import LearnError, confirm, game_kinds_of
+    """Make the set from the confirmed faces and store it for the table: with --config, the die joins
+    the table's roster (its faces and the look of its crops; read against the roster as a die taught
+    on /learn is) and the set is saved where [table] dice_set points, when it does."""
+    from controller.learn_dice import LearnError, confirm, game_kinds_of, rostered
 
     if (config is None) == (out is None):
-        raise _fail(
-            "expected one of --config table.toml (save where its [table] dice_set points) or --out FILE"
-        )
+        raise _fail("expected one of --config table.toml (the table's roster and set) or --out FILE")
+    if out is not None and (owner != "table" or colour):
+        raise _fail("--owner and --colour name the die in the table's roster: expected them with --config")
     cfg = _config(config) if config is not None else None
     try:
         dice = confirm(session, labels, game_kinds_of(cfg) if cfg is not None else None, allow_missing)
+        die = rostered(cfg, session, dice, labels, owner, colour) if cfg is not None else None
     except LearnError as e:
         raise _fail(str(e)) from None
+    said = f"set {dice.name!r} ({dice.kind}, faces {', '.join(map(str, dice.faces))})"
     if cfg is not None:
-        if cfg.dice_set_path is None:
-            raise _fail(
-                f'{config}: expected [table] dice_set = "FILE.json" naming where the table keeps its set'
-            )
+        assert die is not None
         out = cfg.dice_set_path
-    assert out is not None
-    dice.save(out)
-    typer.echo(f"set {dice.name!r} ({dice.kind}, faces {', '.join(map(str, dice.faces))}) saved to {out}")
+        looks = (die.look or {}).get("seen", 0)
+        typer.echo(
+            f"{said}: {die.name} ({die.id}) in the roster {cfg.roster_path} ({len(dice.values)} crops, "
+            f"{looks} looks); the table reads against it from its next start"
+        )
+    if out is not None:
+        dice.save(out)
+        typer.echo(f"{said} saved to {out}")
 
 
 def _config(path: Path) -> TableConfig:

@@ -16,6 +16,8 @@ in the session folder:
 `confirm`: the filled-in sheet (or a labels file of the same form) makes the set
 (`vision.numbered.learnt.DiceSet`), saved where the table's config points (`[table] dice_set`); a set
 lacking faces, or of a kind the table's game does not use, is refused, naming what is missing.
+`rostered`: with a table's config the die is also an entry of its roster (`controller.roster`: its
+faces and the looks of its crops, as ``/learn`` keeps a die), which the table reads against.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -58,6 +60,11 @@ class Seen:
     group: int
     guess: int | None
     features: list[float]
+    #: the die's look (`controller.roster.die_look`, balanced by the light as the table reads it) and
+    #: the colour the reader named: the roster entry `confirm --config` makes keeps them (None: not
+    #: measured; a session seen before the CLI taught roster entries)
+    lab: list[float] | None = None
+    colour: str | None = None
 
 
 def cluster(turned: np.ndarray, link: float = LINK) -> list[int]:
@@ -173,7 +180,7 @@ def see(
     if empty_img is not None:
         perceiver.set_empty(empty_img)
     table = perceiver.where.empty  # the empty table given, or the config's empty_table_frame
-    where, crops, kept, guesses = [], [], [], []
+    where, crops, kept, guesses, looks = [], [], [], [], []
     for path in frames:
         img = _image(path)
         if table is not None and table.empty.shape != img.shape:
@@ -185,6 +192,7 @@ def see(
         seen_set = perceiver.perceive(img)
         dice = [d.to_json() for d in seen_set.dice]
         own = reader.crops_of(img, dice, crop)
+        looks += _looks(perceiver, img, dice)
         for d, boxed, cut in zip(dice, reader.crops_of(img, dice, "box"), own, strict=True):
             where.append((str(path), (round(d["center"][0], 1), round(d["center"][1], 1))))
             crops.append(boxed)
@@ -198,8 +206,8 @@ def see(
     groups = cluster(reader.embedder().embed(crops, TURNS))
     upright = reader.embedder().embed(kept, 1)
     seen = [
-        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]])
-        for (fr, c), g, guess, t in zip(where, groups, guesses, upright, strict=True)
+        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], *look)
+        for (fr, c), g, guess, t, look in zip(where, groups, guesses, upright, looks, strict=True)
     ]
     folder.mkdir(parents=True, exist_ok=True)
     meta = {"name": name, "kind": kind, "colour": colour, "embedder": reader.embedder().digest, "crop": crop}
@@ -213,6 +221,29 @@ def see(
             w.writerow([g, sum(s.group == g for s in seen), guess, ""])
     cv2.imwrite(str(folder / PICTURE), contact_sheet(crops, groups))
     return seen
+
+
+def _looks(perceiver: Perceiver, img: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    """(look, colour named) of each die read in ``img``: its look as the table reads it against its
+    roster's looks (`controller.roster.die_look`, balanced by the light: `Perceiver.reading_palette`;
+    None when it cannot be measured) and the colour the reader named (None: none)."""
+    from controller.roster import die_look
+
+    try:
+        pose = perceiver.geometry.pose(img) if perceiver.geometry is not None else None
+        palette = perceiver.reading_palette(img, pose, None)
+    except (ValueError, cv2.error):
+        palette = None
+    out: list[tuple[Any, Any]] = []
+    for d in dice:
+        lab = None
+        if palette is not None and d.get("quad"):
+            try:
+                lab = [round(float(x), 3) for x in die_look(img, d["quad"], palette)]
+            except (ValueError, cv2.error):
+                lab = None
+        out.append((lab, d.get("colour") or None))
+    return out
 
 
 def game_kinds_of(cfg: TableConfig) -> tuple[str, ...]:
@@ -312,3 +343,64 @@ def confirm(
         np.array([s["features"] for s in keep], np.float32),
         crop=str(data.get("crop", "box")),  # a session seen before issue 44 item 2: the box crop
     )
+
+
+#: the owner of a die `confirm --config` adds to the roster when none is named (``--owner``)
+OWNER = "table"
+
+
+def rostered(
+    cfg: TableConfig,
+    folder: Path,
+    dice: DiceSet,
+    sheet: Path | None = None,
+    owner: str = OWNER,
+    colour: str = "",
+    who: str = "cli",
+) -> Any:
+    """The die a session taught (its confirmed set ``dice``) as an entry of the table's roster
+    (`controller.roster`), as ``/learn`` keeps a die it taught, so the table reads it against the
+    roster (issue 44 item 4: matched by its faces and look, a die of its kind that is none of the
+    roster's dice asked, its taught faces trusted: `controller.roster.TRUST_TAUGHT`): the entry of
+    ``owner``'s die of ``colour`` (else the session's ``--colour``, else the colour the reader named
+    most often on the crops confirmed) and the set's kind, added, or its faces and look replaced when
+    the roster lists it; its look the taught crops' looks.  Logged in the table's event log (a
+    ``control`` row ``roster``) before the file is written.  Raises LearnError naming what is wrong
+    (a refused roster file is left as it is)."""
+    from controller.learn_looks import _log_row
+    from controller.roster import COLOUR_MAX, OWNER_MAX, Roster, RosterError
+
+    data = json.loads((folder / SEEN).read_text(encoding="utf-8"))
+    faces = read_faces(sheet or folder / SHEET, dice.kind)
+    keep = [s for s in data["seen"] if faces.get(int(s["group"])) is not None]
+    named = Counter(str(s["colour"]) for s in keep if s.get("colour"))
+    colour = (colour or str(data.get("colour") or "")).strip() or (
+        named.most_common(1)[0][0] if named else ""
+    )
+    if not colour or len(colour) > COLOUR_MAX:
+        raise LearnError(
+            f"--colour: expected the die's colour (1 to {COLOUR_MAX} characters, say blue) for its "
+            f"roster entry, got {colour!r} (the session has none: give --colour to confirm)"
+        )
+    owner = owner.strip()
+    if not owner or len(owner) > OWNER_MAX:
+        raise LearnError(f"--owner: expected the die's owner (1 to {OWNER_MAX} characters), got {owner!r}")
+    labs = [s["lab"] for s in keep if s.get("lab")]
+    sizes = cfg.dice.sizes_mm or []
+    roster = Roster(cfg.roster_path)
+    if roster.error is not None:
+        raise LearnError(f"{roster.error}: mend or remove it, then confirm again")
+    try:
+        return roster.taught(
+            dice,
+            owner,
+            colour,
+            sizes[0] if len(sizes) == 1 else None,
+            cfg.table.dice_set,
+            who,
+            _log_row(cfg),
+            labs,
+            join=False,
+        )
+    except (RosterError, OSError) as e:
+        raise LearnError(f"roster {cfg.roster_path}: {e}") from None

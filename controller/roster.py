@@ -455,11 +455,14 @@ class Roster:
         who: str,
         log_row: Any,
         labs: list[Any] | None = None,
+        join: bool = True,
     ) -> Die:
         """A die taught on ``/learn`` (its crops ``taught``): its entry added, or, when the roster
         lists the die (the same owner, colour and kind), its faces joined (a set learnt with another
         embedding net, or of another crop, replaced); ``labs``: the look of each roll taught, joined
-        to the entry's look (issue 44 item 4: which die a die found is, by its look too)."""
+        to the entry's look (issue 44 item 4: which die a die found is, by its look too).  ``join``
+        False (`dicetable learn-dice confirm --config`, which stores the set it is given): a listed
+        die's faces, and its look when ``labs`` are given, are replaced, not joined."""
         with self._lock:
             self._writable()
             same = [
@@ -472,7 +475,8 @@ class Roster:
             if same:
                 old = same[0].learnt()
                 if (
-                    old is not None
+                    join
+                    and old is not None
                     and old.embedder == taught.embedder
                     and old.kind == taught.kind
                     and old.crop == taught.crop  # a set of another crop (issue 44 item 2) is replaced
@@ -496,7 +500,9 @@ class Roster:
             die = replace(die, faces=faces)
             if labs:
                 try:
-                    look = Look.learn(labs, None if die.look is None else Look.from_json(die.look))
+                    look = Look.learn(
+                        labs, None if die.look is None or not join else Look.from_json(die.look)
+                    )
                 except ValueError as e:
                     raise RosterError(str(e)) from None
                 die = replace(die, look=look.to_json())
