@@ -26,11 +26,18 @@ margin, 64 px) and balanced by the frame's light (`Palette.balanced_by_frame`).
 Columns: palette: the table's way without a roster (`Palette.known` of the colours labelled in the
 photo plus white and black, `near_two`: a die between two colours is asked); roster, body: the
 nearest learnt look by the body's colour alone (issue 44's first round: `vision.face.body_colour_labs`,
-K 2); roster, whole look: the nearest learnt look by body, pips and vivid part (`vision.face.die_looks`,
-`vision.looks`).  Right: named right and not asked; silent: named wrong and not asked (per 500 dice);
-asked.
+K 2); roster, whole look: the nearest learnt look by body, spread and pips (the second round's 15
+numbers of `vision.face.die_looks`, `vision.looks.WHOLE_WEIGHTS`); roster, hued look: the same with the
+shares of the die's pixels by hue (third round: all of `vision.face.die_looks`,
+`vision.looks.HUED_WEIGHTS`).  Right: named right and not asked; silent: named wrong and not asked
+(per 500 dice); asked.
 
-    nice -n 10 .venv/bin/python -m benchmarks.colours_roster [--markdown FILE] [--smoke]
+``--choose`` picks the hued look's settings (hue sectors, chroma, share weight, ask ratio: ``GRID``)
+on the train photos alone: every look learnt from 3 of them in turn (``ROTATIONS``), read on the
+others, from the box and the reader's crop; the cheapest setting wins (a silent die costs
+``SILENT_COST`` questions).
+
+    nice -n 10 .venv/bin/python -m benchmarks.colours_roster [--markdown FILE] [--smoke] [--choose]
 """
 
 from __future__ import annotations
@@ -48,12 +55,12 @@ import numpy as np
 from benchmarks.colours_real import LABELS, NOT_DICE, TRAIN_LABELS, TUNE_LABELS, by_box, load_labels
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
 from vision.crops import MARGIN
-from vision.looks import LearntPalette, Look, look_of, pooled
+from vision.looks import WHOLE, LearntPalette, Look, look_of, pooled
 from vision.palette import Palette
 
 LOOKS = ROOT / "benchmarks" / "labels" / "d6_looks.csv"
 LEARN_PHOTOS = 3
-COLUMNS = ("palette", "roster, body", "roster, whole look")
+COLUMNS = ("palette", "roster, body", "roster, whole look", "roster, hued look")
 PROTOCOLS = ("by look", "by look, reader's crop", "by colour class")
 
 
@@ -180,9 +187,11 @@ def split(photos: dict[str, list[Seen]], by: str) -> tuple[dict[str, list[str]],
     return learn, [p for p in sorted(photos) if p not in taught]
 
 
-def rosters(photos: dict[str, list[Seen]], by: str) -> tuple[LearntPalette, LearntPalette, list[str]]:
-    """The roster learnt by body alone and by whole look (each entry pooled by its colour), and the
-    photos to read."""
+def rosters(
+    photos: dict[str, list[Seen]], by: str
+) -> tuple[LearntPalette, LearntPalette, LearntPalette, list[str]]:
+    """The roster learnt by body alone, by the second round's whole look and by the whole look with
+    its hue shares (each entry pooled by its colour), and the photos to read."""
     learn, test = split(photos, by)
     entries: dict[str, tuple[str, list[np.ndarray], list[np.ndarray]]] = {}
     for key, ps in learn.items():
@@ -193,8 +202,9 @@ def rosters(photos: dict[str, list[Seen]], by: str) -> tuple[LearntPalette, Lear
                     e[1].append(s.palette.balance_lab(s.body))
                     e[2].append(s.whole)
     body = LearntPalette.of(pooled((c, Look.learn(b)) for c, b, _ in entries.values()))
-    whole = LearntPalette.of(pooled((c, Look.learn(w)) for c, _, w in entries.values()))
-    return body, whole, test
+    whole = LearntPalette.of(pooled((c, Look.learn(x[:WHOLE] for x in w)) for c, _, w in entries.values()))
+    hued = LearntPalette.of(pooled((c, Look.learn(w)) for c, _, w in entries.values()))
+    return body, whole, hued, test
 
 
 def run(smoke: bool = False) -> dict[str, Any]:
@@ -209,7 +219,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
             if name.endswith("reader's crop") != protocol.endswith("reader's crop"):
                 continue
             source = name.split(",")[0]
-            body, whole, test = rosters(photos, by)
+            body, whole, hued, test = rosters(photos, by)
             info[f"{protocol} | {source}"] = {
                 "photos": len(photos),
                 "learn photos": len(photos) - len(test),
@@ -223,7 +233,8 @@ def run(smoke: bool = False) -> dict[str, Any]:
                     ways: dict[str, tuple[Any, np.ndarray]] = {
                         "palette": (s.palette, s.body),
                         "roster, body": (replace(body, light=s.palette.light), s.body),
-                        "roster, whole look": (replace(whole, light=s.palette.light), s.whole),
+                        "roster, whole look": (replace(whole, light=s.palette.light), s.whole[:WHOLE]),
+                        "roster, hued look": (replace(hued, light=s.palette.light), s.whole),
                     }
                     for key in (f"{protocol} | {group} | {source}", f"{protocol} | {group} | all"):
                         c = tally.setdefault(key, Counter())
@@ -240,10 +251,120 @@ def run(smoke: bool = False) -> dict[str, Any]:
                                     w = wrong.setdefault(f"{protocol} | {group} | {col}", Counter())
                                     w[f"{s.look}->{got}"] += 1
                         if key.endswith("all") and protocol == "by look":
-                            got, near = ways["roster, whole look"][0].near_two(s.whole)
+                            got, near = ways["roster, hued look"][0].near_two(s.whole)
                             k = "asked" if near is not None else ("right" if got == s.colour else "silent")
                             per_look.setdefault(f"{group} | {s.colour}: {s.look}", Counter())[k] += 1
     return {"tally": tally, "wrong": wrong, "info": info, "per_look": per_look}
+
+
+#: --choose: the rotations of the learn photos (each look learnt from the 3 train photos showing it
+#: from this one on) and the grid (vision.face.HUE_BINS, HUE_CHROMA; vision.looks.SHARE_WEIGHT,
+#: ASK_RATIO_HUED)
+ROTATIONS = (0, 2, 4, 6, 8, 10)
+GRID = {
+    "bins": (8, 12, 16),
+    "chroma": (6.0, 8.0, 12.0, 16.0, 20.0),
+    "share": (0.0, 0.15, 0.3, 0.6),
+    "ratio": (0.75, 0.8, 0.85, 0.9),
+}
+#: --choose: a die named wrong unasked costs this many questions
+SILENT_COST = 5
+
+
+def choose(smoke: bool = False) -> list[tuple[dict[str, float], Counter[str]]]:
+    """The hued look's settings chosen on the train photos alone (never the held-out ones): every
+    look learnt from 3 of them (``ROTATIONS``), read on the others, from the labelled box and from the
+    reader's crop; each setting of ``GRID`` tallied (right / silent / asked), cheapest first (a silent
+    die costs ``SILENT_COST`` questions)."""
+    import itertools
+
+    import vision.face as vf
+    import vision.looks as vl
+
+    saved = (
+        vf.HUE_BINS,
+        vf.HUE_CHROMA,
+        vf.SHARES,
+        vf.LOOK_SIZE,
+        vl.HUED,
+        vl.FORMS,
+        vl.HUED_WEIGHTS,
+        vl.ASK_RATIO_HUED,
+    )
+    out: list[tuple[dict[str, float], Counter[str]]] = []
+    try:
+        for bins, chroma in itertools.product(GRID["bins"], GRID["chroma"]):
+            vf.HUE_BINS, vf.HUE_CHROMA = bins, chroma
+            vf.SHARES = bins + len(vf.GREY_CUTS) + 1
+            vf.LOOK_SIZE = vl.HUED = 15 + 2 * vf.SHARES
+            vl.FORMS = (vl.BODY, vl.WHOLE, vl.HUED)
+            sets, held = sightings(smoke)
+            for share, ratio in itertools.product(GRID["share"], GRID["ratio"]):
+                vl.HUED_WEIGHTS = np.concatenate([vl.WHOLE_WEIGHTS, np.full(vl.HUED - 15, 100.0 * share)])
+                vl.ASK_RATIO_HUED = ratio
+                c: Counter[str] = Counter()
+                for name, photos in sets.items():
+                    if name.startswith("byler"):
+                        _cross(c, {p: ss for p, ss in photos.items() if p not in held})
+                out.append(({"bins": bins, "chroma": chroma, "share": share, "ratio": ratio}, c))
+    finally:
+        (
+            vf.HUE_BINS,
+            vf.HUE_CHROMA,
+            vf.SHARES,
+            vf.LOOK_SIZE,
+            vl.HUED,
+            vl.FORMS,
+            vl.HUED_WEIGHTS,
+            vl.ASK_RATIO_HUED,
+        ) = saved
+    return sorted(out, key=lambda kv: (SILENT_COST * kv[1]["silent"] + kv[1]["asked"], kv[1]["silent"]))
+
+
+def _cross(c: Counter[str], photos: dict[str, list[Seen]]) -> None:
+    shows: dict[str, list[str]] = {}
+    for p in sorted(photos):
+        for look in {s.look for s in photos[p]}:
+            shows.setdefault(look, []).append(p)
+    for o in ROTATIONS:
+        learn = {
+            k: [ps[(o + j) % len(ps)] for j in range(LEARN_PHOTOS)]
+            for k, ps in shows.items()
+            if len(ps) > LEARN_PHOTOS
+        }
+        taught = {p for ps in learn.values() for p in ps}
+        entries: dict[str, tuple[str, list[np.ndarray]]] = {}
+        for key, ps in learn.items():
+            for p in ps:
+                for s in photos[p]:
+                    if s.look == key:
+                        entries.setdefault(key, (s.colour, []))[1].append(s.whole)
+        pal = LearntPalette.of(pooled((col, Look.learn(w)) for col, w in entries.values()))
+        for p in sorted(set(photos) - taught):
+            for s in photos[p]:
+                if s.look in entries:
+                    got, near = replace(pal, light=s.palette.light).near_two(s.whole)
+                    c["dice"] += 1
+                    c["asked" if near is not None else ("right" if got == s.colour else "silent")] += 1
+
+
+def choice_table(rows: list[tuple[dict[str, float], Counter[str]]], top: int = 12) -> str:
+    lines = [
+        "Chosen on the train photos alone (each look learnt from 3 of them in turn, read on the others; "
+        "box and reader's crop): right / silent per 500 / asked.",
+        "",
+        "| hue bins | chroma | share weight | ask ratio | dice | right | silent per 500 | asked |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    # the best rows, and the second round's look (no shares, asked at 0.75) for reference
+    shown = rows[:top] + [kv for kv in rows[top:] if kv[0]["share"] == 0.0 and kv[0]["ratio"] == 0.75][:1]
+    for k, c in shown:
+        n = max(1, c["dice"])
+        lines.append(
+            f"| {k['bins']} | {k['chroma']:g} | {k['share']:g} | {k['ratio']:g} | {c['dice']} | "
+            f"{100 * c['right'] / n:.2f} % | {500 * c['silent'] / n:.1f} | {100 * c['asked'] / n:.2f} % |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -277,7 +398,7 @@ def markdown(res: dict[str, Any]) -> str:
         lines.append(f"| {by} | {group}: {src} | {c['dice']} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Each kind of die (learnt by look, read by the whole look): right / asked / silently wrong.",
+        "Each kind of die (learnt by look, read by the hued look): right / asked / silently wrong.",
         "",
         "| kind of die (colour: look) | held-out | tune |",
         "|---|---|---|",
@@ -298,8 +419,17 @@ def markdown(res: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    ap.add_argument(
+        "--choose", action="store_true", help="choose the hued look's settings on the train photos (slow)"
+    )
     add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.choose:
+        write(
+            run_header(argv, "benchmarks.colours_roster") + "\n" + choice_table(choose(args.smoke)),
+            args.markdown,
+        )
+        return 0
     text = run_header(argv, "benchmarks.colours_roster") + "\n" + markdown(run(args.smoke))
     write(text, args.markdown)
     return 0

@@ -10,8 +10,8 @@ table's camera), roll it, again, three times or more; then
 
 Each photo is read as the table reads (its reader, its board's light, else the frame's own): it
 must show one die, the die named; its whole look (`vision.looks.look_of`: the body's colour, the
-spread of its plastic and its pips' colour, read from the die's crop balanced by the light as the
-table balances it) joins the entry's look (`vision.looks.Look`).  All
+spread of its plastic, its pips' colour and the shares of its pixels by hue, read from the die's crop
+balanced by the light as the table balances it) joins the entry's look (`vision.looks.Look`).  All
 photos are read before anything is written: a photo that cannot be read, or shows no die or
 several, is refused by name and the roster is left as it was.  The change is logged in the table's
 event log (a ``control`` row ``roster``, step ``look``).  Once every colour of the roster has a

@@ -607,24 +607,24 @@ class RosterView:
 
     def by_look(self, entry: Die, lab: Any) -> tuple[bool, str]:
         """Whether a die of look ``lab`` (`controller.roster.die_look`) may be ``entry`` by its
-        learnt look (`vision.looks.Look`: within FAR of its sightings, FAR_WHOLE for whole looks;
-        True when it has none), and the entry of another owner or colour whose look is about as near
-        (within ASK_RATIO; "" none)."""
-        from vision.looks import ASK_RATIO, ASK_RATIO_WHOLE, FAR, FAR_WHOLE, WHOLE
+        learnt look (`vision.looks.Look`: within the far limit of its sightings for the form both
+        have, `vision.looks.limits`; True when it has none), and the entry of another owner or colour
+        whose look is about as near (within the ratio; "" none)."""
+        from vision.looks import limits
 
         if entry.look is None or lab is None:
             return True, ""
         look = Look.from_json(entry.look)
-        mine = look.distance(np.asarray(lab, np.float64))
-        whole = look.whole and len(lab) == WHOLE
-        far, ratio = (FAR_WHOLE, ASK_RATIO_WHOLE) if whole else (FAR, ASK_RATIO)
+        form = look.form(np.asarray(lab, np.float64))
+        mine = look.distance(np.asarray(lab, np.float64), form)
+        far, ratio = limits(form)
         if mine > far:
             return False, ""
         who = (entry.owner.casefold(), entry.colour.casefold())
         for d in self.dice:
             if d.look is None or d.kind != entry.kind or (d.owner.casefold(), d.colour.casefold()) == who:
                 continue
-            if mine >= ratio * Look.from_json(d.look).distance(np.asarray(lab, np.float64)):
+            if mine >= ratio * Look.from_json(d.look).distance(np.asarray(lab, np.float64), form):
                 return True, d.id
         return True, ""
 

@@ -182,15 +182,57 @@ def die_parts(crop_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | No
     return (px, dropped) if len(px) >= 8 else None
 
 
+#: a die's look also keeps the share of its pixels by hue (issue 44 item 5, third round): a pixel of
+#: HUE_CHROMA chroma (Lab) or more counts in the HUE_BINS hue sectors, a greyer one by its lightness
+#: (below, between, above GREY_CUTS): a blue/black swirl showing its black top keeps the blue share of
+#: its sides, which its body's colour and percentiles lose among the black.  Every step is soft (a
+#: pixel shared between the two nearest sectors, between hued and grey within HUE_CHROMA / 2 of it,
+#: between two lightness bins within GREY_SOFT of a cut): a pastel die near the chroma limit, an
+#: ivory one, is not counted now as hued, now as grey
+HUE_BINS, HUE_CHROMA, GREY_CUTS, GREY_SOFT = 12, 6.0, (35.0, 65.0), 5.0
+#: the shares of one set of pixels: hue sectors, then grey by lightness
+SHARES = HUE_BINS + len(GREY_CUTS) + 1
+#: a die's look: body Lab (3), the spread of its body (9), its pips' Lab (3), the shares of all its
+#: pixels (pips and glints too: SHARES) and of its body's (SHARES)
+LOOK_SIZE = 15 + 2 * SHARES
+
+
 def die_looks(crops: list[np.ndarray]) -> np.ndarray:
-    """Each die crop's look (N x 15), for naming it among dice the table learnt (`vision.looks`): its
-    body's Lab (as `body_colour_labs`), the 10th, 50th and 90th percentiles of its body pixels'
+    """Each die crop's look (N x LOOK_SIZE), for naming it among dice the table learnt (`vision.looks`):
+    its body's Lab (as `body_colour_labs`), the 10th, 50th and 90th percentiles of its body pixels'
     lightness, a and b (the spread of its plastic: a blue/black swirl showing its black top keeps the
-    blue of its sides in its upper percentiles, a smoke die its red tint), and its pips' Lab (the
-    body's own when no pips stand out: a black die with white pips and a smoke die with red pips differ
-    there).  The crops are taken as they are: balance them by the light first
-    (`vision.palette.Palette.balance_bgr`)."""
-    return np.stack([_look_one(c) for c in crops]) if crops else np.zeros((0, 15), np.float64)
+    blue of its sides in its upper percentiles, a smoke die its red tint), its pips' Lab (the body's
+    own when no pips stand out: a black die with white pips and a smoke die with red pips differ
+    there), then the share of the die's pixels by hue (`hue_shares`) of all of it and of its body (a
+    swirl's blue side counted even where the two-means took it for pips).  The crops are taken as
+    they are: balance them by the light first (`vision.palette.Palette.balance_bgr`)."""
+    return np.stack([_look_one(c) for c in crops]) if crops else np.zeros((0, LOOK_SIZE), np.float64)
+
+
+def hue_shares(lab: np.ndarray) -> np.ndarray:
+    """The share of the Lab pixels ``lab`` (K x 3) in each of HUE_BINS hue sectors (sector 0 centred
+    on +a*, turning towards +b*), then of the greyer ones by lightness (GREY_CUTS), each pixel shared
+    softly (see HUE_BINS): SHARES numbers summing to 1 (all 0 for no pixels)."""
+    lab = np.asarray(lab, np.float64).reshape(-1, 3)
+    out = np.zeros(SHARES, np.float64)
+    if not len(lab):
+        return out
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    hued = np.clip((chroma - 0.5 * HUE_CHROMA) / HUE_CHROMA, 0.0, 1.0)
+    pos = (np.arctan2(lab[:, 2], lab[:, 1]) % (2 * np.pi)) / (2 * np.pi) * HUE_BINS
+    low = np.floor(pos)
+    up = pos - low
+    np.add.at(out, low.astype(int) % HUE_BINS, hued * (1.0 - up))
+    np.add.at(out, (low.astype(int) + 1) % HUE_BINS, hued * up)
+    grey = 1.0 - hued
+    # above each cut (softly): a pixel's share of a lightness bin is being above the cut below it and
+    # not above the one above it (the cuts lie more than 2 GREY_SOFT apart)
+    above = [np.ones(len(lab))]
+    above += [np.clip((lab[:, 0] - cut) / (2 * GREY_SOFT) + 0.5, 0.0, 1.0) for cut in GREY_CUTS]
+    above.append(np.zeros(len(lab)))
+    for i in range(len(GREY_CUTS) + 1):
+        out[HUE_BINS + i] = float((grey * above[i] * (1.0 - above[i + 1])).sum())
+    return out / len(lab)
 
 
 def _look_one(crop: np.ndarray) -> np.ndarray:
@@ -208,7 +250,8 @@ def _look_one(crop: np.ndarray) -> np.ndarray:
     body = _mode(px)
     spread = np.percentile(px, [10, 50, 90], axis=0).T.ravel()
     pip = np.median(pips, axis=0) if pips is not None and len(pips) >= 3 else body
-    return np.concatenate([body, spread, pip]).astype(np.float64)
+    every = px if pips is None else np.concatenate([px, pips])
+    return np.concatenate([body, spread, pip, hue_shares(every), hue_shares(px)]).astype(np.float64)
 
 
 def _two_means(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,15 @@ black top keeps the blue of its sides, a black die with white pips is not a smok
 pips.  A sighting of the body alone (three numbers, a roster learnt before) is compared by the body
 alone, as before.  The weights were chosen on the labelled byler_d6 train photos
 (`benchmarks/colours_roster.py`, its "tune" rows), the held-out photos read once.
+
+A sighting learnt since the third round (``HUED``, `vision.face.LOOK_SIZE` numbers) adds the share
+of the die's pixels by hue (`vision.face.hue_shares`), of all of it and of its body: a swirl whose
+blue side the two-means put among its pips, or whose top face is black, keeps its blue share.  Such
+sightings are compared by all of it (``HUED_WEIGHTS``: the whole look's weights, each share
+``SHARE_WEIGHT``), asked at ``ASK_RATIO_HUED`` or beyond ``FAR_HUED``.  Sightings of different forms
+(a roster learnt in an earlier round) are compared by what they share: the whole look, else the
+body.  Chosen by cross-validation on the train photos alone (each look learnt from 3 of them in
+turn, read on the others: `benchmarks/colours_roster.py --choose`).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.face import LOOK_SIZE
 from vision.palette import Palette
 
 #: lightness counts this much against a and b
@@ -63,6 +73,30 @@ WHOLE_WEIGHTS = np.array(
 K_WHOLE = 1
 ASK_RATIO_WHOLE = 0.75
 FAR_WHOLE = 30.0
+#: a sighting with the shares of its pixels by hue (`vision.face.die_looks`, third round)
+HUED = LOOK_SIZE
+#: each share (0..1) counts this much against one Lab unit of the body's a or b, times 100
+SHARE_WEIGHT = 0.3
+HUED_WEIGHTS = np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 100.0 * SHARE_WEIGHT)])
+#: asked at this ratio to the next colour, or this far from every sighting
+ASK_RATIO_HUED = 0.85
+FAR_HUED = 40.0
+#: the forms a sighting can have, and what each is compared by
+FORMS = (BODY, WHOLE, HUED)
+
+
+def limits(form: int) -> tuple[float, float]:
+    """(far, ratio) of a comparison of looks of this form: a die farther than far from every
+    sighting, or whose nearest colour is at least ratio as far as the next, is asked."""
+    if form >= HUED:
+        return FAR_HUED, ASK_RATIO_HUED
+    return (FAR_WHOLE, ASK_RATIO_WHOLE) if form >= WHOLE else (FAR, ASK_RATIO)
+
+
+def common_form(lab: Sequence[float] | np.ndarray, rows: Iterable[Sequence[float]]) -> int:
+    """The richest form (``FORMS``) the look ``lab`` and every sighting of ``rows`` have."""
+    n = min([len(np.asarray(lab).ravel())] + [len(r) for r in rows])
+    return max(f for f in FORMS if f <= n)
 
 
 @dataclass(frozen=True)
@@ -78,9 +112,10 @@ class Look:
         rows = [] if before is None else list(before.labs)
         for lab in labs:
             v = tuple(float(x) for x in lab)
-            if len(v) not in (BODY, WHOLE) or not all(np.isfinite(v)):
+            if len(v) not in FORMS or not all(np.isfinite(v)):
                 raise ValueError(
-                    f"look: expected a Lab colour (three numbers) or a whole look ({WHOLE}), got {lab!r}"
+                    f"look: expected a Lab colour (three numbers) or a whole look ({WHOLE} or {HUED} "
+                    f"numbers), got {lab!r}"
                 )
             rows.append(tuple(round(x, 2) for x in v))
         if not rows:
@@ -115,43 +150,56 @@ class Look:
             raise ValueError(f"{where}.labs: expected a list of sightings ([L, a, b] each), got {data!r}")
         rows = []
         for i, r in enumerate(data["labs"]):
-            ok = isinstance(r, list) and len(r) in (BODY, WHOLE)
+            ok = isinstance(r, list) and len(r) in FORMS
             ok = ok and all(isinstance(x, int | float) and not isinstance(x, bool) for x in r)
             ok = ok and all(
                 0.0 <= r[j] <= 100.0 and -128.0 <= r[j + 1] <= 128.0 and -128.0 <= r[j + 2] <= 128.0
-                for j in (0, len(r) - 3)
+                for j in ((0,) if len(r) == BODY else (0, WHOLE - 3))
             )
+            ok = ok and all(0.0 <= x <= 1.0 for x in r[WHOLE:])
             if not ok:
                 raise ValueError(
                     f"{where}.labs[{i}]: expected [L, a, b] (L 0..100, a b -128..128), or a whole look "
-                    f"of {WHOLE} numbers (vision.face.die_looks), got {r!r}"
+                    f"of {WHOLE} or {HUED} numbers (vision.face.die_looks: its shares 0..1), got {r!r}"
                 )
             rows.append(r)
         return cls.learn(rows)
 
     @property
     def whole(self) -> bool:
-        """Every sighting is a whole look (`vision.face.die_looks`)."""
-        return all(len(r) == WHOLE for r in self.labs)
+        """Every sighting is a whole look (`vision.face.die_looks`, of this round or the last)."""
+        return all(len(r) >= WHOLE for r in self.labs)
 
-    def distance(self, lab: np.ndarray, whole: bool | None = None) -> float:
+    def form(self, lab: Sequence[float] | np.ndarray) -> int:
+        """The form (``FORMS``) ``lab`` is compared with this look by."""
+        return common_form(lab, self.labs)
+
+    def distance(self, lab: np.ndarray, whole: bool | int | None = None) -> float:
         """The mean distance of ``lab`` (a body Lab, or a whole look) to its nearest sightings (K of
-        them, K_WHOLE when compared as whole looks; ``whole`` False: by the body alone)."""
+        them, K_WHOLE when compared as whole looks; ``whole`` False: by the body alone, a form of
+        ``FORMS``: by no more than it)."""
         dist, whole = sighting_distances(self.labs, lab, whole)
         k = K_WHOLE if whole else K
         return float(np.sort(dist)[: min(k, len(dist))].mean())
 
 
 def sighting_distances(
-    rows: Sequence[Sequence[float]], lab: np.ndarray, whole: bool | None = None
+    rows: Sequence[Sequence[float]], lab: np.ndarray, whole: bool | int | None = None
 ) -> tuple[np.ndarray, bool]:
     """The distance of a die's look ``lab`` (a body Lab, or a whole look) to each sighting of ``rows``,
-    and whether they were compared as whole looks: whole looks (``WHOLE_WEIGHTS``) when the die and
-    every sighting have them (and ``whole`` is not False), else the body's Lab alone (lightness
-    weighted ``L_WEIGHT``)."""
+    and whether they were compared as whole looks: by the richest form the die and every sighting
+    have (``common_form``; no richer than ``whole`` when it is a form, the body when it is False):
+    with their hue shares (``HUED_WEIGHTS``), as whole looks (``WHOLE_WEIGHTS``), else the body's
+    Lab alone (lightness weighted ``L_WEIGHT``)."""
     q = np.asarray(lab, np.float64).ravel()
-    if whole is not False and len(q) == WHOLE and all(len(r) == WHOLE for r in rows):
-        d = (np.asarray(rows, np.float64) - q) * WHOLE_WEIGHTS
+    form = common_form(q, rows)
+    if whole is False:
+        form = BODY
+    elif whole is not None and whole is not True:
+        form = min(form, max(f for f in FORMS if f <= int(whole)))
+    if form >= WHOLE:
+        weights = HUED_WEIGHTS if form >= HUED else WHOLE_WEIGHTS
+        d = (np.asarray([list(r)[:form] for r in rows], np.float64) - q[:form]) * weights
         return np.sqrt((d**2).sum(axis=1)), True
     d = np.asarray([list(r)[:BODY] for r in rows], np.float64) - q[:BODY]
     d[:, 0] *= L_WEIGHT
@@ -188,14 +236,19 @@ class LearntPalette(Palette):
         """(distance, colour) of each learnt colour, nearest first: ``lab`` a body Lab as seen
         (balanced first), or a whole look (`describe`: read from the crop balanced already)."""
         v = np.asarray(lab, np.float64).ravel()
-        b = v if len(v) == WHOLE else self.balance_lab(v[:BODY])
-        whole = self.compares_whole(b)
-        return sorted((look.distance(b, whole), name) for name, look in self.looks.items())
+        b = v if len(v) >= WHOLE else self.balance_lab(v[:BODY])
+        form = self.form(b)
+        return sorted((look.distance(b, form), name) for name, look in self.looks.items())
+
+    def form(self, lab: np.ndarray) -> int:
+        """The form (``FORMS``) dice are compared by: the richest ``lab`` and every learnt sighting
+        have (a roster learnt before whole looks is read by the body alone, every entry alike)."""
+        return common_form(lab, (r for lk in self.looks.values() for r in lk.labs))
 
     def compares_whole(self, lab: np.ndarray) -> bool:
-        """Dice are compared by their whole look when ``lab`` is one and every learnt sighting too
-        (a roster learnt before whole looks is read by the body alone, every entry alike)."""
-        return len(np.asarray(lab).ravel()) == WHOLE and all(lk.whole for lk in self.looks.values())
+        """Dice are compared by their whole look (of this round or the last): ``lab`` is one and every
+        learnt sighting too."""
+        return self.form(lab) >= WHOLE
 
     def describe(self, crops: list[np.ndarray]) -> np.ndarray:
         """What this palette names a die by: its whole look (`look_of`), balanced by this light."""
@@ -210,12 +263,12 @@ class LearntPalette(Palette):
         if len(ranked) < 2:
             return ranked[0][1], None
         (d1, n1), (d2, n2) = ranked[0], ranked[1]
-        far, ratio = (FAR_WHOLE, ASK_RATIO_WHOLE) if self.compares_whole(lab) else (FAR, ASK_RATIO)
+        far, ratio = limits(self.form(lab))
         return n1, (n2 if d1 > far or d1 >= ratio * d2 else None)
 
 
 def look_of(crops: list[np.ndarray], palette: Palette) -> np.ndarray:
-    """Each die crop's whole look (`vision.face.die_looks`, N x 15) read from the crop balanced by
+    """Each die crop's whole look (`vision.face.die_looks`, N x HUED) read from the crop balanced by
     ``palette``'s light (`Palette.balance_bgr`): what a roster keeps and a learnt palette names by."""
     from vision.face import die_looks
 
