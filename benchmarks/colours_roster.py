@@ -71,6 +71,7 @@ class Seen:
     body: np.ndarray  # the body's Lab as seen
     whole: np.ndarray  # the whole look (`vision.looks.look_of`: balanced already)
     palette: Palette  # the photo's palette (the colours labelled in it), balanced by its light
+    crop: np.ndarray | None = None  # the die's crop as read (from its labelled box; None: the reader's)
 
 
 def load_looks(path: Path = LOOKS) -> dict[tuple[str, int], str]:
@@ -156,9 +157,10 @@ def seen_in(
     image = imread(real / photo)
     pal = Palette.known({d["colour"] for d in dice} | set(NOT_DICE)).balanced_by_frame(image)
     bodies = dict(by_box(image, dice))
-    wholes = look_of(box_crops(image, dice), pal)
+    crops = box_crops(image, dice)
+    wholes = look_of(crops, pal)
     return [
-        Seen(d["colour"], looks.get((photo, i), d["colour"]), bodies[i], wholes[i], pal)
+        Seen(d["colour"], looks.get((photo, i), d["colour"]), bodies[i], wholes[i], pal, crops[i])
         for i, d in enumerate(dice)
     ]
 
@@ -171,7 +173,7 @@ def seen_both(
     image = imread(real / photo)
     pal = boxes[0].palette if boxes else Palette.default()
     found = by_reader(image, dice, pal)
-    read = [replace(boxes[i], body=found[i][0], whole=found[i][1]) for i in sorted(found)]
+    read = [replace(boxes[i], body=found[i][0], whole=found[i][1], crop=None) for i in sorted(found)]
     return boxes, read
 
 
@@ -212,6 +214,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
     wrong: dict[str, Counter[str]] = {}
     info: dict[str, dict[str, int]] = {}
     per_look: dict[str, Counter[str]] = {}
+    missed: list[tuple[str, Seen, str, str, list[Seen], list[Seen]]] = []
     sets, held = sightings(smoke)
     for protocol in PROTOCOLS:
         by = "by look" if protocol.startswith("by look") else protocol
@@ -254,7 +257,44 @@ def run(smoke: bool = False) -> dict[str, Any]:
                             got, near = ways["roster, hued look"][0].near_two(s.whole)
                             k = "asked" if near is not None else ("right" if got == s.colour else "silent")
                             per_look.setdefault(f"{group} | {s.colour}: {s.look}", Counter())[k] += 1
-    return {"tally": tally, "wrong": wrong, "info": info, "per_look": per_look}
+                            if k != "right" and s.crop is not None:
+                                missed.append(
+                                    (photo, s, k, got, _taught(photos, s.look), _taught(photos, got))
+                                )
+    return {"tally": tally, "wrong": wrong, "info": info, "per_look": per_look, "missed": missed}
+
+
+def _taught(photos: dict[str, list[Seen]], key: str) -> list[Seen]:
+    """The sightings a look (or, failing that, a colour) was learnt from, by look: of its learn photos."""
+    learn, _ = split(photos, "by look")
+    out = [s for p in learn.get(key, []) for s in photos[p] if s.look == key]
+    if out:
+        return out
+    looks = sorted({s.look for ss in photos.values() for s in ss if s.colour == key})
+    return [s for look in looks for p in learn.get(look, []) for s in photos[p] if s.look == look]
+
+
+def contact_sheet(missed: list[tuple[str, Seen, str, str, list[Seen], list[Seen]]], path: Path) -> None:
+    """A PNG of the dice the hued look missed from the labelled box (held-out and tune): each row the
+    die's crop (96 px; its photo's time and what it was named), 3 sightings its kind was learnt from,
+    and 3 of the colour it was named."""
+    side = 96
+
+    def tile(crop: np.ndarray | None, text: str = "") -> np.ndarray:
+        t = np.zeros((side, side, 3), np.uint8) if crop is None else cv2.resize(crop, (side, side))
+        for colour, thick in (((0, 0, 0), 2), ((255, 255, 255), 1)):
+            cv2.putText(t, text[:16], (2, 11), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, thick)
+        return t
+
+    rows = []
+    for photo, s, kind, got, own, named in missed:
+        cells = [tile(s.crop, f"{Path(photo).stem[-6:]} {kind} {got}")]
+        cells += [tile(x.crop, x.look if j == 0 else "") for j, x in enumerate(own[:3])]
+        cells += [tile(x.crop, x.look if j == 0 else "") for j, x in enumerate(named[:3])]
+        cells += [tile(None)] * (7 - len(cells))
+        rows.append(np.hstack(cells))
+    if rows:
+        cv2.imwrite(str(path), np.vstack(rows))
 
 
 #: --choose: the rotations of the learn photos (each look learnt from the 3 train photos showing it
@@ -422,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--choose", action="store_true", help="choose the hued look's settings on the train photos (slow)"
     )
+    ap.add_argument("--sheet", type=Path, help="a contact sheet (PNG) of the dice the hued look missed")
     add_smoke(ap)
     args = ap.parse_args(argv)
     if args.choose:
@@ -430,7 +471,10 @@ def main(argv: list[str] | None = None) -> int:
             args.markdown,
         )
         return 0
-    text = run_header(argv, "benchmarks.colours_roster") + "\n" + markdown(run(args.smoke))
+    res = run(args.smoke)
+    if args.sheet is not None:
+        contact_sheet(res["missed"], args.sheet)
+    text = run_header(argv, "benchmarks.colours_roster") + "\n" + markdown(res)
     write(text, args.markdown)
     return 0
 
