@@ -65,6 +65,10 @@ def see_cmd(
     except LearnError as e:
         raise _fail(str(e)) from None
     groups = max(s.group for s in seen) + 1
+    found = {s.frame for s in seen}
+    for f in frames:  # say which frame showed no die (issue 44 item 2)
+        if str(f) not in found:
+            typer.echo(f"{f}: no die found (not even the detector's strongest peak); nothing learnt from it")
     typer.echo(
         f"{len(seen)} dice seen in {len(frames)} frames, {groups} groups: look at {session / PICTURE}, "
         f"fill in the face column of {session / SHEET} (- for not one of the set), then run "

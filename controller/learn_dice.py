@@ -2,13 +2,15 @@
 
 `see`: the table looks at frames of one set (a kind and a colour) showing its faces, through its
 perception step (`controller.perceive`: its where-steps, the empty table, the die's size); every die
-read is cut out as the reader cut it and embedded (`vision.numbered.embed`), and the crops are
-grouped so that each group is one face (`cluster`: average-linkage on likeness, LINK).  It writes,
+read is cut out where `read` finds it and embedded (`vision.numbered.embed`), and the crops are
+grouped so that each group is one face (`group_faces`: average linkage on likeness, the OCR head's
+reading keeping two faces apart; `cluster`, on one crop at LINK, as before issue 44 item 2).  It writes,
 in the session folder:
 
 * `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding (of the
   crop the set keeps, `"crop"`: round the top face, or with `see(crop="die")` the die centred on its
-  own outline, issue 44 item 2; the groups are made on the crops round the top face);
+  own outline, issue 44 item 2), whether only the detector found it (`"unread"`), and the frames no
+  die was found in (`"no_die"`);
 * `confirm.csv`: one row a group (`group, crops, guess, face`): the person fills in `face`, the value
   the group's die shows (or `-`: not one of the set's dice);
 * `groups.png`: a contact sheet, one row a group, to look at while filling it in.
@@ -46,6 +48,14 @@ SEEN, SHEET, PICTURE = "seen.json", "confirm.csv", "groups.png"
 # best turn).  Not tuned: crops of one face in a clip are mostly 0.9 alike or more, of two faces
 # rarely over 0.8 (benchmarks/vision_numbered_learnt.py).
 LINK = 0.85
+#: `group_faces`: crops the OCR head reads at least this surely as different values are two faces;
+#: two groups whose sure readings are one value, the same, are one face when at least OCR_LINK alike.
+#: Chosen on the train set-ups d20_off-angle and d20_color (0.5-0.7 and 0.5-0.7 group alike there).
+OCR_SURE = 0.7
+OCR_LINK = 0.6
+#: `group_faces`' link: on the train set-ups at a 60 px die with motion blur, crops of two faces were
+#: 0.85 alike (5 of 24 crops grouped wrong at 0.85, 1 at 0.88, none at 0.9)
+GROUP_LINK = 0.9
 THUMB, PER_ROW = 72, 12  # contact sheet: a crop's side in pixels, crops shown a group
 
 
@@ -65,6 +75,35 @@ class Seen:
     #: measured; a session seen before the CLI taught roster entries)
     lab: list[float] | None = None
     colour: str | None = None
+    #: found by the detector alone in a frame the perception step read no die in (`dice_in`)
+    unread: bool = False
+
+
+def dice_in(
+    perceiver: Perceiver, reader: NumberedReader, image: np.ndarray, kind: str
+) -> list[dict[str, Any]]:
+    """The dice the learning step takes from one frame (JSON readings: centre, quad, kind, value):
+    the perception step's; in a frame it reads no die in, the detector's strongest peak that passes
+    the frame's where-steps (the empty table, the die's size, the play area), as `read` keeps a peak
+    a learnt set knows whatever the classifier calls it (issue 44 item 2: 2 of d20_wood's 40 taught
+    frames read no die, yet `read` with the set found the die in them).  Such a die has no value (the
+    classifier called it no die) and ``"unread": true``."""
+    from vision.numbered.reader import screened, still_copies
+    from vision.reading import box_quad
+
+    dice = [d.to_json() for d in perceiver.perceive(image).dice]
+    if dice:
+        return [d if d.get("kind") == kind else {**d, "value": None} for d in dice]
+    copies = still_copies(image) if reader.copy_stills else None
+    work, k = (copies.work, copies.k) if copies is not None else (image, 1.0)
+    found = reader.detect(work, shrunk=copies.video if copies is not None else None)
+    found = screened(image, found, k, perceiver.where.steps(image))
+    if not found:
+        return []
+    f = reader.locate(work, found[:1])[0]
+    quad = box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k)
+    centre = [f.center[0] * k, f.center[1] * k]
+    return [{"kind": None, "value": None, "center": centre, "quad": [list(p) for p in quad], "unread": True}]
 
 
 def cluster(turned: np.ndarray, link: float = LINK) -> list[int]:
@@ -93,6 +132,113 @@ def cluster(turned: np.ndarray, link: float = LINK) -> list[int]:
         for k in m:
             out[k] = g
     return out
+
+
+def _linked(sims: np.ndarray, link: float, apart: np.ndarray | None = None) -> list[list[int]]:
+    """Average-linkage groups of N items (`sims`: N x N likeness, symmetric): merged while two groups'
+    mean likeness is at least `link`; two groups holding a pair `apart` (N x N bool) never merge."""
+    n = len(sims)
+    sims = sims.astype(np.float64).copy()
+    np.fill_diagonal(sims, -np.inf)
+    if apart is not None:
+        sims[apart] = -np.inf
+    members: dict[int, list[int]] = {i: [i] for i in range(n)}
+    while len(members) > 1:
+        i, j = (int(k) for k in np.unravel_index(int(np.argmax(sims)), sims.shape))
+        if sims[i, j] < link:
+            break
+        a, b = len(members[i]), len(members[j])
+        row = (sims[i] * a + sims[j] * b) / (a + b)  # the merged group's mean likeness to each other
+        row[np.isneginf(sims[i]) | np.isneginf(sims[j])] = -np.inf  # kept apart from either: from both
+        sims[i], sims[:, i] = row, row
+        sims[i, i] = -np.inf
+        sims[j], sims[:, j] = -np.inf, -np.inf
+        members[i] += members.pop(j)
+    return list(members.values())
+
+
+def _numbered(groups: list[list[int]], n: int) -> list[int]:
+    out = [0] * n
+    for g, m in enumerate(sorted(groups, key=lambda m: (-len(m), m[0]))):
+        for k in m:
+            out[k] = g
+    return out
+
+
+def group_faces(
+    boxed: np.ndarray,
+    own: np.ndarray | None = None,
+    ocr: list[tuple[int, float] | None] | None = None,
+    link: float = GROUP_LINK,
+) -> list[int]:
+    """A group number for each of N crops, each group one face (issue 44 item 2): `boxed`, the crops
+    round the top face, and `own`, the die's own crops (`die_crop`), each N x T x D embeddings at T
+    turns; `ocr`: the OCR head's reading of each crop (value, confidence; None: none).
+
+    Two crops' likeness is the mean of their likeness on either crop (the top face's numeral and the
+    whole die's look: on the train set-ups d20_off-angle and d20_color, 36 crops, it grouped them in
+    fewer groups than the crops round the top face alone, 9 + 12 against 10 + 15, none with another
+    face's, against 1); average linkage at `link`, two crops the OCR head reads as different values
+    at OCR_SURE or more never in one group; then two groups whose surely read crops all read one
+    value, the same, and whose mean likeness is at least OCR_LINK, one group.  Groups numbered by size."""
+    n = len(boxed)
+    if n == 0:
+        return []
+    sims = likeness(boxed, boxed[:, 0])
+    if own is not None:
+        sims = (sims + likeness(own, own[:, 0])) / 2
+    sims = np.maximum(sims, sims.T).astype(np.float64)
+    sure = np.array([o is not None and o[1] >= OCR_SURE for o in ocr or [None] * n])
+    value = np.array([o[0] if o is not None else -1 for o in ocr or [None] * n])
+    apart = sure[:, None] & sure[None, :] & (value[:, None] != value[None, :])
+    groups = _linked(sims, link, apart if apart.any() else None)
+    while True:  # groups the OCR head reads alike, alike enough: one face
+        best: tuple[float, int, int] | None = None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                va = {int(value[i]) for i in groups[a] if sure[i]}
+                vb = {int(value[i]) for i in groups[b] if sure[i]}
+                if len(va) != 1 or va != vb:
+                    continue
+                m = float(sims[np.ix_(groups[a], groups[b])].mean())
+                if m >= OCR_LINK and (best is None or m > best[0]):
+                    best = (m, a, b)
+        if best is None:
+            break
+        _, a, b = best
+        groups[a] = groups[a] + groups.pop(b)
+    return _numbered(groups, n)
+
+
+def ocr_of(
+    reader: NumberedReader,
+    image: np.ndarray,
+    dice: list[dict[str, Any]],
+    kind: str,
+    empty: np.ndarray | None = None,
+) -> list[tuple[int, float] | None]:
+    """The OCR head's reading of each die (value, confidence; None for every die when the reader has
+    no head or `kind` has no numerals it reads), for `group_faces`."""
+    from vision.numbered.ocr import OCR_KINDS
+
+    head = getattr(reader, "ocr", None)
+    if head is None or kind not in OCR_KINDS or not dice:
+        return [None] * len(dice)
+    from vision.numbered.die_crop import settle
+
+    asks = []
+    for d in dice:
+        quad = np.asarray(d.get("quad") or [d["center"]] * 4, np.float64).reshape(-1, 2)
+        side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 1.0)
+        # the head reads a square scaled on the die's outline: a small die's box in a still may be
+        # several times the die (issue 44 item 2)
+        found = settle(image, (float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, empty)
+        asks.append(((float(d["center"][0]), float(d["center"][1])), found[1] if found else side, kind))
+    try:
+        got = head.read(image, asks)
+    except ValueError:
+        return [None] * len(dice)
+    return [(int(g.value), float(g.confidence)) for g in got]
 
 
 def _image(path: Path) -> np.ndarray:
@@ -153,15 +299,17 @@ def see(
     """Look at the frames, group what was seen, and write the session folder (module docstring).
 
     Each frame is read by the table's perception step (`learning_perceiver`: ``cfg``'s steps, else the
-    defaults), so a die only counts where the table would read one; each reading's crop is cut as the
-    reader cut it (`NumberedReader.crops_of`).  ``empty``: a frame of the empty table (else the
-    config's ``[vision] empty_table_frame``): only what differs from it is seen, so a keyboard or a
-    vent in view is never taken for a face.  ``crop``: the crop the set keeps (`DiceSet.crop`, issue
-    44 item 2): "box", round its top face, or "die", centred, scaled and turned on the die's outline
-    (`vision.numbered.die_crop`: its own learn frames read back 36 of 40 against 35 on d20_wood, but
-    through the table's perception step the later rolls read fewer right, benchmarks/roster_read.py
-    --die); the crops are grouped on the box crops either way (whole-die crops of one die's faces
-    are too alike to group by face)."""
+    defaults), so a die only counts where the table would read one; in a frame it reads no die in,
+    the detector's strongest peak there is taken (`dice_in`: `read` keeps such a die when the set
+    knows it), and a frame with not even that is named in ``seen.json``'s ``no_die``.  Each die is cut
+    where `read` finds it (`NumberedReader.crops_of`: at the detector's peak holding it, whichever
+    reader found it).  ``empty``: a frame of the empty table (else the config's ``[vision]
+    empty_table_frame``): only what differs from it is seen, so a keyboard or a vent in view is never
+    taken for a face, and each die's outline is what changed.  ``crop``: the crop the set keeps
+    (`DiceSet.crop`, issue 44 item 2): "box", round its top face, or "die", centred, scaled and
+    turned on the die's outline (`vision.numbered.die_crop`).  The crops are grouped by face on the
+    crop round the top face scaled on the die and on the die's own crop, with the OCR head's word
+    (`group_faces`)."""
     if crop not in CROPS:
         raise LearnError(f"crop: expected one of {', '.join(CROPS)}, got {crop!r}")
     if kind not in KINDS:
@@ -180,7 +328,9 @@ def see(
     if empty_img is not None:
         perceiver.set_empty(empty_img)
     table = perceiver.where.empty  # the empty table given, or the config's empty_table_frame
-    where, crops, kept, guesses, looks = [], [], [], [], []
+    empty_frame = table.empty if table is not None else None  # the die's outline: what changed
+    where, crops, kept, guesses, unread, none, wholes, looks = [], [], [], [], [], [], [], []
+    ocr: list[tuple[int, float] | None] = []
     for path in frames:
         img = _image(path)
         if table is not None and table.empty.shape != img.shape:
@@ -189,28 +339,44 @@ def see(
                 f"{empty or 'of [vision] empty_table_frame'} is {table.empty.shape[1]}x"
                 f"{table.empty.shape[0]}: expected frames of the same camera mode"
             )
-        seen_set = perceiver.perceive(img)
-        dice = [d.to_json() for d in seen_set.dice]
-        own = reader.crops_of(img, dice, crop)
+        dice = dice_in(perceiver, reader, img, kind)
+        if not dice:
+            none.append(str(path))
+        screens = perceiver.where.steps(img)  # each die cut where `read` finds it (`crops_of`)
+        own = reader.crops_of(img, dice, crop, empty_frame, screens)
+        faces = reader.crops_of(img, dice, "face", empty_frame, screens)
+        dies = own if crop == "die" else reader.crops_of(img, dice, "die", empty_frame, screens)
         looks += _looks(perceiver, img, dice)
-        for d, boxed, cut in zip(dice, reader.crops_of(img, dice, "box"), own, strict=True):
+        ocr += ocr_of(reader, img, dice, kind, empty_frame)
+        for d, face, cut, whole in zip(dice, faces, own, dies, strict=True):
             where.append((str(path), (round(d["center"][0], 1), round(d["center"][1], 1))))
-            crops.append(boxed)
+            crops.append(face)
+            wholes.append(whole)
             kept.append(cut)
             guesses.append(int(d["value"]) if d.get("kind") == kind and d.get("value") is not None else None)
+            unread.append(bool(d.get("unread")))
     if not crops:
         steps = " (where it differs from the empty table)" if table is not None else ""
         raise LearnError(
             f"frames: no die found in any of the {len(frames)} frames{steps} (expected the set's {kind}s)"
         )
-    groups = cluster(reader.embedder().embed(crops, TURNS))
-    upright = reader.embedder().embed(kept, 1)
+    embed = reader.embedder().embed
+    whole = embed(wholes, TURNS)
+    groups = group_faces(embed(crops, TURNS), whole, ocr)
+    upright = whole[:, :1] if crop == "die" else embed(kept, 1)
     seen = [
-        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], *look)
-        for (fr, c), g, guess, t, look in zip(where, groups, guesses, upright, looks, strict=True)
+        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u)
+        for (fr, c), g, guess, t, look, u in zip(where, groups, guesses, upright, looks, unread, strict=True)
     ]
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {"name": name, "kind": kind, "colour": colour, "embedder": reader.embedder().digest, "crop": crop}
+    meta = {
+        "name": name,
+        "kind": kind,
+        "colour": colour,
+        "embedder": reader.embedder().digest,
+        "crop": crop,
+        "no_die": none,  # the frames no die was found in (not even the detector's peak)
+    }
     (folder / SEEN).write_text(json.dumps({**meta, "seen": [s.__dict__ for s in seen]}), encoding="utf-8")
     with (folder / SHEET).open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -219,7 +385,7 @@ def see(
             mine = [s.guess for s in seen if s.group == g and s.guess is not None]
             guess = Counter(mine).most_common(1)[0][0] if mine else ""
             w.writerow([g, sum(s.group == g for s in seen), guess, ""])
-    cv2.imwrite(str(folder / PICTURE), contact_sheet(crops, groups))
+    cv2.imwrite(str(folder / PICTURE), contact_sheet(wholes, groups))
     return seen
 
 

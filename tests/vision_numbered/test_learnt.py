@@ -254,4 +254,5 @@ def test_a_learnt_wood_die_the_set_alone_misread_is_read_with_the_ocr_heads_evid
                 assert ok or die is None or die.confidence < 0.8, (way, x.face, x.frame, die)
     finally:
         reader.learnt_ocr = weight
-    assert right["before"] <= 1 and right["now"] >= 4, right
+    # before: 1 of 5 until issue 44 item 2, 2 since the taught crops are cut where `read` finds the die
+    assert right["before"] <= 2 and right["now"] >= 4, right

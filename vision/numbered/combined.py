@@ -439,7 +439,7 @@ class NumberedDice(Reader):
                 rejected=rejected,
             )
             if pips:
-                got += lone_pips(image, pips, got, reader, palette, nadir, kinds, self.learnt)
+                got += lone_pips(image, pips, got, reader, palette, nadir, kinds, self.learnt, steps)
                 got.sort(key=lambda r: (r.center[1], r.center[0]))
         if self.kind_of is not None:  # the kind from the table's dice and their sizes (issue 43 item 5)
             from vision.numbered.table_kind import settle
@@ -457,6 +457,7 @@ def lone_pips(
     nadir: tuple[float, float] | None = None,
     kinds: tuple[str, ...] = KINDS,
     learnt: Learnt | None = None,
+    where: Sequence[WhereStep] = (),
 ) -> list[DieReading]:
     """The dice only the pip-d6 reader found (none of `numbered` on them), at a table of numbered
     `kinds` alone: each read by the numbered reader at the pip reader's box (`second_look`'s way) as
@@ -489,10 +490,16 @@ def lone_pips(
     probs = reader.classify(crops)
     matches: list[Any] = [None] * len(crops)
     if learnt is not None:  # each set on the crop it was learnt with (`DiceSet.crop`)
-        from vision.numbered.die_crop import die_crop
+        from vision.numbered.die_crop import die_crop, empty_of
 
+        empty = empty_of(where)  # each die cut from the frame itself, on its outline (`read_at`'s way)
         own = (
-            [die_crop(work, f.box_center, max(f.w, f.h)) for f in located] if "die" in learnt.crops else None
+            [
+                die_crop(image_bgr, (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, empty)
+                for f in located
+            ]
+            if "die" in learnt.crops
+            else None
         )
         matches = reader.learnt_matches(crops, learnt, die_crops=own)
     out: list[DieReading] = []

@@ -1,17 +1,28 @@
 """A die's crop for learning and matching (issue 44 item 2): centred and scaled on the die itself,
-turned to its outline, not on the detector's box.
+turned to its outline, not on the detector's box; one function (`die_crop`) that the learning step
+(`NumberedReader.crops_of`, `dicetable learn-dice see`, `/learn`) and `read` (`NumberedReader.read_at`)
+both call, so a die taught from a frame and read again in it is cut alike.
 
-The detector's box frames a die differently each roll (the die small in a corner, or cut); a learnt
-set of such crops does not know the rolls it was taught.  Here the die's outline is found round the
-box: where the frame differs from the empty table when one is given (`vision.empty_diff`'s mask), else
-the die's own contour (the pixels unlike the square's border, Otsu on their Lab distance to it, the
-component nearest the box's centre).  The crop is the outline's minAreaRect: its centre, its longer
-side times PAD, turned by its angle (so a die turned on the table gives one crop), cut at the frame's
-own resolution (`crop_die` samples a halving only to avoid aliasing).  A box whose outline cannot be
-found (nothing unlike the border, or an outline far from the box) keeps the box's square.
+The detector's box frames a die differently each roll (the die small in a corner, or cut), and the
+learning step and `read` may find a die at different places (the pip reader's box, the detector's,
+a peak kept only because a learnt set knows it); a learnt set of such crops does not know the rolls
+it was taught.  Here the die's outline is found round the box: where the frame differs from the
+empty table when one is given (`vision.empty_diff.compare`, at the frame's own pixels: what changed
+by more than a shadow), else the die's own contour (the pixels unlike the square's border, Otsu on
+their Lab distance to it, the component nearest the box's centre).  The outline is then found again
+round itself (`settle`): a second look from the first outline's centre and size, so two seeds a
+few pixels or a few tens of per cent apart end on one outline.  The crop is the outline's
+minAreaRect: its centre, its longer side times PAD, turned by its angle (so a die turned on the
+table gives one crop), cut from the frame it is given at that frame's resolution (`crop_die`
+samples a halving only to avoid aliasing): `read` and the learning step give the full frame (a
+still's own pixels, not its halving).  A box whose outline cannot be found (nothing unlike the
+border, or an outline far from the box) keeps the box's square.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -22,38 +33,110 @@ from vision.numbered.crop import CROP, crop_die
 SEARCH = 1.6
 #: the crop's side: this times the outline's longer side (a thin border of table round the die)
 PAD = 1.1
-#: an outline is kept when its side is this share of the box's, or more, and at most SEARCH
-LEAST = 0.5
+#: an outline is kept when its side is this share of the box's, or more, and at most SEARCH (the
+#: detector's box of a small die in a still may be 6 times the die: a 48 px die in a 290 px box)
+LEAST = 0.1
+#: the second look (`settle`) searches round the first outline as round a box this many times its side
+AGAIN = 1.5
+#: what differs from the empty table by this much (0-255, any channel, the light matched) changed
+LEVEL = 24.0
+#: the light between the frame and the empty table is matched on this many times the window's side
+CONTEXT = 3.0
+
+Outline = tuple[tuple[float, float], float, float]
 
 
-def outline(
-    image: np.ndarray, center: tuple[float, float], side: float, mask: np.ndarray | None = None
-) -> tuple[tuple[float, float], float, float] | None:
-    """The die's outline round `center` (its box `side` px): (centre, longer side, angle in degrees),
-    or None when none is found.  `mask`: the frame's change from the empty table (uint8, non-zero:
-    changed), used instead of the die's own contour when given."""
-    h, w = image.shape[:2]
+def empty_of(where: Sequence[Any] | None) -> np.ndarray | None:
+    """The empty table among a frame's where-steps (`vision.where.EmptyTable`,
+    `vision.empty_diff.EmptyDiff`, at the frame's size), None without one."""
+    from vision.empty_diff import EmptyDiff
+    from vision.where import EmptyTable
+
+    for s in where or ():
+        if isinstance(s, (EmptyTable, EmptyDiff)):
+            return np.asarray(s.empty)
+    return None
+
+
+def _window(
+    shape: tuple[int, ...], center: tuple[float, float], side: float
+) -> tuple[int, int, int, int] | None:
+    h, w = shape[:2]
     r = max(4, int(side * SEARCH / 2))
     x0, y0 = max(0, int(center[0]) - r), max(0, int(center[1]) - r)
     x1, y1 = min(w, int(center[0]) + r + 1), min(h, int(center[1]) + r + 1)
     if x1 - x0 < 8 or y1 - y0 < 8:
         return None
-    fg: np.ndarray
-    if mask is not None:
-        fg = (mask[y0:y1, x0:x1] > 0).astype(np.uint8)
-    else:
-        roi = image[y0:y1, x0:x1]
-        step = max(1, int(max(roi.shape[:2]) // 96))  # the contour at about 96 px: enough for a box
-        small = roi[::step, ::step]
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
-        border = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
-        dist = np.linalg.norm(lab - np.median(border, axis=0), axis=2)
-        d8 = np.clip(dist * (255.0 / max(float(dist.max()), 1e-6)), 0, 255).astype(np.uint8)
-        _, fg = cv2.threshold(d8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        if float(dist.max()) < 12.0:  # nothing unlike the table round the box
-            return None
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        fg = cv2.resize(fg, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST)
+    return x0, y0, x1, y1
+
+
+def _own_contour(roi: np.ndarray) -> np.ndarray | None:
+    """The die against the colour of the window's border (Otsu on the Lab distance), 0/1 uint8."""
+    step = max(1, int(max(roi.shape[:2]) // 96))  # the contour at about 96 px: enough for a box
+    small = roi[::step, ::step]
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    border = np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]])
+    dist = np.linalg.norm(lab - np.median(border, axis=0), axis=2)
+    if float(dist.max()) < 12.0:  # nothing unlike the table round the box
+        return None
+    d8 = np.clip(dist * (255.0 / max(float(dist.max()), 1e-6)), 0, 255).astype(np.uint8)
+    _, fg = cv2.threshold(d8, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    return np.asarray(cv2.resize(fg, (roi.shape[1], roi.shape[0]), interpolation=cv2.INTER_NEAREST))
+
+
+def _changed(
+    image: np.ndarray, empty: np.ndarray, win: tuple[int, int, int, int], side: float
+) -> np.ndarray | None:
+    """What changed since the empty table by more than a shadow in the window `win` of `image` (0/1
+    uint8), closed over the die's numerals and facets; None when nothing did.  The light is matched
+    on a square CONTEXT times the window's (`vision.empty_diff.compare`): there the die is a small part
+    of the table, so the light fitted is the table's."""
+    from vision.empty_diff import compare
+
+    x0, y0, x1, y1 = win
+    h, w = image.shape[:2]
+    r = CONTEXT * max(x1 - x0, y1 - y0) / 2
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    X0, Y0 = max(0, int(cx - r)), max(0, int(cy - r))
+    X1, Y1 = min(w, int(cx + r) + 1), min(h, int(cy + r) + 1)
+    ref = cv2.GaussianBlur(empty[Y0:Y1, X0:X1].astype(np.float32), (3, 3), 0)
+    solid = compare(image[Y0:Y1, X0:X1], ref, LEVEL).solid[y0 - Y0 : y1 - Y0, x0 - X0 : x1 - X0]
+    if not solid.any():
+        return None
+    k = max(3, round(side / 12) | 1)
+    return np.asarray(cv2.morphologyEx(solid.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((k, k), np.uint8)))
+
+
+def outline(
+    image: np.ndarray, center: tuple[float, float], side: float, empty: np.ndarray | None = None
+) -> Outline | None:
+    """The die's outline round `center` (its box `side` px): (centre, longer side, angle in degrees),
+    or None when none is found.  `empty`: the empty table (BGR, the frame's size): the outline is
+    what changed from it (the die's own contour when nothing changed there)."""
+    win = _window(image.shape, center, side)
+    if win is None:
+        return None
+    x0, y0, x1, y1 = win
+    roi = image[y0:y1, x0:x1]
+    if empty is not None and empty.shape[:2] == image.shape[:2]:
+        fg = _changed(image, empty, win, side)
+        got = _largest_near(image, fg, win, center, side) if fg is not None else None
+        if got is not None:
+            return got
+    fg = _own_contour(roi)
+    return None if fg is None else _largest_near(image, fg, win, center, side)
+
+
+def _largest_near(
+    image: np.ndarray,
+    fg: np.ndarray,
+    win: tuple[int, int, int, int],
+    center: tuple[float, float],
+    side: float,
+) -> Outline | None:
+    """The component of `fg` (the window `win` of `image`) big and near `center`: its minAreaRect."""
+    x0, y0, x1, y1 = win
     n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
     if n <= 1:
         return None
@@ -68,26 +151,66 @@ def outline(
     pts = cv2.findNonZero((labels == best).astype(np.uint8))
     if pts is None:
         return None
+    bx, by, bw, bh = (int(v) for v in stats[best, :4])
+    h, w = image.shape[:2]
+    edges = (bx == 0 and x0 > 0) + (by == 0 and y0 > 0)
+    edges += (bx + bw == x1 - x0 and x1 < w) + (by + bh == y1 - y0 and y1 < h)
+    if edges >= 3:  # it runs out of the window on three sides: a change wider than a die (a hand, a mat)
+        return None
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(pts)
     longer = float(max(rw, rh))
     if not LEAST * side <= longer <= SEARCH * side:
         return None
     if np.hypot(cx + x0 - center[0], cy + y0 - center[1]) > 0.5 * side:
         return None
+    if cv2.countNonZero((labels == best).astype(np.uint8)) < 0.25 * rw * rh:
+        return None  # a thin ring or a scatter, not a die's body
     return (float(cx + x0), float(cy + y0)), longer, float(angle)
+
+
+def settle(
+    image: np.ndarray, center: tuple[float, float], side: float, empty: np.ndarray | None = None
+) -> Outline | None:
+    """The die's outline found round its box, then again round that outline (module docstring): two
+    seeds of one die (the learning step's and `read`'s) end on one outline."""
+    first = outline(image, center, side, empty)
+    if first is None:
+        return None
+    again = outline(image, first[0], first[1] * AGAIN, empty)
+    return again if again is not None else first
 
 
 def die_crop(
     image: np.ndarray,
     box_center: tuple[float, float],
     side: float,
-    mask: np.ndarray | None = None,
+    empty: np.ndarray | None = None,
     out: int = CROP,
 ) -> np.ndarray:
     """The `out` x `out` crop of the die whose box is centred at `box_center`, `side` px (module
-    docstring): on its outline, turned by it; the box's square when no outline is found."""
-    found = outline(image, box_center, side, mask)
+    docstring): on its settled outline, turned by it; the box's square when no outline is found.
+    `empty`: the empty table at `image`'s size (None: the die's own contour)."""
+    found = settle(image, box_center, side, empty)
     if found is None:
         return crop_die([image], box_center, side * PAD, out=out)
     centre, longer, angle = found
     return crop_die([image], centre, longer * PAD, angle, out=out)
+
+
+def face_crop(
+    image: np.ndarray,
+    top: tuple[float, float],
+    box_center: tuple[float, float],
+    side: float,
+    empty: np.ndarray | None = None,
+    out: int = CROP,
+) -> np.ndarray:
+    """The `out` x `out` crop round the die's top face (`top`), MARGIN times the die's own size (its
+    settled outline's longer side; the box's `side` when no outline is found), from `image` at its
+    own pixels: the crop round the top face scaled on the die, not on the detector's box, for
+    grouping crops by face (`controller.learn_dice.group_faces`)."""
+    from vision.numbered.crop import MARGIN
+
+    found = settle(image, box_center, side, empty)
+    size = found[1] if found is not None else side
+    return crop_die([image], top, size * MARGIN, out=out)

@@ -41,7 +41,7 @@ import numpy as np
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
-from vision.numbered.die_crop import die_crop
+from vision.numbered.die_crop import die_crop, empty_of, face_crop
 from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
@@ -736,28 +736,69 @@ class NumberedReader:
         return out
 
     def crops_of(
-        self, image: np.ndarray, readings: Sequence[Any], crop: str | None = None
+        self,
+        image: np.ndarray,
+        readings: Sequence[Any],
+        crop: str | None = None,
+        empty: np.ndarray | None = None,
+        where: Sequence[WhereStep] = (),
+        at_peak: bool = True,
     ) -> list[np.ndarray]:
         """The CROP x CROP crop of each of a frame's readings (`DieReading`s or their JSON form, as
-        `read` gave them: centre on the top face, quad the die's box), cut as `read` cut it for the
-        classifier (a still from its first halving): what a learnt set learns (`dicetable learn-dice`,
-        the referee's answers) and what the table shows with a question.  ``crop``: "box" (round the
-        top face) or "die" (`die_crop`, on the die's outline); None: as `die_centred` says."""
+        `read` gave them: centre on the top face, quad the die's box): what a learnt set learns
+        (`dicetable learn-dice`, the referee's answers) and what the table shows with a question.
+        ``crop``: "box", round the top face as `read` cuts it for the classifier (a still from its
+        first halving); "die", centred, scaled and turned on the die's outline from the frame itself
+        as `read_at` cuts it for a set of such crops (`die_crop`; ``empty``: the empty table at the
+        frame's size, the outline what changed from it); "face", round the top face scaled on that
+        outline, from the frame itself (`face_crop`: for grouping crops by face); None: as
+        `die_centred` says.  Each is cut where `read` finds the die: at the detector's peak
+        (`peaks`, screened by ``where``, the frame's where-steps) whose box holds the reading's centre,
+        when one does (the learning step may have the die from the pip reader's box, `read` from the
+        detector's: issue 44 item 2); ``at_peak`` False: at the reading's own box."""
         image = check_bgr(image)
         copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
         k = copies.k
         out = []
+        peaks = self.peaks(image, where) if readings and at_peak else []
         for r in readings:
             center = r["center"] if isinstance(r, dict) else r.center
             quad = np.asarray(r["quad"] if isinstance(r, dict) else r.quad, np.float64).reshape(-1, 2)
-            side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 4.0) / k
-            c = (float(center[0]) / k, float(center[1]) / k)
+            side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 4.0)
+            box = (float(quad[:, 0].mean()), float(quad[:, 1].mean()))
+            c = (float(center[0]), float(center[1]))
+            f = holding(peaks, c)
+            if f is not None:  # the die where `read` finds it: its top face, its box
+                c, box, side = f.center, f.box_center, max(f.w, f.h)
             if crop == "die" or (crop is None and self.die_centred):
-                box = (float(quad[:, 0].mean()) / k, float(quad[:, 1].mean()) / k)
-                out.append(die_crop(copies.work, box, side))
+                out.append(die_crop(image, box, side, empty))
+            elif crop == "face":  # round the top face, scaled on the die, from the frame's own pixels
+                out.append(face_crop(image, c, box, side, empty))
             else:
-                out.append(_cut(copies.work, c, side * MARGIN, CROP))
+                out.append(_cut(copies.work, (c[0] / k, c[1] / k), side / k * MARGIN, CROP))
         return out
+
+    def peaks(self, image: np.ndarray, where: Sequence[WhereStep] = ()) -> list[Found]:
+        """The detector's peaks in a frame as `read` finds, screens and locates them (no board's
+        nadir), in the frame's pixels: where `crops_of` cuts a die `read` would find."""
+        image = check_bgr(image)
+        if min(image.shape[:2]) < 16:
+            return []
+        copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
+        k = copies.k
+        found = self.detect(copies.work, shrunk=copies.video)
+        if where:
+            found = screened(image, found, k, where)
+        return [
+            Found(
+                (f.center[0] * k, f.center[1] * k),
+                f.w * k,
+                f.h * k,
+                f.score,
+                (f.box_center[0] * k, f.box_center[1] * k),
+            )
+            for f in self.locate(copies.work, found)
+        ]
 
     def learnt_matches(
         self,
@@ -827,7 +868,19 @@ class NumberedReader:
         found = self.detect(work, shrunk=copies.video)
         if where:
             found = screened(image, found, k, where, rejected)
-        got = self.read_at(work, found, palette, nadir, quads, kinds=kinds, learnt=learnt, ocr=False, scale=k)
+        got = self.read_at(
+            work,
+            found,
+            palette,
+            nadir,
+            quads,
+            kinds=kinds,
+            learnt=learnt,
+            ocr=False,
+            scale=k,
+            full=image,
+            empty=empty_of(where) if learnt is not None else None,
+        )
         got = got if k == 1.0 else [scaled(r, k) for r in got]
         # the OCR head reads the frame itself, not its first halving: a still's numerals at full size
         return self.with_ocr(image, got, kinds)
@@ -844,13 +897,16 @@ class NumberedReader:
         learnt: Learnt | None = None,
         ocr: bool = True,
         scale: float = 1.0,
+        full: np.ndarray | None = None,
+        empty: np.ndarray | None = None,
     ) -> list[DieReading]:
         """`read` of the dice at `found` (a checked frame's detector peaks, or boxes another reader
         found): each top face located, its crop classified, the dice kept (`readings`).  `view`: as
         `locate`'s, for a window of a larger frame.  `learnt`: a learnt set of the table's dice: a die
         it knows (`DiceSet.match`) is read as its face, a `LearntReading`; the others as before.
         `ocr`: False leaves the OCR head out (`with_ocr`: `read` runs it on the frame itself, `scale`
-        times larger than `image`)."""
+        times larger than `image`).  `full`: that frame itself, the die's own crop cut from it (as
+        `crops_of` cuts it, `die_crop`); `empty`: the empty table at its size (the die's outline)."""
         found = self.locate(image, found, view, nadir)
         crops = self.crops(image, found)
         probs = self.numeral_values(image, found, self.classify(crops, kinds), kinds)
@@ -859,7 +915,13 @@ class NumberedReader:
             # with the head's evidence a die need not be MARGIN nearer one face (`candidates`)
             margin = 0.0 if self.ocr is not None and self.learnt_ocr is not None else LEARNT_MARGIN
             die = self.die_centred or "die" in learnt.crops
-            own = [die_crop(image, f.box_center, max(f.w, f.h)) for f in found] if die else None
+            own = None
+            if die:
+                src, k = (full, scale) if full is not None else (image, 1.0)
+                own = [
+                    die_crop(src, (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, empty)
+                    for f in found
+                ]
             if self.die_centred and own is not None:  # every set on the die's own crop (the opt-in)
                 matches = self.learnt_matches(own, learnt, margin)
             else:  # each set on the crop it was learnt with (`DiceSet.crop`, issue 44 item 2)
@@ -1075,6 +1137,17 @@ def _shrink(image: np.ndarray, dw: int, dh: int, halves: list[np.ndarray] | None
         if halves is not None:
             halves.append(image)
     return image if (w, h) == (dw, dh) else cv2.resize(image, (dw, dh), interpolation=cv2.INTER_LINEAR)
+
+
+def holding(peaks: Sequence[Found], center: tuple[float, float]) -> Found | None:
+    """The peak (`NumberedReader.peaks`) whose box holds a reading's top-face centre, the nearest of
+    them; None when no box holds it."""
+    inside = [
+        (math.dist(f.box_center, center), i)
+        for i, f in enumerate(peaks)
+        if abs(f.box_center[0] - center[0]) <= f.w / 2 and abs(f.box_center[1] - center[1]) <= f.h / 2
+    ]
+    return peaks[min(inside)[1]] if inside else None
 
 
 def screened(
