@@ -173,3 +173,7 @@ def colour_cmd(
         f"{got.name} ({got.id}): look learnt from {len(photos)} photo(s), {look.get('seen')} sightings, "
         f"Lab {look.get('lab')} (spread {look.get('spread')}), saved to {cfg.roster_path}"
     )
+    from controller.learn_looks import close_notes
+
+    for note in close_notes(cfg, got):
+        typer.echo(note)

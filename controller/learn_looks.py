@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from controller.config import TableConfig
-from controller.roster import Die, Roster, RosterError, die_look
+from controller.roster import Die, Roster, RosterError, die_look, learnt_palette
 
 
 def learn_colour(cfg: TableConfig, die: str | Die, photos: list[Path], who: str = "cli") -> Die:
@@ -65,6 +66,48 @@ def learn_colour(cfg: TableConfig, die: str | Die, photos: list[Path], who: str 
         except ValueError as e:
             raise RosterError(f"{photo}: {e}") from None
     return roster.looked(die, labs, who, _log_row(cfg))
+
+
+def close_colours(dice: list[Die], die_id: str) -> dict[str, tuple[int, int]]:
+    """Which other colours of the roster the look of the entry ``die_id`` comes close to: each of its
+    sightings named, left out, among every learnt look (`controller.roster.learnt_palette`'s, pooled
+    by colour): by colour, how many of its sightings would be asked about it (a die between the two)
+    and how many named it.  Empty when the roster does not name colours by looks yet, or the entry
+    has a single sighting.  A table tells two players' dice apart only as well as their looks differ:
+    a close colour is asked about in play, and more photos of each die help."""
+    from vision.looks import LearntPalette, Look, pooled
+
+    entry = next((d for d in dice if d.id == die_id), None)
+    if entry is None or entry.look is None or learnt_palette(dice) is None:
+        return {}
+    mine = Look.from_json(entry.look).labs
+    if len(mine) < 2:
+        return {}
+    others = [(d.colour, Look.from_json(d.look)) for d in dice if d.look is not None and d is not entry]
+    out: dict[str, list[int]] = {}
+    for i, row in enumerate(mine):
+        rest = Look(mine[:i] + mine[i + 1 :])
+        palette = LearntPalette.of(pooled([*others, (entry.colour, rest)]))
+        got, near = palette.near_two(np.asarray(row, np.float64))
+        colour = entry.colour.casefold()
+        if got != colour:
+            out.setdefault(got, [0, 0])[1] += 1
+        elif near is not None:
+            out.setdefault(near, [0, 0])[0] += 1
+    return {c: (a, n) for c, (a, n) in out.items()}
+
+
+def close_notes(cfg: TableConfig, die: Die) -> list[str]:
+    """What to tell the person who taught ``die``'s look about the colours it comes close to
+    (`close_colours`): one line a colour, none when it stands apart."""
+    roster = Roster(cfg.roster_path)
+    seen = len((die.look or {}).get("labs") or [])
+    return [
+        f"{die.id} looks like the {other} dice in {asked + named} of its {seen} sightings "
+        f"({named} named {other}, {asked} asked between the two): such dice will be asked about; "
+        "more photos of each die help"
+        for other, (asked, named) in sorted(close_colours(roster.dice, die.id).items())
+    ]
 
 
 def _log_row(cfg: TableConfig) -> Any:
