@@ -501,7 +501,7 @@ def lone_pips(
             if "die" in learnt.crops
             else None
         )
-        matches = reader.learnt_matches(crops, learnt, die_crops=own)
+        matches = reader.learnt_matches(crops, learnt, die_crops=own, image=work, found=located, scale=k)
     out: list[DieReading] = []
     for r, f, p, m in zip(lone, located, probs, matches, strict=True):
         # the die's box as the numbered reader's readings give it (its crop: `crops_of`)

@@ -42,7 +42,7 @@ from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.die_crop import die_crop, empty_of, face_crop
-from vision.numbered.embed import EMBEDDER_FILE, TURNS, Embedder
+from vision.numbered.embed import EMBEDDER_FILE, SMALL_SIDE, TURNS, Embedder, at_scales
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
 from vision.numbered.learnt import Learnt, LearntReading, Match
@@ -806,14 +806,30 @@ class NumberedReader:
         learnt: Learnt,
         margin: float = LEARNT_MARGIN,
         die_crops: list[np.ndarray] | None = None,
+        image: np.ndarray | None = None,
+        found: Sequence[Found] | None = None,
+        scale: float = 1.0,
     ) -> list[Match | None]:
         """The learnt set's face for each crop, or None where the set does not know it (`margin`: by
         how much its nearest face must beat every other's, `DiceSet.match`).  ``die_crops``: each die
-        cut on its outline too (`die_crop`), for a set learnt with those (`DiceSet.crop`)."""
+        cut on its outline too (`die_crop`), for a set learnt with those (`DiceSet.crop`).  ``image``
+        and ``found``: the frame and the dice the crops were cut from, to cut each small die's crop at
+        the embedder's SCALES too (`embed.at_scales`, issue 44 item 4: a box under SMALL_SIDE pixels
+        of the frame as taken, `scale` times larger than ``image``); else the crops as given."""
         if not crops:
             return []
         embed = self.embedder().embed
-        turned = {"box": embed(sized(crops, CROP), TURNS)}
+        if image is not None and found is not None:
+
+            def cut(scale: float) -> list[np.ndarray]:
+                if scale == 1.0:
+                    return sized(crops, CROP)
+                return [_cut(image, f.center, max(f.w, f.h) * MARGIN * scale, CROP) for f in found]
+
+            small = [max(f.w, f.h) * scale < SMALL_SIDE for f in found]
+            turned = {"box": at_scales(self.embedder(), cut, TURNS, small)}
+        else:
+            turned = {"box": embed(sized(crops, CROP), TURNS)}
         if die_crops is not None:
             turned["die"] = embed(sized(die_crops, CROP), TURNS)
         return learnt.match(turned, margin)
@@ -925,7 +941,7 @@ class NumberedReader:
             if self.die_centred and own is not None:  # every set on the die's own crop (the opt-in)
                 matches = self.learnt_matches(own, learnt, margin)
             else:  # each set on the crop it was learnt with (`DiceSet.crop`, issue 44 item 2)
-                matches = self.learnt_matches(crops, learnt, margin, own)
+                matches = self.learnt_matches(crops, learnt, margin, own, image, found, scale)
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
 
