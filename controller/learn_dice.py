@@ -8,8 +8,8 @@ reading keeping two faces apart; `cluster`, on one crop at LINK, as before issue
 in the session folder:
 
 * `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding (of the
-  crop the set keeps, `"crop"`: round the top face, or with `see(crop="die")` the die centred on its
-  own outline, issue 44 item 2), whether only the detector found it (`"unread"`), and the frames no
+  crop the set keeps, `"crop"`: the die centred on its own outline, or with `see(crop="box")` round
+  the top face, issue 44 item 2), whether only the detector found it (`"unread"`), and the frames no
   die was found in (`"no_die"`);
 * `confirm.csv`: one row a group (`group, crops, guess, face`): the person fills in `face`, the value
   the group's die shows (or `-`: not one of the set's dice);
@@ -294,7 +294,7 @@ def see(
     reader: NumberedReader,
     cfg: TableConfig | None = None,
     empty: Path | None = None,
-    crop: str = "box",
+    crop: str = "die",
 ) -> list[Seen]:
     """Look at the frames, group what was seen, and write the session folder (module docstring).
 
@@ -306,10 +306,14 @@ def see(
     reader found it).  ``empty``: a frame of the empty table (else the config's ``[vision]
     empty_table_frame``): only what differs from it is seen, so a keyboard or a vent in view is never
     taken for a face, and each die's outline is what changed.  ``crop``: the crop the set keeps
-    (`DiceSet.crop`, issue 44 item 2): "box", round its top face, or "die", centred, scaled and
-    turned on the die's outline (`vision.numbered.die_crop`).  The crops are grouped by face on the
-    crop round the top face scaled on the die and on the die's own crop, with the OCR head's word
-    (`group_faces`)."""
+    (`DiceSet.crop`, issue 44 item 2): "die" (the default), centred, scaled and turned on the die's
+    outline (`vision.numbered.die_crop`), or "box", round its top face as the detector's box frames
+    it.  On the train set-ups' later rolls (benchmarks/learn_readback.py) the die's own crop read
+    more right with a 60 px die in the camera's frame (d20_color 38 -> 44 of 54, d20_off-angle 49 ->
+    52 of 69) and about as many at the table's scale (47 -> 45, 64 -> 64); the crop round the top face
+    of a small die in a still frames it small in a corner (its box several times the die).  The crops
+    are grouped by face on the crop round the top face scaled on the die and on the die's own crop,
+    with the OCR head's word (`group_faces`)."""
     if crop not in CROPS:
         raise LearnError(f"crop: expected one of {', '.join(CROPS)}, got {crop!r}")
     if kind not in KINDS:

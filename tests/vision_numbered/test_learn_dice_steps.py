@@ -95,8 +95,8 @@ def test_see_reads_with_the_tables_where_steps(tmp_path: Path) -> None:
     cfg.write_text(f'[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n[vision]\nplay_area_px = {area}\n')
     seen = _see(frames, tmp_path / "s", "--config", str(cfg))
     assert seen and all(_near(c, TAUGHT) for c in seen), seen
-    # the set says which crop it keeps (issue 44 item 2): round the top face, the table's best
-    assert json.loads((tmp_path / "s" / "seen.json").read_text())["crop"] == "box"
+    # the set says which crop it keeps (issue 44 item 2): the die on its own outline
+    assert json.loads((tmp_path / "s" / "seen.json").read_text())["crop"] == "die"
 
 
 def _session(tmp_path: Path, kind: str, faces: list[int]) -> Path:
