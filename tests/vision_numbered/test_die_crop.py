@@ -81,3 +81,16 @@ def test_groups_the_ocr_head_reads_alike_are_one_face() -> None:
     assert len(set(group_faces(turned))) == 2
     assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), None]))) == 1
     assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), (4, 0.9)]))) == 2
+
+
+def test_two_peaks_on_one_die_are_read_once_as_the_set_knows_it_best() -> None:
+    from vision.numbered.die_crop import one_a_die
+    from vision.numbered.learnt import Match
+
+    outlines = [((100.0, 100.0), 60.0, 0.0), ((104.0, 98.0), 58.0, 0.0), ((300.0, 100.0), 60.0, 0.0), None]
+    near, exact = Match(9, 0.94, 0.0), Match(12, 1.0, 0.1)
+    # the second peak on the first die is the crop taught (1.0 alike): kept; a die apart, and a peak
+    # with no outline, are left as they are
+    assert one_a_die(outlines, [near, exact, None, None]) == [1, 2, 3]
+    assert one_a_die(outlines, [None, None, None, None]) == [0, 2, 3]
+    assert one_a_die(outlines[2:], [None, None]) == [0, 1]

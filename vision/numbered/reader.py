@@ -41,7 +41,7 @@ import numpy as np
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
-from vision.numbered.die_crop import die_crop, empty_of, face_crop
+from vision.numbered.die_crop import die_crop, die_cut, empty_of, face_crop, one_a_die
 from vision.numbered.embed import EMBEDDER_FILE, SMALL_SIDE, TURNS, Embedder, at_scales
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
@@ -932,16 +932,22 @@ class NumberedReader:
             margin = 0.0 if self.ocr is not None and self.learnt_ocr is not None else LEARNT_MARGIN
             die = self.die_centred or "die" in learnt.crops
             own = None
+            outlines: list[Any] = []
             if die:
                 src, k = (full, scale) if full is not None else (image, 1.0)
-                own = [
-                    die_crop(src, (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, empty)
+                cut = [
+                    die_cut(src, (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, empty)
                     for f in found
                 ]
+                own, outlines = [c for c, _ in cut], [o for _, o in cut]
             if self.die_centred and own is not None:  # every set on the die's own crop (the opt-in)
                 matches = self.learnt_matches(own, learnt, margin)
             else:  # each set on the crop it was learnt with (`DiceSet.crop`, issue 44 item 2)
                 matches = self.learnt_matches(crops, learnt, margin, own, image, found, scale)
+            if outlines:  # two peaks on one die's outline: the die once, as the set knows it best
+                keep = one_a_die(outlines, matches)
+                found, probs = [found[i] for i in keep], probs[keep]
+                matches = [matches[i] for i in keep]
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
 
