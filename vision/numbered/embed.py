@@ -31,8 +31,8 @@ TURNS = 12  # rotations a crop is embedded at (30 degrees apart)
 #: or more (of the frame as taken) is matched at its one crop, as before.  Chosen on the TRAIN set-ups
 #: d20_off-angle and d20_color (benchmarks/learnt_scales.py, benchmarks/RESULTS.md): each crop as a
 #: ~60 px die with a 3 px motion blur gives, read by the set alone at MATCH and MARGIN, right 78 -> 90
-#: of 103, wrong 5 -> 5, left to the classifier 20 -> 8; at the photos' own pixels (dice 150-400 px)
-#: the same scales read 84 -> 81 right, 0 -> 3 wrong: so small dice only.
+#: of 103, wrong 6 -> 5 (none trusted), left to the classifier 19 -> 8; at the photos' own pixels (dice
+#: 150-400 px) the same scales read 84 -> 81 right, 0 -> 3 wrong: so small dice only.
 SCALES = (0.85, 1.0, 1.2)
 #: a die's box side (pixels of the frame as taken) under which it is matched at SCALES: the size under
 #: which the OCR head does not weigh a learnt die either (`vision.numbered.ocr.MIN_SIDE`)
