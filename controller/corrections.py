@@ -619,6 +619,7 @@ class RefereeLearning:
                     np.stack([a[3] for a in mine]),
                     trust=True,
                     entry=of.entry if of is not None else "",
+                    calibrated=of.calibrated if of is not None else False,  # as the entry's faces
                 )
             )
         if not out:

@@ -555,6 +555,11 @@ def die_look(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
 #: read on other dice too.  Chosen on the d20_lurig train set-ups (benchmarks/roster_read.py --train
 #: --trust): read unasked 32.6 -> 60.9 % (d20_color), 50.9 -> 63.2 % (d20_off-angle), silent 0 -> 0
 TRUST_TAUGHT = True
+#: a taught die's face is as sure as its evidence says (`vision.numbered.trust`: a logistic fit of
+#: likeness, margin to the next face, support, the die-match margin, the classifier's and the OCR
+#: head's agreement, fitted on the train set-ups by benchmarks/trust_fit.py): 0.8 is fitted odds of
+#: 199 to 1.  False: the rule above (TRUST_TAUGHT and the head's agreement) as before.
+CALIBRATED = True
 
 
 def entry_set(die: Die) -> DiceSet | None:
@@ -563,7 +568,7 @@ def entry_set(die: Die) -> DiceSet | None:
     got = die.learnt()
     if got is None:
         return None
-    got = replace(got, trust=TRUST_TAUGHT)
+    got = replace(got, trust=TRUST_TAUGHT, calibrated=CALIBRATED)
     return replace(
         got, name=die.id, colour=die.colour, entry=f"{die.owner.casefold()}/{die.colour.casefold()}"
     )

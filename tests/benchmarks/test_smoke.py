@@ -57,6 +57,7 @@ SMOKE: dict[str, list[str]] = {
     "stack_cues": ["--smoke"],
     "stages": ["--smoke"],
     "table_stills": ["--smoke"],
+    "trust_fit": ["--smoke"],
     "tumble": ["--smoke"],
     "values": ["--limit", "2"],
     "vision_d6": ["--smoke"],

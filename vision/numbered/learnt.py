@@ -66,6 +66,11 @@ class Match:
     #: a roster's dice (`LearntSets` of entries, `DiceSet.entry`): the entry (a die of another kind,
     #: owner or colour) as alike as this set's within ENTRY_MARGIN, "" when none: the die is asked
     rival: str = ""
+    #: a roster's dice: how much more alike the die is to this entry's nearest stored crop than to
+    #: any other entry's (1.0: no other entry)
+    entry_gap: float = 1.0
+    #: the set's `calibrated` (a roster entry's: the face's confidence is `vision.numbered.trust`'s)
+    calibrated: bool = False
 
     @property
     def clear(self) -> bool:
@@ -102,6 +107,9 @@ class DiceSet:
     #: face, the detector's box: `NumberedReader.crops`) or "die" (centred, scaled and turned on the
     #: die's own outline: `vision.numbered.die_crop`)
     crop: str = "box"
+    #: a roster entry's set read with the calibrated confidence (`vision.numbered.trust`, issue 44
+    #: item 4); not in the file: the roster says so (`controller.roster.entry_set`)
+    calibrated: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -160,7 +168,16 @@ class DiceSet:
             support = int(np.count_nonzero(row[same] >= max(MATCH, nearest_other + MARGIN)))
             per_face = tuple(float(row[m].max()) for m in masks)
             match = Match(
-                value, float(row[best]), gap, self.kind, self.name, support, self.trust, (*faces,), per_face
+                value,
+                float(row[best]),
+                gap,
+                self.kind,
+                self.name,
+                support,
+                self.trust,
+                (*faces,),
+                per_face,
+                calibrated=self.calibrated,
             )
             out.append(match if ok else None)
         return out
@@ -177,6 +194,7 @@ class DiceSet:
             self.trust,
             self.entry,
             self.crop,
+            self.calibrated,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -298,6 +316,8 @@ class LearntSets:
                     if (self.sets[i].kind, self.sets[i].entry) != who
                 ]
                 closest = max(rivals, default=(0.0, ""))
+                if closest[1]:
+                    m = replace(m, entry_gap=m.likeness - closest[0])
                 if closest[1] and closest[0] > m.likeness - ENTRY_MARGIN:
                     m = replace(m, rival=closest[1])
             out.append(m)
@@ -321,7 +341,15 @@ class LearntReading(DieReading):
     trusted: bool = field(default=False, compare=False)
     #: the roster's entry as alike as `dice_set`'s (`Match.rival`): which die it is is disputed, asked
     rival: str = field(default="", compare=False)
+    #: a roster die's evidence about its face (`vision.numbered.trust.evidence` without the OCR head's),
+    #: and whether its confidence is the calibrated one (`Match.calibrated`); not in the JSON
+    evidence: tuple[tuple[str, float], ...] = field(default=(), compare=False)
+    calibrated: bool = field(default=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out = {**super().to_json(), "learnt": self.dice_set}
+        from vision.numbered import trust
+
+        if trust.RECORD and self.evidence and self.faces and self.value in self.faces:
+            out["trust"] = trust.features(self.faces, self.likenesses, dict(self.evidence), self.value)
         return {**out, "rival": self.rival} if self.rival else out

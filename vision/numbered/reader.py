@@ -40,6 +40,7 @@ import numpy as np
 
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
+from vision.numbered import trust
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.die_crop import die_crop, die_cut, empty_of, face_crop, one_a_die
 from vision.numbered.embed import EMBEDDER_FILE, SMALL_SIDE, TURNS, Embedder, at_scales
@@ -185,6 +186,10 @@ def learnt_verdict(
     trusted = support is not None and match.trusted(support, margin)
     sure = (agrees or trusted) and not match.rival  # two of a roster's dice as alike: which is it?
     confidence = match.likeness if sure else min(match.likeness, UNCONFIRMED)
+    if match.calibrated and not match.rival and trust.used("alone"):  # how sure, from the evidence
+        same = classifier.kind == kind and classifier.value == match.value
+        ev = trust.evidence(match.likeness, match.margin, match.support, match.entry_gap, same)
+        confidence = trust.confidence(ev)
     return Verdict(kind, match.value, confidence, match.likeness)
 
 
@@ -248,7 +253,14 @@ def learnt_with_ocr(
     face = learnt_face(r.faces, r.likenesses, ev, weight)
     like = r.likenesses[r.faces.index(face)]
     head_sure = head_confidence >= LEARNT_OCR_SURE
-    if r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever the head reads
+    if r.evidence:  # a roster's die: what the head read, for its calibrated confidence (`trust`)
+        raw = {**dict(r.evidence), "head": 1.0, "head_value": float(head_value)}
+        raw["head_conf"] = float(head_confidence)
+        r = replace(r, evidence=tuple(raw.items()))
+    if r.calibrated and r.evidence and trust.used("head"):
+        calibrated = trust.confidence(trust.features(r.faces, r.likenesses, dict(r.evidence), face))
+        confidence = min(r.confidence, UNCONFIRMED) if r.rival else calibrated
+    elif r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever the head reads
         confidence = min(r.confidence, UNCONFIRMED)
     elif face == r.value and head_value == face and head_sure:
         confidence = max(r.confidence, like)
@@ -1009,6 +1021,7 @@ class NumberedReader:
         palette = palette or Palette.default()
         kept = self.verified(image, self.candidates(image, found, probs, kinds, learnt, matches, scale))
         by_peak = {id(f): m for f, m in zip(found, matches or [None] * len(found), strict=True)}
+        by_probs = {id(f): p for f, p in zip(found, probs, strict=True)}
         # The body colours of all the dice kept, in one batch.
         bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
         out = []
@@ -1019,6 +1032,15 @@ class NumberedReader:
                 support = self.trust_support
                 trusted = support is not None and m.trusted(support, self.trust_margin)
                 r = replace(r, faces=m.faces, likenesses=m.likenesses, trusted=trusted, rival=m.rival)
+                if m.calibrated or trust.RECORD:  # a roster's die: its evidence (`trust.features`)
+                    c = verdict(by_probs[id(f)], self.reject_threshold, kinds)
+                    raw = {
+                        "nearest": float(m.value),
+                        "support": float(m.support),
+                        "entry_gap": m.entry_gap,
+                        "clf_value": float(c.value if c.kind == r.kind else -1),
+                    }
+                    r = replace(r, evidence=tuple(raw.items()), calibrated=m.calibrated)
             out.append(r)
         out.sort(key=lambda r: (r.center[1], r.center[0]))
         return out
