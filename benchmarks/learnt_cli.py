@@ -24,10 +24,16 @@ d20_off-angle 4: the hidden test's die shows 20, so its set has more faces to te
 4 frames a face, spaced over the first half of the face's clips; read: every STEP-th frame of each
 clip's second half, and the taught frames again ("own learn frames").
 
-Rows, in one run, of the same session:
+Two tables, each taught in a session of its own: one whose table.toml names its empty table
+(`[vision] empty_table_frame`) and one that names none (the relay board is then read as dice, in the
+learn frames and later: the hidden test's "relay board became a group" and its phantoms).  Rows, in
+one run, of each session:
 - "before": today's CLI path before the roster (the `[table] dice_set` alone: `confirm --config`
   wrote only the set; the table.toml's roster a file that does not exist);
-- "after": `confirm --config` as it is now (the die an entry of the table's roster, read against it).
+- "after, not-dice left out": `confirm --config` as it is now (the die an entry of the table's
+  roster, read against it), the not-dice file set aside;
+- "after": with the crops of groups named `-` that stay in place kept as not the die
+  (`controller.not_dice`, written by `confirm --config`).
 
 Value right: the reading nearest the die's true centre (within a die's side) is a d20 of the labelled
 face; unasked: right and confidence >= SURE; silent: a reading at or above SURE that is wrong or a
@@ -67,9 +73,13 @@ GAIN = 0.04
 LEDS = True
 HELD_OUT = ("d20_top", "d20_wood")
 TRAIN = ("d20_off-angle",)
+#: the tables read, each a session of its own: (variant, the table.toml has its empty table)
+VARIANTS = (("its empty table", True), ("no empty table", False))
+#: the rows of a variant: (row, its table.toml, the not-dice file kept)
 ROWS = (
-    "before: [table] dice_set (the CLI path before the roster)",
-    "after: confirm --config makes a roster entry",
+    ("before: [table] dice_set (the CLI path before the roster)", "before.toml", False),
+    ("after: confirm --config makes a roster entry, not-dice left out", "table.toml", False),
+    ("after: ... and the crops named `-` kept as not-dice (`controller.not_dice`)", "table.toml", True),
 )
 
 
@@ -311,38 +321,58 @@ def run_group(
     measured = sizes(items)
     taught = shots(taught_items, measured, empty, folder / "learn", SEED)
     later = shots(later_items, measured, empty, folder / "later", SEED + 1)
-    data = folder / "data"
-    env = {"DICETABLE_DATA_DIR": str(data)}
-    base = (
-        '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n{roster}'
-        f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n'
-    )
-    after = folder / "table.toml"
-    after.write_text(base.format(roster=""), encoding="utf-8")
-    before = folder / "before.toml"
-    before.write_text(base.format(roster='roster = "absent.roster.json"\n'), encoding="utf-8")
-    session = folder / "session"
-    cli(
-        [
-            *("learn-dice", "see", *(str(s.path) for s in taught), "--set", "blue-d20", "--kind", "d20"),
-            *("--colour", "blue", "--session", str(session), "--config", str(after)),
-        ],
-        env,
-    )
-    notes: dict[str, Any] = name_groups(session, taught)
-    cli(["learn-dice", "confirm", str(session), "--config", str(after), "--allow-missing"], env)
-    notes["taught frames"] = len(taught)
-    notes["later frames"] = len(later)
+    truth = {str(s.path): {"face": s.face, "centre": s.centre} for s in taught + later}
+    (folder / "truth.json").write_text(json.dumps(truth), encoding="utf-8")
+    notes: dict[str, Any] = {"taught frames": len(taught), "later frames": len(later)}
     notes["faces"] = len({s.face for s in taught})
     counts: dict[str, Counts] = {}
-    for row, config in zip(ROWS, (before, after), strict=True):
-        read(config, later, env, counts.setdefault(f"{row}|later", Counts()))
-        read(config, taught, env, counts.setdefault(f"{row}|own", Counts()))
+    for variant, has_empty in VARIANTS:
+        mine = folder / ("with-empty" if has_empty else "no-empty")
+        mine.mkdir(exist_ok=True)
+        env = {"DICETABLE_DATA_DIR": str(mine / "data")}
+        base = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n{roster}'
+        if has_empty:
+            base += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n'
+        after = mine / "table.toml"
+        after.write_text(base.format(roster=""), encoding="utf-8")
+        (mine / "before.toml").write_text(
+            base.format(roster='roster = "absent.roster.json"\n'), encoding="utf-8"
+        )
+        session = mine / "session"
+        cli(
+            [
+                *("learn-dice", "see", *(str(s.path) for s in taught), "--set", "blue-d20", "--kind", "d20"),
+                *("--colour", "blue", "--session", str(session), "--config", str(after)),
+            ],
+            env,
+        )
+        notes[variant] = name_groups(session, taught)
+        cli(["learn-dice", "confirm", str(session), "--config", str(after), "--allow-missing"], env)
+        for row, toml, not_dice in ROWS:
+            hidden = _not_dice_path(mine) if not not_dice else None
+            if hidden is not None and hidden.exists():
+                hidden.rename(hidden.with_name(hidden.name + ".off"))
+            try:
+                read(mine / toml, later, env, counts.setdefault(f"{variant}|{row}|later", Counts()))
+                read(mine / toml, taught, env, counts.setdefault(f"{variant}|{row}|own", Counts()))
+            finally:
+                off = None if hidden is None else hidden.with_name(hidden.name + ".off")
+                if off is not None and off.exists():
+                    off.rename(hidden)
     return counts, notes
+
+
+def _not_dice_path(folder: Path) -> Path | None:
+    """The not-dice file of the table in ``folder`` (beside the roster confirm wrote in its data dir)."""
+    from controller.not_dice import path_for
+
+    roster = next((folder / "data").glob("*.roster.json"), None)
+    return None if roster is None else path_for(roster)
 
 
 HEAD = (
     "set-up",
+    "table.toml",
     "table",
     "frames read",
     "value right",
@@ -357,25 +387,28 @@ def report(results: dict[str, tuple[dict[str, Counts], dict[str, Any]]], seconds
     rows = []
     notes = []
     for group, (counts, n) in results.items():
-        for row in ROWS:
-            c, own = counts[f"{row}|later"], counts[f"{row}|own"]
-            rows.append(
-                [
-                    group + (" (train)" if group in TRAIN else " (held out)"),
-                    row,
-                    c.frames,
-                    share(c.right, c.frames, places=1),
-                    share(c.unasked, c.frames, places=1),
-                    f"{200 * c.silent / max(1, c.frames):.2f}",
-                    f"{c.phantoms / max(1, c.frames):.3f}",
-                    share(own.right, own.frames, places=1),
-                ]
+        for variant, _ in VARIANTS:
+            for row, _, _ in ROWS:
+                c, own = counts[f"{variant}|{row}|later"], counts[f"{variant}|{row}|own"]
+                rows.append(
+                    [
+                        group + (" (train)" if group in TRAIN else " (held out)"),
+                        variant,
+                        row,
+                        c.frames,
+                        share(c.right, c.frames, places=1),
+                        share(c.unasked, c.frames, places=1),
+                        f"{200 * c.silent / max(1, c.frames):.2f}",
+                        f"{c.phantoms / max(1, c.frames):.3f}",
+                        share(own.right, own.frames, places=1),
+                    ]
+                )
+            g = n[variant]
+            notes.append(
+                f"{group}, {variant}: {n['taught frames']} frames taught ({n['faces']} faces), `see` made "
+                f"{g['groups']} groups of {g['crops']} crops ({g['not the die']} not the die, "
+                f"{g['misnamed']} in a group named another face), {n['later frames']} later frames"
             )
-        notes.append(
-            f"{group}: {n['taught frames']} frames taught ({n['faces']} faces), `see` made "
-            f"{n['groups']} groups of {n['crops']} crops ({n['not the die']} not the die, "
-            f"{n['misnamed']} in a group named another face), {n['later frames']} later frames"
-        )
     return "\n".join(
         [
             "# A die learnt through the command line, read through it (issue 44's hidden test, a proxy)",

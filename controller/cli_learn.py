@@ -116,7 +116,7 @@ def confirm_cmd(
     cfg = _config(config) if config is not None else None
     try:
         dice = confirm(session, labels, game_kinds_of(cfg) if cfg is not None else None, allow_missing)
-        die = rostered(cfg, session, dice, labels, owner, colour) if cfg is not None else None
+        die, not_die = rostered(cfg, session, dice, labels, owner, colour) if cfg is not None else (None, 0)
     except LearnError as e:
         raise _fail(str(e)) from None
     said = f"set {dice.name!r} ({dice.kind}, faces {', '.join(map(str, dice.faces))})"
@@ -127,6 +127,12 @@ def confirm_cmd(
         typer.echo(
             f"{said}: {die.name} ({die.id}) in the roster {cfg.roster_path} ({len(dice.values)} crops, "
             f"{looks} looks); the table reads against it from its next start"
+            + (
+                f"; {not_die} crops named not the die kept at their places (the table leaves out what "
+                f"lies there and looks like them)"
+                if not_die
+                else ""
+            )
         )
     if out is not None:
         dice.save(out)

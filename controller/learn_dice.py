@@ -527,7 +527,7 @@ def rostered(
     owner: str = OWNER,
     colour: str = "",
     who: str = "cli",
-) -> Any:
+) -> tuple[Any, int]:
     """The die a session taught (its confirmed set ``dice``) as an entry of the table's roster
     (`controller.roster`), as ``/learn`` keeps a die it taught, so the table reads it against the
     roster (issue 44 item 4: matched by its faces and look, a die of its kind that is none of the
@@ -535,8 +535,9 @@ def rostered(
     ``owner``'s die of ``colour`` (else the session's ``--colour``, else the colour the reader named
     most often on the crops confirmed) and the set's kind, added, or its faces and look replaced when
     the roster lists it; its look the taught crops' looks.  Logged in the table's event log (a
-    ``control`` row ``roster``) before the file is written.  Raises LearnError naming what is wrong
-    (a refused roster file is left as it is)."""
+    ``control`` row ``roster``) before the file is written; the crops of groups named ``-`` are kept
+    as not the die at their places (`not_dice`).  Returns (the entry, how many such crops).  Raises
+    LearnError naming what is wrong (a refused roster file is left as it is)."""
     from controller.learn_looks import _log_row
     from controller.roster import COLOUR_MAX, OWNER_MAX, Roster, RosterError
 
@@ -561,7 +562,7 @@ def rostered(
     if roster.error is not None:
         raise LearnError(f"{roster.error}: mend or remove it, then confirm again")
     try:
-        return roster.taught(
+        die = roster.taught(
             dice,
             owner,
             colour,
@@ -574,3 +575,50 @@ def rostered(
         )
     except (RosterError, OSError) as e:
         raise LearnError(f"roster {cfg.roster_path}: {e}") from None
+    return die, not_dice(cfg, data, faces)
+
+
+#: a crop named not the die is kept (`not_dice`) when crops named so in at least RECUR other frames
+#: lie within STAYS of the frame's width of it: a thing that stays in place (a relay board, a
+#: keyboard), not a piece of the die's own shadow or edge read beside it once (which, kept, left out
+#: 2 of d20_wood's 40 learn frames read back: benchmarks/learnt_cli.py).  Set from those runs.
+RECUR, STAYS = 2, 0.02
+
+
+def _dist(a: dict[str, Any], b: dict[str, Any]) -> float:
+    return float(np.hypot(a["centre"][0] - b["centre"][0], a["centre"][1] - b["centre"][1]))
+
+
+def not_dice(cfg: TableConfig, data: dict[str, Any], faces: dict[int, int | None]) -> int:
+    """The crops of a session's groups named ``-`` (not the die) that stay in place over its frames
+    (RECUR, STAYS) kept at their places beside the table's roster (`controller.not_dice`: the table
+    then leaves out a reading that lies there and looks like them); how many.  A session of
+    die-centred crops keeps none (its crops are cut on the die's outline, not as the table's reading
+    is cut)."""
+    from controller.not_dice import NotDice, load_not_dice, path_for
+
+    named = [s for s in data["seen"] if faces.get(int(s["group"]), 0) is None]
+    if not named or data.get("crop", "box") != "box":
+        return 0
+    try:
+        first = _image(Path(named[0]["frame"]))
+    except LearnError:
+        return 0  # the session's frames are gone: their width is not known
+    width = int(first.shape[1])
+    near = STAYS * width
+    named = [
+        s
+        for s in named
+        if len({o["frame"] for o in named if o["frame"] != s["frame"] and _dist(o, s) <= near}) >= RECUR
+    ]
+    if not named:
+        return 0
+    got = NotDice(
+        str(data["embedder"]),
+        width,
+        np.array([s["centre"] for s in named], np.float64),
+        np.array([s["features"] for s in named], np.float32),
+    )
+    old = load_not_dice(cfg.roster_path, got.embedder)
+    (got if old is None else old.plus(got)).save(path_for(cfg.roster_path))
+    return len(named)

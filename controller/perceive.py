@@ -361,6 +361,17 @@ def with_roster(learnt: Any, roster: Any, kinds: Sequence[str]) -> Any:
     return LearntSets(tuple(mine + rest))
 
 
+def _not_dice(roster: Path) -> Any:
+    """What learn-dice sessions were told is not the die (`controller.not_dice`; None: nothing)."""
+    from controller.not_dice import load_not_dice, path_for
+
+    if not path_for(roster).is_file():
+        return None
+    from vision.numbered.reader import default_reader
+
+    return load_not_dice(roster, default_reader().embedder().digest)
+
+
 def _body_lab(image: np.ndarray, palette: Any) -> Any:
     """A reading's look in ``image`` as a roster's looks keep it (`controller.roster.die_look`,
     balanced by ``palette``'s light); None when it cannot be measured."""
@@ -619,6 +630,9 @@ class Perceiver:
     #: the roster read against (issue 44 item 4, `controller.roster.RosterView`): each die matched to
     #: one of the table's dice, or asked; None: no roster, or none of its dice taught
     roster: Any = None
+    #: what learn-dice sessions were told is not the die, where it lay (`controller.not_dice`): a
+    #: reading none of the roster's dice matched that lies there and looks like it is left out
+    not_dice: Any = None
 
     @classmethod
     def from_config(
@@ -673,6 +687,7 @@ class Perceiver:
             ),
             learnt=learnt,
             roster=roster,
+            not_dice=_not_dice(cfg.roster_path) if reader is None else None,
         )
 
     @classmethod
@@ -796,6 +811,21 @@ class Perceiver:
             readings = self.roster.settle(
                 readings, UNCONFIRMED, None if colours is None else set(colours), _body_lab(image, palette)
             )
+        rejected = list(seen.rejected)
+        if self.not_dice is not None and not frame_only and readings:  # named not the die (issue 44)
+            from vision.numbered.reader import default_reader
+            from vision.reading import Rejected
+
+            gone = self.not_dice.drop(image, readings, default_reader())
+            for r in (r for r, g in zip(readings, gone, strict=True) if g):
+                q = np.asarray(r["quad"], np.float64).reshape(-1, 2)
+                why = "named not the die at this place in a learn-dice session"
+                rejected.append(
+                    Rejected(
+                        tuple(r["center"]), float(np.ptp(q[:, 0])), float(np.ptp(q[:, 1])), "not_dice", why
+                    )
+                )
+            readings = [r for r, g in zip(readings, gone, strict=True) if not g]
         for i, r in enumerate(readings):
             r["id"] = f"r{seq}.{i + 1}"
         board_problem: str | None = None
@@ -832,7 +862,7 @@ class Perceiver:
             seq,
             t,
             tuple(Reading.from_json(r) for r in readings),
-            tuple(seen.rejected),
+            tuple(rejected),
             board_problem,
             None if self.geometry is None else pose is not None,
             1000 * (time.process_time() - c0),

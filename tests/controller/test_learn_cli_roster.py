@@ -10,6 +10,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import cv2
 import pytest
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 from controller.cli import app
 from controller.config import load_config
+from controller.not_dice import path_for
 from controller.perceive import Perceiver
 from controller.roster import load_roster
 from training.numbered.real import Lurig, at_table, default_root, load_lurig
@@ -127,3 +129,78 @@ def test_a_set_confirmed_with_config_is_read_against_the_roster(tmp_path: Path) 
     run = CliRunner().invoke(app, confirm)
     assert run.exit_code == 2 and "format" in run.output and cfg.roster_path.read_text() == "{}"
     assert before != "{}"
+
+
+def _relay(img: Any, at: tuple[int, int], scale: float, lit: tuple[bool, ...]) -> Any:
+    """A relay board drawn on ``img`` at ``at`` (its LEDs ``lit``), as a table's camera sees one."""
+    x, y = at
+    s = scale
+    cv2.rectangle(img, (x, y), (int(x + 130 * s), int(y + 170 * s)), (40, 90, 30), -1)
+    for i, on in enumerate(lit):
+        top = int(y + (15 + 38 * i) * s)
+        cv2.rectangle(img, (int(x + 15 * s), top), (int(x + 60 * s), int(top + 30 * s)), (30, 30, 30), -1)
+        centre = (int(x + 100 * s), int(top + 15 * s))
+        cv2.circle(img, centre, int(6 * s), (60, 60, 240) if on else (30, 40, 60), -1)
+    return img
+
+
+@needs_real
+def test_what_the_person_named_not_the_die_is_left_out_where_it_lay(tmp_path: Path) -> None:
+    # no empty table: a relay board at the frame's edge is read as dice in the learn frames and later
+    mine = _frames("d20_top", FACES)
+    taught = [x for f in FACES for x in [y for y in mine if y.face == f][:8:2]]
+    later = [[y for y in mine if y.face == f][26] for f in FACES]
+    at, scale = (2900, 900), 2.4
+    learn = _write(taught, tmp_path / "learn")
+    for i, p in enumerate(learn):
+        lit = tuple(bool((i >> b) & 1) for b in range(4))
+        cv2.imwrite(str(p), _relay(cv2.imread(str(p)), at, scale, lit))
+    cfg_path = tmp_path / "table.toml"
+    cfg_path.write_text('[table]\ngame = "dice-hunter"\nkinds = ["d20"]\n')
+    session = tmp_path / "session"
+    see = ["learn-dice", "see", *map(str, learn), "--set", "orange", "--kind", "d20", "--colour", "orange"]
+    run = CliRunner().invoke(app, [*see, "--session", str(session), "--config", str(cfg_path)])
+    assert run.exit_code == 0, run.output
+    seen = json.loads((session / "seen.json").read_text())["seen"]
+    truth = {str(p): x.face for p, x in zip(learn, taught, strict=True)}
+    relay = (at[0] + 65 * scale, at[1] + 85 * scale)
+
+    def at_relay(c: Any) -> bool:
+        return math.dist(c, relay) < 110 * scale
+
+    assert any(at_relay(s["centre"]) for s in seen), "the relay board is read as a die: nothing to name"
+    rows = list(csv.DictReader((session / "confirm.csv").open()))
+    for r in rows:  # the careful person: a group of crops at the relay board is not the die
+        mine_ = [s for s in seen if s["group"] == int(r["group"])]
+        shown = Counter(None if at_relay(s["centre"]) else truth[s["frame"]] for s in mine_)
+        top = shown.most_common(1)[0][0]
+        r["face"] = "-" if top is None else str(top)
+    with (session / "confirm.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, ["group", "crops", "guess", "face"])
+        w.writeheader()
+        w.writerows(rows)
+    run = CliRunner().invoke(
+        app, ["learn-dice", "confirm", str(session), "--config", str(cfg_path), "--allow-missing"]
+    )
+    assert run.exit_code == 0, run.output
+    assert "not the die" in run.output
+    cfg = load_config(cfg_path)
+    kept = path_for(cfg.roster_path)
+    assert kept.is_file()
+
+    frames = _write(later, tmp_path / "later")
+    for i, p in enumerate(frames):
+        lit = tuple(bool(((i + 1) >> b) & 1) for b in range(4))  # LEDs as in some learn frames
+        cv2.imwrite(str(p), _relay(cv2.imread(str(p)), at, scale, lit))
+
+    def at_the_relay(perceiver: Perceiver) -> int:
+        n = 0
+        for p in frames:
+            dice = [d.to_json() for d in perceiver.perceive(cv2.imread(str(p))).dice]
+            n += sum(at_relay(d["center"]) for d in dice)
+            assert any(not at_relay(d["center"]) for d in dice)  # the die is still read
+        return n
+
+    assert at_the_relay(Perceiver.from_config(cfg)) == 0
+    kept.rename(tmp_path / "aside.json")  # without the file the board is read as dice again
+    assert at_the_relay(Perceiver.from_config(cfg)) > 0

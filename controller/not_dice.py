@@ -1,0 +1,160 @@
+"""What a learn-dice session was told is not the die, at the place it lay (issue 44).
+
+`dicetable learn-dice see` reads every frame as the table does; what it finds that is not the die
+being taught (a relay board at the frame's edge, a keyboard's key, a LED that was off in the empty
+table) becomes a group too, and the person names it ``-`` (not one of the set's dice).  `confirm
+--config` keeps those crops: each one's place in the camera's frame and its look (the embedding of
+its crop, `vision.numbered.embed`), in ``<roster>.not-dice.json`` beside the table's roster.  When
+the table reads a frame (`controller.perceive.Perceiver`), a reading that none of the roster's dice
+matched and that lies where such a crop lay (its centre within NEAR of the reading's side) and
+looks like it (ALIKE or more at its best turn) is the thing the person said is not a die: it is
+left out (listed with the rejected candidates).  A die thrown onto that place is not alike to it
+(a die's crop and a relay board's are far apart), so it is read as before.
+
+The file: {"format": "dicetable-not-dice/1", "embedder": digest, "crop": "box", "width": the
+frames' width in pixels, "seen": [{"centre": [x, y], "features": [...]}, ...]}; the newest KEEP
+crops are kept.  A file the table cannot use (another embedding net, a bad file) is logged and
+left out: the table reads as without it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger("dicetable.not_dice")
+
+FORMAT = "dicetable-not-dice/1"
+#: a reading this alike to a crop named "not the die" at its place is that thing (set before any
+#: figure, not tuned: crops of one face in a clip are mostly 0.9 alike or more, of two faces rarely
+#: over 0.8, `controller.learn_dice.LINK`)
+ALIKE = 0.9
+#: ... at its place: the crop's centre within this share of the reading's side
+NEAR = 0.5
+#: the newest crops kept
+KEEP = 400
+
+
+def path_for(roster: Path) -> Path:
+    """The not-dice file beside the roster at ``roster`` (``t.roster.json`` -> ``t.roster.not-dice.json``)."""
+    name = roster.name[: -len(".json")] if roster.name.endswith(".json") else roster.name
+    return roster.with_name(name + ".not-dice.json")
+
+
+@dataclass(frozen=True)
+class NotDice:
+    """Crops named "not the die" in learn-dice sessions (see the module's doc)."""
+
+    embedder: str
+    width: int
+    centres: np.ndarray  # N x 2, frame pixels at `width`
+    features: np.ndarray  # N x D upright embeddings
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "embedder": self.embedder,
+            "crop": "box",
+            "width": self.width,
+            "seen": [
+                {
+                    "centre": [round(float(x), 1), round(float(y), 1)],
+                    "features": [round(float(v), 5) for v in f],
+                }
+                for (x, y), f in zip(self.centres, self.features, strict=True)
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, source: str) -> NotDice:
+        """Raises ValueError naming ``source`` and the field."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"{source}: expected a JSON object with format {FORMAT!r}")
+        try:
+            seen = data["seen"]
+            width = int(data["width"])
+            centres = np.array([s["centre"] for s in seen], np.float64).reshape(-1, 2)
+            features = np.array([s["features"] for s in seen], np.float32)
+            embedder = str(data["embedder"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(
+                f"{source}: expected width, embedder and seen (centre, features) ({e})"
+            ) from None
+        if width <= 0 or len(features) != len(centres) or (len(features) and features.ndim != 2):
+            raise ValueError(f"{source}: expected a positive width and one centre and features a crop")
+        if data.get("crop", "box") != "box":
+            raise ValueError(f"{source}: crop: expected 'box', got {data.get('crop')!r}")
+        return cls(embedder, width, centres, features.reshape(len(centres), -1))
+
+    def plus(self, other: NotDice) -> NotDice:
+        """``other``'s crops after this one's (the newest KEEP); ``other`` alone when the two cannot
+        be joined (another embedding net or frame width)."""
+        if (
+            other.embedder != self.embedder
+            or other.width != self.width
+            or (
+                len(self.features)
+                and len(other.features)
+                and self.features.shape[1] != other.features.shape[1]
+            )
+        ):
+            return other
+        centres = np.concatenate([self.centres, other.centres])[-KEEP:]
+        features = np.concatenate([self.features.reshape(len(self.centres), -1), other.features])[-KEEP:]
+        return NotDice(self.embedder, self.width, centres, features)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".part")
+        tmp.write_text(json.dumps(self.to_json()), encoding="utf-8")
+        tmp.replace(path)
+
+    def drop(self, image: np.ndarray, readings: Sequence[Mapping[str, Any]], reader: Any) -> list[bool]:
+        """For each reading (dicts in ``image``'s pixels): whether it is a thing named not the die
+        here (see the module's doc).  ``reader``: the numbered reader whose crops and embedding net
+        the crops were made with (`NumberedReader.crops_of`, `embedder`)."""
+        from vision.numbered.embed import likeness
+
+        out = [False] * len(readings)
+        if not len(self.centres):
+            return out
+        k = image.shape[1] / self.width
+        centres = self.centres * k
+        for i, r in enumerate(readings):
+            if r.get("die") is not None or r.get("center") is None or not r.get("quad"):
+                continue  # one of the roster's dice, or a reading with no place
+            q = np.asarray(r["quad"], np.float64).reshape(-1, 2)
+            side = max(float(np.ptp(q[:, 0])), float(np.ptp(q[:, 1])), 4.0)
+            near = [j for j, c in enumerate(centres) if math.dist(c, r["center"]) <= NEAR * side]
+            if not near:
+                continue
+            crop = reader.crops_of(image, [r], "box")
+            like = likeness(reader.embedder().embed(crop, 4), self.features[near])
+            out[i] = bool(like.size and float(like.max()) >= ALIKE)
+        return out
+
+
+def load_not_dice(roster: Path, embedder: str) -> NotDice | None:
+    """The not-dice file beside the roster at ``roster``, when there is one the table can use (made
+    with the embedding net ``embedder``); None otherwise (a bad file or another net: logged)."""
+    path = path_for(roster)
+    if not path.is_file():
+        return None
+    try:
+        got = NotDice.from_json(json.loads(path.read_text(encoding="utf-8")), str(path))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as e:
+        log.warning("%s: not used (the table reads as without it)", e)
+        return None
+    if got.embedder != embedder:
+        log.warning(
+            "%s: made with embedding net %s, not this reader's %s: not used", path, got.embedder, embedder
+        )
+        return None
+    return got
