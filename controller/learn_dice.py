@@ -592,13 +592,12 @@ def _dist(a: dict[str, Any], b: dict[str, Any]) -> float:
 def not_dice(cfg: TableConfig, data: dict[str, Any], faces: dict[int, int | None]) -> int:
     """The crops of a session's groups named ``-`` (not the die) that stay in place over its frames
     (RECUR, STAYS) kept at their places beside the table's roster (`controller.not_dice`: the table
-    then leaves out a reading that lies there and looks like them); how many.  A session of
-    die-centred crops keeps none (its crops are cut on the die's outline, not as the table's reading
-    is cut)."""
+    then leaves out a reading that lies there and looks like them, cut as the session cut its crops);
+    how many."""
     from controller.not_dice import NotDice, load_not_dice, path_for
 
     named = [s for s in data["seen"] if faces.get(int(s["group"]), 0) is None]
-    if not named or data.get("crop", "box") != "box":
+    if not named:
         return 0
     try:
         first = _image(Path(named[0]["frame"]))
@@ -618,6 +617,7 @@ def not_dice(cfg: TableConfig, data: dict[str, Any], faces: dict[int, int | None
         width,
         np.array([s["centre"] for s in named], np.float64),
         np.array([s["features"] for s in named], np.float32),
+        str(data.get("crop", "box")),
     )
     old = load_not_dice(cfg.roster_path, got.embedder)
     (got if old is None else old.plus(got)).save(path_for(cfg.roster_path))

@@ -11,7 +11,8 @@ looks like it (ALIKE or more at its best turn) is the thing the person said is n
 left out (listed with the rejected candidates).  A die thrown onto that place is not alike to it
 (a die's crop and a relay board's are far apart), so it is read as before.
 
-The file: {"format": "dicetable-not-dice/1", "embedder": digest, "crop": "box", "width": the
+The file: {"format": "dicetable-not-dice/1", "embedder": digest, "crop": "box" or "die" (the
+session's, `DiceSet.crop`: each reading is cut so to be compared), "width": the
 frames' width in pixels, "seen": [{"centre": [x, y], "features": [...]}, ...]}; the newest KEEP
 crops are kept.  A file the table cannot use (another embedding net, a bad file) is logged and
 left out: the table reads as without it.
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from vision.numbered.learnt import CROPS
 
 log = logging.getLogger("dicetable.not_dice")
 
@@ -56,12 +59,14 @@ class NotDice:
     width: int
     centres: np.ndarray  # N x 2, frame pixels at `width`
     features: np.ndarray  # N x D upright embeddings
+    #: the crop they were cut as (`vision.numbered.learnt.CROPS`: the session's, `DiceSet.crop`)
+    crop: str = "box"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "embedder": self.embedder,
-            "crop": "box",
+            "crop": self.crop,
             "width": self.width,
             "seen": [
                 {
@@ -89,15 +94,17 @@ class NotDice:
             ) from None
         if width <= 0 or len(features) != len(centres) or (len(features) and features.ndim != 2):
             raise ValueError(f"{source}: expected a positive width and one centre and features a crop")
-        if data.get("crop", "box") != "box":
-            raise ValueError(f"{source}: crop: expected 'box', got {data.get('crop')!r}")
-        return cls(embedder, width, centres, features.reshape(len(centres), -1))
+        crop = data.get("crop", "box")
+        if crop not in CROPS:
+            raise ValueError(f"{source}: crop: expected one of {', '.join(CROPS)}, got {crop!r}")
+        return cls(embedder, width, centres, features.reshape(len(centres), -1), str(crop))
 
     def plus(self, other: NotDice) -> NotDice:
         """``other``'s crops after this one's (the newest KEEP); ``other`` alone when the two cannot
         be joined (another embedding net or frame width)."""
         if (
             other.embedder != self.embedder
+            or other.crop != self.crop
             or other.width != self.width
             or (
                 len(self.features)
@@ -108,7 +115,7 @@ class NotDice:
             return other
         centres = np.concatenate([self.centres, other.centres])[-KEEP:]
         features = np.concatenate([self.features.reshape(len(self.centres), -1), other.features])[-KEEP:]
-        return NotDice(self.embedder, self.width, centres, features)
+        return NotDice(self.embedder, self.width, centres, features, self.crop)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,10 +123,19 @@ class NotDice:
         tmp.write_text(json.dumps(self.to_json()), encoding="utf-8")
         tmp.replace(path)
 
-    def drop(self, image: np.ndarray, readings: Sequence[Mapping[str, Any]], reader: Any) -> list[bool]:
+    def drop(
+        self,
+        image: np.ndarray,
+        readings: Sequence[Mapping[str, Any]],
+        reader: Any,
+        empty: np.ndarray | None = None,
+        where: Sequence[Any] = (),
+    ) -> list[bool]:
         """For each reading (dicts in ``image``'s pixels): whether it is a thing named not the die
         here (see the module's doc).  ``reader``: the numbered reader whose crops and embedding net
-        the crops were made with (`NumberedReader.crops_of`, `embedder`)."""
+        the crops were made with (`NumberedReader.crops_of`, `embedder`), each cut as the session
+        cut it (``empty``, ``where``: the empty table and the frame's where-steps, as `see` gives
+        them)."""
         from vision.numbered.embed import likeness
 
         out = [False] * len(readings)
@@ -135,7 +151,7 @@ class NotDice:
             near = [j for j, c in enumerate(centres) if math.dist(c, r["center"]) <= NEAR * side]
             if not near:
                 continue
-            crop = reader.crops_of(image, [r], "box")
+            crop = reader.crops_of(image, [r], self.crop, empty, where)
             like = likeness(reader.embedder().embed(crop, 4), self.features[near])
             out[i] = bool(like.size and float(like.max()) >= ALIKE)
         return out

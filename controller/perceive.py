@@ -816,7 +816,9 @@ class Perceiver:
             from vision.numbered.reader import default_reader
             from vision.reading import Rejected
 
-            gone = self.not_dice.drop(image, readings, default_reader())
+            table = self.where.empty  # the crops cut as learn-dice see cut them (its empty table)
+            bare = table.empty if table is not None and table.empty.shape == image.shape else None
+            gone = self.not_dice.drop(image, readings, default_reader(), bare, steps)
             for r in (r for r, g in zip(readings, gone, strict=True) if g):
                 q = np.asarray(r["quad"], np.float64).reshape(-1, 2)
                 why = "named not the die at this place in a learn-dice session"
