@@ -53,9 +53,10 @@ LINK = 0.85
 #: Chosen on the train set-ups d20_off-angle and d20_color (0.5-0.7 and 0.5-0.7 group alike there).
 OCR_SURE = 0.7
 OCR_LINK = 0.6
-#: `group_faces`' link: on the train set-ups at a 60 px die with motion blur, crops of two faces were
-#: 0.85 alike (5 of 24 crops grouped wrong at 0.85, 1 at 0.88, none at 0.9)
-GROUP_LINK = 0.9
+#: `group_faces`' link: the least at which the train set-ups' crops (d20_off-angle and d20_color, 6
+#: frames a face, as a 60 px die with motion blur in a 1280x720 frame and at the table's scale) fell
+#: in groups of one face each (0.85: 1 crop of 24 grouped wrong; 0.88: none, 15-22 groups for 4-5 faces)
+GROUP_LINK = 0.88
 THUMB, PER_ROW = 72, 12  # contact sheet: a crop's side in pixels, crops shown a group
 
 
@@ -176,11 +177,11 @@ def group_faces(
     turns; `ocr`: the OCR head's reading of each crop (value, confidence; None: none).
 
     Two crops' likeness is the mean of their likeness on either crop (the top face's numeral and the
-    whole die's look: on the train set-ups d20_off-angle and d20_color, 36 crops, it grouped them in
-    fewer groups than the crops round the top face alone, 9 + 12 against 10 + 15, none with another
-    face's, against 1); average linkage at `link`, two crops the OCR head reads as different values
-    at OCR_SURE or more never in one group; then two groups whose surely read crops all read one
-    value, the same, and whose mean likeness is at least OCR_LINK, one group.  Groups numbered by size."""
+    whole die's look); average linkage at `link` (GROUP_LINK), two crops the OCR head reads as
+    different values at OCR_SURE or more never in one group; then two groups whose surely read crops
+    all read one value, the same, and whose mean likeness is at least OCR_LINK, one group.  Groups
+    numbered by size.  `boxed`: in `see`, the crop round the top face scaled on the die's outline
+    (`face_crop`)."""
     n = len(boxed)
     if n == 0:
         return []
