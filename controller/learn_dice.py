@@ -310,7 +310,7 @@ def see(
     (`DiceSet.crop`, issue 44 item 2): "die" (the default), centred, scaled and turned on the die's
     outline (`vision.numbered.die_crop`), or "box", round its top face as the detector's box frames
     it.  On the train set-ups' later rolls (benchmarks/learn_readback.py) the die's own crop read
-    more right with a 60 px die in the camera's frame (d20_color 38 -> 44 of 54, d20_off-angle 49 ->
+    more right with a 60 px die in the camera's frame (d20_color 42 -> 44 of 54, d20_off-angle 51 ->
     52 of 69) and about as many at the table's scale (47 -> 45, 64 -> 64); the crop round the top face
     of a small die in a still frames it small in a corner (its box several times the die).  The crops
     are grouped by face on the crop round the top face scaled on the die and on the die's own crop,
