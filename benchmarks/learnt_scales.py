@@ -158,10 +158,47 @@ def table_rows(step: int) -> dict[str, roster_read.Counts]:
     return out
 
 
+def cli_rows(groups: Sequence[str]) -> list[list[object]]:
+    """Each set-up taught and read through the CLI at ~60 px in a 1280x720 frame
+    (`benchmarks.learnt_cli`, its roster row), before (one scale) and after (SCALES), in one run."""
+    from benchmarks import learnt_cli
+
+    rows: list[list[object]] = []
+    was = embed.SCALES
+    try:
+        for group in groups:
+            for tag, scales in (("before", BEFORE), ("after", was)):
+                embed.SCALES = scales
+                with tempfile.TemporaryDirectory() as tmp:
+                    counts, _ = learnt_cli.run_group(group, REAL, learnt_cli.STEP, None, Path(tmp))
+                c, own = counts[f"{learnt_cli.ROWS[1]}|later"], counts[f"{learnt_cli.ROWS[1]}|own"]
+                split = "held out" if group in HELD_OUT_GROUPS else "train"
+                rows.append(
+                    [
+                        f"{group} ({split})",
+                        f"{tag} {scales}",
+                        c.frames,
+                        f"{c.right}/{c.frames}",
+                        f"{c.unasked}/{c.frames}",
+                        f"{200 * c.silent / max(1, c.frames):.2f}",
+                        f"{c.phantoms / max(1, c.frames):.3f}",
+                        f"{own.right}/{own.frames}",
+                    ]
+                )
+    finally:
+        embed.SCALES = was
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--step", type=int, default=2, help="every n-th frame of a clip's second half read")
     ap.add_argument("--table", action="store_true", help="the held-out dice through the roster table too")
+    ap.add_argument(
+        "--cli",
+        action="store_true",
+        help="d20_off-angle, d20_top, d20_wood also taught and read through the CLI at ~60 px (learnt_cli)",
+    )
     ap.add_argument("--out", type=Path, default=None)
     add_smoke(ap)
     a = ap.parse_args(argv)
@@ -231,6 +268,26 @@ def main(argv: list[str] | None = None) -> None:
                     ]
                     for k, c in got.items()
                 ],
+            ),
+        ]
+    if a.cli and not a.smoke:
+        text += [
+            "",
+            "Taught and read through the CLI (`benchmarks.learnt_cli`: the die ~60 px in a 1280x720 frame, "
+            "a 5 px blur; `confirm --config` makes a roster entry, `read --config --json`):",
+            "",
+            *markdown_table(
+                (
+                    "set-up",
+                    "scales",
+                    "later frames",
+                    "value right",
+                    "read unasked",
+                    "silent / 200",
+                    "phantoms / frame",
+                    "own learn frames right",
+                ),
+                cli_rows(("d20_off-angle", "d20_top", "d20_wood")),
             ),
         ]
     text.append(f"\n{time.perf_counter() - t0:.0f} s.")
