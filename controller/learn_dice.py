@@ -110,29 +110,10 @@ def dice_in(
 def cluster(turned: np.ndarray, link: float = LINK) -> list[int]:
     """A group number for each of N crops (N x T x D embeddings at T turns): average-linkage
     grouping, merged while two groups' mean likeness is at least `link`; groups numbered by size."""
-    n = len(turned)
-    if n == 0:
+    if len(turned) == 0:
         return []
     sims = likeness(turned, turned[:, 0])
-    sims = np.maximum(sims, sims.T).astype(np.float64)
-    np.fill_diagonal(sims, -np.inf)
-    members: dict[int, list[int]] = {i: [i] for i in range(n)}
-    while len(members) > 1:
-        i, j = (int(k) for k in np.unravel_index(int(np.argmax(sims)), sims.shape))
-        if sims[i, j] < link:
-            break
-        a, b = len(members[i]), len(members[j])
-        row = (sims[i] * a + sims[j] * b) / (a + b)  # the merged group's mean likeness to each other
-        sims[i], sims[:, i] = row, row
-        sims[i, i] = -np.inf
-        sims[j], sims[:, j] = -np.inf, -np.inf
-        members[i] += members.pop(j)
-    groups = sorted(members.values(), key=lambda m: (-len(m), m[0]))
-    out = [0] * n
-    for g, m in enumerate(groups):
-        for k in m:
-            out[k] = g
-    return out
+    return _numbered(_linked(np.maximum(sims, sims.T), link), len(turned))
 
 
 def _linked(sims: np.ndarray, link: float, apart: np.ndarray | None = None) -> list[list[int]]:
