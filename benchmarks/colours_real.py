@@ -32,6 +32,10 @@ with session 13's chroma weights and teal reference (`vision.palette.session13`)
 in issue 30.
 
     nice -n 10 .venv/bin/python -m benchmarks.colours_real [--markdown FILE] [--smoke]
+
+``--pairs`` (issue 44 item 5): how far apart each two colours players can have lie, and how many real
+dice of either are confused between the two with them alone in play (``--held-out``: on the held-out
+photos; else the train ones, on which `controller.setup_check.CLOSE_COLOURS` was chosen).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import cv2
 import numpy as np
 
 import vision.face
+import vision.palette
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
 from vision.crops import MARGIN
 from vision.face import body_colour_labs
@@ -250,11 +255,77 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pairs(smoke: bool = False, held_out: bool = False) -> list[tuple[float, str, str, Counter[str]]]:
+    """``--pairs``: each two of the colours players can have (`controller.config.COLOURS`) in play
+    alone (with white and black, what the table adds for things that are not dice), the table's way
+    without a roster (`Palette.known`, balanced by the frame's light, `near_two`): how far apart
+    their references lie (`vision.palette.chroma_distance`) and how many real dice of either colour
+    are confused between the two (named the other, or asked with the other beside) from their
+    labelled boxes; on the train photos (both samples: `controller.setup_check.CLOSE_COLOURS` was
+    chosen on them), or the held-out ones.  Nearest pairs first."""
+    import itertools
+
+    from controller.config import COLOURS
+
+    labels = load_labels(LABELS) if held_out else {**load_labels(TRAIN_LABELS), **load_labels(TUNE_LABELS)}
+    if smoke:
+        labels = dict(list(labels.items())[:2])
+    seen = []
+    for photo, dice in sorted(labels.items()):
+        image = imread(REAL / photo)
+        bodies = dict(by_box(image, dice))
+        seen += [(d["colour"], bodies[i], image) for i, d in enumerate(dice) if d["colour"] in COLOURS]
+    refs = Palette.known(COLOURS)
+    out = []
+    for a, b in itertools.combinations(COLOURS, 2):
+        c: Counter[str] = Counter()
+        for colour, lab, image in seen:
+            if colour not in (a, b):
+                continue
+            other = b if colour == a else a
+            got, near = Palette.known({a, b, *NOT_DICE}).balanced_by_frame(image).near_two(lab)
+            c["dice"] += 1
+            c["confused" if other in (got, near) else "not"] += 1
+        d = vision.palette.chroma_distance(np.asarray(refs.lab[a]), np.asarray(refs.lab[b]))
+        out.append((d, a, b, c))
+    return sorted(out, key=lambda t: t[0])
+
+
+def pairs_table(rows: list[tuple[float, str, str, Counter[str]]], held_out: bool) -> str:
+    from controller.setup_check import CLOSE_COLOURS
+
+    lines = [
+        f"Two players' colours in play ({'held-out' if held_out else 'train'} photos, labelled box): "
+        "real dice of either colour confused between the two (named the other or asked with it); "
+        f"a pair nearer than {CLOSE_COLOURS:g} is noted by check-config and run.",
+        "",
+        "| colours | apart (chroma distance) | dice | confused |",
+        "|---|---|---|---|",
+    ]
+    for d, a, b, c in rows:
+        conf = f"{c['confused']} ({100 * c['confused'] / c['dice']:.1f} %)" if c["dice"] else "- (no dice)"
+        lines.append(f"| {a}, {b} | {d:.1f} | {c['dice']} | {conf} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
+    ap.add_argument(
+        "--pairs", action="store_true", help="how close each two players' colours are, and real dice confused"
+    )
+    ap.add_argument(
+        "--held-out", action="store_true", help="--pairs on the held-out photos, not the train ones"
+    )
     add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.pairs:
+        rows = pairs(args.smoke, args.held_out)
+        write(
+            run_header(argv, "benchmarks.colours_real") + "\n" + pairs_table(rows, args.held_out),
+            args.markdown,
+        )
+        return 0
     text = run_header(argv, "benchmarks.colours_real") + "\n" + markdown(run(args.smoke))
     write(text, args.markdown)
     return 0

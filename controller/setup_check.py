@@ -121,6 +121,77 @@ def game_problems(cfg: TableConfig) -> list[tuple[str, str]]:
     return problems
 
 
+#: two colours the game's dice come in whose palette references lie nearer than this (`vision.palette
+#: .chroma_distance`) are close (issue 44 item 5): chosen on the labelled byler_d6 train photos
+#: (`benchmarks/colours_real.py --pairs`, the two colours alone in play with white and black): blue and
+#: purple, 26.7 apart, have 7.5 % of their real dice named the other or asked between the two; the
+#: next pairs, white and black (33.8) and red and orange (34.3), none; the pairs farther apart whose
+#: dice are confused hold white or black, which every table has in play anyway (what is not a die)
+CLOSE_COLOURS = 30.0
+
+
+def close_colour_notes(cfg: TableConfig) -> list[tuple[str, str]]:
+    """What ``check-config`` and ``run`` say (printed, never refused) of two colours the game's dice
+    come in that lie close for the camera, when the table names colours by a palette: each pair of
+    them nearer than ``CLOSE_COLOURS`` in the table's measured palette (``camera.palette``), else,
+    unless its roster has a learnt look of every colour (`controller.roster.learnt_palette`: the
+    table names its dice by those), in the colours the table knows by name.  A die between
+    the two is asked about, never guessed; a roster of the table's dice (``learn-dice colour``) or
+    colours further apart ask less."""
+    import itertools
+
+    import numpy as np
+
+    from controller.perceive import load_palette
+    from controller.roster import RosterError, learnt_palette, load_roster
+    from vision.palette import Palette, chroma_distance
+
+    try:
+        game = new_game(Setup.for_table(cfg))
+    except (ValueError, OSError, TypeError, KeyError):  # runnable_problems says why
+        return []
+    if cfg.camera.palette:  # a measured palette: the table names by it (perception_problems: a bad file)
+        try:
+            palette = load_palette(cfg.camera.palette)
+        except TableError:
+            return []
+    else:
+        try:
+            if learnt_palette(load_roster(cfg.roster_path)) is not None:
+                return []  # the table names its dice by their learnt looks
+        except RosterError:  # a refused roster: the table's roster says so
+            pass
+        palette = Palette.known(COLOURS)
+    colours = {p.name: p.colour for p in cfg.players}
+    order = list(dict.fromkeys(colours.values()))  # the players' order, then any other colour
+    in_play = sorted(
+        game.dice_colours(colours) or (), key=lambda c: (order.index(c) if c in order else len(order), c)
+    )
+    owners = {c: [n for n, pc in colours.items() if pc == c] for c in in_play}
+    notes = []
+    for a, b in itertools.combinations(in_play, 2):
+        if a not in palette.lab or b not in palette.lab:
+            continue
+        d = chroma_distance(np.asarray(palette.lab[a]), np.asarray(palette.lab[b]), palette.chroma)
+        if d >= CLOSE_COLOURS:
+            continue
+
+        def who(c: str) -> str:
+            return f"{' and '.join(owners[c])}'s {c}" if owners[c] else c
+
+        where = "camera.palette" if cfg.camera.palette else "players"
+        notes.append(
+            (
+                where,
+                f"{who(a)} and {who(b)} are close colours for the camera ({d:.1f} apart, under "
+                f"{CLOSE_COLOURS:g}): a die between the two is asked about, not guessed; to ask less, "
+                "teach the table its dice (dicetable learn-dice colour) or give the players colours "
+                "further apart",
+            )
+        )
+    return notes
+
+
 #: the problems of the game's setup (the engine's word), unsure when the file's table or players are wrong
 _SETUP_KEYS = ("players", "table.options", "table.data")
 CAMERA_KINDS = (
@@ -326,7 +397,7 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
             check.problems += display
             check.notes += busy
     if not wrong:
-        check.notes = stored_notes(cfg) + check.notes
+        check.notes = stored_notes(cfg) + close_colour_notes(cfg) + check.notes
     if not check.problems:
         check.uses = _uses(cfg, spec, camera_said)
     return check

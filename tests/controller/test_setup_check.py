@@ -4,6 +4,7 @@ tells apart by colour.  What a game needs is the engine's answer, so every game 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,16 @@ from pathlib import Path
 import pytest
 
 from controller.config import load_config
+from controller.roster import Die, save_roster
 from controller.scenario import Setup, new_game
 from controller.session import session_config
-from controller.setup_check import game_problems, table_problems, tells_players_apart_by_colour
+from controller.setup_check import (
+    close_colour_notes,
+    game_problems,
+    table_problems,
+    tells_players_apart_by_colour,
+)
+from vision.looks import Look
 
 SESSIONS = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
 POWER_SLOTS = (
@@ -106,3 +114,48 @@ def test_the_engine_says_which_games_tell_dice_apart_by_colour(
 def test_the_demo_tables_pass(tmp_path: Path) -> None:
     for folder in sorted(p for p in SESSIONS.iterdir() if p.name.endswith("-demo")):
         assert table_problems(session_config(folder)) == [], folder.name
+
+
+def test_two_players_colours_close_for_the_camera_are_noted_not_refused(tmp_path: Path) -> None:
+    """Issue 44 item 5: a table without a roster names colours by its palette and asks about a die
+    between two of them; check-config says so when two players' colours lie close (blue and purple,
+    whose real dice were confused between the two on the train photos), and not for colours apart."""
+    res = check(tmp_path, table_toml("die-angler", ["blue", "purple"]))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (
+        "note: players: ann's blue and bob's purple are close colours for the camera (26.7 apart, under 30): "
+        "a die between the two is asked about, not guessed"
+    ) in res.stdout
+    path = tmp_path / "table.toml"
+    path.write_text(table_toml("die-angler", ["red", "blue"]))
+    assert close_colour_notes(load_config(path)) == []
+    # a game whose dice are a shared pool, not the players' colours: nothing to tell apart by owner
+    path.write_text(table_toml("nozoku-dice", ["blue", "purple"]))
+    assert close_colour_notes(load_config(path)) == []
+
+
+def test_a_measured_palette_is_checked_and_a_learnt_roster_silences_the_note(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    # this camera's red and blue measured nearly alike (a dim, blue-cast light)
+    (tmp_path / "palette.json").write_text(
+        json.dumps({"red": {"lab": [30.0, 20.0, -20.0]}, "blue": {"lab": [30.0, 12.0, -30.0]}})
+    )
+    text = table_toml("die-angler", ["red", "blue"]).replace(
+        "[camera]\n", f'[camera]\npalette = "{tmp_path / "palette.json"}"\n'
+    )
+    path.write_text(text)
+    ((key, msg),) = close_colour_notes(load_config(path))
+    assert key == "camera.palette" and msg.startswith("ann's red and bob's blue are close colours")
+    # blue and purple by name, but every colour of the roster has a learnt look: named by those
+    path.write_text(table_toml("die-angler", ["blue", "purple"]))
+    cfg = load_config(path)
+    assert [k for k, _ in close_colour_notes(cfg)] == ["players"]
+    looks = {"blue": [38.0, 15.0, -45.0], "purple": [30.0, 35.0, -30.0]}
+    save_roster(
+        cfg.roster_path,
+        [
+            Die(f"{o}-{c}", "d6", o, c, look=Look.learn([lab]).to_json())
+            for o, (c, lab) in zip(("ann", "bob"), looks.items(), strict=True)
+        ],
+    )
+    assert close_colour_notes(cfg) == []
