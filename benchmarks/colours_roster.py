@@ -29,15 +29,17 @@ nearest learnt look by the body's colour alone (issue 44's first round: `vision.
 K 2); roster, whole look: the nearest learnt look by body, spread and pips (the second round's 15
 numbers of `vision.face.die_looks`, `vision.looks.WHOLE_WEIGHTS`); roster, hued look: the same with the
 shares of the die's pixels by hue (third round: all of `vision.face.die_looks`,
-`vision.looks.HUED_WEIGHTS`).  Right: named right and not asked; silent: named wrong and not asked
-(per 500 dice); asked.
+`vision.looks.HUED_WEIGHTS`); roster, cut look: the fourth round's, the same of the crop cut to the
+die (`vision.face.die_cut`: a neighbour's corner left out; `vision.looks.CUT`).  Right: named right
+and not asked; silent: named wrong and not asked (per 500 dice); asked.
 
 ``--choose`` picks the hued look's settings (hue sectors, chroma, share weight, ask ratio: ``GRID``)
 on the train photos alone: every look learnt from 3 of them in turn (``ROTATIONS``), read on the
 others, from the box and the reader's crop; the cheapest setting wins (a silent die costs
-``SILENT_COST`` questions).
+``SILENT_COST`` questions).  ``--choose --cut`` holds the third round's choice and chooses the look
+compared (the hued look of the crop as it is, or the cut look) and the ask ratio (``CUT_GRID``).
 
-    nice -n 10 .venv/bin/python -m benchmarks.colours_roster [--markdown FILE] [--smoke] [--choose]
+    nice -n 10 .venv/bin/python -m benchmarks.colours_roster [--markdown FILE] [--smoke] [--choose [--cut]]
 """
 
 from __future__ import annotations
@@ -55,12 +57,12 @@ import numpy as np
 from benchmarks.colours_real import LABELS, NOT_DICE, TRAIN_LABELS, TUNE_LABELS, by_box, load_labels
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
 from vision.crops import MARGIN
-from vision.looks import WHOLE, LearntPalette, Look, look_of, pooled
+from vision.looks import HUED, WHOLE, LearntPalette, Look, look_of, pooled
 from vision.palette import Palette
 
 LOOKS = ROOT / "benchmarks" / "labels" / "d6_looks.csv"
 LEARN_PHOTOS = 3
-COLUMNS = ("palette", "roster, body", "roster, whole look", "roster, hued look")
+COLUMNS = ("palette", "roster, body", "roster, whole look", "roster, hued look", "roster, cut look")
 PROTOCOLS = ("by look", "by look, reader's crop", "by colour class")
 
 
@@ -69,7 +71,9 @@ class Seen:
     colour: str
     look: str
     body: np.ndarray  # the body's Lab as seen
-    whole: np.ndarray  # the whole look (`vision.looks.look_of`: balanced already)
+    whole: (
+        np.ndarray
+    )  # the whole look (`vision.looks.look_of`: balanced already; the cut look after the hued)
     palette: Palette  # the photo's palette (the colours labelled in it), balanced by its light
     crop: np.ndarray | None = None  # the die's crop as read (from its labelled box; None: the reader's)
 
@@ -193,7 +197,17 @@ def rosters(
     photos: dict[str, list[Seen]], by: str
 ) -> tuple[LearntPalette, LearntPalette, LearntPalette, list[str]]:
     """The roster learnt by body alone, by the second round's whole look and by the whole look with
-    its hue shares (each entry pooled by its colour), and the photos to read."""
+    its hue shares (the third round's, of the crop as it is; each entry pooled by its colour), and
+    the photos to read."""
+    body, whole, hued, _, test = rosters_cut(photos, by)
+    return body, whole, hued, test
+
+
+def rosters_cut(
+    photos: dict[str, list[Seen]], by: str
+) -> tuple[LearntPalette, LearntPalette, LearntPalette, LearntPalette, list[str]]:
+    """`rosters`, and the roster learnt by the fourth round's look (the hued look of the crop cut to
+    the die, `vision.face.die_cut`, after the crop's as it is)."""
     learn, test = split(photos, by)
     entries: dict[str, tuple[str, list[np.ndarray], list[np.ndarray]]] = {}
     for key, ps in learn.items():
@@ -205,8 +219,9 @@ def rosters(
                     e[2].append(s.whole)
     body = LearntPalette.of(pooled((c, Look.learn(b)) for c, b, _ in entries.values()))
     whole = LearntPalette.of(pooled((c, Look.learn(x[:WHOLE] for x in w)) for c, _, w in entries.values()))
-    hued = LearntPalette.of(pooled((c, Look.learn(w)) for c, _, w in entries.values()))
-    return body, whole, hued, test
+    hued = LearntPalette.of(pooled((c, Look.learn(x[:HUED] for x in w)) for c, _, w in entries.values()))
+    cut = LearntPalette.of(pooled((c, Look.learn(w)) for c, _, w in entries.values()))
+    return body, whole, hued, cut, test
 
 
 def run(smoke: bool = False) -> dict[str, Any]:
@@ -222,7 +237,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
             if name.endswith("reader's crop") != protocol.endswith("reader's crop"):
                 continue
             source = name.split(",")[0]
-            body, whole, hued, test = rosters(photos, by)
+            body, whole, hued, cut, test = rosters_cut(photos, by)
             info[f"{protocol} | {source}"] = {
                 "photos": len(photos),
                 "learn photos": len(photos) - len(test),
@@ -237,7 +252,8 @@ def run(smoke: bool = False) -> dict[str, Any]:
                         "palette": (s.palette, s.body),
                         "roster, body": (replace(body, light=s.palette.light), s.body),
                         "roster, whole look": (replace(whole, light=s.palette.light), s.whole[:WHOLE]),
-                        "roster, hued look": (replace(hued, light=s.palette.light), s.whole),
+                        "roster, hued look": (replace(hued, light=s.palette.light), s.whole[:HUED]),
+                        "roster, cut look": (replace(cut, light=s.palette.light), s.whole),
                     }
                     for key in (f"{protocol} | {group} | {source}", f"{protocol} | {group} | all"):
                         c = tally.setdefault(key, Counter())
@@ -254,7 +270,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
                                     w = wrong.setdefault(f"{protocol} | {group} | {col}", Counter())
                                     w[f"{s.look}->{got}"] += 1
                         if key.endswith("all") and protocol == "by look":
-                            got, near = ways["roster, hued look"][0].near_two(s.whole)
+                            got, near = ways["roster, cut look"][0].near_two(s.whole)
                             k = "asked" if near is not None else ("right" if got == s.colour else "silent")
                             per_look.setdefault(f"{group} | {s.colour}: {s.look}", Counter())[k] += 1
                             if k != "right" and s.crop is not None:
@@ -275,7 +291,7 @@ def _taught(photos: dict[str, list[Seen]], key: str) -> list[Seen]:
 
 
 def contact_sheet(missed: list[tuple[str, Seen, str, str, list[Seen], list[Seen]]], path: Path) -> None:
-    """A PNG of the dice the hued look missed from the labelled box (held-out and tune): each row the
+    """A PNG of the dice the cut look missed from the labelled box (held-out and tune): each row the
     die's crop (96 px; its photo's time and what it was named), 3 sightings its kind was learnt from,
     and 3 of the colour it was named."""
     side = 96
@@ -299,73 +315,81 @@ def contact_sheet(missed: list[tuple[str, Seen, str, str, list[Seen], list[Seen]
 
 #: --choose: the rotations of the learn photos (each look learnt from the 3 train photos showing it
 #: from this one on) and the grid (vision.face.HUE_BINS, HUE_CHROMA; vision.looks.SHARE_WEIGHT,
-#: ASK_RATIO_HUED)
+#: ASK_RATIO_HUED; "cut": the look compared, -1 the hued look of the crop as it is (third round),
+#: else the fourth round's cut look with the crop as it is weighing this much, vision.looks.UNCUT_WEIGHT)
 ROTATIONS = (0, 2, 4, 6, 8, 10)
-GRID = {
+GRID: dict[str, tuple[float, ...]] = {
     "bins": (8, 12, 16),
     "chroma": (6.0, 8.0, 12.0, 16.0, 20.0),
     "share": (0.0, 0.15, 0.3, 0.6),
     "ratio": (0.75, 0.8, 0.85, 0.9),
+    "cut": (-1.0, 0.0, 0.5),
+}
+#: --choose --cut (fourth round): the third round's choice of hue sectors, chroma and share weight
+#: held, the look compared and the ask ratio chosen
+CUT_GRID: dict[str, tuple[float, ...]] = {
+    "bins": (12,),
+    "chroma": (6.0,),
+    "share": (0.3,),
+    "ratio": (0.75, 0.8, 0.85, 0.9),
+    "cut": (-1.0, 0.0, 0.5),
 }
 #: --choose: a die named wrong unasked costs this many questions
 SILENT_COST = 5
 
 
-def choose(smoke: bool = False) -> list[tuple[dict[str, float], Counter[str]]]:
-    """The hued look's settings chosen on the train photos alone (never the held-out ones): every
-    look learnt from 3 of them (``ROTATIONS``), read on the others, from the labelled box and from the
-    reader's crop; each setting of ``GRID`` tallied (right / silent / asked), cheapest first (a silent
-    die costs ``SILENT_COST`` questions)."""
+def choose(
+    smoke: bool = False, grid: dict[str, tuple[float, ...]] | None = None
+) -> list[tuple[dict[str, float], Counter[str]]]:
+    """The look's settings chosen on the train photos alone (never the held-out ones): every look
+    learnt from 3 of them (``ROTATIONS``), read on the others, from the labelled box and from the
+    reader's crop; each setting of ``grid`` (``GRID``) tallied (right / silent / asked), cheapest
+    first (a silent die costs ``SILENT_COST`` questions)."""
     import itertools
 
     import vision.face as vf
     import vision.looks as vl
 
-    saved = (
-        vf.HUE_BINS,
-        vf.HUE_CHROMA,
-        vf.SHARES,
-        vf.LOOK_SIZE,
-        vl.HUED,
-        vl.FORMS,
-        vl.HUED_WEIGHTS,
-        vl.ASK_RATIO_HUED,
-    )
+    grid = GRID if grid is None else grid
+    names = ("HUE_BINS", "HUE_CHROMA", "SHARES", "HUED_SIZE", "LOOK_SIZE")
+    looks = ("HUED", "CUT", "FORMS", "HUED_WEIGHTS", "ASK_RATIO_HUED", "UNCUT_WEIGHT")
+    saved = [getattr(vf, n) for n in names], [getattr(vl, n) for n in looks]
     out: list[tuple[dict[str, float], Counter[str]]] = []
     try:
-        for bins, chroma in itertools.product(GRID["bins"], GRID["chroma"]):
-            vf.HUE_BINS, vf.HUE_CHROMA = bins, chroma
-            vf.SHARES = bins + len(vf.GREY_CUTS) + 1
-            vf.LOOK_SIZE = vl.HUED = 15 + 2 * vf.SHARES
-            vl.FORMS = (vl.BODY, vl.WHOLE, vl.HUED)
+        for bins, chroma in itertools.product(grid["bins"], grid["chroma"]):
+            vf.HUE_BINS, vf.HUE_CHROMA = int(bins), chroma
+            vf.SHARES = int(bins) + len(vf.GREY_CUTS) + 1
+            vf.HUED_SIZE = vl.HUED = 15 + 2 * vf.SHARES
+            vf.LOOK_SIZE = vl.CUT = 2 * vf.HUED_SIZE
+            vl.FORMS = (vl.BODY, vl.WHOLE, vl.HUED, vl.CUT)
             sets, held = sightings(smoke)
-            for share, ratio in itertools.product(GRID["share"], GRID["ratio"]):
+            for share, ratio, cut in itertools.product(grid["share"], grid["ratio"], grid["cut"]):
                 vl.HUED_WEIGHTS = np.concatenate([vl.WHOLE_WEIGHTS, np.full(vl.HUED - 15, 100.0 * share)])
                 vl.ASK_RATIO_HUED = ratio
+                vl.UNCUT_WEIGHT = max(0.0, cut)
                 c: Counter[str] = Counter()
                 for name, photos in sets.items():
                     if name.startswith("byler"):
-                        _cross(c, {p: ss for p, ss in photos.items() if p not in held})
-                out.append(({"bins": bins, "chroma": chroma, "share": share, "ratio": ratio}, c))
+                        _cross(c, {p: ss for p, ss in photos.items() if p not in held}, cut >= 0)
+                out.append(({"bins": bins, "chroma": chroma, "share": share, "ratio": ratio, "cut": cut}, c))
     finally:
-        (
-            vf.HUE_BINS,
-            vf.HUE_CHROMA,
-            vf.SHARES,
-            vf.LOOK_SIZE,
-            vl.HUED,
-            vl.FORMS,
-            vl.HUED_WEIGHTS,
-            vl.ASK_RATIO_HUED,
-        ) = saved
+        for n, v in zip(names, saved[0], strict=True):
+            setattr(vf, n, v)
+        for n, v in zip(looks, saved[1], strict=True):
+            setattr(vl, n, v)
     return sorted(out, key=lambda kv: (SILENT_COST * kv[1]["silent"] + kv[1]["asked"], kv[1]["silent"]))
 
 
-def _cross(c: Counter[str], photos: dict[str, list[Seen]]) -> None:
+def _cross(c: Counter[str], photos: dict[str, list[Seen]], cut: bool = True) -> None:
+    import vision.looks as vl
+
+    def look(s: Seen) -> np.ndarray:
+        return s.whole if cut else s.whole[: vl.HUED]
+
     shows: dict[str, list[str]] = {}
     for p in sorted(photos):
-        for look in {s.look for s in photos[p]}:
-            shows.setdefault(look, []).append(p)
+        for key in {s.look for s in photos[p]}:
+            shows.setdefault(key, []).append(p)
     for o in ROTATIONS:
         learn = {
             k: [ps[(o + j) % len(ps)] for j in range(LEARN_PHOTOS)]
@@ -378,12 +402,12 @@ def _cross(c: Counter[str], photos: dict[str, list[Seen]]) -> None:
             for p in ps:
                 for s in photos[p]:
                     if s.look == key:
-                        entries.setdefault(key, (s.colour, []))[1].append(s.whole)
+                        entries.setdefault(key, (s.colour, []))[1].append(look(s))
         pal = LearntPalette.of(pooled((col, Look.learn(w)) for col, w in entries.values()))
         for p in sorted(set(photos) - taught):
             for s in photos[p]:
                 if s.look in entries:
-                    got, near = replace(pal, light=s.palette.light).near_two(s.whole)
+                    got, near = replace(pal, light=s.palette.light).near_two(look(s))
                     c["dice"] += 1
                     c["asked" if near is not None else ("right" if got == s.colour else "silent")] += 1
 
@@ -393,15 +417,19 @@ def choice_table(rows: list[tuple[dict[str, float], Counter[str]]], top: int = 1
         "Chosen on the train photos alone (each look learnt from 3 of them in turn, read on the others; "
         "box and reader's crop): right / silent per 500 / asked.",
         "",
-        "| hue bins | chroma | share weight | ask ratio | dice | right | silent per 500 | asked |",
-        "|---|---|---|---|---|---|---|---|",
+        "| hue bins | chroma | share weight | ask ratio | look compared | dice | right | silent per 500 "
+        "| asked |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     # the best rows, and the second round's look (no shares, asked at 0.75) for reference
     shown = rows[:top] + [kv for kv in rows[top:] if kv[0]["share"] == 0.0 and kv[0]["ratio"] == 0.75][:1]
+    # and the best hued look of the crop as it is (the third round's)
+    shown += [kv for kv in rows[top:] if kv[0]["cut"] < 0 and kv not in shown][:1]
     for k, c in shown:
         n = max(1, c["dice"])
+        compared = "hued (crop as it is)" if k["cut"] < 0 else f"cut (crop as it is x{k['cut']:g})"
         lines.append(
-            f"| {k['bins']} | {k['chroma']:g} | {k['share']:g} | {k['ratio']:g} | {c['dice']} | "
+            f"| {k['bins']} | {k['chroma']:g} | {k['share']:g} | {k['ratio']:g} | {compared} | {c['dice']} | "
             f"{100 * c['right'] / n:.2f} % | {500 * c['silent'] / n:.1f} | {100 * c['asked'] / n:.2f} % |"
         )
     return "\n".join(lines) + "\n"
@@ -438,7 +466,7 @@ def markdown(res: dict[str, Any]) -> str:
         lines.append(f"| {by} | {group}: {src} | {c['dice']} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Each kind of die (learnt by look, read by the hued look): right / asked / silently wrong.",
+        "Each kind of die (learnt by look, read by the cut look): right / asked / silently wrong.",
         "",
         "| kind of die (colour: look) | held-out | tune |",
         "|---|---|---|",
@@ -462,12 +490,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--choose", action="store_true", help="choose the hued look's settings on the train photos (slow)"
     )
-    ap.add_argument("--sheet", type=Path, help="a contact sheet (PNG) of the dice the hued look missed")
+    ap.add_argument(
+        "--cut", action="store_true", help="with --choose: the fourth round's grid alone (CUT_GRID), a minute"
+    )
+    ap.add_argument("--sheet", type=Path, help="a contact sheet (PNG) of the dice the cut look missed")
     add_smoke(ap)
     args = ap.parse_args(argv)
     if args.choose:
         write(
-            run_header(argv, "benchmarks.colours_roster") + "\n" + choice_table(choose(args.smoke)),
+            run_header(argv, "benchmarks.colours_roster")
+            + "\n"
+            + choice_table(choose(args.smoke, CUT_GRID if args.cut else GRID)),
             args.markdown,
         )
         return 0

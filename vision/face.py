@@ -192,9 +192,12 @@ def die_parts(crop_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | No
 HUE_BINS, HUE_CHROMA, GREY_CUTS, GREY_SOFT = 12, 6.0, (35.0, 65.0), 5.0
 #: the shares of one set of pixels: hue sectors, then grey by lightness
 SHARES = HUE_BINS + len(GREY_CUTS) + 1
-#: a die's look: body Lab (3), the spread of its body (9), its pips' Lab (3), the shares of all its
-#: pixels (pips and glints too: SHARES) and of its body's (SHARES)
-LOOK_SIZE = 15 + 2 * SHARES
+#: a die's look of one crop: body Lab (3), the spread of its body (9), its pips' Lab (3), the shares
+#: of all its pixels (pips and glints too: SHARES) and of its body's (SHARES)
+HUED_SIZE = 15 + 2 * SHARES
+#: a die's look (fourth round): the look of its crop as it is (HUED_SIZE, what rosters of the third
+#: round keep), then the look of its crop cut to the die (`die_cut`)
+LOOK_SIZE = 2 * HUED_SIZE
 
 
 def die_looks(crops: list[np.ndarray]) -> np.ndarray:
@@ -204,9 +207,66 @@ def die_looks(crops: list[np.ndarray]) -> np.ndarray:
     blue of its sides in its upper percentiles, a smoke die its red tint), its pips' Lab (the body's
     own when no pips stand out: a black die with white pips and a smoke die with red pips differ
     there), then the share of the die's pixels by hue (`hue_shares`) of all of it and of its body (a
-    swirl's blue side counted even where the two-means took it for pips).  The crops are taken as
-    they are: balance them by the light first (`vision.palette.Palette.balance_bgr`)."""
-    return np.stack([_look_one(c) for c in crops]) if crops else np.zeros((0, LOOK_SIZE), np.float64)
+    swirl's blue side counted even where the two-means took it for pips): HUED_SIZE numbers of the
+    crop as it is, then the same of the crop cut to the die (`die_cut`: a neighbour's corner in the
+    crop left out).  The crops are taken as they are: balance them by the light first
+    (`vision.palette.Palette.balance_bgr`)."""
+    if not crops:
+        return np.zeros((0, LOOK_SIZE), np.float64)
+    return np.stack([np.concatenate([_look_one(c), _look_one(die_cut(c))]) for c in crops])
+
+
+#: `die_cut`: the crop is the die's box grown by this (`vision.crops.MARGIN`: the reader's and the
+#: roster's crops, `controller.roster.die_look`), so the die lies in its middle 1 / CUT_MARGIN
+CUT_MARGIN = 1.2
+CUT_SAME = True
+
+
+def die_cut(crop_bgr: np.ndarray) -> np.ndarray:
+    """The die's crop with all but the die painted the colour of what lies round it (issue 44 item 5,
+    fourth round): the pixels that differ from the colour most of the crop's outer ring shares (the
+    table; a neighbour there is a minority, unlike `die_parts`'s median), kept only inside the die's
+    box (the crop's middle 1 / CUT_MARGIN: a neighbour's corner beyond it is cut off), closed, the
+    region nearest the centre filled.  The crop as it is when no such region lies near the centre."""
+    lab = cv2.cvtColor(crop_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    h, w = lab.shape[:2]
+    r = max(1, round(RING * min(h, w)))
+    ring = np.zeros((h, w), bool)
+    ring[:r], ring[-r:], ring[:, :r], ring[:, -r:] = True, True, True, True
+    bg = _mode(lab[ring])
+    d = lab - bg
+    differs = (np.sqrt((0.5 * d[..., 0]) ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2) > DIE_DIST).astype(np.uint8)
+    ch, cw = max(1, round(CENTRE * h / 2)), max(1, round(CENTRE * w / 2))
+    if (
+        CUT_SAME
+        and float(differs[h // 2 - ch : h // 2 + ch, w // 2 - cw : w // 2 + cw].mean()) < 1.0 - SAME_AS_ROUND
+    ):
+        return crop_bgr  # the die is the colour of what lies round it (as `die_parts`): not cut
+    e = round(h * (1 - 1 / CUT_MARGIN) / 2), round(w * (1 - 1 / CUT_MARGIN) / 2)
+    inside = np.zeros((h, w), np.uint8)
+    inside[e[0] : h - e[0], e[1] : w - e[1]] = 1
+    k = max(3, (min(h, w) // 12) | 1)
+    closed = cv2.morphologyEx(
+        differs & inside, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    )
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    best, best_d = 0, float("inf")
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < 0.04 * h * w:
+            continue
+        ys, xs = np.nonzero(comp == i)
+        dd = float(np.min((ys - h / 2) ** 2 + (xs - w / 2) ** 2))
+        if dd < best_d:
+            best, best_d = i, dd
+    if best == 0 or best_d > (0.2 * min(h, w)) ** 2:
+        return crop_bgr
+    outline, _ = cv2.findContours((comp == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    die = np.zeros((h, w), np.uint8)
+    cv2.drawContours(die, outline, -1, 1, -1)
+    round_bgr = cv2.cvtColor(bg.astype(np.float32).reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+    out = crop_bgr.copy()
+    out[die == 0] = np.clip(np.rint(255.0 * round_bgr), 0, 255).astype(np.uint8)
+    return out
 
 
 def hue_shares(lab: np.ndarray) -> np.ndarray:

@@ -37,6 +37,14 @@ sightings are compared by all of it (``HUED_WEIGHTS``: the whole look's weights,
 (a roster learnt in an earlier round) are compared by what they share: the whole look, else the
 body.  Chosen by cross-validation on the train photos alone (each look learnt from 3 of them in
 turn, read on the others: `benchmarks/colours_roster.py --choose`).
+
+A sighting learnt since the fourth round (``CUT``, `vision.face.LOOK_SIZE` numbers) is the hued look
+of the die's crop as it is, then the hued look of its crop cut to the die (`vision.face.die_cut`: what
+lies beyond the die's outline, or beyond its box, painted the table's colour), so a neighbour's
+corner in the crop no longer counts as the die's.  Two such sightings are compared by the cut look
+(``form_weights``: the crop as it is weighs ``UNCUT_WEIGHT``), asked as hued looks are; a sighting of
+the third round is compared with a new one by the crop as it is, as it was learnt.  Chosen on the
+train photos alone (`benchmarks/colours_roster.py --choose --cut`).
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.face import LOOK_SIZE
+from vision.face import HUED_SIZE, LOOK_SIZE
 from vision.palette import Palette
 
 #: lightness counts this much against a and b
@@ -74,15 +82,27 @@ K_WHOLE = 1
 ASK_RATIO_WHOLE = 0.75
 FAR_WHOLE = 30.0
 #: a sighting with the shares of its pixels by hue (`vision.face.die_looks`, third round)
-HUED = LOOK_SIZE
+HUED = HUED_SIZE
 #: each share (0..1) counts this much against one Lab unit of the body's a or b, times 100
 SHARE_WEIGHT = 0.3
 HUED_WEIGHTS = np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 100.0 * SHARE_WEIGHT)])
 #: asked at this ratio to the next colour, or this far from every sighting
 ASK_RATIO_HUED = 0.85
 FAR_HUED = 40.0
+#: a sighting of the fourth round: the hued look of the crop as it is, then of the crop cut to the
+#: die (`vision.face.die_cut`); two such are compared by the cut look alone (its hued weights; the
+#: crop as it is weighs ``UNCUT_WEIGHT``), asked as hued looks are
+CUT = LOOK_SIZE
+UNCUT_WEIGHT = 0.0
 #: the forms a sighting can have, and what each is compared by
-FORMS = (BODY, WHOLE, HUED)
+FORMS = (BODY, WHOLE, HUED, CUT)
+
+
+def form_weights(form: int) -> np.ndarray:
+    """The weights of a comparison of looks of this form (a whole look's or richer)."""
+    if form >= CUT:
+        return np.concatenate([UNCUT_WEIGHT * HUED_WEIGHTS, HUED_WEIGHTS])
+    return HUED_WEIGHTS if form >= HUED else WHOLE_WEIGHTS
 
 
 def limits(form: int) -> tuple[float, float]:
@@ -114,8 +134,8 @@ class Look:
             v = tuple(float(x) for x in lab)
             if len(v) not in FORMS or not all(np.isfinite(v)):
                 raise ValueError(
-                    f"look: expected a Lab colour (three numbers) or a whole look ({WHOLE} or {HUED} "
-                    f"numbers), got {lab!r}"
+                    f"look: expected a Lab colour (three numbers) or a whole look ({WHOLE}, {HUED} or "
+                    f"{CUT} numbers), got {lab!r}"
                 )
             rows.append(tuple(round(x, 2) for x in v))
         if not rows:
@@ -152,15 +172,19 @@ class Look:
         for i, r in enumerate(data["labs"]):
             ok = isinstance(r, list) and len(r) in FORMS
             ok = ok and all(isinstance(x, int | float) and not isinstance(x, bool) for x in r)
+            # a look of the fourth round is two hued looks (the crop as it is, and cut to the die)
+            parts = [r] if not ok or len(r) < CUT else [r[:HUED], r[HUED:]]
             ok = ok and all(
-                0.0 <= r[j] <= 100.0 and -128.0 <= r[j + 1] <= 128.0 and -128.0 <= r[j + 2] <= 128.0
-                for j in ((0,) if len(r) == BODY else (0, WHOLE - 3))
+                0.0 <= q[j] <= 100.0 and -128.0 <= q[j + 1] <= 128.0 and -128.0 <= q[j + 2] <= 128.0
+                for q in parts
+                for j in ((0,) if len(q) == BODY else (0, WHOLE - 3))
             )
-            ok = ok and all(0.0 <= x <= 1.0 for x in r[WHOLE:])
+            ok = ok and all(0.0 <= x <= 1.0 for q in parts for x in q[WHOLE:])
             if not ok:
                 raise ValueError(
                     f"{where}.labs[{i}]: expected [L, a, b] (L 0..100, a b -128..128), or a whole look "
-                    f"of {WHOLE} or {HUED} numbers (vision.face.die_looks: its shares 0..1), got {r!r}"
+                    f"of {WHOLE}, {HUED} or {CUT} numbers (vision.face.die_looks: its shares 0..1), "
+                    f"got {r!r}"
                 )
             rows.append(r)
         return cls.learn(rows)
@@ -198,8 +222,7 @@ def sighting_distances(
     elif whole is not None and whole is not True:
         form = min(form, max(f for f in FORMS if f <= int(whole)))
     if form >= WHOLE:
-        weights = HUED_WEIGHTS if form >= HUED else WHOLE_WEIGHTS
-        d = (np.asarray([list(r)[:form] for r in rows], np.float64) - q[:form]) * weights
+        d = (np.asarray([list(r)[:form] for r in rows], np.float64) - q[:form]) * form_weights(form)
         return np.sqrt((d**2).sum(axis=1)), True
     d = np.asarray([list(r)[:BODY] for r in rows], np.float64) - q[:BODY]
     d[:, 0] *= L_WEIGHT

@@ -50,7 +50,7 @@ def test_the_hued_look_names_or_asks_what_the_whole_look_misnamed(
 ) -> None:
     whole, hued, photos = learnt
     seen = photos[f"byler_d6/images/IMG_20191208_{photo}.jpg"][die]
-    assert seen.look == look and len(seen.whole) == HUED  # the label by eye; the look of this round
+    assert seen.look == look and len(seen.whole) == LOOK_SIZE  # the label by eye; the look of this round
     assert replace(whole, light=seen.palette.light).near_two(seen.whole[:WHOLE]) == before
     assert replace(hued, light=seen.palette.light).near_two(seen.whole) == now
 

@@ -15,7 +15,7 @@ import pytest
 from benchmarks.colours_real import LABELS, TRAIN_LABELS, TUNE_LABELS, load_labels
 from benchmarks.colours_roster import load_looks, rosters, seen_in
 from vision.face import die_looks
-from vision.looks import HUED, WHOLE, LearntPalette, Look, look_of
+from vision.looks import CUT, WHOLE, LearntPalette, Look, look_of
 from vision.palette import Palette
 
 #: every look of the 2019-12-08 dice is learnt from (its first 3 of) these
@@ -77,7 +77,7 @@ def test_a_roster_learnt_before_whole_looks_reads_by_the_body_alone() -> None:
         {"red": Look.learn([(45.0, 60.0, 40.0)]), "blue": Look.learn([(30.0, 10.0, -50.0)])}
     )
     whole = die_looks([_drawn((40, 40, 190), (235, 235, 235))])[0]
-    assert len(whole) == HUED and not old.compares_whole(whole)
+    assert len(whole) == CUT and not old.compares_whole(whole)
     assert old.near_two(whole)[0] == "red"
 
 
@@ -100,4 +100,4 @@ def test_the_crop_is_balanced_as_each_colour_is() -> None:
     seen = cv2.cvtColor(crop.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab).reshape(-1, 3)
     want = np.stack([pal.balance_lab(v) for v in seen])
     assert np.abs(lab - want).max() < 1.5  # 8-bit rounding
-    assert look_of([crop], pal).shape == (1, HUED)
+    assert look_of([crop], pal).shape == (1, CUT)
