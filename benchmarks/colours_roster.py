@@ -63,7 +63,11 @@ from vision.palette import Palette
 LOOKS = ROOT / "benchmarks" / "labels" / "d6_looks.csv"
 LEARN_PHOTOS = 3
 COLUMNS = ("palette", "roster, body", "roster, whole look", "roster, hued look", "roster, cut look")
-PROTOCOLS = ("by look", "by look, reader's crop", "by colour class")
+#: "reader's crop": the look the reader names a die by (`vision.looks.LearntPalette.describe_at`: its
+#: detector's box at the photo's own pixels, 64 px, fifth round); "reader's 32 px crop": the
+#: classifier's crop it named dice by before (fourth round), learnt and read alike
+READS = ("reader's crop", "reader's 32 px crop")
+PROTOCOLS = ("by look", *(f"by look, {r}" for r in READS), "by colour class")
 
 
 @dataclass(frozen=True)
@@ -95,18 +99,23 @@ def box_crops(image: np.ndarray, dice: list[dict[str, Any]]) -> list[np.ndarray]
 
 
 class _Recorder(Palette):
-    """Keeps the body and whole look of each die the reader measures (its own crop), naming the i-th
-    "i"."""
+    """Keeps, of each die the reader measures, the body (of the classifier's crop, as a palette names
+    it), the whole look a learnt palette names it by (`LearntPalette.describe_at`: of the die at the
+    photo's own pixels) and the whole look of the classifier's 32 px crop (the fourth round's), naming
+    the i-th "i"."""
 
     def __init__(self, light: Any) -> None:
         super().__init__({"x": (0.0, 0.0, 0.0)}, light=light)
         object.__setattr__(self, "seen", [])
 
-    def describe(self, crops: list[np.ndarray]) -> np.ndarray:
+    def describe_at(self, image: np.ndarray, boxes: list[Any], crops: list[np.ndarray]) -> np.ndarray:
+        from vision.crops import Pyramid, look_crop
         from vision.face import body_colour_labs
 
+        pyr = Pyramid(image)
+        own = look_of([look_crop(image, b, pyr) for b in boxes], self)
         start = len(self.seen)  # type: ignore[attr-defined]
-        self.seen.extend(zip(body_colour_labs(crops), look_of(crops, self), strict=True))  # type: ignore[attr-defined]
+        self.seen.extend(zip(body_colour_labs(crops), own, look_of(crops, self), strict=True))  # type: ignore[attr-defined]
         return np.arange(start, start + len(crops), dtype=np.float64).reshape(-1, 1)
 
     def near_two(self, lab: np.ndarray) -> tuple[str, str | None]:
@@ -115,14 +124,15 @@ class _Recorder(Palette):
 
 def by_reader(
     image: np.ndarray, dice: list[dict[str, Any]], pal: Palette
-) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """The body and whole look of each labelled die the reader finds (`vision.read_dice`, its own crop
-    of the die, as the table reads), by the index of the labelled die whose box holds the reading's
-    centre (the nearest box centre when several do)."""
+) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The body, the whole look (`LearntPalette.describe_at`) and the 32 px crop's whole look of each
+    labelled die the reader finds (`vision.read_dice`, its own crops of the die, as the table reads),
+    by the index of the labelled die whose box holds the reading's centre (the nearest box centre when
+    several do)."""
     from vision.reader import read_dice
 
     rec = _Recorder(pal.light)
-    out: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    out: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for r in read_dice(image, rec):
         x, y = r.center
         inside = [
@@ -148,9 +158,10 @@ def sightings(smoke: bool = False) -> tuple[dict[str, dict[str, list[Seen]]], se
         photos = [p for p in photos if "byler" in p][:12] + [p for p in photos if "skovy" in p][:6]
     out: dict[str, dict[str, list[Seen]]] = {}
     for photo in photos:
-        boxes, read = seen_both(photo, labels[photo], looks)
+        boxes, read, read32 = seen_both(photo, labels[photo], looks)
         out.setdefault(photo.split("/")[0], {})[photo] = boxes
-        out.setdefault(photo.split("/")[0] + ", reader's crop", {})[photo] = read
+        for r, seen in zip(READS, (read, read32), strict=True):
+            out.setdefault(f"{photo.split('/')[0]}, {r}", {})[photo] = seen
     return out, set(held)
 
 
@@ -171,14 +182,18 @@ def seen_in(
 
 def seen_both(
     photo: str, dice: list[dict[str, Any]], looks: dict[tuple[str, int], str], real: Path = REAL
-) -> tuple[list[Seen], list[Seen]]:
-    """`seen_in`, and each labelled die the reader finds as seen from the reader's crop."""
+) -> tuple[list[Seen], list[Seen], list[Seen]]:
+    """`seen_in`, and each labelled die the reader finds as seen from the reader's crop (the look at
+    the photo's own pixels), and from its classifier's 32 px crop (the fourth round's)."""
     boxes = seen_in(photo, dice, looks, real)
     image = imread(real / photo)
     pal = boxes[0].palette if boxes else Palette.default()
     found = by_reader(image, dice, pal)
-    read = [replace(boxes[i], body=found[i][0], whole=found[i][1], crop=None) for i in sorted(found)]
-    return boxes, read
+    read, read32 = (
+        [replace(boxes[i], body=found[i][0], whole=found[i][k], crop=None) for i in sorted(found)]
+        for k in (1, 2)
+    )
+    return boxes, read, read32
 
 
 def split(photos: dict[str, list[Seen]], by: str) -> tuple[dict[str, list[str]], list[str]]:
@@ -234,7 +249,7 @@ def run(smoke: bool = False) -> dict[str, Any]:
     for protocol in PROTOCOLS:
         by = "by look" if protocol.startswith("by look") else protocol
         for name, photos in sets.items():
-            if name.endswith("reader's crop") != protocol.endswith("reader's crop"):
+            if name.partition(", ")[2] != protocol.partition(", ")[2]:
                 continue
             source = name.split(",")[0]
             body, whole, hued, cut, test = rosters_cut(photos, by)
@@ -339,12 +354,13 @@ SILENT_COST = 5
 
 
 def choose(
-    smoke: bool = False, grid: dict[str, tuple[float, ...]] | None = None
+    smoke: bool = False, grid: dict[str, tuple[float, ...]] | None = None, reads: str = READS[0]
 ) -> list[tuple[dict[str, float], Counter[str]]]:
     """The look's settings chosen on the train photos alone (never the held-out ones): every look
     learnt from 3 of them (``ROTATIONS``), read on the others, from the labelled box and from the
-    reader's crop; each setting of ``grid`` (``GRID``) tallied (right / silent / asked), cheapest
-    first (a silent die costs ``SILENT_COST`` questions)."""
+    reader's crop (``reads``: one of ``READS``); each setting of ``grid`` (``GRID``) tallied (right /
+    silent / asked; the reader's crop's alone too, ``reader right`` ...), cheapest first (a silent
+    die costs ``SILENT_COST`` questions)."""
     import itertools
 
     import vision.face as vf
@@ -369,8 +385,12 @@ def choose(
                 vl.UNCUT_WEIGHT = max(0.0, cut)
                 c: Counter[str] = Counter()
                 for name, photos in sets.items():
-                    if name.startswith("byler"):
-                        _cross(c, {p: ss for p, ss in photos.items() if p not in held}, cut >= 0)
+                    if name in ("byler_d6", f"byler_d6, {reads}"):
+                        one: Counter[str] = Counter()
+                        _cross(one, {p: ss for p, ss in photos.items() if p not in held}, cut >= 0)
+                        c.update(one)
+                        if name != "byler_d6":
+                            c.update({f"reader {k}": n for k, n in one.items()})
                 out.append(({"bins": bins, "chroma": chroma, "share": share, "ratio": ratio, "cut": cut}, c))
     finally:
         for n, v in zip(names, saved[0], strict=True):
@@ -418,19 +438,21 @@ def choice_table(rows: list[tuple[dict[str, float], Counter[str]]], top: int = 1
         "box and reader's crop): right / silent per 500 / asked.",
         "",
         "| hue bins | chroma | share weight | ask ratio | look compared | dice | right | silent per 500 "
-        "| asked |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| asked | the reader's crop alone |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     # the best rows, and the second round's look (no shares, asked at 0.75) for reference
     shown = rows[:top] + [kv for kv in rows[top:] if kv[0]["share"] == 0.0 and kv[0]["ratio"] == 0.75][:1]
     # and the best hued look of the crop as it is (the third round's)
     shown += [kv for kv in rows[top:] if kv[0]["cut"] < 0 and kv not in shown][:1]
     for k, c in shown:
-        n = max(1, c["dice"])
+        n, r = max(1, c["dice"]), max(1, c["reader dice"])
         compared = "hued (crop as it is)" if k["cut"] < 0 else f"cut (crop as it is x{k['cut']:g})"
         lines.append(
             f"| {k['bins']} | {k['chroma']:g} | {k['share']:g} | {k['ratio']:g} | {compared} | {c['dice']} | "
-            f"{100 * c['right'] / n:.2f} % | {500 * c['silent'] / n:.1f} | {100 * c['asked'] / n:.2f} % |"
+            f"{100 * c['right'] / n:.2f} % | {500 * c['silent'] / n:.1f} | {100 * c['asked'] / n:.2f} % | "
+            f"{c['reader dice']}: {100 * c['reader right'] / r:.2f} % / {500 * c['reader silent'] / r:.1f} / "
+            f"{100 * c['reader asked'] / r:.2f} % |"
         )
     return "\n".join(lines) + "\n"
 
@@ -494,13 +516,20 @@ def main(argv: list[str] | None = None) -> int:
         "--cut", action="store_true", help="with --choose: the fourth round's grid alone (CUT_GRID), a minute"
     )
     ap.add_argument("--sheet", type=Path, help="a contact sheet (PNG) of the dice the cut look missed")
+    ap.add_argument(
+        "--reads",
+        choices=READS,
+        default=READS[0],
+        help="with --choose: the reader's crop chosen on beside the box (default: the look at the photo's "
+        "own pixels)",
+    )
     add_smoke(ap)
     args = ap.parse_args(argv)
     if args.choose:
         write(
             run_header(argv, "benchmarks.colours_roster")
             + "\n"
-            + choice_table(choose(args.smoke, CUT_GRID if args.cut else GRID)),
+            + choice_table(choose(args.smoke, CUT_GRID if args.cut else GRID, args.reads)),
             args.markdown,
         )
         return 0

@@ -62,7 +62,7 @@ def learn_colour(cfg: TableConfig, die: str | Die, photos: list[Path], who: str 
                 f"{photo}: expected one die (the die {die_id} alone on the table), found {len(dice)}"
             )
         try:
-            labs.append(die_look(image, dice[0].quad, palette))
+            labs.append(die_look(image, dice[0].box or dice[0].quad, palette))
         except ValueError as e:
             raise RosterError(f"{photo}: {e}") from None
     return roster.looked(die, labs, who, _log_row(cfg))

@@ -530,23 +530,14 @@ class Roster:
 
 
 def die_look(image: np.ndarray, quad: Any, palette: Any) -> np.ndarray:
-    """The whole look (`vision.looks.look_of`, balanced by ``palette``'s light) of the die whose top
-    face is ``quad`` (its box grown by the reader's margin, at 64 px a side, as the colour benchmarks
-    read it)."""
-    import cv2
-
-    from vision.crops import MARGIN
+    """The whole look (`vision.looks.look_of`, balanced by ``palette``'s light) of the die at ``quad``
+    (its detector's box, `vision.reading.DieReading.box`, where the reading has one, else its outline):
+    the square round it grown by the reader's margin, cut at the image's own pixels, 64 px a side
+    (`vision.crops.look_crop`: the crop the reader names a die from by the roster's looks)."""
+    from vision.crops import look_crop
     from vision.looks import look_of
 
-    q = np.asarray(quad, np.float64)
-    (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
-    h, w = image.shape[:2]
-    cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, MARGIN * max(x1 - x0, y1 - y0) / 2
-    a, b = int(max(0, cx - half)), int(max(0, cy - half))
-    crop = image[b : int(min(h, cy + half)), a : int(min(w, cx + half))]
-    if crop.size == 0:
-        raise ValueError("the die lies outside the photo")
-    return np.asarray(look_of([cv2.resize(crop, (64, 64))], palette)[0], np.float64)
+    return np.asarray(look_of([look_crop(image, quad)], palette)[0], np.float64)
 
 
 #: a taught die's faces may read it surely without the OCR head (`DiceSet.trust`, the referee's sets'

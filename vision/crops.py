@@ -56,3 +56,25 @@ def crop_die(
     img = pyr.level(k)
     m = crop_matrix(center, w, h, angle_deg, 0.5**k, size)
     return cv2.warpAffine(img, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+#: the side of the crop a die's look is read from (`vision.face.die_looks`, a table's learnt colours:
+#: `vision.looks.LearntPalette`), pixels: the roster learns a die's look from it and the reader names
+#: the die from it, both cut at the frame's (or still's) own pixels, not from the classifier's CROP
+LOOK = 64
+
+
+def look_crop(image: np.ndarray, quad: object, pyr: Pyramid | None = None) -> np.ndarray:
+    """The LOOK x LOOK BGR crop a die's look is read from: the square round ``quad`` (4 x 2 corners in
+    ``image``'s pixels: the detector's box, `vision.reading.DieReading.box`, else the die's outline)
+    grown by MARGIN, cut from ``image`` at its own pixels (shrunk through ``pyr``, its pyramid, when
+    the die is bigger than twice LOOK; the image's edge repeated beyond it).  Raises ValueError when
+    the die lies outside the image."""
+    q = np.asarray(quad, np.float64).reshape(-1, 2)
+    (x0, y0), (x1, y1) = q.min(axis=0), q.max(axis=0)
+    h, w = image.shape[:2]
+    side = max(x1 - x0, y1 - y0, 1.0)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    if not (0 <= cx < w and 0 <= cy < h):
+        raise ValueError("the die lies outside the photo")
+    return crop_die(pyr or Pyramid(image), (cx, cy), side * MARGIN, side * MARGIN, 0.0, LOOK)

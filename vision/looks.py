@@ -45,6 +45,11 @@ corner in the crop no longer counts as the die's.  Two such sightings are compar
 (``form_weights``: the crop as it is weighs ``UNCUT_WEIGHT``), asked as hued looks are; a sighting of
 the third round is compared with a new one by the crop as it is, as it was learnt.  Chosen on the
 train photos alone (`benchmarks/colours_roster.py --choose --cut`).
+
+Since the fifth round the reader names a die by the look of its detector's box cut at the frame's (or
+the still's) own pixels, 64 px a side (`LearntPalette.describe_at`, `vision.crops.look_crop`), the
+crop the roster learns a die's look from (`controller.roster.die_look`), not by the classifier's
+32 px crop: what the table learnt and what it reads are one crop.
 """
 
 from __future__ import annotations
@@ -86,8 +91,9 @@ HUED = HUED_SIZE
 #: each share (0..1) counts this much against one Lab unit of the body's a or b, times 100
 SHARE_WEIGHT = 0.3
 HUED_WEIGHTS = np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 100.0 * SHARE_WEIGHT)])
-#: asked at this ratio to the next colour, or this far from every sighting
-ASK_RATIO_HUED = 0.85
+#: asked at this ratio to the next colour, or this far from every sighting (0.85 until the fifth round,
+#: 0.9 chosen with the look cut at the frame's own pixels: `benchmarks/colours_roster.py --choose --cut`)
+ASK_RATIO_HUED = 0.9
 FAR_HUED = 40.0
 #: a sighting of the fourth round: the hued look of the crop as it is, then of the crop cut to the
 #: die (`vision.face.die_cut`); two such are compared by the cut look alone (its hued weights; the
@@ -96,6 +102,10 @@ CUT = LOOK_SIZE
 UNCUT_WEIGHT = 0.0
 #: the forms a sighting can have, and what each is compared by
 FORMS = (BODY, WHOLE, HUED, CUT)
+#: the reader names a die from its look at the frame's own pixels (`LearntPalette.describe_at`: its
+#: detector's box, the crop the roster learns from), not from the classifier's 32 px crop (issue 44
+#: item 5, fifth round)
+AT_OWN_PIXELS = True
 
 
 def form_weights(form: int) -> np.ndarray:
@@ -276,6 +286,18 @@ class LearntPalette(Palette):
     def describe(self, crops: list[np.ndarray]) -> np.ndarray:
         """What this palette names a die by: its whole look (`look_of`), balanced by this light."""
         return look_of(crops, self)
+
+    def describe_at(self, image: np.ndarray, boxes: list[Any], crops: list[np.ndarray]) -> np.ndarray:
+        """Each die's whole look read as the roster learns it (`controller.roster.die_look`): from its
+        detector's box ``boxes`` (4 corners) grown by the reader's margin, cut at ``image``'s own
+        pixels, LOOK a side (`vision.crops.look_crop`), not from the classifier's 32 px crop
+        (``crops``: used when ``AT_OWN_PIXELS`` is off)."""
+        if not AT_OWN_PIXELS:
+            return self.describe(crops)
+        from vision.crops import Pyramid, look_crop
+
+        pyr = Pyramid(image)
+        return self.describe([look_crop(image, b, pyr) for b in boxes])
 
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         d, name = self.ranked(lab)[0]

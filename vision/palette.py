@@ -307,6 +307,12 @@ class Palette:
 
         return body_colour_labs(crops)
 
+    def describe_at(self, image: np.ndarray, boxes: list[Any], crops: list[np.ndarray]) -> np.ndarray:
+        """What this palette names each die found in ``image`` by: `describe` of its classifier's crop
+        (``crops``); a palette of learnt looks reads the die at the image's own pixels instead, cut
+        at its detector's box (``boxes``, 4 corners each: `vision.looks.LearntPalette.describe_at`)."""
+        return self.describe(crops)
+
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         """The closest colour name to a Lab value, and its weighted distance."""
         lab = self.balance_lab(lab)

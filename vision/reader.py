@@ -800,7 +800,10 @@ def _finish(
 ) -> list[DieReading]:
     """Outline, colour and cocked flag for each accepted die (in ``kept``'s order)."""
     labs = body_labs([k[3] for k in kept])
-    colours = palette.describe([k[3] for k in kept])  # the body's colour (a learnt look: more), for its name
+    boxes = [box_quad(k[0].center, k[0].w, k[0].h) for k in kept]
+    # the body's colour of the classifier's crop; a learnt look: more, of the die's box at the frame's
+    # own pixels (`vision.looks.LearntPalette.describe_at`), for its name
+    colours = palette.describe_at(image, boxes, [k[3] for k in kept])
     shapes = [
         (lab, face_quad(image, k[0].center, k[0].w, k[0].h, lab)) for k, lab in zip(kept, labs, strict=True)
     ]
@@ -809,7 +812,7 @@ def _finish(
     # one that looks clearly oblong is tilted against something (needs 3+ dice to judge).
     flat_frame = len(aspects) >= 3 and float(np.median(aspects)) < 1.15
     out = []
-    for (c, value, conf, _), (_, shape), named in zip(kept, shapes, colours, strict=True):
+    for (c, value, conf, _), (_, shape), named, box in zip(kept, shapes, colours, boxes, strict=True):
         center = c.center
         if shape is not None:
             q = shape[0]
@@ -831,6 +834,7 @@ def _finish(
                 colour=name,
                 cocked=cocked,
                 colour_near=near,
+                box=box,
             )
         )
     return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -37,6 +37,10 @@ class DieReading:
     #: the colour this die lies nearly as near as ``colour`` (`vision.palette.Palette.near_two`):
     #: the game asks whose it is when both are players' colours; None: its colour is clear
     colour_near: str | None = None
+    #: the detector's box round the die (4 corners, as ``quad``), which its look is cut from when the
+    #: table names colours by its roster's learnt looks (`vision.crops.look_crop`,
+    #: `controller.roster.die_look`); None: its quad (not part of the JSON form)
+    box: Quad | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The `dicetable read --json` form of this die."""

@@ -4,6 +4,7 @@ photos, a red die and a cream (pastel yellow) die with red pips."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -143,3 +144,38 @@ def test_the_roster_keeps_a_look_and_names_by_it_only_when_every_colour_has_one(
         )
     assert json.dumps(dice[0].to_json())  # the file form is JSON
     assert data_dir().name == "userdata"
+
+
+def test_the_table_names_a_die_by_the_look_it_learnt_from_the_same_crop(
+    real_fixtures: Path, tmp_path: Path
+) -> None:
+    """Issue 44 item 5, fifth round: the reader names a die by its look cut at the photo's own pixels
+    at its detector's box (`vision.looks.LearntPalette.describe_at`), the crop `learn-dice colour`
+    learns it from (`controller.roster.die_look`), not by the classifier's 32 px crop: read back on a
+    photo it was learnt from, a die's look is that sighting (before: another crop, another look)."""
+    cfg = _cfg()
+    red = [_alone(real_fixtures, p, "red", tmp_path) for p in LEARN]
+    learn_colour(cfg, new_die("d6", "ann", "red"), red)
+    yellow = [_alone(real_fixtures, p, "yellow", tmp_path) for p in LEARN]
+    learn_colour(cfg, new_die("d6", "bob", "yellow"), yellow)
+    perceiver = Perceiver.from_config(cfg)
+    learnt = next(d for d in load_roster(cfg.roster_path) if d.colour == "red").look
+    assert learnt is not None and perceiver.learnt is not None
+
+    @dataclasses.dataclass(frozen=True)
+    class Seeing(LearntPalette):
+        seen: list[np.ndarray] = dataclasses.field(default_factory=list)
+
+        def describe(self, crops: list[np.ndarray]) -> np.ndarray:
+            out = super().describe(crops)
+            self.seen.extend(out)
+            return out
+
+    for k, photo in enumerate(red):
+        image = cv2.imread(str(photo))
+        p = perceiver.reading_palette(image, None, None)
+        seeing = Seeing(**{f.name: getattr(p, f.name) for f in dataclasses.fields(p)})
+        (read,) = perceiver.reader.read(image, seeing)
+        assert (read.colour, read.colour_near) == ("red", None)
+        assert np.allclose(seeing.seen[-1], learnt["labs"][k], atol=0.01)  # kept to 2 decimals
+        assert read.box is not None  # the detector's box, which the look was cut from
