@@ -74,6 +74,7 @@ def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
                     bool(b["head"]),
                     bool(b["head_agrees"]),
                     said,
+                    bool(b["small"]),
                 )
                 xs.append([ev[k] for k in trust.FEATURES])
                 ys.append(float(r["right"]))
@@ -147,7 +148,9 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(f"trust_fit: {p}: expected a CSV of roster_read --record, no such file")
     x, y, asked, before, sets = load(a.records)
     setup = np.array([s.split(" ")[-1] for s in sets])
-    head = x[:, trust.FEATURES.index("head")] > 0
+    # the head's rule: a die the head read at its own size; "alone": a small die (the head read it
+    # magnified, from ocr.LEARNT_MIN_SIDE, or not at all) or one it did not read
+    head = (x[:, trust.FEATURES.index("head")] > 0) & (x[:, trust.FEATURES.index("small")] == 0)
     steps = 200 if a.smoke else STEPS
     out: dict[str, Any] = {}
     table: list[list[Any]] = []

@@ -254,9 +254,23 @@ class OcrHead:
                 )
         if not dice:
             return []
-        crops = np.concatenate([self.crops(image, c, s) for c, s, _ in dice])
+        crops = np.concatenate([self.small_crops(image, c, s) for c, s, _ in dice])
         steps = self.steps(crops).reshape(len(dice), self.views, -1, len(self._cols) + 1)
         return [self.value(kind, st) for (_, _, kind), st in zip(dice, steps, strict=True)]
+
+    def small_crops(self, image: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
+        """`crops`, but a die whose box is under MIN_SIDE is first magnified MAGNIFY times (cubic) round
+        its centre: a small die's numeral is a few pixels, and the head reads it so more often right
+        (benchmarks/ocr_small.py)."""
+        if side >= MIN_SIDE or MAGNIFY == 1.0:
+            return self.crops(image, center, side)
+        r = int(math.ceil(side * max(self.shares) * 0.75)) + 4
+        cx, cy = int(round(center[0])), int(round(center[1]))
+        pad = cv2.copyMakeBorder(image, r, r, r, r, cv2.BORDER_REPLICATE)
+        roi = pad[cy : cy + 2 * r + 1, cx : cx + 2 * r + 1]
+        big = cv2.resize(roi, None, fx=MAGNIFY, fy=MAGNIFY, interpolation=cv2.INTER_CUBIC)
+        at = ((center[0] - cx + r) * MAGNIFY, (center[1] - cy + r) * MAGNIFY)
+        return self.crops(big, at, side * MAGNIFY)
 
     def value(self, kind: str, steps: np.ndarray) -> OcrValue:
         """A die's reading from its views' per-step probabilities (views x T x 15)."""
@@ -350,6 +364,16 @@ def ctc_scores(steps: np.ndarray, labels: np.ndarray, lengths: np.ndarray, owner
 #: px once cut) it reads many values the classifier reads right (the held-out scenes' d20 values 100 ->
 #: 94.4 %: tests/vision_numbered/test_numbered_scenes.py)
 MIN_SIDE = 100.0
+#: ... but a die a learnt set (a roster's entry) knows is weighed with the head's evidence from this box
+#: side (`reader.NumberedReader.weighs_learnt`): the head does not override the set there, its evidence
+#: only helps choose among the faces the set was taught (`reader.learnt_face`), and how sure the face
+#: is comes from the small-die rule (`trust`, "alone").  Measured on the d20_lurig set-ups shrunk to a
+#: ~60 px die with a 5 px motion blur (benchmarks/ocr_small.py; issue 44 item 4): see RESULTS.md
+LEARNT_MIN_SIDE = 40.0
+#: a die under MIN_SIDE is magnified this many times (cubic) before its crops are cut (`small_crops`):
+#: on the d20_lurig TRAIN set-ups at ~60 px with blur (benchmarks/ocr_small.py) the head's value among
+#: the faces each set-up shows was right 254 of 403 as the crops are warped, 275 magnified x2 cubic
+MAGNIFY = 2.0
 #: the kinds the head re-reads by default: a d6 is a pip die unless the table says its d6 are numerals
 OCR_KINDS = ("d10", "d10p", "d20")
 

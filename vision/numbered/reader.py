@@ -239,13 +239,18 @@ def learnt_with_ocr(
     head_confidence: float,
     evidence: Sequence[float],
     weight: float = 0.08,
+    small: bool = False,
 ) -> LearntReading:
     """A learnt set's reading `r` (its `faces` and `likenesses`) weighed with the OCR head's reading
     (its value, calibrated confidence and evidence for each of the kind's values, in `ocr.VALUES`
     order): the face `learnt_face` gives.  Sure (its likeness) when it is the set's nearest face and
     the head reads it at least LEARNT_OCR_SURE sure; as sure as `r` when `r` is a trusted set's
     (`LearntReading.trusted`), the nearest face, and the head reads no other value that sure; else
-    asked (at most UNCONFIRMED), whatever the classifier said (see LEARNT_OCR_SURE)."""
+    asked (at most UNCONFIRMED), whatever the classifier said (see LEARNT_OCR_SURE).  ``small``: the
+    die's box is under the head's own floor (`ocr.MIN_SIDE`, read from `ocr.LEARNT_MIN_SIDE`): its
+    confidence is the small-die rule's (`trust`'s "alone") where that rule is used, else sure (its
+    likeness) when it is the set's nearest face and the head reads it at least LEARNT_OCR_SURE sure,
+    the set's own (`learnt_verdict`) for the nearest face otherwise, and asked for any other."""
     from vision.numbered.ocr import VALUES as OCR_VALUES
 
     values = OCR_VALUES[r.kind]
@@ -256,10 +261,15 @@ def learnt_with_ocr(
     if r.evidence:  # a roster's die: what the head read, for its calibrated confidence (`trust`)
         raw = {**dict(r.evidence), "head": 1.0, "head_value": float(head_value)}
         raw["head_conf"] = float(head_confidence)
+        raw["small"] = float(small)
         r = replace(r, evidence=tuple(raw.items()))
-    if r.calibrated and r.evidence and trust.used("head"):
+    if r.calibrated and r.evidence and trust.used("alone" if small else "head"):
         calibrated = trust.confidence(trust.features(r.faces, r.likenesses, dict(r.evidence), face))
         confidence = min(r.confidence, UNCONFIRMED) if r.rival else calibrated
+    elif small and face == r.value and head_value == face and head_sure and not r.rival:
+        confidence = max(r.confidence, like)  # the set's nearest face, and the head reads it too
+    elif small:  # else as sure as the set alone says (`learnt_verdict`), its nearest face only
+        confidence = r.confidence if face == r.value else min(r.confidence, UNCONFIRMED)
     elif r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever the head reads
         confidence = min(r.confidence, UNCONFIRMED)
     elif face == r.value and head_value == face and head_sure:
@@ -849,9 +859,10 @@ class NumberedReader:
     def weighs_learnt(self, kind: str, side: float) -> bool:
         """Whether a learnt set's die of `kind` whose box is `side` pixels of the frame the OCR head
         reads is read with the head's evidence too (LEARNT_OCR, `learnt_with_ocr`)."""
-        from vision.numbered.ocr import MIN_SIDE, OCR_KINDS
+        from vision.numbered.ocr import LEARNT_MIN_SIDE, OCR_KINDS
 
-        return self.ocr is not None and self.learnt_ocr is not None and kind in OCR_KINDS and side >= MIN_SIDE
+        live = self.ocr is not None and self.learnt_ocr is not None
+        return live and kind in OCR_KINDS and side >= LEARNT_MIN_SIDE
 
     def crops(self, image: np.ndarray, found: list[Found]) -> list[np.ndarray]:
         """Each die's crop, centred on its top face, cut from the frame at full resolution
@@ -994,11 +1005,14 @@ class NumberedReader:
                 dice.append((r.center, side, r.kind))
         if not idx:
             return readings
+        from vision.numbered.ocr import MIN_SIDE
+
         out = list(readings)
-        for i, v in zip(idx, self.ocr.read(image, dice), strict=True):
+        for i, d, v in zip(idx, dice, self.ocr.read(image, dice), strict=True):
             r = readings[i]
             assert isinstance(r, LearntReading)
-            out[i] = learnt_with_ocr(r, v.value, v.confidence, v.evidence, self.learnt_ocr)
+            small = d[1] < MIN_SIDE
+            out[i] = learnt_with_ocr(r, v.value, v.confidence, v.evidence, self.learnt_ocr, small)
         return out
 
     def readings(

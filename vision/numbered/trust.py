@@ -47,7 +47,18 @@ from pathlib import Path
 from typing import Any
 
 #: the evidence, in the fit's order
-BASE = ("like", "gap", "support", "entry_gap", "clf", "head", "head_agrees", "head_conf", "head_against")
+BASE = (
+    "like",
+    "gap",
+    "support",
+    "entry_gap",
+    "clf",
+    "head",
+    "head_agrees",
+    "head_conf",
+    "head_against",
+    "small",
+)
 #: ... and the rule before (issue 29's `Match.trusted`, the classifier's agreement) as evidence too:
 #: ``trusted``: at least TRUSTED_SUPPORT stored crops alike and the face CLEAR over every other;
 #: ``clf_clear``: the classifier agrees and the face is CLEAR over every other
@@ -75,9 +86,12 @@ def evidence(
     head: bool = False,
     head_agrees: bool = False,
     head_conf: float = 0.0,
+    small: bool = False,
 ) -> dict[str, float]:
     """The evidence about one crop's face, as the rule reads it (see the module's doc); ``head_conf``:
-    the head's confidence in the value it read, this face (``head_agrees``) or another."""
+    the head's confidence in the value it read, this face (``head_agrees``) or another; ``small``: the
+    die's box is under the head's own floor (`ocr.MIN_SIDE`: the head read it magnified, from
+    `ocr.LEARNT_MIN_SIDE`), which the "alone" rule reads."""
     return {
         "like": float(like),
         "gap": max(-0.2, min(0.2, float(gap))),
@@ -88,6 +102,7 @@ def evidence(
         "head_agrees": float(bool(head and head_agrees)),
         "head_conf": float(head_conf) if head and head_agrees else 0.0,
         "head_against": float(head_conf) if head and not head_agrees else 0.0,
+        "small": float(bool(small)),
         "trusted": float(support >= TRUSTED_SUPPORT and gap >= CLEAR),
         "clf_clear": float(bool(clf) and gap >= CLEAR),
     }
@@ -112,8 +127,9 @@ def used(regime: str) -> bool:
 
 
 def regime(ev: Mapping[str, float]) -> str:
-    """Which rule reads the evidence: "head" when the OCR head read the die, else "alone"."""
-    return "head" if ev["head"] else "alone"
+    """Which rule reads the evidence: "head" when the OCR head read the die at its own size (a box of
+    `ocr.MIN_SIDE` or more), else "alone" (a small die, read by the head magnified or not at all)."""
+    return "head" if ev["head"] and not ev.get("small", 0.0) else "alone"
 
 
 def logit(ev: Mapping[str, float], fitted: Mapping[str, Any] | None = None) -> float:
@@ -148,4 +164,5 @@ def features(
         bool(raw.get("head", 0.0)),
         int(raw.get("head_value", -1)) == face,
         float(raw.get("head_conf", 0.0)),
+        bool(raw.get("small", 0.0)),
     )

@@ -1,0 +1,118 @@
+"""The hidden-test proxy (`benchmarks.learnt_cli`) before and after the OCR head weighs a small learnt die
+(issue 44 item 4), in one run.
+
+    nice -n 15 .venv/bin/python -m benchmarks.learnt_cli_small --train --out benchmarks/results/learnt_cli_small.md
+
+The same frames, sessions and commands as `benchmarks.learnt_cli` (its doc: a d20_lurig die of ~60 px
+with a 5 px motion blur in a 1280x720 table, 4 rolls a face taught with `learn-dice see`/`confirm
+--config`, the later rolls read with `read --config --json`), its "after" table (the roster entry and
+the not-dice crops), taught and read twice, each way in a session of its own:
+
+- "before": the OCR head reads no die whose box is under `ocr.MIN_SIDE` (100 px) for a learnt set, and
+  reads a small die's crops as cut (`LEARNT_MIN_SIDE` 100, `MAGNIFY` 1: the code before this change);
+- "after": a roster's die is weighed with the head's evidence from `ocr.LEARNT_MIN_SIDE`, the small die
+  magnified `ocr.MAGNIFY` times first (also what `see` groups with and the teaching proposals read).
+
+Held out first (d20_top, d20_wood); ``--train`` adds d20_off-angle, the set-up the choices were made on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import harness, learnt_cli
+from benchmarks.harness import REAL, markdown_table, share
+from vision.numbered import ocr
+
+#: (way, the learnt floor, the magnification of a small die)
+WAYS = (
+    ("before: the head reads no learnt die under 100 px", 100.0, 1.0),
+    (
+        f"after: from {ocr.LEARNT_MIN_SIDE:g} px, magnified x{ocr.MAGNIFY:g}",
+        ocr.LEARNT_MIN_SIDE,
+        ocr.MAGNIFY,
+    ),
+)
+ROW = learnt_cli.ROWS[-1]
+
+
+def run(groups: list[str], step: int, limit: int | None, work: Path, rolls: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, learnt_cli.ROWS
+    try:
+        for group in groups:
+            for n, (way, floor, magnify) in enumerate(WAYS):
+                ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY = floor, magnify
+                learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
+                out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / f"way{n}", rolls)
+    finally:
+        ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, learnt_cli.ROWS = was
+    return out
+
+
+def report(groups: list[str], results: dict[str, Any], seconds: float) -> str:
+    rows, notes = [], []
+    for group in groups:
+        for variant, _ in learnt_cli.VARIANTS:
+            for way, _, _ in WAYS:
+                counts, n = results[f"{group}|{way}"]
+                c, own = counts[f"{variant}|{way}|later"], counts[f"{variant}|{way}|own"]
+                rows.append(
+                    [
+                        group + (" (train)" if group in learnt_cli.TRAIN else " (held out)"),
+                        variant,
+                        way,
+                        c.frames,
+                        share(c.right, c.frames, places=1),
+                        share(c.unasked, c.frames, places=1),
+                        f"{200 * c.silent / max(1, c.frames):.2f}",
+                        f"{c.phantoms / max(1, c.frames):.3f}",
+                        share(own.right, own.frames, places=1),
+                    ]
+                )
+                g = n[variant]
+                notes.append(
+                    f"{group}, {variant}, {way.split(':')[0]}: `see` made {g['groups']} groups of "
+                    f"{g['crops']} crops ({g['not the die']} not the die, {g['misnamed']} in a group "
+                    f"named another face)"
+                )
+    head = list(learnt_cli.HEAD)
+    head[2] = "way"
+    return "\n".join(
+        [
+            "# The hidden-test proxy before and after the OCR head weighs a small learnt die (issue 44)",
+            "",
+            harness.run_header(),
+            f"Die {learnt_cli.DIE_PX} px, motion blur {learnt_cli.BLUR} px; {seconds:.0f} s.",
+            "",
+            *(f"- {x}" for x in notes),
+            "",
+            *markdown_table(head, rows),
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="learnt_cli before and after the head weighs small learnt dice")
+    ap.add_argument("--step", type=int, default=learnt_cli.STEP, help="every n-th frame of a clip's second half")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many later frames a set-up")
+    ap.add_argument("--train", action="store_true", help="also d20_off-angle (a train set-up)")
+    ap.add_argument("--out", type=Path, default=None)
+    harness.add_smoke(ap)
+    a = ap.parse_args(argv)
+    groups = list(learnt_cli.HELD_OUT) + (list(learnt_cli.TRAIN) if a.train else [])
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        groups = groups[:1] if a.smoke else groups
+        results = run(groups, a.step, 6 if a.smoke else a.limit, Path(tmp), 1 if a.smoke else learnt_cli.ROLLS)
+    harness.write(report(groups, results, time.perf_counter() - t0) + "\n", a.out)
+
+
+if __name__ == "__main__":
+    main()
