@@ -1,7 +1,8 @@
 """The hidden-test proxy (`benchmarks.learnt_cli`) before and after the OCR head weighs a small learnt die
 (issue 44 item 4), in one run.
 
-    nice -n 15 .venv/bin/python -m benchmarks.learnt_cli_small --train --out benchmarks/results/learnt_cli_small.md
+    nice -n 15 .venv/bin/python -m benchmarks.learnt_cli_small --train \
+        --out benchmarks/results/learnt_cli_small.md
 
 The same frames, sessions and commands as `benchmarks.learnt_cli` (its doc: a d20_lurig die of ~60 px
 with a 5 px motion blur in a 1280x720 table, 4 rolls a face taught with `learn-dice see`/`confirm
@@ -49,7 +50,9 @@ def run(groups: list[str], step: int, limit: int | None, work: Path, rolls: int)
             for n, (way, floor, magnify) in enumerate(WAYS):
                 ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY = floor, magnify
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
-                out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / f"way{n}", rolls)
+                out[f"{group}|{way}"] = learnt_cli.run_group(
+                    group, REAL, step, limit, work / f"way{n}", rolls
+                )
     finally:
         ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, learnt_cli.ROWS = was
     return out
@@ -99,7 +102,9 @@ def report(groups: list[str], results: dict[str, Any], seconds: float) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="learnt_cli before and after the head weighs small learnt dice")
-    ap.add_argument("--step", type=int, default=learnt_cli.STEP, help="every n-th frame of a clip's second half")
+    ap.add_argument(
+        "--step", type=int, default=learnt_cli.STEP, help="every n-th frame of a clip's second half"
+    )
     ap.add_argument("--limit", type=int, default=None, help="at most this many later frames a set-up")
     ap.add_argument("--train", action="store_true", help="also d20_off-angle (a train set-up)")
     ap.add_argument("--out", type=Path, default=None)
@@ -108,10 +113,17 @@ def main(argv: list[str] | None = None) -> None:
     groups = list(learnt_cli.HELD_OUT) + (list(learnt_cli.TRAIN) if a.train else [])
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        groups = groups[:1] if a.smoke else groups
-        results = run(groups, a.step, 6 if a.smoke else a.limit, Path(tmp), 1 if a.smoke else learnt_cli.ROLLS)
-    harness.write(report(groups, results, time.perf_counter() - t0) + "\n", a.out)
+    variants = learnt_cli.VARIANTS
+    if a.smoke:  # one set-up, one table, a few frames
+        groups, learnt_cli.VARIANTS = groups[:1], variants[:1]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            rolls = 1 if a.smoke else learnt_cli.ROLLS
+            results = run(groups, a.step, 4 if a.smoke else a.limit, Path(tmp), rolls)
+        text = report(groups, results, time.perf_counter() - t0)
+    finally:
+        learnt_cli.VARIANTS = variants
+    harness.write(text + "\n", a.out)
 
 
 if __name__ == "__main__":

@@ -264,8 +264,8 @@ class OcrHead:
         (benchmarks/ocr_small.py)."""
         if side >= MIN_SIDE or MAGNIFY == 1.0:
             return self.crops(image, center, side)
-        r = int(math.ceil(side * max(self.shares) * 0.75)) + 4
-        cx, cy = int(round(center[0])), int(round(center[1]))
+        r = math.ceil(side * max(self.shares) * 0.75) + 4
+        cx, cy = round(center[0]), round(center[1])
         pad = cv2.copyMakeBorder(image, r, r, r, r, cv2.BORDER_REPLICATE)
         roi = pad[cy : cy + 2 * r + 1, cx : cx + 2 * r + 1]
         big = cv2.resize(roi, None, fx=MAGNIFY, fy=MAGNIFY, interpolation=cv2.INTER_CUBIC)
