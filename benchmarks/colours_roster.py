@@ -245,7 +245,12 @@ def run(smoke: bool = False) -> dict[str, Any]:
     info: dict[str, dict[str, int]] = {}
     per_look: dict[str, Counter[str]] = {}
     missed: list[tuple[str, Seen, str, str, list[Seen], list[Seen]]] = []
+    answered: dict[str, Counter[str]] = {}
     sets, held = sightings(smoke)
+    for name, photos in sets.items():
+        if name.partition(", ")[2] in ("", READS[0]):
+            for k, c in referee(photos, held).items():
+                answered.setdefault(f"{name.partition(', ')[2] or 'box'} | {k}", Counter()).update(c)
     for protocol in PROTOCOLS:
         by = "by look" if protocol.startswith("by look") else protocol
         for name, photos in sets.items():
@@ -292,7 +297,44 @@ def run(smoke: bool = False) -> dict[str, Any]:
                                 missed.append(
                                     (photo, s, k, got, _taught(photos, s.look), _taught(photos, got))
                                 )
-    return {"tally": tally, "wrong": wrong, "info": info, "per_look": per_look, "missed": missed}
+    return {
+        "tally": tally,
+        "wrong": wrong,
+        "info": info,
+        "per_look": per_look,
+        "missed": missed,
+        "referee": answered,
+    }
+
+
+def referee(photos: dict[str, list[Seen]], held: set[str]) -> dict[str, Counter[str]]:
+    """The photos that taught none read in order (held-out and tune apart) by the roster learnt by
+    look (the cut look), the referee answering each question with the die's true colour: its look
+    joins that colour's sightings, as `controller.referee_looks` adds it at a table (``learnt``),
+    beside the same read without learning (``fixed``).  Right / silent / asked, and the asked in
+    the first and the last half of the photos (``asked first``, ``asked last``)."""
+    *_, cut, test = rosters_cut(photos, "by look")
+    out: dict[str, Counter[str]] = {}
+    for group in ("held-out", "tune"):
+        read = [p for p in test if (p in held) == (group == "held-out")]
+        for learning in ("fixed", "learnt"):
+            pal, c = cut, out.setdefault(f"{group} | {learning}", Counter())
+            for n, photo in enumerate(read):
+                half = "first" if n < len(read) / 2 else "last"
+                for s in photos[photo]:
+                    got, near = replace(pal, light=s.palette.light).near_two(s.whole)
+                    c["dice"] += 1
+                    if near is None:
+                        c["right" if got == s.colour else "silent"] += 1
+                        continue
+                    c["asked"] += 1
+                    c[f"asked {half}"] += 1
+                    if learning == "learnt" and s.colour in pal.looks:
+                        looks = dict(pal.looks)
+                        looks[s.colour] = Look((*looks[s.colour].labs, tuple(float(x) for x in s.whole)))
+                        pal = LearntPalette.of(looks)
+                c[f"dice {half}"] += len(photos[photo])
+    return out
 
 
 def _taught(photos: dict[str, list[Seen]], key: str) -> list[Seen]:
@@ -500,6 +542,38 @@ def markdown(res: dict[str, Any]) -> str:
             c = per.get(f"{group} | {kind}", Counter())
             cells.append(f"{c['right']} / {c['asked']} / {c['silent']}" if c else "-")
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "The referee's answers learnt (`controller.referee_looks`): the photos that taught none read in "
+        "order by the cut look learnt by look, the referee answering each question with the die's true "
+        "colour, its look then one of that colour's sightings; beside, the same without learning. Right "
+        "/ silent per 500 / asked; asked in the first and the last half of the photos (share of their "
+        "dice).",
+        "",
+        "| read from | photos | dice | not learnt | the referee's answers learnt | asked, first half → last "
+        "half, not learnt | learnt |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    ref = res.get("referee", {})
+    for src in ("box", READS[0]):
+        for group in ("held-out", "tune"):
+            cells = []
+            for learning in ("fixed", "learnt"):
+                c = ref.get(f"{src} | {group} | {learning}", Counter())
+                n = max(1, c["dice"])
+                right, silent, asked = 100 * c["right"] / n, 500 * c["silent"] / n, 100 * c["asked"] / n
+                cells.append(f"{right:.2f} % / {silent:.1f} / {asked:.2f} %")
+            halves = []
+            for learning in ("fixed", "learnt"):
+                c = ref.get(f"{src} | {group} | {learning}", Counter())
+                halves.append(
+                    " → ".join(
+                        f"{c[f'asked {h}']} ({100 * c[f'asked {h}'] / max(1, c[f'dice {h}']):.1f} %)"
+                        for h in ("first", "last")
+                    )
+                )
+            dice = ref.get(f"{src} | {group} | fixed", Counter())["dice"]
+            lines.append(f"| {src} | {group} | {dice} | " + " | ".join(cells + halves) + " |")
     lines += ["", "Silently wrong (look->named):", ""]
     for key in sorted(res["wrong"]):
         lines.append(f"- {key}: " + ", ".join(f"{k} {n}" for k, n in res["wrong"][key].most_common(10)))

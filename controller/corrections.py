@@ -16,7 +16,9 @@ Learning from the referee (issue 29 item 5, :class:`RefereeLearning`): an answer
 die (``confirm``, ``set_value``) puts the die's crop, embedded, in the logged row (``learnt``) and,
 once logged, in the table's learnt set of dice, so the table reads that face by likeness from then
 on and asks less the longer it plays; ``unlearn`` (a logged answer too) takes a reading's crops out
-again.  A table rebuilds the set from its log (`RefereeLearning.replay`).
+again.  A table rebuilds the set from its log (`RefereeLearning.replay`).  At a table that names
+colours by its roster's learnt looks, an answer naming a die's colour (``set_colour``) adds the look
+the die was named by to that colour's sightings the same way (`controller.referee_looks`).
 """
 
 from __future__ import annotations
@@ -460,6 +462,15 @@ class RefereeLearning:
         self.base = list(getattr(reader.learnt, "sets", [reader.learnt])) if self.on and reader.learnt else []
         #: each crop learnt: (reading id, kind, value, upright embedding, the roster's die or "")
         self.added: list[tuple[str, str, int, np.ndarray, str]] = []
+        from controller.referee_looks import LookLearning
+
+        #: the referee's colour answers joining the roster's learnt looks (issue 44 item 5)
+        self.looks = LookLearning(perceiver)
+
+    @property
+    def learns(self) -> bool:
+        """Whether the referee's answers teach the table anything (crops or looks)."""
+        return self.on or self.looks.on
 
     def _reader(self) -> Any:
         from vision.numbered.reader import default_reader
@@ -479,10 +490,15 @@ class RefereeLearning:
     ) -> Answer:
         """`answer`, and for an answer about a numbered die of the table's kinds seen in ``frame``
         (the reading set's frame, an image or its JPEG) its crop learnt once the row is logged; an
-        ``unlearn`` of a reading's crops."""
+        ``unlearn`` of a reading's crops; an answer naming a die's colour, its look learnt
+        (`controller.referee_looks`, issue 44 item 5), and an ``unlearn`` of it."""
+        checked: Answer
         if action == "unlearn":
+            if self.looks.taught(command.get("reading")):
+                checked = self.looks.unlearn(Answer({}, lambda: None, ""), command, who)
+                return checked
             return self._unlearn(command, rs, who)
-        checked = answer(action, command, rs, who, game_kind, players)
+        checked = self.looks.answer(answer(action, command, rs, who, game_kind, players), action, command)
         if not self.on or action not in ("confirm", "set_value") or rs is None or frame is None:
             return checked
         assert self.dice is not None
@@ -573,7 +589,9 @@ class RefereeLearning:
         return Answer(row, apply, f"the crops learnt from reading {reading} are forgotten")
 
     def replay(self, events: Sequence[Any]) -> int:
-        """The crops the log's answers taught (and did not take back), learnt again; how many now."""
+        """The crops the log's answers taught (and did not take back), learnt again (and the looks:
+        `controller.referee_looks.LookLearning.replay`); how many crops now."""
+        self.looks.replay(events)
         if not self.on:
             return 0
         digest = self._reader().embedder().digest

@@ -253,6 +253,11 @@ def throw_colours(game: Game, colours: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+#: a reading's look (`Perceiver.looks`) while the perception step reads a frame, taken out before the
+#: reading is kept
+_LOOK = "_look"
+
+
 def _as_dict(r: Any) -> dict[str, Any]:
     """A reader's die as a dict: a `DieReading`'s `to_json`, or a test's dict as it is."""
     return dict(r.to_json() if hasattr(r, "to_json") else r)
@@ -633,6 +638,10 @@ class Perceiver:
     #: what learn-dice sessions were told is not the die, where it lay (`controller.not_dice`): a
     #: reading none of the roster's dice matched that lies there and looks like it is left out
     not_dice: Any = None
+    #: the look each die of the last frame read was named by, by its reading's id, when the table
+    #: names colours by learnt looks (`vision.reading.DieReading.look`: what a referee's answer about
+    #: its colour adds to the roster's look, `controller.referee_looks`; never logged)
+    looks: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @classmethod
     def from_config(
@@ -805,6 +814,10 @@ class Perceiver:
             view = self.geometry.view(image, pose)
         seen: Examined = self.reader.examine(image, palette, steps, view)
         readings = [_as_dict(r) for r in seen.readings]
+        if self.learnt is not None and self.palette is None:  # the look each die was named by
+            for d, found in zip(readings, seen.readings, strict=True):
+                if getattr(found, "look", None) is not None:
+                    d[_LOOK] = found.look
         if self.roster is not None and not frame_only:  # which of the table's dice (issue 44 item 4)
             from vision.numbered.reader import UNCONFIRMED
 
@@ -853,6 +866,7 @@ class Perceiver:
                 read_top_faces(image, readings, pose, self.geometry.calibration, classifier)
         if k > 1.0:  # the still's dice in the gate frame's pixels
             readings = [_scaled_die(r, 1.0 / k) for r in readings]
+        self.looks = {str(r["id"]): r.pop(_LOOK) for r in readings if _LOOK in r and "id" in r}
         for r in readings:
             # a die raised on a die no frame showed: the die under it must be told
             r["unsure"] = (

@@ -134,7 +134,7 @@ class Table:
         self.empty_table = EmptyLearning.for_table(
             self.perceiver, cfg.vision, getattr(log_, "path", None), clock
         )
-        self.learning.replay(self.log.events() if self.learning.on else [])
+        self.learning.replay(self.log.events() if self.learning.learns else [])
         self.teaching = Teaching(cfg, log_)  # a die of its own taught with the camera (controller.teach)
         self.roster = Roster(cfg.roster_path)  # the table's dice, one entry a die (controller.roster)
         try:

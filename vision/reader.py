@@ -835,6 +835,7 @@ def _finish(
                 cocked=cocked,
                 colour_near=near,
                 box=box,
+                look=tuple(float(x) for x in np.ravel(named)),
             )
         )
     return out

@@ -41,6 +41,11 @@ class DieReading:
     #: table names colours by its roster's learnt looks (`vision.crops.look_crop`,
     #: `controller.roster.die_look`); None: its quad (not part of the JSON form)
     box: Quad | None = field(default=None, compare=False)
+    #: what the palette named the die's colour by (`vision.palette.Palette.describe_at`: a learnt
+    #: palette's whole look of the die, balanced by the light, which a referee's answer about its
+    #: colour adds to the roster's look, `controller.referee_looks`); None: not said (not part of the
+    #: JSON form)
+    look: tuple[float, ...] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The `dicetable read --json` form of this die."""

@@ -179,3 +179,48 @@ def test_the_table_names_a_die_by_the_look_it_learnt_from_the_same_crop(
         assert (read.colour, read.colour_near) == ("red", None)
         assert np.allclose(seeing.seen[-1], learnt["labs"][k], atol=0.01)  # kept to 2 decimals
         assert read.box is not None  # the detector's box, which the look was cut from
+
+
+def test_the_referees_colour_answer_joins_the_look_logged_undoable_and_resumed(
+    real_fixtures: Path, tmp_path: Path
+) -> None:
+    """Issue 44 items 4 and 5: a referee's answer naming a die's colour (``set_colour``) at a table
+    that names colours by its roster's looks adds the look the die was named by to that colour's
+    sightings (`controller.referee_looks`): logged with the answer, undone by ``unlearn``, learnt
+    again from the log by a restarted table."""
+    from controller.adapters import TableReadings
+    from controller.table import Table
+
+    cfg = _cfg()
+    for colour, who in (("red", "ann"), ("yellow", "bob")):
+        learn_colour(
+            cfg, new_die("d6", who, colour), [_alone(real_fixtures, p, colour, tmp_path) for p in LEARN]
+        )
+    table = Table(cfg, EventLog(tmp_path / "t.sqlite3"), resume=False)
+    assert table.learning.looks.on and len(table.perceiver.learnt.looks["red"].labs) == 3
+    image = cv2.imread(str(real_fixtures / "skovy_d6" / "scenes" / "WIN_20221210_14_49_12_Pro.jpg"))
+    dice = [d.to_json() for d in table.perceiver.perceive(image).dice]
+    red = next(d for d in dice if d["colour"] == "red")
+    seen = table.perceiver.looks[red["id"]]  # the look the die was named by (never logged as a reading)
+    assert "look" not in red and "_look" not in red
+    table.reading_set = TableReadings(1, 0.0, dice)
+    table.frame = cv2.imencode(".jpg", image)[1].tobytes()
+    out = table.correct({"action": "set_colour", "reading": red["id"], "colour": "red"}, "ref")
+    assert "its look joins the red dice's" in out["message"]
+    rows = [e.data for e in table.log.events() if e.kind == "control" and "look" in e.data]
+    assert len(rows) == 1 and rows[0]["look"]["colour"] == "red"
+    labs = table.perceiver.learnt.looks["red"].labs
+    assert len(labs) == 4 and np.allclose(labs[-1], seen, atol=0.01)
+    assert len(table.perceiver.learnt.looks["yellow"].labs) == 3
+    # a restarted table learns it again from its log
+    again = Table(cfg, EventLog(tmp_path / "t.sqlite3"), resume=True)
+    assert len(again.perceiver.learnt.looks["red"].labs) == 4
+    # unlearn: logged, the look gone, and gone after a restart too
+    out = table.correct({"action": "unlearn", "reading": red["id"]}, "ref")
+    assert "forgotten" in out["message"] and len(table.perceiver.learnt.looks["red"].labs) == 3
+    again = Table(cfg, EventLog(tmp_path / "t.sqlite3"), resume=True)
+    assert len(again.perceiver.learnt.looks["red"].labs) == 3
+    # a colour the roster has no look of teaches nothing (a palette colour, not one of its dice)
+    blue = {"action": "set_colour", "reading": red["id"], "colour": "blue", "version": 1}
+    out = table.correct(blue, "ref")
+    assert "joins" not in out["message"] and len(table.perceiver.learnt.looks) == 2
