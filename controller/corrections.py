@@ -498,7 +498,7 @@ class RefereeLearning:
                 checked = self.looks.unlearn(Answer({}, lambda: None, ""), command, who)
                 return checked
             return self._unlearn(command, rs, who)
-        checked = self.looks.answer(answer(action, command, rs, who, game_kind, players), action, command)
+        checked = self.looks.answer(answer(action, command, rs, who, game_kind, players), action, command, rs)
         if not self.on or action not in ("confirm", "set_value") or rs is None or frame is None:
             return checked
         assert self.dice is not None

@@ -256,6 +256,8 @@ def throw_colours(game: Game, colours: Mapping[str, str]) -> dict[str, Any]:
 #: a reading's look (`Perceiver.looks`) while the perception step reads a frame, taken out before the
 #: reading is kept
 _LOOK = "_look"
+#: `Perceiver.looks` keeps the looks of this many readings, the newest
+LOOKS_KEPT = 256
 
 
 def _as_dict(r: Any) -> dict[str, Any]:
@@ -638,10 +640,11 @@ class Perceiver:
     #: what learn-dice sessions were told is not the die, where it lay (`controller.not_dice`): a
     #: reading none of the roster's dice matched that lies there and looks like it is left out
     not_dice: Any = None
-    #: the look each die of the last frame read was named by, by its reading's id, when the table
-    #: names colours by learnt looks (`vision.reading.DieReading.look`: what a referee's answer about
-    #: its colour adds to the roster's look, `controller.referee_looks`; never logged)
-    looks: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    #: the look each die of the frames read last was named by, by its reading's id (its centre
+    #: beside, so a reading of another frame under the same id is told apart), when the table names
+    #: colours by learnt looks (`vision.reading.DieReading.look`: what a referee's answer about its
+    #: colour adds to the roster's look, `controller.referee_looks`; never logged): the newest LOOKS_KEPT
+    looks: dict[str, tuple[tuple[float, float], tuple[float, ...]]] = field(default_factory=dict)
 
     @classmethod
     def from_config(
@@ -866,7 +869,13 @@ class Perceiver:
                 read_top_faces(image, readings, pose, self.geometry.calibration, classifier)
         if k > 1.0:  # the still's dice in the gate frame's pixels
             readings = [_scaled_die(r, 1.0 / k) for r in readings]
-        self.looks = {str(r["id"]): r.pop(_LOOK) for r in readings if _LOOK in r and "id" in r}
+        for r in readings:
+            if _LOOK in r:
+                look = r.pop(_LOOK)
+                self.looks.pop(str(r["id"]), None)  # the newest last
+                self.looks[str(r["id"])] = (tuple(r["center"]), look)
+        for stale in list(self.looks)[: max(0, len(self.looks) - LOOKS_KEPT)]:
+            self.looks.pop(stale, None)
         for r in readings:
             # a die raised on a die no frame showed: the die under it must be told
             r["unsure"] = (

@@ -35,16 +35,19 @@ class LookLearning:
         #: each look learnt: (reading id, colour, look)
         self.added: list[tuple[str, str, tuple[float, ...]]] = []
 
-    def answer(self, checked: Any, action: str, command: Mapping[str, Any]) -> Any:
+    def answer(self, checked: Any, action: str, command: Mapping[str, Any], rs: Any = None) -> Any:
         """``checked`` (a checked `controller.corrections.Answer`), and when it names the colour of a
         die the table named by its look (``set_colour``), that look joining the colour's once the row
-        is logged."""
+        is logged (``rs``: the readings answered about; the look is the one read at the reading's
+        place)."""
         if not self.on or action != "set_colour":
             return checked
         reading, colour = str(checked.row.get("reading")), str(checked.row.get("to"))
-        look = self.perceiver.looks.get(reading)
-        if look is None or colour.casefold() not in self.base.looks:
+        seen = self.perceiver.looks.get(reading)
+        d = rs.by_id(reading, left_out=True) if rs is not None else {}
+        if seen is None or colour.casefold() not in self.base.looks or not _at(seen[0], d.get("center")):
             return checked  # a colour with no learnt look (not the roster's) has none to join
+        look = seen[1]
 
         def apply() -> None:
             checked.apply()
@@ -118,3 +121,12 @@ class LookLearning:
 
     def _install(self) -> None:
         self.perceiver.learnt = self.palette()
+
+
+def _at(seen: Any, center: Any) -> bool:
+    """Whether the centre a look was read at is the reading's (the same frame's die, not another's of
+    the same id)."""
+    try:
+        return bool(abs(float(seen[0]) - float(center[0])) + abs(float(seen[1]) - float(center[1])) < 1.0)
+    except (TypeError, ValueError, IndexError):
+        return False

@@ -201,10 +201,16 @@ def test_the_referees_colour_answer_joins_the_look_logged_undoable_and_resumed(
     image = cv2.imread(str(real_fixtures / "skovy_d6" / "scenes" / "WIN_20221210_14_49_12_Pro.jpg"))
     dice = [d.to_json() for d in table.perceiver.perceive(image).dice]
     red = next(d for d in dice if d["colour"] == "red")
-    seen = table.perceiver.looks[red["id"]]  # the look the die was named by (never logged as a reading)
+    seen = table.perceiver.looks[red["id"]][1]  # the look the die was named by (never logged as a reading)
     assert "look" not in red and "_look" not in red
-    table.reading_set = TableReadings(1, 0.0, dice)
+    table.reading_set = TableReadings(1, 0.0, [dict(d) for d in dice])
     table.frame = cv2.imencode(".jpg", image)[1].tobytes()
+    # another frame read under the same ids (its dice elsewhere) lends this die no look
+    table.perceiver.perceive(np.roll(image, 40, axis=1))
+    out = table.correct({"action": "set_colour", "reading": red["id"], "colour": "red"}, "ref")
+    assert "joins" not in out["message"] and len(table.perceiver.learnt.looks["red"].labs) == 3
+    table.perceiver.perceive(image)
+    table.reading_set = TableReadings(1, 0.0, [dict(d) for d in dice])
     out = table.correct({"action": "set_colour", "reading": red["id"], "colour": "red"}, "ref")
     assert "its look joins the red dice's" in out["message"]
     rows = [e.data for e in table.log.events() if e.kind == "control" and "look" in e.data]
