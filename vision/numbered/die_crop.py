@@ -254,3 +254,35 @@ def face_crop(
     found = settle(image, box_center, side, empty)
     size = found[1] if found is not None else side
     return crop_die([image], top, size * MARGIN, out=out)
+
+
+#: `pixel_features`: the crop's side and the disc's radius compared, pixels
+PIXEL_SIDE, PIXEL_DISC = 32, 14
+
+
+def pixel_features(crops: Sequence[np.ndarray], turns: int = 1) -> np.ndarray:
+    """N x turns x D unit vectors of N square BGR crops' pixels (issue 44): each crop at PIXEL_SIDE
+    px, the disc of radius PIXEL_DISC round its middle turned 360/turns degrees at a time, as its
+    brightness and half its colour (each channel less the brightness), each less its mean over the
+    disc, unit length: the dot product of two is their likeness whatever the light's level."""
+    side, h = PIXEL_SIDE, (PIXEL_SIDE - 1) / 2
+    yy, xx = np.mgrid[:side, :side]
+    disc = (yy - h) ** 2 + (xx - h) ** 2 <= PIXEL_DISC**2
+    feats = np.zeros((len(crops), turns, int(disc.sum()) * 4), np.float32)
+    for i, c in enumerate(crops):
+        small = cv2.resize(c, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
+        for t in range(turns):
+            m = cv2.getRotationMatrix2D((h, h), 360.0 * t / turns, 1.0)
+            v = cv2.warpAffine(small, m, (side, side), borderMode=cv2.BORDER_REFLECT)[disc]
+            lum = v.mean(axis=1, keepdims=True)
+            v = np.concatenate([lum, 0.5 * (v - lum)], axis=1)
+            v = (v - v.mean(axis=0)).ravel()
+            feats[i, t] = v / max(float(np.linalg.norm(v)), 1e-6)
+    return feats
+
+
+def place_patch(image: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
+    """The PIXEL_SIDE x PIXEL_SIDE patch of ``image`` (BGR uint8) round ``center``, ``side`` px,
+    upright (the table's border replicated past the frame's edge): what lies at a place of the
+    camera's frame (`controller.not_dice`)."""
+    return crop_die([image], center, max(float(side), 4.0), out=PIXEL_SIDE)
