@@ -28,8 +28,8 @@ other frames (the later rolls, never taught).  Before and after in one run:
 * after: `learn_dice.dice_in` (in a frame the perception step reads no die in, the detector's
   strongest peak: `read` keeps it when the set knows it), the die's own crop (`DiceSet.crop` "die":
   centred, scaled and turned on its settled outline, cut from the still itself, the same function
-  for learning and `read`), grouped by `learn_dice.group_faces` (with the die crops' pixels where
-  the dice are small, `learn_dice.small_pixels`, as `see` groups them).
+  for learning and `read`), grouped by `learn_dice.group_faces` (crops of dice of other
+  colours kept apart, `learn_dice.die_lab`, as `see` groups them).
 
 Value right: the reading nearest the middle is a d20 showing the label (asked or not); by the set:
 read by the learnt set (a `LearntReading`); silent: wrong at >= 0.8.  Groups: how many groups the
@@ -144,14 +144,13 @@ def learn(reader: NumberedReader, frames: Frames, method: str = "after") -> tupl
     from controller.learn_dice import (
         cluster,
         dice_in,
+        die_lab,
         group_faces,
         learning_perceiver,
         ocr_of,
-        small_pixels,
     )
 
     values, kept, face, whole, missed = [], [], [], [], 0
-    sides: list[float] = []
     ocr: list[tuple[int, float] | None] = []
     after = method != "before"
     crop = "die" if method == "after" else "box"
@@ -179,12 +178,10 @@ def learn(reader: NumberedReader, frames: Frames, method: str = "after") -> tupl
         face.append(reader.crops_of(img, die, "face", empty, steps)[0])
         whole.append(kept[-1] if crop == "die" else reader.crops_of(img, die, "die", empty, steps)[0])
         ocr += ocr_of(reader, img, die, "d20", empty)
-        q = np.asarray(die[0]["quad"], np.float64).reshape(-1, 2)
-        sides.append(max(float(np.ptp(q[:, 0])), float(np.ptp(q[:, 1]))))
     embed = reader.embedder().embed
     turned = embed(kept, TURNS)
     if after:
-        groups = group_faces(embed(face, TURNS), embed(whole, TURNS), ocr, pixels=small_pixels(whole, sides))
+        groups = group_faces(embed(face, TURNS), embed(whole, TURNS), ocr, looks=die_lab(whole))
     else:
         groups = cluster(embed(face, TURNS))
     named = {

@@ -3,9 +3,9 @@
 `see`: the table looks at frames of one set (a kind and a colour) showing its faces, through its
 perception step (`controller.perceive`: its where-steps, the empty table, the die's size); every die
 read is cut out where `read` finds it and embedded (`vision.numbered.embed`), and the crops are
-grouped so that each group is one face (`group_faces`: average linkage on the embeddings' likeness
-and, for small dice, the die's pixels', `small_pixels`, the OCR head's reading keeping two faces
-apart; `cluster`, on one crop at LINK, as before issue 44 item 2).  It writes, in the session folder:
+grouped so that each group is one face (`group_faces`: average linkage on likeness, the OCR head's
+reading and the dice's colours, `die_lab`, keeping two faces apart; `cluster`, on one crop at LINK,
+as before issue 44 item 2).  It writes, in the session folder:
 
 * `seen.json`: every crop's frame, centre, group, the classifier's guess and its embedding (of the
   crop the set keeps, `"crop"`: the die centred on its own outline, or with `see(crop="box")` round
@@ -58,13 +58,17 @@ OCR_LINK = 0.6
 #: frames a face, as a 60 px die with motion blur in a 1280x720 frame and at the table's scale) fell
 #: in groups of one face each (0.85: 1 crop of 24 grouped wrong; 0.88: none, 15-22 groups for 4-5 faces)
 GROUP_LINK = 0.88
-#: `group_faces` with the die's pixels too (`pixel_likeness`, the mean of three likenesses): the link.
-#: Chosen on the train set-ups d20_off-angle (16 crops: `see` through the CLI with and without the
-#: empty table, benchmarks/learnt_cli.py, and centred, benchmarks/learn_readback.py) and d20_color
-#: (20 crops, centred), a 60 px die with motion blur: the embeddings alone grouped 3 and 4 of the
-#: CLI's 16 crops with another face (0.88: the net's features are alike across faces of a small
-#: blurred die, 0.8-0.93); with the pixels none at 0.80-0.82 on all four (0.79: 4), so 0.82
-PIXEL_LINK = 0.82
+#: `group_faces`: two crops whose die's colour (`die_lab`, CIE Lab in OpenCV's 8-bit units) is this
+#: far apart or more are two dice, never one face.  A learn session teaches one die, or one set of one
+#: look, so the veto changes nothing there; on the train set-up d20_off-angle each face is another
+#: die (orange, red, blue, purple) that the embedding net, trained to read a value whatever the die's
+#: colour, sees alike at 60 px with motion blur (0.8-0.93): through the CLI 3 and 4 of 16 crops were
+#: grouped, and taught, as another face (own learn frames 81.2 / 75 %); kept apart at 20-35, none.
+#: One face's crops on the train set-ups (d20_off-angle, d20_color, their real clips' light) are at
+#: most 31.1 apart: so 35
+LOOK_APART = 35.0
+#: `die_lab`: the disc's radius, a share of the crop's side
+DISC = 0.3
 THUMB, PER_ROW = 72, 12  # contact sheet: a crop's side in pixels, crops shown a group
 
 
@@ -173,49 +177,32 @@ def _numbered(groups: list[list[int]], n: int) -> list[int]:
     return out
 
 
-def pixel_likeness(crops: list[np.ndarray], turns: int = TURNS) -> np.ndarray:
-    """N x N likeness of N square BGR die crops by their pixels (issue 44 item 2,
-    `vision.numbered.die_crop.pixel_features` at `turns` turns: the table's light, brighter or
-    dimmer, changes nothing); two crops as alike as their best turn (symmetric).  What the die looks
-    like, its colour and its numerals' dark strokes, where the embedding net (trained to read a value
-    whatever the die's colour) sees a small blurred die's faces alike."""
-    from vision.numbered.die_crop import pixel_features
-
-    if not crops:
-        return np.zeros((0, 0), np.float64)
-    feats = pixel_features(crops, turns)
-    sims = np.einsum("itd,jd->ijt", feats, feats[:, 0]).max(axis=2)
-    return np.asarray(np.maximum(sims, sims.T), np.float64)
-
-
-def small_pixels(crops: list[np.ndarray], sides: list[float]) -> np.ndarray | None:
-    """`pixel_likeness` of a session's die crops when its dice are small (their median box side under
-    `vision.numbered.embed.SMALL_SIDE` pixels, the size under which the OCR head does not weigh a
-    learnt die either), else None (the embeddings alone, as before): the pixels were chosen at the
-    hidden test's 60 px (PIXEL_LINK); at the table's scale (dice of 100-130 px) they changed nothing on
-    the train set-ups and, added there, grouped one of d20_wood's 40 crops with another face (two
-    faces of one look, tests/vision_numbered/test_learn_readback.py)."""
-    from vision.numbered.embed import SMALL_SIDE
-
-    if not crops or not sides or float(np.median(sides)) >= SMALL_SIDE:
-        return None
-    return pixel_likeness(crops)
+def die_lab(crops: list[np.ndarray]) -> np.ndarray:
+    """N x 3: each square BGR die crop's colour, the median CIE Lab (OpenCV's 8-bit units) of the disc
+    of DISC times its side round its middle (the die's body and numerals, not the table round it)."""
+    out = np.zeros((len(crops), 3), np.float64)
+    for i, c in enumerate(crops):
+        small = cv2.resize(c, (32, 32), interpolation=cv2.INTER_AREA)
+        yy, xx = np.mgrid[:32, :32]
+        disc = (yy - 15.5) ** 2 + (xx - 15.5) ** 2 <= (DISC * 32) ** 2
+        out[i] = np.median(cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float64)[disc], axis=0)
+    return out
 
 
 def group_faces(
     boxed: np.ndarray,
     own: np.ndarray | None = None,
     ocr: list[tuple[int, float] | None] | None = None,
-    link: float | None = None,
-    pixels: np.ndarray | None = None,
+    link: float = GROUP_LINK,
+    looks: np.ndarray | None = None,
 ) -> list[int]:
     """A group number for each of N crops, each group one face (issue 44 item 2): `boxed`, the crops
     round the top face, and `own`, the die's own crops (`die_crop`), each N x T x D embeddings at T
     turns; `ocr`: the OCR head's reading of each crop (value, confidence; None: none).
 
     Two crops' likeness is the mean of their likeness on either crop (the top face's numeral and the
-    whole die's look) and, with ``pixels`` (N x N, `pixel_likeness` of the die's own crops), of that
-    too; average linkage at `link` (GROUP_LINK, with ``pixels`` PIXEL_LINK), two crops the OCR head reads as
+    whole die's look); average linkage at `link` (GROUP_LINK), two crops whose colours (``looks``:
+    N x 3, `die_lab`) are LOOK_APART or more apart and two crops the OCR head reads as
     different values at OCR_SURE or more never in one group; then two groups whose surely read crops
     all read one value, the same, and whose mean likeness is at least OCR_LINK, one group.  Groups
     numbered by size.  `boxed`: in `see`, the crop round the top face scaled on the die's outline
@@ -223,18 +210,16 @@ def group_faces(
     n = len(boxed)
     if n == 0:
         return []
-    terms = [likeness(boxed, boxed[:, 0])]
+    sims = likeness(boxed, boxed[:, 0])
     if own is not None:
-        terms.append(likeness(own, own[:, 0]))
-    terms = [np.maximum(t, t.T).astype(np.float64) for t in terms]
-    if pixels is not None:
-        terms.append(np.asarray(pixels, np.float64))
-    sims = np.mean(terms, axis=0)
-    if link is None:
-        link = PIXEL_LINK if pixels is not None else GROUP_LINK
+        sims = (sims + likeness(own, own[:, 0])) / 2
+    sims = np.maximum(sims, sims.T).astype(np.float64)
     sure = np.array([o is not None and o[1] >= OCR_SURE for o in ocr or [None] * n])
     value = np.array([o[0] if o is not None else -1 for o in ocr or [None] * n])
     apart = sure[:, None] & sure[None, :] & (value[:, None] != value[None, :])
+    if looks is not None:  # two dice of other colours: never one face
+        lab = np.asarray(looks, np.float64).reshape(n, 3)
+        apart |= np.linalg.norm(lab[:, None] - lab[None, :], axis=2) >= LOOK_APART
     groups = _linked(sims, link, apart if apart.any() else None)
     while True:  # groups the OCR head reads alike, alike enough: one face
         best: tuple[float, int, int] | None = None
@@ -365,9 +350,8 @@ def see(
     52 of 69) and about as many at the table's scale (47 -> 45, 64 -> 64); the crop round the top face
     of a small die in a still frames it small in a corner (its box several times the die).  The crops
     are grouped by face on the crop round the top face scaled on the die and on the die's own crop,
-    the latter's pixels too where the dice are small (`small_pixels`), with the OCR head's word
-    (`group_faces`).  Each crop keeps what lay at its place (`Seen.place`), for the crops named not
-    the die (`not_dice`)."""
+    with the OCR head's word, crops of dice of other colours kept apart (`group_faces`).  Each crop
+    keeps what lay at its place (`Seen.place`), for the crops named not the die (`not_dice`)."""
     if crop not in CROPS:
         raise LearnError(f"crop: expected one of {', '.join(CROPS)}, got {crop!r}")
     if kind not in KINDS:
@@ -425,7 +409,7 @@ def see(
         )
     embed = reader.embedder().embed
     whole = embed(wholes, TURNS)
-    groups = group_faces(embed(crops, TURNS), whole, ocr, pixels=small_pixels(wholes, [p[0] for p in places]))
+    groups = group_faces(embed(crops, TURNS), whole, ocr, looks=die_lab(wholes))
     upright = whole[:, :1] if crop == "die" else embed(kept, 1)
     seen = [
         Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, *place)
