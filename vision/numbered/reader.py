@@ -343,6 +343,9 @@ class NumberedReader:
     #: (`vision.numbered.die_crop`, issue 44 item 2); False: the classifier's crop round the top face
     #: as before (benchmarks/learn_readback.py measures both)
     die_centred: bool = False
+    #: a still whose dice are small is read where they are as big as the detector was trained on
+    #: (`detect_scale`, issue 44 item 2); False: the detector at its fixed input size, as before
+    fine_stills: bool = True
 
     def __init__(
         self,
@@ -807,8 +810,8 @@ class NumberedReader:
         if min(image.shape[:2]) < 16:
             return []
         copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
+        found, copies = self.spotted(image, copies, where)
         k = copies.k
-        found = self.detect(copies.work, shrunk=copies.video)
         if where:
             found = screened(image, found, k, where)
         return [
@@ -821,6 +824,58 @@ class NumberedReader:
             )
             for f in self.locate(copies.work, found)
         ]
+
+    def spotted(
+        self, image: np.ndarray, copies: Copies, where: Sequence[WhereStep] = ()
+    ) -> tuple[list[Found], Copies]:
+        """The detector's peaks in a frame (`image`, as `copies`), in the pixels of the copy they are
+        read in (the `Copies` given back: its `work` and `k`).
+
+        A frame larger than a video frame (a still) whose dice may be small is looked at twice
+        (issue 44 item 2; `fine_stills`): a 60 px die in a 4608x2592 still is 7 px in the detector's
+        usual ~480x360 input, too small to be found or sized (its box there is 4 times too big).  The
+        second, finer look puts the smallest die the table expects at TARGET_SIDE px in the detector's
+        input (`detect_scale`; the table's knowledge, `die_side`: the where steps' die size, from
+        `[vision] die_size_px` or the board's pose and the dice's sizes in mm); when the table knows
+        no size, the finer look reads FINE_AREA pixels of the still.  A table whose dice the usual
+        look sees at their size reads with it alone.  The two looks' peaks are merged (`finer`): the
+        usual look's, and the finer look's small dice it could not see or size.  (One look at the
+        finer scale alone was tried: the rendered stills' larger dice, 77-160 px, were then 22-45 px
+        in the detector's input, over its trained sizes, and 372 of 381 found fell to 272.)  A die
+        under SMALL_WORK px in the still's first halving is read (top face, classifier, learnt
+        crops) in the still itself."""
+        if not self.fine_stills or copies.video is None:
+            return self.detect(copies.work, shrunk=copies.video), copies
+        h, w = image.shape[:2]
+        side = die_side(where, w, h)
+        if side is None:
+            s: float | None = math.sqrt(min(FINE_AREA, w * h) / (w * h))
+        else:
+            s = self.detect_scale(w, h, side)
+        usual = self.detect(copies.work, shrunk=copies.video)
+        if s is None:  # the usual look sees the table's dice at their size
+            return usual, copies
+        fine = self.detect(copies.work, det_area=s * s * w * h, shrunk=copies.video)
+        found = finer(usual, fine, math.sqrt(self.det_area / (w * h)) * copies.k)
+        extra = [f for f in found if f not in usual]
+        if not extra:
+            return found, copies
+        small = min(max(f.w, f.h) for f in extra) * copies.k
+        src = copies if small / copies.k >= SMALL_WORK else Copies(image, 1.0, copies.video)
+        if src.k != copies.k:
+            found = [_rescaled(f, copies.k / src.k) for f in found]
+        return found, src
+
+    def detect_scale(self, w: int, h: int, side: float) -> float | None:
+        """The scale (detector input over the frame's pixels) at which a die whose box is `side` px
+        in a `w` x `h` frame is TARGET_SIDE px in the detector's input, its input at most MAX_DET_AREA
+        pixels; None when the usual input (`det_area`) shows it FINE_SEEN px or more (the detector's
+        trained sizes: the usual input's video dice of 30-60 px are 11-23 px)."""
+        usual = math.sqrt(self.det_area / (w * h))
+        if side * usual >= FINE_SEEN:
+            return None
+        s = min(TARGET_SIDE / side, math.sqrt(MAX_DET_AREA / (w * h)), 1.0)
+        return s if s > usual * 1.05 else None
 
     def learnt_matches(
         self,
@@ -900,11 +955,11 @@ class NumberedReader:
             nadir = _check_nadir(nadir)
         if copies is None:
             copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
+        found, copies = self.spotted(image, copies, where)
         k = copies.k
         if nadir is not None and k != 1.0:
             nadir = (nadir[0] / k, nadir[1] / k)
         work = copies.work
-        found = self.detect(work, shrunk=copies.video)
         if where:
             found = screened(image, found, k, where, rejected)
         got = self.read_at(
@@ -1131,6 +1186,91 @@ class NumberedReader:
 
 
 VIDEO_AREA = 1280 * 960  # a video frame's pixels (the pip-d6 reader was trained on that scale)
+# A still's small dice (`NumberedReader.spotted`, issue 44 item 2).  TARGET_SIDE: a die's box side in
+# the detector's input, for the smallest die the table expects, in the finer look (a video frame's
+# 30-60 px dice are 11-23 px in the usual 480x360 input); MAX_DET_AREA: the most pixels the finer look
+# reads (~36 ms on one core here); FINE_AREA: its pixels when the table knows no size (a 60 px die of
+# a 4608x2592 still is 21 px there); FINE_SEEN: a box this many px or more in the usual look's input
+# is the usual look's to find (and a table whose smallest die is that big reads with it alone);
+# SMALL_WORK: a die under this many px in the still's first halving is read in the still itself.
+# Chosen on the train set-ups d20_off-angle and d20_color (benchmarks/small_stills.py: FINE_AREA
+# 1280x720 found d20_color's 60 px die in 7 of 16 stills, 1600x900 and 1920x1080 in 13; TARGET_SIDE 18
+# with the die's size known 6 of 16, 24 13 of 16).
+TARGET_SIDE = 24.0
+MAX_DET_AREA = 1600 * 900
+FINE_AREA = 1600 * 900
+FINE_SEEN = 12.0
+SMALL_WORK = 64.0
+# The finer look's peaks beside dice both looks see at their size (`finer`): kept from this share of
+# their median size up (a table's dice are 14-19 mm, `calibration.diceset`).  Set on the rendered
+# stills (tests/fixtures/numbered_still, the pip and numbered dice 77-160 px): without it, 7 more false
+# readings of 43 stills (printed numerals of 44-54 px), all asked; with it none, no die lost.
+SMALLER = 0.5
+
+
+def die_side(where: Sequence[WhereStep], w: int, h: int) -> float | None:
+    """The smallest box side (frame pixels) the where steps expect a die to have in a `w` x `h`
+    frame: a die-size step's (`DieSize`: `[vision] die_size_px`, or the board's die through its pose)
+    or the empty table's finder's when it was given one, over a 5 x 5 grid of the frame; None when
+    no step knows it."""
+    from vision.empty_diff import EmptyDiff
+    from vision.where import DieSize
+
+    sides = []
+    for step in where:
+        expected = step.expected if isinstance(step, DieSize | EmptyDiff) else None
+        if expected is None:
+            continue
+        for fy in (0.1, 0.3, 0.5, 0.7, 0.9):
+            for fx in (0.1, 0.3, 0.5, 0.7, 0.9):
+                v = float(expected(fx * w, fy * h))
+                if math.isfinite(v) and v > 0:
+                    sides.append(v)
+    return min(sides) if sides else None
+
+
+def finer(usual: Sequence[Found], fine: Sequence[Found], s_usual: float) -> list[Found]:
+    """A still's peaks: the usual look's (`usual`, at `s_usual` of the frame the peaks are in) and
+    the small dice of the finer look (`fine`): boxes under FINE_SEEN px in the usual look's input,
+    which it cannot size.  The usual look peaks on such a die with a box several times too big; a
+    usual peak the finer look sees too (a peak near its centre, of its size: a large die) keeps its
+    box and the small peaks in it are its numerals or edges; one it does not see is the small die
+    in its box, which takes its place.  Beside dice both looks see at their size, a finer peak
+    under SMALLER of their median size is no die of the table's (a board's printed numeral), and a
+    usual peak within SMALLER of their size keeps its box (a die the finer look sees in parts)."""
+    small = [f for f in fine if max(f.w, f.h) * s_usual < FINE_SEEN]
+
+    def inside(f: Found, u: Found) -> bool:
+        return abs(f.center[0] - u.box_center[0]) <= u.w / 2 and abs(f.center[1] - u.box_center[1]) <= u.h / 2
+
+    def seen(u: Found) -> bool:
+        side = max(u.w, u.h)
+        return any(
+            math.dist(f.box_center, u.box_center) <= 0.25 * side and 0.6 <= max(f.w, f.h) / side <= 1.6
+            for f in fine
+        )
+
+    confirmed = [u for u in usual if seen(u)]
+    if confirmed:  # a table's dice are of a size: beside dice seen at theirs, a far smaller peak is print
+        most = float(np.median([max(u.w, u.h) for u in confirmed]))
+        small = [f for f in small if max(f.w, f.h) >= SMALLER * most]
+        # and a peak of their size is a die the finer look sees in parts
+        confirmed += [
+            u for u in usual if u not in confirmed and SMALLER <= max(u.w, u.h) / most <= 1 / SMALLER
+        ]
+    extra = [f for f in small if not any(inside(f, u) for u in confirmed)]
+    return [u for u in usual if u in confirmed or not any(inside(f, u) for f in extra)] + extra
+
+
+def _rescaled(f: Found, k: float) -> Found:
+    """A peak in the pixels of a copy `k` times larger."""
+    return Found(
+        (f.center[0] * k, f.center[1] * k),
+        f.w * k,
+        f.h * k,
+        f.score,
+        (f.box_center[0] * k, f.box_center[1] * k),
+    )
 
 
 def video_copy(image_bgr: np.ndarray) -> np.ndarray | None:

@@ -1,0 +1,353 @@
+"""A small die in a full-resolution still, read through the table's own perception step (issue 44
+item 2, "at the still's resolution"): found, value right, phantoms, before and after in one run.
+
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m benchmarks.small_stills --train --large \
+        --out benchmarks/results/small_stills.md
+
+A table whose camera takes stills (`hardware.stills`: a Pi Camera 3 gives 4608x2592) reads each settled
+throw from the still, with the gate's 1280x720 frame beside it (`Perceiver.perceive(still,
+frame=video)`), as `dicetable read --config` builds the step from a table.toml (`Perceiver.from_config`
+of a Die-angler table: the game's kinds d6, d10, d20).  A camera far from small dice gives such a
+still a die of DIE_PX px: 17 px in the gate's frame.
+
+The frames: each d20_lurig photo's die is measured (`benchmarks.learnt_cli.die_size`, its clip's
+median), the photo shrunk so the die is DIE_PX px in the still (no motion blur: the dice are at
+rest), laid, feathered, at a random place of one fixed empty table still (the set-up's median border
+colour, a relay board at its edge, sensor noise, exposure within 4 %).  The gate's frame is that still
+shrunk to 1280x720 (INTER_AREA); the empty table, when the table names one, is the empty still at the
+gate frame's size (`[vision] empty_table_frame`, as `dicetable calibrate empty` stores the gate's).
+
+Tables (what the table knows of its dice's size in pixels):
+- "nothing": a table.toml naming the game alone;
+- "its empty table": `[vision] empty_table_frame`;
+- "die size in px": `[vision] die_size_px` = the die's box in the gate's frame, 0.7-1.8 of its edge
+  (what a table configures, or gets from its board's pose and `[dice] sizes_mm`).
+
+Rows: "before" reads as the reader did before this change (`NumberedReader.fine_stills = False`: the
+detector at its fixed input of ~480x360 pixels of the still); "after" as it does now.
+
+Found: a reading within the die's side of its true centre, its outline at most twice the die's side
+(a box four times the die's size round it is not the die found: its crops are cut at that box);
+right: a d20 of the labelled face; unasked: right at confidence >= SURE; phantoms: every other
+reading, per still; silent: a sure reading that is wrong or a phantom, per 200 stills; ms: the
+perception step's CPU ms a still (`ReadingSet.ms`, process time; run with OMP_NUM_THREADS=1 for
+one core).  Held out first: d20_top, d20_wood (never tuned on); train: d20_off-angle, d20_color
+(`--train`; the settings were chosen on these).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from benchmarks import harness
+from benchmarks.harness import REAL, imread, markdown_table, share
+from benchmarks.learnt_cli import sizes, table_colour
+from training.numbered.real import Lurig, load_lurig
+
+STILL = (4608, 2592)
+VIDEO = (1280, 720)
+DIE_PX = 60
+SURE = 0.8
+SEED = 44
+GAIN = 0.04
+HELD_OUT = ("d20_top", "d20_wood")
+TRAIN = ("d20_off-angle", "d20_color")
+#: (table, its [vision] section given the die's edge in the gate frame's pixels and the empty file)
+TABLES = ("nothing", "its empty table", "die size in px")
+ROWS = ("before", "after")
+#: the reader's best at the die's pixels: the still's 1280x720 window round the die read as a frame (the
+#: table that knows nothing; a 60 px die in a 1280x720 frame is at the detector's trained size)
+WINDOW = "window: the die's pixels in a 1280x720 frame"
+
+
+@dataclass
+class Counts:
+    stills: int = 0
+    found: int = 0
+    right: int = 0
+    unasked: int = 0
+    silent: int = 0
+    phantoms: int = 0
+    ms: list[float] = field(default_factory=list)
+
+
+def empty_still(colour: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
+    """The fixed table as the still shows it: its colour and a relay board at its right edge (its
+    LEDs on or off at random when ``rng`` is given)."""
+    w, h = STILL
+    k = w / VIDEO[0]
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = colour
+
+    def px(v: float) -> int:
+        return round(v * k)
+
+    x0 = w - px(150)
+    cv2.rectangle(img, (x0, px(250)), (w - px(20), px(420)), (40, 90, 30), -1)
+    for i in range(4):
+        on = True if rng is None else bool(rng.integers(0, 2))
+        cv2.rectangle(img, (x0 + px(15), px(265 + 38 * i)), (x0 + px(60), px(295 + 38 * i)), (30, 30, 30), -1)
+        cv2.circle(img, (w - px(50), px(280 + 38 * i)), px(6), (60, 60, 240) if on else (30, 40, 60), -1)
+    cv2.putText(
+        img, "RELAY 4CH", (x0 + px(5), px(412)), cv2.FONT_HERSHEY_SIMPLEX, 0.45 * k, (230, 230, 230), 3
+    )
+    return img
+
+
+def lay(
+    photo: np.ndarray,
+    size: tuple[tuple[float, float], float],
+    colour: np.ndarray,
+    rng: np.random.Generator,
+    die_px: float = DIE_PX,
+) -> tuple[np.ndarray, tuple[float, float]]:
+    """The photo's die (its centre and side ``size``) at ``die_px`` px, laid feathered at a random place
+    of the table's still: (still, the die's centre in it)."""
+    (cx, cy), side = size
+    k = die_px / side
+    small = cv2.resize(photo, None, fx=k, fy=k, interpolation=cv2.INTER_AREA).astype(np.float32)
+    sh, sw = small.shape[:2]
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    r = np.hypot(xx - cx * k, yy - cy * k)
+    inner, outer = 0.75 * die_px, 0.5 * min(sh, sw)
+    alpha = np.clip((outer - r) / max(outer - inner, 1.0), 0.0, 1.0)[..., None]
+    w, h = STILL
+    x0 = int(rng.uniform(200, w - 3.6 * 200 - sw))
+    y0 = int(rng.uniform(100, h - 100 - sh))
+    still = empty_still(colour, rng).astype(np.float32)
+    patch = still[y0 : y0 + sh, x0 : x0 + sw]
+    still[y0 : y0 + sh, x0 : x0 + sw] = alpha * small + (1 - alpha) * patch
+    still = still * rng.uniform(1 - GAIN, 1 + GAIN) + rng.normal(0, 2.0, still.shape)
+    return np.clip(still, 0, 255).astype(np.uint8), (x0 + cx * k, y0 + cy * k)
+
+
+def video_of(still: np.ndarray) -> np.ndarray:
+    return cv2.resize(still, VIDEO, interpolation=cv2.INTER_AREA)
+
+
+def perceivers(empty: Path, die_px: float) -> dict[str, Any]:
+    """The tables' perception steps, as `dicetable read --config` builds them."""
+    from controller.config import parse_config
+    from controller.perceive import Perceiver
+
+    edge = die_px * VIDEO[0] / STILL[0]  # the die's edge in the gate frame's pixels
+    vision: dict[str, dict[str, Any]] = {
+        "nothing": {},
+        "its empty table": {"empty_table_frame": str(empty)},
+        "die size in px": {"die_size_px": [round(0.7 * edge, 1), round(1.8 * edge, 1)]},
+    }
+    out = {}
+    for name in TABLES:
+        raw: dict[str, Any] = {"table": {"game": "die-angler"}}
+        if vision[name]:
+            raw["vision"] = vision[name]
+        out[name] = Perceiver.from_config(parse_config(raw))
+    return out
+
+
+def outline(d: Any) -> float:
+    """A reading's outline's longer side (0 without one)."""
+    if not d.quad:
+        return 0.0
+    q = np.asarray(d.quad, np.float64).reshape(-1, 2)
+    return float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1])))
+
+
+def tally(c: Counts, dice: Any, centre: tuple[float, float], side: float, face: int, ms: float) -> None:
+    c.stills += 1
+    c.ms.append(ms)
+    near = [
+        d
+        for d in dice
+        if d.center is not None and math.dist(d.center, centre) <= side and outline(d) <= 2 * side
+    ]
+    die = min(near, key=lambda d: math.dist(d.center, centre)) if near else None
+    for d in dice:
+        if d is not die:
+            c.phantoms += 1
+            c.silent += (d.confidence or 0.0) >= SURE
+    if die is None:
+        return
+    c.found += 1
+    right = die.kind == "d20" and die.value == face
+    sure = (die.confidence or 0.0) >= SURE
+    c.right += right
+    c.unasked += right and sure
+    c.silent += sure and not right
+
+
+def run_group(
+    group: str, real: Path, count: int, tmp: Path, die_px: float, counts: dict[str, Counts]
+) -> None:
+    from vision.numbered.reader import NumberedReader
+
+    items: list[Lurig] = sorted((x for x in load_lurig(real) if x.group == group), key=lambda x: x.path)
+    items = harness.spaced(items, count)
+    colour = table_colour(items)
+    empty = video_of(empty_still(colour))
+    empty_file = tmp / f"{group}_empty.png"
+    cv2.imwrite(str(empty_file), empty)
+    tables = perceivers(empty_file, die_px)
+    measured = sizes(items)
+    k = VIDEO[0] / STILL[0]
+    for x in items:
+        rng = np.random.default_rng([SEED, x.frame, x.face, int(die_px)])
+        still, centre = lay(imread(x.path), measured[x.path], colour, rng, die_px)
+        video = video_of(still)
+        gate_centre = (centre[0] * k, centre[1] * k)
+        for name, perceiver in tables.items():
+            for row in ROWS:
+                NumberedReader.fine_stills = row == "after"
+                got = perceiver.perceive(
+                    still, frame=video, empty=empty if name == "its empty table" else None
+                )
+                c = counts.setdefault(f"{group}|{name}|{row}", Counts())
+                tally(c, got.dice, gate_centre, die_px * k, x.face, got.ms)
+            if name == "nothing":  # the same pixels as a 1280x720 frame: the reader's best at them
+                x0 = int(min(max(0.0, centre[0] - VIDEO[0] / 2), STILL[0] - VIDEO[0]))
+                y0 = int(min(max(0.0, centre[1] - VIDEO[1] / 2), STILL[1] - VIDEO[1]))
+                window = np.ascontiguousarray(still[y0 : y0 + VIDEO[1], x0 : x0 + VIDEO[0]])
+                got = perceiver.perceive(window)
+                c = counts.setdefault(f"{group}|{name}|{WINDOW}", Counts())
+                tally(c, got.dice, (centre[0] - x0, centre[1] - y0), die_px, x.face, got.ms)
+    NumberedReader.fine_stills = True
+
+
+def report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
+    head = [
+        "set-up",
+        "table knows",
+        "row",
+        "stills",
+        "found",
+        "value right",
+        "unasked",
+        "phantoms / still",
+        "silent / 200",
+        "ms a still (median)",
+    ]
+    rows = []
+    for g in groups:
+        for name in TABLES:
+            for row in (*ROWS, WINDOW):
+                c = counts.get(f"{g}|{name}|{row}")
+                if c is None:
+                    continue
+                rows.append(
+                    [
+                        g + (" (held out)" if g in HELD_OUT else " (train)"),
+                        name,
+                        row,
+                        c.stills,
+                        share(c.found, c.stills),
+                        share(c.right, c.stills),
+                        share(c.unasked, c.stills),
+                        f"{c.phantoms / max(1, c.stills):.2f}",
+                        f"{200 * c.silent / max(1, c.stills):.1f}",
+                        f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
+                    ]
+                )
+    return [
+        f"Die {die_px:g} px in a {STILL[0]}x{STILL[1]} still (17 px in the gate's 1280x720 frame at 60).",
+        "",
+        *markdown_table(head, rows),
+    ]
+
+
+def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
+    """`benchmarks.table_stills`' still row with the game's kinds (the held-out real d20s at their own
+    pixels in the still, the gate's frame beside it, the table's empty table), before and after."""
+    from benchmarks import table_stills
+    from vision.numbered.reader import NumberedReader
+
+    row = next(r for r in table_stills.ROWS if r[1] is None and r[2] is True and r[3] is False)
+    head = [
+        "row",
+        "set",
+        "photos",
+        "value right",
+        "read unasked",
+        "silent / 200",
+        "phantoms / frame",
+        "ms (median)",
+    ]
+    rows = []
+    for name in ROWS:
+        NumberedReader.fine_stills = name == "after"
+        got = table_stills.run(real, step, limit, tmp, (row,))
+        total = table_stills.Counts()
+        for (_, group), c in sorted(got.items(), key=lambda kv: kv[0][1]):
+            rows.append([name, *table_stills._row(row[0], group, c)[1:]])
+            for f in ("photos", "right", "unasked", "silent", "phantoms", "found"):
+                setattr(total, f, getattr(total, f) + getattr(c, f))
+            total.ms += c.ms
+        rows.append([name, *table_stills._row(row[0], "**all**", total)[1:]])
+    NumberedReader.fine_stills = True
+    return [
+        f'Large dice: `benchmarks.table_stills` (--step {step}), its row "{row[0]}": the held-out real d20s '
+        "at their own pixels (150-400 px) in a 4608x2592 still.",
+        "",
+        *markdown_table(head, rows),
+        "",
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--real", type=Path, default=REAL)
+    ap.add_argument("--count", type=int, default=20, help="photos a set-up, spaced over its clips")
+    ap.add_argument("--train", action="store_true", help="also the train set-ups d20_off-angle, d20_color")
+    ap.add_argument("--only-train", action="store_true", help="the train set-ups alone (choosing)")
+    ap.add_argument(
+        "--die-px", type=float, action="append", help=f"the die's side in the still (default {DIE_PX})"
+    )
+    ap.add_argument(
+        "--large",
+        action="store_true",
+        help="also benchmarks.table_stills' still row (the real held-out d20s at their own pixels, "
+        "150-400 px, in the still: large dice not worse), before and after",
+    )
+    ap.add_argument("--large-step", type=int, default=8, help="table_stills' --step for --large")
+    ap.add_argument("--target", type=float, help="the reader's TARGET_SIDE (choosing, on train)")
+    ap.add_argument("--fine-area", type=str, help="the reader's FINE_AREA as WxH (choosing, on train)")
+    ap.add_argument("--out", type=Path)
+    harness.add_smoke(ap)
+    a = ap.parse_args(argv)
+    if not (a.real / "d20_lurig").is_dir():
+        raise SystemExit(f"--real {a.real}: expected the shared real photos (d20_lurig/ in it)")
+    from vision.numbered import reader as numbered_reader
+
+    if a.target is not None:
+        numbered_reader.TARGET_SIDE = a.target
+    if a.fine_area is not None:
+        fw, fh = (int(v) for v in a.fine_area.lower().split("x"))
+        numbered_reader.FINE_AREA = fw * fh
+    groups = list(TRAIN) if a.only_train else [*HELD_OUT, *(TRAIN if a.train else ())]
+    count = 2 if a.smoke else a.count
+    if a.smoke:
+        groups = groups[:1]
+    lines = [harness.run_header(argv), ""]
+    t0 = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        for die_px in a.die_px or [DIE_PX]:
+            counts: dict[str, Counts] = {}
+            for g in groups:
+                run_group(g, a.real, count, Path(tmp), die_px, counts)
+            lines += [*report(counts, groups, die_px), ""]
+        if a.large:
+            lines += large(a.real, 1 if a.smoke else None, a.large_step, Path(tmp))
+    lines.append(f"({time.time() - t0:.0f} s wall)")
+    harness.write("\n".join(lines), a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""A small die in a full-resolution still is found (issue 44 item 2, at the still's resolution): the
+detector reads a still where the table's dice are as big as it was trained on, not at its usual
+~480x360 input, where a 60 px die of a 4608x2592 still is 7 px (`NumberedReader.spotted`)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from benchmarks.learnt_cli import die_size
+from benchmarks.small_stills import STILL, VIDEO, lay, outline, video_of
+from controller.config import parse_config
+from controller.perceive import Perceiver
+from vision.numbered.reader import Found, NumberedReader, default_reader, die_side, finer, still_copies
+from vision.where import DieSize
+
+#: TRAIN-split real d20s (d20_lurig's d20_off-angle and d20_color set-ups)
+PHOTOS = (
+    "d20_lurig/images/f01_d20_off-angle_0006.jpg",
+    "d20_lurig/images/f13_d20_color_0574.jpg",
+)
+DIE_PX = 60.0
+K = VIDEO[0] / STILL[0]
+
+
+def _still(real: Path, photo: str, seed: int) -> tuple[np.ndarray, tuple[float, float]]:
+    img = cv2.imread(str(real / photo))
+    size = die_size(img)
+    assert size is not None
+    colour = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), 0)
+    return lay(img, size, colour, np.random.default_rng(seed), DIE_PX)
+
+
+def _found(
+    tmp_path: Path, still: np.ndarray, centre: tuple[float, float], vision: dict[str, Any]
+) -> list[Any]:
+    """The readings of the still through the table's perception step (`read --config`) that are the
+    die: near its centre, its outline at most twice its side (gate frame pixels)."""
+    raw: dict[str, Any] = {"table": {"game": "die-angler"}}
+    if vision:
+        raw["vision"] = vision
+    seen = Perceiver.from_config(parse_config(raw)).perceive(still, frame=video_of(still))
+    c, side = (centre[0] * K, centre[1] * K), DIE_PX * K
+    return [
+        d
+        for d in seen.dice
+        if d.center is not None and math.dist(d.center, c) <= side and outline(d) <= 2 * side
+    ]
+
+
+@pytest.mark.parametrize("photo", PHOTOS)
+def test_a_60px_real_die_in_a_4608_still_is_found(
+    tmp_path: Path, real_fixtures: Path, photo: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    still, centre = _still(real_fixtures, photo, 7)
+    edge = DIE_PX * K  # 17 px in the gate's 1280x720 frame
+    known = {"die_size_px": [round(0.7 * edge, 1), round(1.8 * edge, 1)]}
+    # the table knows its dice's size in pixels: found; and knowing nothing of it: found too
+    assert len(_found(tmp_path, still, centre, known)) == 1
+    assert len(_found(tmp_path, still, centre, {})) == 1
+    # as the reader read a still before: the detector's ~480x360 input boxes the die 4 times too big,
+    # or misses it
+    monkeypatch.setattr(NumberedReader, "fine_stills", False)
+    assert _found(tmp_path, still, centre, known) == []
+    assert _found(tmp_path, still, centre, {}) == []
+
+
+def test_a_large_die_in_a_still_is_read_once(real_fixtures: Path) -> None:
+    """A die at a photo's own pixels (~240 px) in the still: one reading (the finer look's peaks on its
+    numerals are the large die's), where the usual look reads it."""
+    img = cv2.imread(str(real_fixtures / PHOTOS[0]))
+    still = np.empty((STILL[1], STILL[0], 3), np.uint8)
+    still[:] = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), 0)
+    h, w = img.shape[:2]
+    y0, x0 = (STILL[1] - h) // 2, (STILL[0] - w) // 2
+    still[y0 : y0 + h, x0 : x0 + w] = img
+    size = die_size(img)
+    assert size is not None
+    centre = (x0 + size[0][0], y0 + size[0][1])
+    got = default_reader().read(still)
+    near = [r for r in got if math.dist(r.center, centre) <= size[1]]
+    assert len(near) == 1 and len(got) == 1
+
+
+def _f(x: float, y: float, side: float, score: float) -> Found:
+    return Found((x, y), side, side, score, (x, y))
+
+
+def test_finer_puts_a_small_die_in_place_of_its_blurred_box() -> None:
+    s = 0.1  # the usual look's input over the frame's pixels: a box under 120 px is too small for it
+    blurred = _f(1000, 1000, 250, 0.5)  # the usual look boxes a 60 px die 4 times too big
+    fine = [
+        _f(1010, 990, 60, 0.4),  # the small die, seen by the finer look
+        _f(3000, 500, 55, 0.3),  # a small die the usual look did not see
+        _f(2000, 2000, 200, 0.7),  # a large die only the finer look saw: the usual look's to find
+    ]
+    assert finer([blurred], fine, s) == [fine[0], fine[1]]
+
+
+def test_finer_keeps_large_dice_and_drops_their_numerals_and_print() -> None:
+    s = 0.1
+    large, other = _f(100, 100, 300, 0.9), _f(1000, 1000, 280, 0.7)
+    fine = [
+        _f(105, 95, 280, 0.8),  # the finer look sees the large die too...
+        _f(60, 120, 50, 0.6),  # ...and a numeral of it
+        _f(990, 1010, 110, 0.4),  # a part of the other die, which it does not see whole
+        _f(3000, 500, 55, 0.5),  # a board's printed numeral, far smaller than the dice
+    ]
+    assert finer([large, other], fine, s) == [large, other]
+
+
+def test_the_die_size_the_table_knows() -> None:
+    assert die_side([], 4608, 2592) is None
+    assert die_side([DieSize.fixed(40, 90)], 4608, 2592) == pytest.approx(60.0)
+    # a still of unknown dice: two looks; the usual one alone for a frame no larger than video
+    r = default_reader()
+    assert r.detect_scale(4608, 2592, 80.0) == pytest.approx(24 / 80)
+    assert r.detect_scale(4608, 2592, 30.0) == pytest.approx(math.sqrt(1600 * 900 / (4608 * 2592)))  # capped
+    assert r.detect_scale(4608, 2592, 300.0) is None  # the usual input shows it 36 px: enough
+    frame = np.full((720, 1280, 3), 128, np.uint8)
+    copies = still_copies(frame)
+    assert copies.video is None and r.spotted(frame, copies)[1] is copies
