@@ -6,9 +6,12 @@ from ONNX files in vision/models/ (numbered_detector.onnx, numbered_topface.onnx
 numbered_classifier.onnx; trained by training/numbered/train.py on rendered dice, see
 training/numbered/MODELS.md).
 
-Any frame size: the detector always sees the frame resized to about 512x384 (the
+Any frame size: the detector sees the frame resized to about 480x360 (the
 table at the scale it was trained on) and finds each die's outline box (and a first
-guess at its top face, too coarse to tell a d20's top face from its neighbours).  The
+guess at its top face, too coarse to tell a d20's top face from its neighbours).  A still
+larger than a video frame is looked at a second time, finer, where the table's smallest die
+is as big as the detector was trained on (`NumberedReader.spotted`, issue 44 item 2: a 60 px
+die of a 4608x2592 still is 7 px in the usual input).  The
 top-face net (vision/numbered/topface.py) then looks at each die's box cut from the
 frame at full resolution and finds the top face's centre and the die's size, all dice
 in one batch; the classifier's crop is cut there, at full resolution too.  So a
@@ -856,7 +859,8 @@ class NumberedReader:
         if s is None:  # the usual look sees the table's dice at their size
             return usual, copies
         fine = self.detect(copies.work, det_area=s * s * w * h, shrunk=copies.video)
-        found = finer(usual, fine, math.sqrt(self.det_area / (w * h)) * copies.k)
+        coarse = self.detect(copies.work, det_area=self.det_area * COARSE**2, shrunk=copies.video)
+        found = finer(usual, fine, math.sqrt(self.det_area / (w * h)) * copies.k, coarse)
         extra = [f for f in found if f not in usual]
         if not extra:
             return found, copies
@@ -1206,6 +1210,9 @@ SMALL_WORK = 64.0
 # stills (tests/fixtures/numbered_still, the pip and numbered dice 77-160 px): without it, 7 more false
 # readings of 43 stills (printed numerals of 44-54 px), all asked; with it none, no die lost.
 SMALLER = 0.5
+# The third, coarser look's scale against the usual one (`finer`'s `coarse`): a large die there is at
+# the detector's trained size, a small die's blurred box is not seen at its size
+COARSE = 0.5
 
 
 def die_side(where: Sequence[WhereStep], w: int, h: int) -> float | None:
@@ -1229,13 +1236,17 @@ def die_side(where: Sequence[WhereStep], w: int, h: int) -> float | None:
     return min(sides) if sides else None
 
 
-def finer(usual: Sequence[Found], fine: Sequence[Found], s_usual: float) -> list[Found]:
+def finer(
+    usual: Sequence[Found], fine: Sequence[Found], s_usual: float, coarse: Sequence[Found] = ()
+) -> list[Found]:
     """A still's peaks: the usual look's (`usual`, at `s_usual` of the frame the peaks are in) and
     the small dice of the finer look (`fine`): boxes under FINE_SEEN px in the usual look's input,
     which it cannot size.  The usual look peaks on such a die with a box several times too big; a
     usual peak the finer look sees too (a peak near its centre, of its size: a large die) keeps its
     box and the small peaks in it are its numerals or edges; one it does not see is the small die
-    in its box, which takes its place.  Beside dice both looks see at their size, a finer peak
+    in its box, which takes its place.  `coarse`: a third look, coarser than the usual one, where a
+    large die is at the detector's trained size; a usual peak it sees (near its centre, of its
+    size) keeps its box too.  Beside dice both looks see at their size, a finer peak
     under SMALLER of their median size is no die of the table's (a board's printed numeral), and a
     usual peak within SMALLER of their size keeps its box (a die the finer look sees in parts)."""
     small = [f for f in fine if max(f.w, f.h) * s_usual < FINE_SEEN]
@@ -1247,7 +1258,7 @@ def finer(usual: Sequence[Found], fine: Sequence[Found], s_usual: float) -> list
         side = max(u.w, u.h)
         return any(
             math.dist(f.box_center, u.box_center) <= 0.25 * side and 0.6 <= max(f.w, f.h) / side <= 1.6
-            for f in fine
+            for f in (*fine, *coarse)
         )
 
     confirmed = [u for u in usual if seen(u)]
