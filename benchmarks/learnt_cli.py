@@ -80,7 +80,10 @@ ROWS = (
     ("before: [table] dice_set (the CLI path before the roster)", "before.toml", False),
     ("after: confirm --config makes a roster entry, not-dice left out", "table.toml", False),
     ("after: ... and the crops named `-` kept as not-dice (`controller.not_dice`)", "table.toml", True),
+    ("... read as before the template: the set's pixels unused", "table.toml", True),
 )
+#: rows read with `vision.numbered.template.ENABLED` False (the set's pixels unused: the way before)
+NO_TEMPLATE = (ROWS[3][0],)
 
 
 @dataclass
@@ -355,10 +358,14 @@ def run_group(
             hidden = _not_dice_path(mine) if not not_dice else None
             if hidden is not None and hidden.exists():
                 hidden.rename(hidden.with_name(hidden.name + ".off"))
+            from vision.numbered import template
+
+            template.ENABLED = row not in NO_TEMPLATE
             try:
                 read(mine / toml, later, env, counts.setdefault(f"{variant}|{row}|later", Counts()))
                 read(mine / toml, taught, env, counts.setdefault(f"{variant}|{row}|own", Counts()))
             finally:
+                template.ENABLED = True
                 off = None if hidden is None else hidden.with_name(hidden.name + ".off")
                 if off is not None and off.exists():
                     off.rename(hidden)

@@ -40,6 +40,7 @@ from vision.numbered.embed import TURNS, likeness
 from vision.numbered.labels import KINDS, VALUES
 from vision.numbered.learnt import CROPS, DiceSet
 from vision.numbered.reader import NumberedReader
+from vision.numbered.template import decode, encode, pixels_of
 
 if TYPE_CHECKING:
     from controller.config import TableConfig
@@ -95,6 +96,9 @@ class Seen:
     #: so (`controller.not_dice`); None in a session seen before
     side: float | None = None
     place: str | None = None
+    #: the die crop's colour pixels (`vision.numbered.template.encode`), which a set of die crops keeps
+    #: (`DiceSet.pixels`); None: a session of box crops, or seen before sets kept pixels
+    pixels: str | None = None
 
 
 def dice_in(
@@ -411,10 +415,11 @@ def see(
     whole = embed(wholes, TURNS)
     groups = group_faces(embed(crops, TURNS), whole, ocr, looks=die_lab(wholes))
     upright = whole[:, :1] if crop == "die" else embed(kept, 1)
+    pixels = [encode(pixels_of(w)) if crop == "die" else None for w in wholes]
     seen = [
-        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, *place)
-        for (fr, c), g, guess, t, look, u, place in zip(
-            where, groups, guesses, upright, looks, unread, places, strict=True
+        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, *place, pixels=px)
+        for (fr, c), g, guess, t, look, u, place, px in zip(
+            where, groups, guesses, upright, looks, unread, places, pixels, strict=True
         )
     ]
     folder.mkdir(parents=True, exist_ok=True)
@@ -560,6 +565,14 @@ def confirm(
             "'dicetable learn-dice see' again, or store it as it is with --allow-missing "
             "(the referee's answers add faces as the table plays)"
         )
+    pixels = None  # the crops' pixels when the session kept them all (`Seen.pixels`)
+    if all(s.get("pixels") for s in keep):
+        try:
+            pixels = np.stack([decode(s["pixels"]) for s in keep])
+        except ValueError as e:
+            raise LearnError(
+                f"{folder / SEEN}: a crop's pixels are not as 'learn-dice see' wrote them ({e})"
+            ) from None
     return DiceSet(
         str(data["name"]),
         kind,
@@ -568,6 +581,7 @@ def confirm(
         np.array([faces[int(s["group"])] for s in keep], np.int64),
         np.array([s["features"] for s in keep], np.float32),
         crop=str(data.get("crop", "box")),  # a session seen before issue 44 item 2: the box crop
+        pixels=pixels,  # a small die is read by them too (`vision.numbered.template`)
     )
 
 

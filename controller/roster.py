@@ -481,7 +481,7 @@ class Roster:
                     and old.kind == taught.kind
                     and old.crop == taught.crop  # a set of another crop (issue 44 item 2) is replaced
                 ):
-                    taught = old.plus(taught.values, taught.features, taught.name)
+                    taught = old.plus(taught.values, taught.features, taught.name, taught.pixels)
                 die = replace(same[0], size_mm=same[0].size_mm if same[0].size_mm is not None else size_mm)
             else:
                 die = Die(

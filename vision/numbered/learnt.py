@@ -11,6 +11,11 @@ File (JSON, one set a file, written by `dicetable learn-dice confirm`):
 {"format": FORMAT, "name", "kind", "colour", "embedder": digest of the embedding net,
  "crop": "box" or "die" (the crop it was learnt with, `DiceSet.crop`; absent: "box"),
  "faces": [{"value", "features": [[...], ...]}, ...]}
+A set that keeps its crops' pixels (`DiceSet.pixels`, issue 44: `learn-dice see`'s die crops) is
+written as FORMAT_PIXELS, each face also with "pixels": [base64 text of each crop's
+`template.SIDE` x `template.SIDE` x 3 colour pixels, `template.encode`], aligned with its "features";
+it reads a small die by the embedding's likeness mixed with the pixels' (`vision.numbered.template`).
+A set without pixels is written as FORMAT, as before, and a FORMAT file reads as it always did.
 """
 
 from __future__ import annotations
@@ -23,11 +28,14 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from vision.numbered import template
 from vision.numbered.embed import likeness
 from vision.numbered.labels import KINDS, VALUES
 from vision.reading import DieReading
 
 FORMAT = "dicetable-dice-set/1"
+#: a set that keeps its crops' pixels (`DiceSet.pixels`): FORMAT's fields, each face with "pixels" too
+FORMAT_PIXELS = "dicetable-dice-set/2"
 #: crops embedded at several turns (N x T x D), or such embeddings by crop ("box", "die": `DiceSet.crop`)
 Turned: TypeAlias = "np.ndarray | Mapping[str, np.ndarray]"
 # The likeness a crop needs to its nearest stored crop, and by how much that must beat the nearest
@@ -71,6 +79,10 @@ class Match:
     entry_gap: float = 1.0
     #: the set's `calibrated` (a roster entry's: the face's confidence is `vision.numbered.trust`'s)
     calibrated: bool = False
+    #: read by the embedding's likeness mixed with the pixels' (`vision.numbered.template`): `likeness`,
+    #: `margin`, `support` and `likenesses` are the mixed likeness's, and `trusted` asks the template's
+    #: TRUST_MARGIN and TRUST_SUPPORT
+    template: bool = False
 
     @property
     def clear(self) -> bool:
@@ -81,6 +93,8 @@ class Match:
         """Whether the set alone may read the die surely (`reader.learnt_verdict`): a set that may be
         trusted (`DiceSet.trust`), at least `support` stored crops of the face alike, the nearest
         `margin` over every other face's."""
+        if self.template:  # the mixed likeness's own rule (`vision.numbered.template`)
+            support, margin = template.TRUST_SUPPORT, template.TRUST_MARGIN
         return self.trust and self.support >= support and self.margin >= margin
 
 
@@ -110,6 +124,9 @@ class DiceSet:
     #: a roster entry's set read with the calibrated confidence (`vision.numbered.trust`, issue 44
     #: item 4); not in the file: the roster says so (`controller.roster.entry_set`)
     calibrated: bool = False
+    #: each stored crop's colour pixels (N x `template.SIDE` x `template.SIDE` x 3 uint8, aligned with
+    #: `values`; issue 44), or None: a small die is then read by the embedding alone, as before
+    pixels: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -127,6 +144,13 @@ class DiceSet:
                 f"dice set {self.name!r}: expected one or more confirmed crops, each with its face, "
                 f"got {len(self.values)} faces for {len(self.features)} crops"
             )
+        if self.pixels is not None:
+            side = template.SIDE
+            if self.pixels.shape != (len(self.values), side, side, 3) or self.pixels.dtype != np.uint8:
+                raise ValueError(
+                    f"dice set {self.name!r}: expected {side}x{side}x3 uint8 pixels for each of its "
+                    f"{len(self.values)} crops, got shape {self.pixels.shape} {self.pixels.dtype}"
+                )
 
     @property
     def faces(self) -> list[int]:
@@ -149,23 +173,51 @@ class DiceSet:
         sims = likeness(self.own(turned), self.features)
         return sims.max(1) if sims.shape[1] else np.zeros(len(turned), np.float32)
 
+    def mixed(self, turned: Turned) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each crop's likeness to each stored crop by the embedding (N x S), and where a crop is read
+        by the mix with the pixels' likeness (`vision.numbered.template`), that mix (N x S, NaN rows
+        for the others; None: none is).  A crop is read so when the set keeps pixels and ``turned``
+        gives its templates (``"pixels"``, N x T x P, `template.turned`) and marks it small
+        (``"small"``, N: a box under `embed.SMALL_SIDE` px)."""
+        sims = likeness(self.own(turned), self.features)
+        if (
+            self.pixels is None
+            or not template.ENABLED
+            or not isinstance(turned, Mapping)
+            or "pixels" not in turned
+            or "small" not in turned
+        ):
+            return sims, None
+        small = np.asarray(turned["small"], bool)
+        if not small.any():
+            return sims, None
+        kept = template.likeness(np.asarray(turned["pixels"])[small], template.stored(self.pixels))
+        mix = np.full(sims.shape, np.nan, np.float32)
+        mix[small] = (1 - template.WEIGHT) * sims[small] + template.WEIGHT * kept
+        return sims, mix
+
     def match(self, turned: Turned, margin: float = MARGIN) -> list[Match | None]:
         """For each crop (N x T x D, embedded at T turns; or such embeddings by crop, `crop`): the face
         it shows when it is one of this set's (at least MATCH alike, and the nearest face `margin`
-        over any other's), else None."""
-        sims = likeness(self.own(turned), self.features)
+        over any other's), else None.  A small crop of a set that keeps pixels (`mixed`): by the
+        mixed likeness, at least `template.MATCH` alike and `margin` over any other face's, and at
+        least MATCH alike to a stored crop by the embedding."""
+        sims, mix = self.mixed(turned)
         faces = self.faces
         masks = [self.values == f for f in faces]
         out: list[Match | None] = []
-        for row in sims:
+        for n, emb_row in enumerate(sims):
+            by_template = mix is not None and not np.isnan(mix[n, 0])
+            row = mix[n] if by_template and mix is not None else emb_row
+            least = template.MATCH if by_template else MATCH
             best = int(np.argmax(row))
             value = int(self.values[best])
             same = self.values == value
             other = row[~same]
             nearest_other = float(other.max()) if len(other) else 0.0
             gap = float(row[best]) - nearest_other
-            ok = row[best] >= MATCH and gap >= margin
-            support = int(np.count_nonzero(row[same] >= max(MATCH, nearest_other + MARGIN)))
+            ok = row[best] >= least and gap >= margin and float(emb_row.max()) >= MATCH
+            support = int(np.count_nonzero(row[same] >= max(least, nearest_other + MARGIN)))
             per_face = tuple(float(row[m].max()) for m in masks)
             match = Match(
                 value,
@@ -178,12 +230,21 @@ class DiceSet:
                 (*faces,),
                 per_face,
                 calibrated=self.calibrated,
+                template=by_template,
             )
             out.append(match if ok else None)
         return out
 
-    def plus(self, values: np.ndarray, features: np.ndarray, name: str | None = None) -> DiceSet:
-        """This set with more confirmed crops (`values`, N; `features`, N x D upright embeddings)."""
+    def plus(
+        self,
+        values: np.ndarray,
+        features: np.ndarray,
+        name: str | None = None,
+        pixels: np.ndarray | None = None,
+    ) -> DiceSet:
+        """This set with more confirmed crops (`values`, N; `features`, N x D upright embeddings;
+        `pixels`, their pixels: kept when this set keeps pixels too, else the set keeps none)."""
+        both = self.pixels is not None and pixels is not None
         return DiceSet(
             name or self.name,
             self.kind,
@@ -195,11 +256,12 @@ class DiceSet:
             self.entry,
             self.crop,
             self.calibrated,
+            np.concatenate([self.pixels, np.asarray(pixels, np.uint8)]) if both else None,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
+        out: dict[str, Any] = {
+            "format": FORMAT if self.pixels is None else FORMAT_PIXELS,
             "name": self.name,
             "kind": self.kind,
             "colour": self.colour,
@@ -213,6 +275,10 @@ class DiceSet:
                 for v in self.faces
             ],
         }
+        if self.pixels is not None:
+            for face in out["faces"]:
+                face["pixels"] = [template.encode(p) for p in self.pixels[self.values == face["value"]]]
+        return out
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -222,14 +288,23 @@ class DiceSet:
 def set_from_json(data: Any) -> DiceSet:
     """A set from its JSON form (`DiceSet.to_json`: a set file's content, or a roster entry's faces).
     Raises KeyError, TypeError or ValueError on anything else."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, FORMAT_PIXELS):
         got_format = data.get("format") if isinstance(data, dict) else data
-        raise ValueError(f"format {FORMAT!r}, got {got_format!r}")
-    values, feats = [], []
+        raise ValueError(f"format {FORMAT!r} (or {FORMAT_PIXELS!r}, with pixels), got {got_format!r}")
+    with_pixels = data["format"] == FORMAT_PIXELS
+    values, feats, pixels = [], [], []
     for face in data["faces"]:
         for f in face["features"]:
             values.append(int(face["value"]))
             feats.append(np.asarray(f, np.float32))
+        if with_pixels:
+            got = [template.decode(p) for p in face["pixels"]]
+            if len(got) != len(face["features"]):
+                raise ValueError(
+                    f"face {face['value']!r}: expected pixels for each of its {len(face['features'])} "
+                    f"crops, got {len(got)}"
+                )
+            pixels += got
     if len({f.shape for f in feats}) > 1 or any(f.ndim != 1 for f in feats):
         raise ValueError("features all of one length")
     return DiceSet(
@@ -240,6 +315,7 @@ def set_from_json(data: Any) -> DiceSet:
         np.array(values, np.int64),
         np.stack(feats) if feats else np.zeros((0, 0), np.float32),
         crop=str(data.get("crop", "box")),  # a set saved before issue 44 item 2: the box crop
+        pixels=np.stack(pixels) if with_pixels and pixels else None,
     )
 
 

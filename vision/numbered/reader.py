@@ -49,7 +49,7 @@ from vision.numbered.die_crop import die_crop, die_cut, empty_of, face_crop, one
 from vision.numbered.embed import EMBEDDER_FILE, SMALL_SIDE, TURNS, Embedder, at_scales
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
-from vision.numbered.learnt import Learnt, LearntReading, Match
+from vision.numbered.learnt import Learnt, LearntReading, LearntSets, Match
 from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
 from vision.numbered.numeral import NUMERAL_CROP, NUMERAL_FILE, NumeralHead, with_values
 from vision.numbered.topface import (
@@ -915,6 +915,13 @@ class NumberedReader:
             turned = {"box": embed(sized(crops, CROP), TURNS)}
         if die_crops is not None:
             turned["die"] = embed(sized(die_crops, CROP), TURNS)
+            sets = learnt.sets if isinstance(learnt, LearntSets) else (learnt,)
+            if found is not None and any(s.pixels is not None for s in sets):
+                # a small die of a set that keeps pixels: its templates too (`vision.numbered.template`)
+                from vision.numbered import template
+
+                turned["pixels"] = template.turned(sized(die_crops, CROP))
+                turned["small"] = np.array([max(f.w, f.h) * scale < SMALL_SIDE for f in found])
         return learnt.match(turned, margin)
 
     def weighs_learnt(self, kind: str, side: float) -> bool:
@@ -1133,12 +1140,16 @@ class NumberedReader:
         """The peaks `readings` reads as dice, before the not-a-die net: each with its verdict and
         whether the learnt set knows it.  A match no MARGIN nearer one face than the others is the
         set's only where the OCR head will weigh it (`weighs_learnt`, the die's box `scale` times
-        larger in the head's frame); else the die is read as the set did not know it."""
+        larger in the head's frame), or where the set read it by its pixels too (`Match.template`: its
+        nearest face, asked; on the train set-ups at ~60 px such a face was right 13 and 7 times of 17
+        and 11, where the classifier reads such a die mostly wrong: `vision.numbered.template`); else
+        the die is read as the set did not know it."""
         matches = matches if matches is not None else [None] * len(found)
         kept: list[tuple[Found, Verdict, str]] = []
         for f, p, m in zip(found, probs, matches, strict=True):
             kind = m.kind or (learnt.kind if learnt is not None else "") if m is not None else ""
-            if m is not None and not m.clear and not self.weighs_learnt(kind, max(f.w, f.h) * scale):
+            unclear = m is not None and not m.clear and not m.template
+            if unclear and not self.weighs_learnt(kind, max(f.w, f.h) * scale):
                 m = None
             if learnt is not None and m is not None:
                 classifier = verdict(p, self.reject_threshold, kinds)
