@@ -68,10 +68,19 @@ def test_a_set_with_pixels_reads_a_small_die_the_embedding_alone_cannot() -> Non
         template.ENABLED = True
 
 
-def test_a_template_match_is_trusted_by_its_own_margin() -> None:
-    (got,) = _set(True).match(_turned(_face("17"), True), MARGIN)
-    assert got is not None and got.template
-    assert got.trusted(3, 0.05) == (got.margin >= template.TRUST_MARGIN)
+def test_a_template_match_is_trusted_by_its_own_margin_and_support() -> None:
+    """Trusted at the template's TRUST_MARGIN and TRUST_SUPPORT (2), whatever the embedding's rule
+    asks: one stored crop of the face alike is not enough (a crop grouped with another face's)."""
+    (one,) = _set(True).match(_turned(_face("17"), True), MARGIN)
+    assert one is not None and one.template and one.margin >= template.TRUST_MARGIN
+    assert one.support == 1 and not one.trusted(1, 0.0)
+    s = _set(True)
+    assert s.pixels is not None
+    two = s.plus(
+        np.array([17]), np.eye(1, 8, dtype=np.float32), pixels=template.pixels_of(_face("17", 10))[None]
+    )
+    (got,) = two.match(_turned(_face("17"), True), MARGIN)
+    assert got is not None and got.support == 2 and got.trusted(3, 0.5)
 
 
 def test_a_format_1_set_file_reads_and_writes_as_before(tmp_path: Path) -> None:
