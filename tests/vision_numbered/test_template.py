@@ -195,13 +195,15 @@ def test_real_d20_at_60px_read_better_with_its_pixels(reader: NumberedReader) ->
 def test_an_unclear_template_match_of_a_small_die_is_its_nearest_face_asked(reader: NumberedReader) -> None:
     """A small die's match no MARGIN clear is the set's nearest face when the set read it by its pixels
     too, asked (the classifier reads such a die mostly wrong); by the embedding alone it is dropped
-    (the classifier reads the die), as before."""
+    (the classifier reads the die), as before, for a die too small for the OCR head's weighing
+    (`ocr.LEARNT_MIN_SIDE`: 30 px here)."""
     from vision.numbered.learnt import Match
     from vision.numbered.reader import UNCONFIRMED, Found
 
     image = np.full((200, 200, 3), 120, np.uint8)
-    image[70:130, 70:130] = cv2.resize(_face("17"), (60, 60))
-    found = [Found((100.0, 100.0), 60.0, 60.0, 1.0, (100.0, 100.0))]
+    image[85:115, 85:115] = cv2.resize(_face("17"), (30, 30), interpolation=cv2.INTER_AREA)
+    found = [Found((100.0, 100.0), 30.0, 30.0, 1.0, (100.0, 100.0))]
+    assert not reader.weighs_learnt("d20", 30.0)
     probs = reader.classify(reader.crops(image, found))
     s = _set(True)
     unclear = Match(17, 0.7, 0.01, "d20", s.name, 1, True, (3, 17), (0.69, 0.7), template=True)

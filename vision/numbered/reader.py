@@ -1141,9 +1141,9 @@ class NumberedReader:
         whether the learnt set knows it.  A match no MARGIN nearer one face than the others is the
         set's only where the OCR head will weigh it (`weighs_learnt`, the die's box `scale` times
         larger in the head's frame), or where the set read it by its pixels too (`Match.template`: its
-        nearest face, asked; on the train set-ups at ~60 px such a face was right 13 and 7 times of 17
-        and 11, where the classifier reads such a die mostly wrong: `vision.numbered.template`); else
-        the die is read as the set did not know it."""
+        nearest face, asked, also under the head's `ocr.LEARNT_MIN_SIDE`; on the train set-ups at ~60
+        px such a face was right 13 and 7 times of 17 and 11, where the classifier reads such a die
+        mostly wrong: `vision.numbered.template`); else the die is read as the set did not know it."""
         matches = matches if matches is not None else [None] * len(found)
         kept: list[tuple[Found, Verdict, str]] = []
         for f, p, m in zip(found, probs, matches, strict=True):
