@@ -417,7 +417,7 @@ def see(
     upright = whole[:, :1] if crop == "die" else embed(kept, 1)
     pixels = [encode(pixels_of(w)) if crop == "die" else None for w in wholes]
     seen = [
-        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, *place, pixels=px)
+        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, place[0], place[1], px)
         for (fr, c), g, guess, t, look, u, place, px in zip(
             where, groups, guesses, upright, looks, unread, places, pixels, strict=True
         )
