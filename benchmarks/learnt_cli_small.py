@@ -7,12 +7,15 @@
 The same frames, sessions and commands as `benchmarks.learnt_cli` (its doc: a d20_lurig die of ~60 px
 with a 5 px motion blur in a 1280x720 table, 4 rolls a face taught with `learn-dice see`/`confirm
 --config`, the later rolls read with `read --config --json`), its "after" table (the roster entry and
-the not-dice crops), taught and read twice, each way in a session of its own:
+the not-dice crops), taught and read once a way (`--ways`, default before and after), each way in a
+session of its own:
 
 - "before": the OCR head reads no die whose box is under `ocr.MIN_SIDE` (100 px) for a learnt set, and
   reads a small die's crops as cut (`LEARNT_MIN_SIDE` 100, `MAGNIFY` 1: the code before this change);
-- "after": a roster's die is weighed with the head's evidence from `ocr.LEARNT_MIN_SIDE`, the small die
-  magnified `ocr.MAGNIFY` times first (also what `see` groups with and the teaching proposals read).
+- "first": the first landing (`cbb1dde`): a roster's die weighed with the head's evidence from 40 px,
+  the small die magnified x2 first, the evidence weighed as a large die's (0.08);
+- "after": as now, from `ocr.LEARNT_MIN_SIDE`, magnified `ocr.MAGNIFY` times, the evidence weighed
+  `ocr.LEARNT_SMALL_WEIGHT` (the magnified head also reads for `see`'s grouping and the teaching page).
 
 Held out first (d20_top, d20_wood); ``--train`` adds d20_off-angle, the set-up the choices were made on.
 """
@@ -30,39 +33,44 @@ from benchmarks import harness, learnt_cli
 from benchmarks.harness import REAL, markdown_table, share
 from vision.numbered import ocr
 
-#: (way, the learnt floor, the magnification of a small die)
-WAYS = (
-    ("before: the head reads no learnt die under 100 px", 100.0, 1.0),
-    (
-        f"after: from {ocr.LEARNT_MIN_SIDE:g} px, magnified x{ocr.MAGNIFY:g}",
+#: key -> (way, the learnt floor, the magnification of a small die, the head's weight for it)
+WAYS: dict[str, tuple[str, float, float, float | None]] = {
+    "before": ("before: the head reads no learnt die under 100 px", 100.0, 1.0, None),
+    "first": ("after, first landing: from 40 px, magnified x2, the head's weight 0.08", 40.0, 2.0, 0.08),
+    "after": (
+        f"after: from {ocr.LEARNT_MIN_SIDE:g} px, magnified x{ocr.MAGNIFY:g}, the head's weight "
+        f"{ocr.LEARNT_SMALL_WEIGHT if ocr.LEARNT_SMALL_WEIGHT is not None else 0.08:g}",
         ocr.LEARNT_MIN_SIDE,
         ocr.MAGNIFY,
+        ocr.LEARNT_SMALL_WEIGHT,
     ),
-)
+}
+DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
 
-def run(groups: list[str], step: int, limit: int | None, work: Path, rolls: int) -> dict[str, Any]:
+def run(
+    groups: list[str], step: int, limit: int | None, work: Path, rolls: int, ways: tuple[str, ...]
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, learnt_cli.ROWS
+    was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS
     try:
         for group in groups:
-            for n, (way, floor, magnify) in enumerate(WAYS):
-                ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY = floor, magnify
+            for key in ways:
+                way, floor, magnify, weight = WAYS[key]
+                ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT = floor, magnify, weight
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
-                out[f"{group}|{way}"] = learnt_cli.run_group(
-                    group, REAL, step, limit, work / f"way{n}", rolls
-                )
+                out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)
     finally:
-        ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, learnt_cli.ROWS = was
+        ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS = was
     return out
 
 
-def report(groups: list[str], results: dict[str, Any], seconds: float) -> str:
+def report(groups: list[str], results: dict[str, Any], seconds: float, ways: tuple[str, ...]) -> str:
     rows, notes = [], []
     for group in groups:
         for variant, _ in learnt_cli.VARIANTS:
-            for way, _, _ in WAYS:
+            for way in (WAYS[k][0] for k in ways):
                 counts, n = results[f"{group}|{way}"]
                 c, own = counts[f"{variant}|{way}|later"], counts[f"{variant}|{way}|own"]
                 rows.append(
@@ -108,8 +116,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=None, help="at most this many later frames a set-up")
     ap.add_argument("--train", action="store_true", help="also d20_off-angle (a train set-up)")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--ways", default=",".join(DEFAULT_WAYS), help=f"comma-separated, of {', '.join(WAYS)}")
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
+    ways = tuple(a.ways.split(","))
+    if not ways or any(w not in WAYS for w in ways):
+        ap.error(f"--ways: expected some of {', '.join(WAYS)}, got {a.ways!r}")
     groups = list(learnt_cli.HELD_OUT) + (list(learnt_cli.TRAIN) if a.train else [])
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
@@ -119,8 +131,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             rolls = 1 if a.smoke else learnt_cli.ROLLS
-            results = run(groups, a.step, 4 if a.smoke else a.limit, Path(tmp), rolls)
-        text = report(groups, results, time.perf_counter() - t0)
+            results = run(groups, a.step, 4 if a.smoke else a.limit, Path(tmp), rolls, ways)
+        text = report(groups, results, time.perf_counter() - t0, ways)
     finally:
         learnt_cli.VARIANTS = variants
     harness.write(text + "\n", a.out)

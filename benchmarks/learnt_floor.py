@@ -18,7 +18,11 @@ from vision.numbered import ocr
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="roster_read with the head's floor for learnt dice set")
     ap.add_argument("--floor", type=float, default=ocr.LEARNT_MIN_SIDE, help="box side in pixels")
+    ap.add_argument(
+        "--small-weight", type=float, default=None, help="the head's weight for a die under 100 px"
+    )
     a, rest = ap.parse_known_args(argv)
+    ocr.LEARNT_SMALL_WEIGHT = a.small_weight
     if not 8 <= a.floor <= 1000:
         ap.error(f"--floor: expected a box side of 8 to 1000 pixels, got {a.floor:g}")
     ocr.LEARNT_MIN_SIDE = a.floor

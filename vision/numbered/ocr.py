@@ -370,6 +370,14 @@ MIN_SIDE = 100.0
 #: is comes from the small-die rule (`trust`, "alone").  Measured on the d20_lurig set-ups shrunk to a
 #: ~60 px die with a 5 px motion blur (benchmarks/ocr_small.py; issue 44 item 4): see RESULTS.md
 LEARNT_MIN_SIDE = 40.0
+#: the weight of the head's evidence beside a learnt set's likeness for a die under MIN_SIDE (None: the
+#: reader's, `reader.LEARNT_OCR`, 0.08, chosen on large dice where the head reads better).  Chosen on the
+#: d20_lurig TRAIN set-ups as a two-dice roster at ~60 px with blur (benchmarks/learnt_floor.py --floor 40
+#: --small-weight W --train ... --die-px 60 --blur --step 1; d20_color + d20_off-angle, 199 later rolls):
+#: values right 0.08: 149, 0.04: 153, 0.02: 155, 0.01: 154, 0 (the set's nearest face): 145; read
+#: unasked 47 / 48 / 51 / 52 / 52, none silent.  Tried after a held-out run at 0.08 had d20_wood lose
+#: (benchmarks/RESULTS.md): disclosed there
+LEARNT_SMALL_WEIGHT: float | None = 0.02
 #: a die under MIN_SIDE is magnified this many times (cubic) before its crops are cut (`small_crops`):
 #: on the d20_lurig TRAIN set-ups at ~60 px with blur (benchmarks/ocr_small.py) the head's value among
 #: the faces each set-up shows was right 254 of 403 as the crops are warped, 275 magnified x2 cubic

@@ -1073,14 +1073,15 @@ class NumberedReader:
                 dice.append((r.center, side, r.kind))
         if not idx:
             return readings
-        from vision.numbered.ocr import MIN_SIDE
+        from vision.numbered import ocr
 
         out = list(readings)
         for i, d, v in zip(idx, dice, self.ocr.read(image, dice), strict=True):
             r = readings[i]
             assert isinstance(r, LearntReading)
-            small = d[1] < MIN_SIDE
-            out[i] = learnt_with_ocr(r, v.value, v.confidence, v.evidence, self.learnt_ocr, small)
+            small = d[1] < ocr.MIN_SIDE
+            w = ocr.LEARNT_SMALL_WEIGHT if small and ocr.LEARNT_SMALL_WEIGHT is not None else self.learnt_ocr
+            out[i] = learnt_with_ocr(r, v.value, v.confidence, v.evidence, w, small)
         return out
 
     def readings(
