@@ -19,7 +19,10 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="roster_read with the head's floor for learnt dice set")
     ap.add_argument("--floor", type=float, default=ocr.LEARNT_MIN_SIDE, help="box side in pixels")
     ap.add_argument(
-        "--small-weight", type=float, default=None, help="the head's weight for a die under 100 px"
+        "--small-weight",
+        type=float,
+        default=ocr.LEARNT_SMALL_WEIGHT,
+        help="the head's weight for a die under 100 px (default: ocr.LEARNT_SMALL_WEIGHT)",
     )
     a, rest = ap.parse_known_args(argv)
     ocr.LEARNT_SMALL_WEIGHT = a.small_weight

@@ -120,3 +120,27 @@ def test_the_head_magnifies_a_small_die_before_it_cuts_its_crops() -> None:
     c_big, s_big = (big.shape[1] / 2, big.shape[0] / 2), 0.5 * big.shape[0]
     assert s_big >= ocr.MIN_SIDE
     assert np.array_equal(head.small_crops(big, c_big, s_big), head.crops(big, c_big, s_big))
+
+
+class _FakeHead:
+    """The head's reading of every die: 14 fairly sure, 9 a little (in `ocr.VALUES` order)."""
+
+    def read(
+        self, image: np.ndarray, dice: list[tuple[tuple[float, float], float, str]]
+    ) -> list[ocr.OcrValue]:
+        ev = [0.6 if v == 14 else 0.1 if v == 9 else 0.01 for v in OCR_VALUES["d20"]]
+        return [ocr.OcrValue("d20", 14, 0.6, tuple(ev), (0.6, 0.0, 0.17, 0.5)) for _ in dice]
+
+
+def test_a_small_dies_evidence_weighs_less_than_a_large_ones() -> None:
+    reader = NumberedReader.__new__(NumberedReader)
+    reader.ocr, reader.learnt_ocr = _FakeHead(), 0.08  # type: ignore[assignment]
+    image = np.zeros((600, 800, 3), np.uint8)
+    likes = {9: 0.9, 14: 0.85}
+    # a 60 px die: the set's clearly nearest face stands against a middling reading of another
+    assert ocr.LEARNT_SMALL_WEIGHT is not None and ocr.LEARNT_SMALL_WEIGHT < 0.08
+    small = reader.learnt_ocr_readings(image, [_small(likes, UNCONFIRMED, side=60.0)])[0]
+    assert small.value == 9
+    # a die the head reads at its own size: the head's evidence as before (LEARNT_OCR)
+    large = reader.learnt_ocr_readings(image, [_small(likes, UNCONFIRMED, side=150.0)])[0]
+    assert large.value == 14
