@@ -393,25 +393,31 @@ HEAD = (
 )
 
 
+def table_row(group: str, variant: str, row: str, c: Counts, own: Counts) -> list[Any]:
+    """One row of the report's table: the later rolls' counts ``c`` and the own learn frames' ``own``."""
+    return [
+        group + (" (train)" if group in TRAIN else " (held out)"),
+        variant,
+        row,
+        c.frames,
+        share(c.right, c.frames, places=1),
+        share(c.unasked, c.frames, places=1),
+        f"{200 * c.silent / max(1, c.frames):.2f}",
+        f"{c.phantoms / max(1, c.frames):.3f}",
+        share(own.right, own.frames, places=1),
+    ]
+
+
 def report(results: dict[str, tuple[dict[str, Counts], dict[str, Any]]], seconds: float) -> str:
     rows = []
     notes = []
     for group, (counts, n) in results.items():
         for variant, _ in VARIANTS:
             for row, _, _ in ROWS:
-                c, own = counts[f"{variant}|{row}|later"], counts[f"{variant}|{row}|own"]
                 rows.append(
-                    [
-                        group + (" (train)" if group in TRAIN else " (held out)"),
-                        variant,
-                        row,
-                        c.frames,
-                        share(c.right, c.frames, places=1),
-                        share(c.unasked, c.frames, places=1),
-                        f"{200 * c.silent / max(1, c.frames):.2f}",
-                        f"{c.phantoms / max(1, c.frames):.3f}",
-                        share(own.right, own.frames, places=1),
-                    ]
+                    table_row(
+                        group, variant, row, counts[f"{variant}|{row}|later"], counts[f"{variant}|{row}|own"]
+                    )
                 )
             g = n[variant]
             notes.append(

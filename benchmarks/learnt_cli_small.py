@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import harness, learnt_cli
-from benchmarks.harness import REAL, markdown_table, share
+from benchmarks.harness import REAL, markdown_table
 from vision.numbered import ocr
 
 #: key -> (way, the learnt floor, the magnification of a small die, the head's weight for it)
@@ -72,20 +72,8 @@ def report(groups: list[str], results: dict[str, Any], seconds: float, ways: tup
         for variant, _ in learnt_cli.VARIANTS:
             for way in (WAYS[k][0] for k in ways):
                 counts, n = results[f"{group}|{way}"]
-                c, own = counts[f"{variant}|{way}|later"], counts[f"{variant}|{way}|own"]
-                rows.append(
-                    [
-                        group + (" (train)" if group in learnt_cli.TRAIN else " (held out)"),
-                        variant,
-                        way,
-                        c.frames,
-                        share(c.right, c.frames, places=1),
-                        share(c.unasked, c.frames, places=1),
-                        f"{200 * c.silent / max(1, c.frames):.2f}",
-                        f"{c.phantoms / max(1, c.frames):.3f}",
-                        share(own.right, own.frames, places=1),
-                    ]
-                )
+                later, own = counts[f"{variant}|{way}|later"], counts[f"{variant}|{way}|own"]
+                rows.append(learnt_cli.table_row(group, variant, way, later, own))
                 g = n[variant]
                 notes.append(
                     f"{group}, {variant}, {way.split(':')[0]}: `see` made {g['groups']} groups of "
