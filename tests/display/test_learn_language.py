@@ -253,8 +253,9 @@ def test_the_japanese_learn_page_says_every_sentence_in_japanese(context: Any, t
         # a step's message and a refusal, from the table, in Japanese
         page.click('#learn-faces button[data-face="7"]')
         expect(page.locator("#learn-msg")).to_have_text("1回目を7として教えました（残り20面）")
-        page.locator("#learn-save").evaluate("b => { b.disabled = false; }")  # (the page keeps it off)
-        page.click("#learn-save")
+        # the page keeps it off and redraws it off on every settled frame: enable and click it in one
+        # step, so no redraw falls between the two
+        page.locator("#learn-save").evaluate("b => { b.disabled = false; b.click(); }")
         expect(page.locator("#learn-msg")).to_contain_text("保存できません：d20のセットが未完成です。")
         page.click("#learn-cancel")
         expect(page.locator("#learn-msg")).to_have_text(
