@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from controller.adapters import TableReadings
+from controller.referee_looks import LearntByReading
 from display.backend import AlreadyAnswered
 from engine import Input, InputKind
 from engine.entry import check_entered
@@ -442,7 +443,7 @@ def reopen(rs: TableReadings | None, seq: int) -> None:
 LEARNT_KINDS = ("d10", "d10p", "d20")
 
 
-class RefereeLearning:
+class RefereeLearning(LearntByReading):
     """The table's learnt set of dice grown by the referee's answers (see the module's doc).
 
     ``perceiver``: the table's perception step (`controller.perceive.Perceiver`); learning is on when
@@ -551,14 +552,6 @@ class RefereeLearning:
         """One crop learnt (a logged answer's, or replayed from the log), and the reader told."""
         self.added.append((reading, kind, value, np.asarray(features, np.float32), entry))
         self._install()
-
-    def remove(self, reading: str) -> int:
-        """The crops learnt from ``reading`` taken out; how many."""
-        before = len(self.added)
-        self.added = [a for a in self.added if a[0] != reading]
-        if len(self.added) != before:
-            self._install()
-        return before - len(self.added)
 
     def use_set(self, dice_set: Any) -> bool:
         """A set the table was taught (controller.teach), read from now on in place of the configured

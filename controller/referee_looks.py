@@ -22,7 +22,26 @@ from dataclasses import replace
 from typing import Any
 
 
-class LookLearning:
+class LearntByReading:
+    """What the referee's logged answers taught, one row a reading (its id first in ``added``), and
+    ``_install`` telling the reader: the part `LookLearning` (looks) and
+    `controller.corrections.RefereeLearning` (numbered dice's crops) share."""
+
+    added: list[Any]
+
+    def _install(self) -> None:
+        raise NotImplementedError
+
+    def remove(self, reading: str) -> int:
+        """What was learnt from ``reading`` taken out (the reader told when anything was); how many."""
+        before = len(self.added)
+        self.added = [a for a in self.added if a[0] != reading]
+        if len(self.added) != before:
+            self._install()
+        return before - len(self.added)
+
+
+class LookLearning(LearntByReading):
     """The roster's learnt looks grown by the referee's colour answers (see the module's doc).
 
     ``perceiver``: the table's perception step; learning is on when it names colours by learnt
@@ -78,14 +97,6 @@ class LookLearning:
     def add(self, reading: str, colour: str, look: Sequence[float]) -> None:
         self.added.append((reading, colour.casefold(), tuple(float(x) for x in look)))
         self._install()
-
-    def remove(self, reading: str) -> int:
-        """The looks learnt from ``reading`` taken out; how many."""
-        before = len(self.added)
-        self.added = [a for a in self.added if a[0] != reading]
-        if len(self.added) != before:
-            self._install()
-        return before - len(self.added)
 
     def replay(self, events: Sequence[Any]) -> int:
         """The looks the log's answers taught (and did not take back), learnt again; how many now."""

@@ -13,16 +13,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import TABLE_SCALE, default_root, load_lurig
 
 REAL = default_root()
 IMAC = REAL / "d20_imac1844"
-needs_real = pytest.mark.skipif(
-    not (IMAC / "labels.csv").is_file() or not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_imac1844/, d20_lurig/)",
-)
+needs_real = real_photos("d20_imac1844/labels.csv", "d20_lurig/labels.csv")
 SIZE = (1280, 960)
 #: where the text page and the other d20 lie all along (centres, pixels)
 PAGE, LYING = (200, 160), (1100, 160)

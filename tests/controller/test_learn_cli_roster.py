@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import pytest
 from typer.testing import CliRunner
 
 from controller.cli import app
@@ -21,13 +20,11 @@ from controller.config import load_config
 from controller.not_dice import path_for
 from controller.perceive import Perceiver
 from controller.roster import load_roster
+from tests.real_photos import real_photos
 from training.numbered.real import Lurig, at_table, default_root, load_lurig
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 FACES = (9, 11, 20)
 
 

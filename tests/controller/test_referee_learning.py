@@ -17,14 +17,12 @@ from controller.eventlog import EventLog
 from controller.perceive import Perceiver
 from controller.session import mock_pins
 from controller.table import Table
+from tests.real_photos import real_photos
 from training.numbered.real import Lurig, at_table, default_root, load_lurig
 from vision.numbered import NumberedDice
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 def _clip(face: int, group: str = "d20_top") -> list[Lurig]:

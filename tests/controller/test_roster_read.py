@@ -12,7 +12,6 @@ from typing import Any
 
 import cv2
 import numpy as np
-import pytest
 
 from controller.adapters import TableReadings
 from controller.config import parse_config
@@ -21,15 +20,13 @@ from controller.perceive import Perceiver
 from controller.roster import Die, RosterView, entry_set, save_roster
 from controller.session import mock_pins
 from controller.table import Table
+from tests.real_photos import real_photos
 from training.numbered.real import Lurig, at_table, default_root, load_lurig
 from vision.numbered.learnt import ENTRY_MARGIN, DiceSet, LearntSets, Match
 from vision.numbered.reader import UNCONFIRMED, Verdict, learnt_verdict
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 def _unit(*v: float) -> np.ndarray:

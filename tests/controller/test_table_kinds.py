@@ -17,6 +17,7 @@ from controller.perceive import Perceiver, game_kinds
 from controller.session import mock_pins
 from controller.setup_check import kinds_line
 from controller.table import Table
+from tests.real_photos import real_photos
 from training.numbered.real import default_root
 from vision.numbered import NumberedDice
 from vision.reader import default_reader
@@ -32,10 +33,7 @@ D20_READ_AS_PIPS = (
     ("d20_lurig", "images/f14_d20_wood_1290.jpg"),
     ("d20_lurig", "images/f15_d20_off-angle_0766.jpg"),
 )
-needs_real = pytest.mark.skipif(
-    not all((REAL / s / f).is_file() for s, f in D20_READ_AS_PIPS),
-    reason=f"the shared real photos are not at {REAL} (d20_imac1844/, d20_lurig/)",
-)
+needs_real = real_photos(*(f"{s}/{f}" for s, f in D20_READ_AS_PIPS))
 
 
 def _cfg(game: str, **table: object) -> TableConfig:

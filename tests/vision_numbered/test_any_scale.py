@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from controller.cli import app
+from tests.real_photos import real_photos
 from training.numbered.real import at_table, default_root
 from vision.numbered import NumberedDice, merge
 from vision.numbered.scale import AnyScale, canvas
@@ -21,10 +22,7 @@ from vision.reading import DieReading
 
 REAL = default_root()
 LURIG = REAL / "d20_lurig" / "images"
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 #: close-ups of d20_lurig's TRAIN set-up d20_color (480x480, the die most of the crop) in which the
 #: numbered reader at the photo's own scale finds no die near the middle
 CLOSE_UPS = (

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import default_root
 from vision.numbered import NumberedDice
 from vision.numbered.labels import CLASSES, INDEX, KINDS
@@ -27,9 +28,7 @@ from vision.reading import DieReading, box_quad
 
 REAL = default_root()
 LURIG = REAL / "d20_lurig" / "images"
-needs_real = pytest.mark.skipif(
-    not LURIG.is_dir(), reason=f"the shared real photos are not at {REAL} (d20_lurig/): ../shared is absent"
-)
+needs_real = real_photos("d20_lurig/images")
 
 
 @pytest.fixture(scope="module")

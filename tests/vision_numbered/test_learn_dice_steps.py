@@ -11,17 +11,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 from typer.testing import CliRunner
 
 from controller.cli import app
+from tests.real_photos import real_photos
 from training.numbered.real import TABLE_SCALE, TABLE_STILL, default_root, load_lurig
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 #: where the die being taught lies, and where a die that was on the table all along lies (pixels)
 TAUGHT, LYING = (1728, 1296), (700, 700)
 

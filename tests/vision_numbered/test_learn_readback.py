@@ -16,19 +16,16 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 from typer.testing import CliRunner
 
 from benchmarks.harness import imread
 from benchmarks.learn_readback import learn, read, taught_and_later
+from tests.real_photos import real_photos
 from training.numbered.real import TABLE_STILL, at_table, default_root, load_lurig
 from vision.numbered.reader import NumberedReader
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 #: the level reached (of 40 taught frames); the target is 40 (>= 99 %)
 REACHED = 40
 

@@ -18,15 +18,13 @@ from controller.cli import app
 from controller.config import load_config
 from controller.learn_dice import cluster
 from controller.perceive import TableError, load_learnt, reader_for
+from tests.real_photos import real_photos
 from training.numbered.real import Lurig, at_table, default_root, load_lurig
 from vision.numbered.learnt import DiceSet, load_set
 from vision.numbered.reader import NumberedReader
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 def _clips(group: str, faces: tuple[int, ...]) -> dict[str, list[Lurig]]:

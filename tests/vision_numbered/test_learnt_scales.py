@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import default_root, load_lurig
 from vision.numbered.crop import CROP, MARGIN
 from vision.numbered.embed import SCALES, SMALL_SIDE, at_scales
@@ -14,10 +15,7 @@ from vision.numbered.learnt import DiceSet
 from vision.numbered.reader import Found, NumberedReader, _cut
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 def _found(side: float, centre: float) -> Found:

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import real_photos
 from training.dataset import load_byler
 from training.numbered.real import default_root
 from vision.numbered import NumberedDice
@@ -17,10 +18,7 @@ from vision.reading import DieReading, box_quad
 
 REAL = default_root()
 NEGATIVES = REAL / "negatives" / "images"
-needs_real = pytest.mark.skipif(
-    not (NEGATIVES / "skimage_coins.png").is_file() or not (REAL / "byler_d6" / "images").is_dir(),
-    reason=f"the shared real photos are not at {REAL} (negatives/, byler_d6/)",
-)
+needs_real = real_photos("negatives/images/skimage_coins.png", "byler_d6/images")
 
 
 def _die(kind: str, center: tuple[float, float], side: float, confidence: float) -> DieReading:

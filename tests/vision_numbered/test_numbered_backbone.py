@@ -13,17 +13,14 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import HELD_OUT_GROUPS, TABLE_SCALE, at_table, default_root, load_lurig
 from vision.numbered.crop import BACKBONE_CROP, CROP
 from vision.numbered.reader import BACKBONE_FILE, CLASSIFIER_FILE, MODELS, NumberedReader
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 # Every STRIDE-th frame of the two held-out set-ups is read at the table's scale (`at_table`); the
 # backbone must read at least BACKBONE_AT_LEAST of them as a d20, and MORE_THAN_OLD of them more than
 # the older classifier does (measured on all 509: 97.6 % and 66.0 %,

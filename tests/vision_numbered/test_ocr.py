@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import default_root
 from vision.numbered.ocr import (
     CALIBRATION,
@@ -32,10 +33,7 @@ from vision.numbered.reader import NumberedReader
 from vision.reading import DieReading, box_quad
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_imac1844" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_imac1844/): ../shared is absent",
-)
+needs_real = real_photos("d20_imac1844/labels.csv")
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ benchmarks/ocr_small.py, benchmarks/learnt_cli_small.py."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
-import pytest
 
+from tests.real_photos import REAL as SHARED_REAL
+from tests.real_photos import real_photos
 from vision.numbered import ocr, trust
 from vision.numbered.learnt import LearntReading
 from vision.numbered.ocr import VALUES as OCR_VALUES
@@ -96,8 +96,8 @@ def test_a_small_dies_evidence_is_read_by_the_small_die_rule() -> None:
     assert trust.regime(big) == "head" and trust.regime(small) == "alone"
 
 
-REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real" / "d20_lurig"
-needs_real = pytest.mark.skipif(not (REAL / "labels.csv").is_file(), reason="needs ../shared/fixtures/real")
+LURIG = SHARED_REAL / "d20_lurig"
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 @needs_real
@@ -105,7 +105,7 @@ def test_the_head_magnifies_a_small_die_before_it_cuts_its_crops() -> None:
     import cv2
 
     head = ocr.OcrHead(angles=4, shares=(0.3,))
-    photo = cv2.imread(str(REAL / "images" / sorted(p.name for p in (REAL / "images").iterdir())[0]))
+    photo = cv2.imread(str(LURIG / "images" / sorted(p.name for p in (LURIG / "images").iterdir())[0]))
     assert photo is not None
     small = cv2.resize(photo, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
     centre = (small.shape[1] / 2, small.shape[0] / 2)

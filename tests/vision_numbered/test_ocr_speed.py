@@ -13,15 +13,13 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import default_root
 from vision.numbered.ocr import ANGLES, FAST, INT8_RANGES, REC_FILE, SHARES, OcrHead, rapidocr_models
 from vision.runtime import Int8Unavailable, file_sha256, int8_model
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_imac1844" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_imac1844/): ../shared is absent",
-)
+needs_real = real_photos("d20_imac1844/labels.csv")
 pytest.importorskip("onnx", reason="building the int8 recogniser needs the onnx package (a dependency)")
 
 

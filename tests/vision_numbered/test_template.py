@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.real_photos import real_photos
 from training.numbered.real import default_root, load_lurig
 from vision.numbered import template
 from vision.numbered.embed import TURNS
@@ -18,10 +19,7 @@ from vision.numbered.learnt import FORMAT, FORMAT_PIXELS, MARGIN, DiceSet, load_
 from vision.numbered.reader import NumberedReader
 
 REAL = default_root()
-needs_real = pytest.mark.skipif(
-    not (REAL / "d20_lurig" / "labels.csv").is_file(),
-    reason=f"the shared real photos are not at {REAL} (d20_lurig/)",
-)
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 def _face(text: str, shade: int = 0) -> np.ndarray:
