@@ -299,6 +299,15 @@ class LearntPalette(Palette):
         pyr = Pyramid(image)
         return self.describe([look_crop(image, b, pyr) for b in boxes])
 
+    def looks_at(
+        self, image: np.ndarray, boxes: list[Any], crops: list[np.ndarray]
+    ) -> list[tuple[str, str | None, tuple[float, ...]]] | None:
+        """Each die's name, the colour it lies nearly as near (asked) and its look (`describe_at`, at
+        its detector's box): a numbered die is named by the look a d6 is named by, not by its body's
+        colour alone (issue 44 item 5)."""
+        looks = self.describe_at(image, boxes, crops)
+        return [(*self.near_two(v), tuple(float(x) for x in np.ravel(v))) for v in looks]
+
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         d, name = self.ranked(lab)[0]
         return name, d

@@ -313,6 +313,16 @@ class Palette:
         at its detector's box (``boxes``, 4 corners each: `vision.looks.LearntPalette.describe_at`)."""
         return self.describe(crops)
 
+    def looks_at(
+        self, image: np.ndarray, boxes: list[Any], crops: list[np.ndarray]
+    ) -> list[tuple[str, str | None, tuple[float, ...]]] | None:
+        """For a reader that names a die by its body's colour (the numbered dice reader): each die's
+        name, the colour it lies nearly as near (asked; None: clear) and the look it was named by, when
+        this palette names dice by a look read at their detector's box (``boxes``: a palette of learnt
+        looks, `vision.looks.LearntPalette.looks_at`, as the d6 reader names them); None: this palette
+        names them by their body's colour, as that reader does (``crops``: its body crops)."""
+        return None
+
     def nearest_lab(self, lab: np.ndarray) -> tuple[str, float]:
         """The closest colour name to a Lab value, and its weighted distance."""
         lab = self.balance_lab(lab)

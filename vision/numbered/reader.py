@@ -1107,9 +1107,14 @@ class NumberedReader:
         by_probs = {id(f): p for f, p in zip(found, probs, strict=True)}
         # The body colours of all the dice kept, in one batch.
         bodies = [_body(image, f.box_center, max(f.w, f.h)) for f, _, _ in kept]
+        # a palette of learnt looks names a die by its look at its detector's box, as the d6 reader does
+        boxes = [box_quad(f.box_center, f.w, f.h) for f, _, _ in kept]
+        looks = palette.looks_at(image, boxes, bodies) if kept else None
         out = []
-        for (f, v, known), lab in zip(kept, body_labs(bodies), strict=True):
-            r = _reading(image, f, v, lab, palette, quads, known or None)
+        for i, ((f, v, known), lab) in enumerate(zip(kept, body_labs(bodies), strict=True)):
+            r = replace(_reading(image, f, v, lab, palette, quads, known or None), box=boxes[i])
+            if looks is not None:
+                r = replace(r, colour=looks[i][0], colour_near=looks[i][1], look=looks[i][2])
             m = by_peak.get(id(f))
             if isinstance(r, LearntReading) and m is not None:
                 support = self.trust_support
@@ -1349,6 +1354,7 @@ def scaled(r: DieReading, k: float) -> DieReading:
         r,
         center=(r.center[0] * k, r.center[1] * k),
         quad=tuple((x * k, y * k) for x, y in r.quad),  # type: ignore[arg-type]
+        box=None if r.box is None else tuple((x * k, y * k) for x, y in r.box),  # type: ignore[arg-type]
     )
 
 

@@ -166,6 +166,7 @@ def _back(r: DieReading, x0: float, y0: float, s: float) -> DieReading:
         r,
         center=((r.center[0] - x0) / s, (r.center[1] - y0) / s),
         quad=tuple(((x - x0) / s, (y - y0) / s) for x, y in r.quad),  # type: ignore[arg-type]
+        box=None if r.box is None else tuple(((x - x0) / s, (y - y0) / s) for x, y in r.box),  # type: ignore[arg-type]
     )
 
 
