@@ -4,7 +4,6 @@ run on the project's runtime, its CTC scoring of the legal values, and real clos
 from __future__ import annotations
 
 import csv
-import itertools
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -41,34 +40,50 @@ def head() -> OcrHead:
     return OcrHead()
 
 
-def _brute(steps: np.ndarray, label: list[int]) -> float:
-    """P(the CTC collapse of a path is `label`), summed over every path (tiny T and K only)."""
+def _path_sums(steps: np.ndarray) -> dict[int, float]:
+    """P(the CTC collapse of a path is each label), summed over every path (tiny T and K only): each
+    of the K**T paths enumerated (numpy, all at once), collapsed (repeats merged, then blanks dropped)
+    and its probability added to its label's; a label is keyed as a base-K number of its classes
+    (none is 0, the blank, so each label has a key of its own)."""
     t_n, k = steps.shape
-    total = 0.0
-    for path in itertools.product(range(k), repeat=t_n):
-        out: list[int] = []
-        prev = -1
-        for c in path:
-            if c != prev and c != 0:
-                out.append(c)
-            prev = c
-        if out == label:
-            total += math.prod(steps[t, c] for t, c in enumerate(path))
-    return total
+    paths = np.indices((k,) * t_n).reshape(t_n, -1)  # column p: path p's class at each step
+    prob = np.prod(steps[np.arange(t_n)[:, None], paths], axis=0)
+    key = np.zeros(paths.shape[1], np.int64)
+    for t in range(t_n):
+        kept = paths[t] != 0
+        if t:
+            kept &= paths[t] != paths[t - 1]
+        key = np.where(kept, key * k + paths[t], key)
+    labels, where = np.unique(key, return_inverse=True)
+    totals = np.bincount(where, weights=prob)
+    return {int(a): float(b) for a, b in zip(labels, totals, strict=True)}
+
+
+def _brute(sums: dict[int, float], label: list[int], k: int) -> float:
+    """P(the collapse of a path is ``label``), from `_path_sums`."""
+    key = 0
+    for c in label:
+        key = key * k + c
+    return sums.get(key, 0.0)
 
 
 def test_ctc_scores_are_the_exact_path_sums() -> None:
+    """Each turn's 15**5 paths are enumerated and collapsed by brute force, and each legal value's CTC
+    score must equal its paths' sum. The paths are enumerated once a turn for every label at once
+    (numpy); enumerating them again for each label in Python took 30 s."""
     rng = np.random.default_rng(3)
     steps = rng.dirichlet(np.ones(15) * 0.3, size=(2, 5))  # 2 turns, 5 steps, 15 columns
     labels, lengths, owner = _labels("d20")
     got = ctc_scores(steps, labels, lengths, owner)
     assert got.shape == (2, 20)
     for turn in range(2):
+        sums = _path_sums(steps[turn])
+        assert sum(sums.values()) == pytest.approx(1.0)  # every path counted, once
         for j, v in enumerate(VALUES["d20"]):
             digits = [1 + int(c) for c in str(v)]
-            want = _brute(steps[turn], digits)
+            want = _brute(sums, digits, 15)
             if v in (6, 9):  # with each mark after it too
-                want += sum(_brute(steps[turn], [*digits, 11 + m]) for m in range(len(MARKS)))
+                want += sum(_brute(sums, [*digits, 11 + m], 15) for m in range(len(MARKS)))
             assert got[turn, j] == pytest.approx(want, rel=1e-9, abs=1e-15), (turn, v)
 
 
