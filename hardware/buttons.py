@@ -250,10 +250,25 @@ class GpioButtonPanel(_MachinePanel):
     def close(self) -> None:
         """Every button released, each on its own: a button whose close fails (gpiozero's thread
         that does not stop within its 10 s, ZombieThread, seen on a slow emulated arm64 core under
-        load) is logged and the others are closed all the same, so shutting the table down goes on."""
+        load) is logged and the others are closed all the same, so shutting the table down goes on.
+
+        Every button's hold thread is woken to stop first: each polls its hold event every 0.1 s and
+        ``close`` joins them one by one, which took ~0.5 s a table of four panels."""
+        for dev in self._devices.values():
+            _wake_to_stop(getattr(dev, "_hold_thread", None))
         for button, dev in self._devices.items():
             try:
                 dev.close()
             except Exception as e:  # closing the rest matters more than this one
                 log.warning("panel of %r: button %r did not close: %s", self.player, button, e)
         self._devices = {}
+
+
+def _wake_to_stop(thread: Any) -> None:
+    """Ask a gpiozero hold thread to stop and wake it from its 0.1 s poll, so that joining it (the
+    device's ``close``) does not wait out the poll; a device without one is left as it is."""
+    stopping, holding = getattr(thread, "stopping", None), getattr(thread, "holding", None)
+    if stopping is None or holding is None:
+        return
+    stopping.set()
+    holding.set()  # its wait returns at once, and it sees ``stopping`` before firing anything

@@ -115,6 +115,27 @@ def test_a_button_that_does_not_close_leaves_the_others_closed(
     stuck.close()
 
 
+def test_closing_a_panel_tells_every_hold_thread_to_stop_before_it_joins_one(mock_pins: MockFactory) -> None:
+    """Each button's gpiozero hold thread polls every 0.1 s; joined one after another, unwoken, they
+    took ~0.5 s a table of four panels to close (a third of the crash sweep's time). Now every thread
+    is told to stop, and woken, before the first button's close joins its own."""
+    panel = GpioButtonPanel("ann", {"up": 5, "down": 6, "select": 13, "confirm": 19})
+    threads = [dev._hold_thread for dev in panel._devices.values()]
+    first = next(iter(panel._devices.values()))
+    close, told = first.close, []
+
+    def closing() -> None:
+        told.extend(t.stopping.is_set() for t in threads)
+        close()
+
+    first.close = closing
+    panel.close()
+    assert told == [True] * 4
+    assert not any(t.is_alive() for t in threads)
+    again = GpioButtonPanel("bob", {"up": 5, "down": 6, "select": 13, "confirm": 19})  # every pin let go
+    again.close()
+
+
 def test_fake_panel_refuses_buttons_it_does_not_have() -> None:
     panel = FakeButtonPanel("ann", ("up", "select"))
     with pytest.raises(ValueError, match="has no button 'confirm'"):
