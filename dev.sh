@@ -134,6 +134,12 @@ case "$cmd" in
     # module fixtures, a chromium or a model, start once), the files with slow tests first
     # (tests/conftest.py); `./dev.sh test -n 0` runs them in one process
     say "pytest"
+    # the tests start hundreds of Python processes (the CLI, the benchmarks' smoke runs): each keeps
+    # the modules it compiled (under .venv/pycache, none beside the sources) for the next, even where
+    # the environment says PYTHONDONTWRITEBYTECODE (compiling every import again doubled a CLI test's
+    # CPU time here: benchmarks/RESULTS.md)
+    unset PYTHONDONTWRITEBYTECODE
+    export PYTHONPYCACHEPREFIX="$PWD/$VENV/pycache"
     "$VENV/bin/pytest" -q -n auto --dist loadfile --no-loadscope-reorder --cov --cov-report=term:skip-covered "$@"
     say "engine coverage (must be >= 95 %)"
     "$VENV/bin/coverage" report --include='engine/*' --fail-under=95

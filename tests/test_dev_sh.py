@@ -103,3 +103,18 @@ def test_a_new_lock_installs_again(checkout: tuple[Path, Path, dict[str, str]]) 
     lock.write_text(lock.read_text() + "\n# locked again\n")
     _run(repo, env, "test")
     assert _installs(log) == ["full", ".", "full", "."], "the stamp keys on the lock"
+
+
+def test_the_tests_keep_the_modules_they_compile_whatever_the_environment_says(
+    checkout: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """The tests start hundreds of Python processes: with PYTHONDONTWRITEBYTECODE set (as where CI
+    ran), each compiled every module it imported again, twice a CLI test's CPU time. pytest runs
+    without it, the compiled modules kept under .venv/pycache, never beside the sources."""
+    repo, log, env = checkout
+    (repo / ".venv" / "bin" / "pytest").write_text(
+        f'#!/bin/sh\necho "pytest-env ${{PYTHONDONTWRITEBYTECODE:-unset}} $PYTHONPYCACHEPREFIX" >> "{log}"\n'
+    )
+    _run(repo, {**env, "PYTHONDONTWRITEBYTECODE": "1"}, "test")
+    line = next(c for c in log.read_text().splitlines() if c.startswith("pytest-env "))
+    assert line == f"pytest-env unset {repo}/.venv/pycache", line
