@@ -63,7 +63,38 @@ HELD_OUT = ("d20_top", "d20_wood")
 TRAIN = ("d20_off-angle", "d20_color")
 #: (table, its [vision] section given the die's edge in the gate frame's pixels and the empty file)
 TABLES = ("nothing", "its empty table", "die size in px")
-ROWS = ("before", "after")
+#: the ways read, in one run: (row, the finer look on, its most pixels when the table knows its dice's
+#: size: None the reader's own MAX_DET_AREA); the session-19 row only where the table knows a size
+#: (the cap is the finer look's alone when it does)
+WAYS = (
+    ("before: no finer look", False, None),
+    ("session 19: finer look at most 1600x900", True, 1600 * 900),
+    ("after: finer look at the die's size (at most 2880x1620)", True, None),
+)
+ROWS = tuple(w[0] for w in WAYS)
+#: the tables whose finer look knows the die's size (the session-19 row differs there alone)
+SIZED = ("die size in px",)
+
+
+#: the finer look's cap in the "after" row: the reader's own MAX_DET_AREA (kept here when first read),
+#: or --max-area's (choosing, on train)
+AFTER_CAP: dict[str, int] = {}
+
+
+def way(row: str) -> None:
+    """Read as ``row`` (one of WAYS) reads: `NumberedReader.fine_stills` and the finer look's cap."""
+    from vision.numbered import reader as numbered_reader
+
+    AFTER_CAP.setdefault("cap", numbered_reader.MAX_DET_AREA)
+    on, cap = next((w[1], w[2]) for w in WAYS if w[0] == row)
+    numbered_reader.NumberedReader.fine_stills = on
+    numbered_reader.MAX_DET_AREA = cap if cap is not None else AFTER_CAP["cap"]
+
+
+def ways_for(table: str) -> tuple[str, ...]:
+    return ROWS if table in SIZED else (ROWS[0], ROWS[2])
+
+
 #: the reader's best at the die's pixels: the still's 1280x720 window round the die read as a frame (the
 #: table that knows nothing; a 60 px die in a 1280x720 frame is at the detector's trained size)
 WINDOW = "window: the die's pixels in a 1280x720 frame"
@@ -77,6 +108,8 @@ class Counts:
     unasked: int = 0
     silent: int = 0
     phantoms: int = 0
+    #: stills where a reading at the die matched the table's learnt die (`Reading.learnt`; --learnt)
+    matched: int = 0
     ms: list[float] = field(default_factory=list)
 
 
@@ -188,8 +221,6 @@ def tally(c: Counts, dice: Any, centre: tuple[float, float], side: float, face: 
 def run_group(
     group: str, real: Path, count: int, tmp: Path, die_px: float, counts: dict[str, Counts]
 ) -> None:
-    from vision.numbered.reader import NumberedReader
-
     items: list[Lurig] = sorted((x for x in load_lurig(real) if x.group == group), key=lambda x: x.path)
     items = harness.spaced(items, count)
     colour = table_colour(items)
@@ -205,8 +236,8 @@ def run_group(
         video = video_of(still)
         gate_centre = (centre[0] * k, centre[1] * k)
         for name, perceiver in tables.items():
-            for row in ROWS:
-                NumberedReader.fine_stills = row == "after"
+            for row in ways_for(name):
+                way(row)
                 got = perceiver.perceive(
                     still, frame=video, empty=empty if name == "its empty table" else None
                 )
@@ -219,7 +250,154 @@ def run_group(
                 got = perceiver.perceive(window)
                 c = counts.setdefault(f"{group}|{name}|{WINDOW}", Counts())
                 tally(c, got.dice, (centre[0] - x0, centre[1] - y0), die_px, x.face, got.ms)
-    NumberedReader.fine_stills = True
+    way(ROWS[-1])
+
+
+#: the tables taught a die (`--learnt`): what each knows of its dice's size
+LEARNT_TABLES = ("nothing", "die size in px")
+
+
+def learnt_toml(folder: Path, table: str, die_px: float) -> Path:
+    """A table.toml of ``table`` whose learnt set and roster live in ``folder``'s data dir.  Its die
+    size in px is the die's box in the STILL's pixels: `learn-dice see` and `read --config` given a
+    still file alone read it as the camera's frame."""
+    text = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n'
+    if table == "die size in px":
+        text += f"[vision]\ndie_size_px = [{0.7 * die_px:.1f}, {1.8 * die_px:.1f}]\n"
+    path = folder / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def teach(group: str, table: str, row: str, taught: list[Any], folder: Path, die_px: float) -> dict[str, Any]:
+    """`learn-dice see` on the taught stills and `learn-dice confirm --config` (the careful person
+    names each group by its crops' true face: `learnt_cli.name_groups`), as ``row`` reads; what
+    the session made."""
+    from benchmarks import learnt_cli
+
+    folder.mkdir(parents=True, exist_ok=True)
+    toml = learnt_toml(folder, table, die_px)
+    env = {"DICETABLE_DATA_DIR": str(folder / "data")}
+    session = folder / "session"
+    way(row)
+    learnt_cli.DIE_PX = round(die_px)  # a crop within a die's side of the true centre is the die
+    try:
+        learnt_cli.cli(
+            [
+                *("learn-dice", "see", *(str(t.path) for t in taught), "--set", "blue-d20"),
+                *("--kind", "d20", "--colour", "blue", "--session", str(session), "--config", str(toml)),
+            ],
+            env,
+        )
+        named = learnt_cli.name_groups(session, taught)
+        learnt_cli.cli(["learn-dice", "confirm", str(session), "--config", str(toml), "--allow-missing"], env)
+    except SystemExit as e:  # nothing seen to teach: the table reads without a roster
+        named = {"failed": str(e)[:160]}
+    finally:
+        learnt_cli.DIE_PX = 60
+    return named
+
+
+def learnt_group(
+    group: str, real: Path, limit: int | None, tmp: Path, die_px: float, counts: dict[str, Counts]
+) -> list[str]:
+    """A die taught at the still's resolution (4 rolls a face from the first half of each clip, as
+    `benchmarks.learnt_cli` teaches) and its later rolls read against the table's roster, each table
+    and way taught and read on its own; the notes of what each session made."""
+    import os
+
+    from benchmarks.learnt_cli import ROLLS, Shot, split
+    from controller.config import load_config
+    from controller.perceive import Perceiver
+
+    items = [x for x in load_lurig(real) if x.group == group]
+    taught_items, later_items = split(items, ROLLS, 1)
+    if limit is not None:
+        later_items = harness.spaced(later_items, limit)
+    colour = table_colour(items)
+    measured = sizes(items)
+    base = tmp / f"learnt_{group}_{die_px:g}"
+    (base / "learn").mkdir(parents=True, exist_ok=True)
+    taught = []
+    for x in taught_items:
+        rng = np.random.default_rng([SEED, x.frame, x.face, int(die_px)])
+        still, centre = lay(imread(x.path), measured[x.path], colour, rng, die_px)
+        path = base / "learn" / f"{x.face:02d}_{x.frame:04d}.png"
+        cv2.imwrite(str(path), still)
+        taught.append(Shot(path, x.face, centre))
+    notes, tables = [], {}
+    for table in LEARNT_TABLES:
+        for row in ways_for(table):
+            folder = base / f"{LEARNT_TABLES.index(table)}_{ROWS.index(row)}"
+            named = teach(group, table, row, taught, folder, die_px)
+            notes.append(f"{group}, {table}, {row}: {len(taught)} stills taught; {named}")
+            old = os.environ.get("DICETABLE_DATA_DIR")
+            os.environ["DICETABLE_DATA_DIR"] = str(folder / "data")
+            try:
+                tables[(table, row)] = Perceiver.from_config(load_config(folder / "table.toml"))
+            finally:
+                if old is None:
+                    os.environ.pop("DICETABLE_DATA_DIR")
+                else:
+                    os.environ["DICETABLE_DATA_DIR"] = old
+    for x in later_items:
+        rng = np.random.default_rng([SEED + 1, x.frame, x.face, int(die_px)])
+        still, centre = lay(imread(x.path), measured[x.path], colour, rng, die_px)
+        for (table, row), perceiver in tables.items():
+            way(row)
+            got = perceiver.perceive(still)  # the still alone, as `read --config STILL` reads it
+            c = counts.setdefault(f"{group}|{table}|{row}", Counts())
+            tally(c, got.dice, centre, die_px, x.face, got.ms)
+            c.matched += any(
+                d.learnt is not None and d.center is not None and math.dist(d.center, centre) <= die_px
+                for d in got.dice
+            )
+    way(ROWS[-1])
+    return notes
+
+
+def learnt_report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
+    head = [
+        "set-up",
+        "table knows",
+        "row",
+        "stills",
+        "found",
+        "value right",
+        "unasked",
+        "silent / 200",
+        "phantoms / still",
+        "read as the learnt die",
+        "ms a still (median)",
+    ]
+    rows = []
+    for g in groups:
+        for table in LEARNT_TABLES:
+            for row in ways_for(table):
+                c = counts.get(f"{g}|{table}|{row}")
+                if c is None:
+                    continue
+                rows.append(
+                    [
+                        g + (" (held out)" if g in HELD_OUT else " (train)"),
+                        table,
+                        row,
+                        c.stills,
+                        share(c.found, c.stills),
+                        share(c.right, c.stills),
+                        share(c.unasked, c.stills),
+                        f"{200 * c.silent / max(1, c.stills):.1f}",
+                        f"{c.phantoms / max(1, c.stills):.2f}",
+                        share(c.matched, c.stills),
+                        f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
+                    ]
+                )
+    return [
+        f"A die taught at the still's resolution, read against the table's roster: die {die_px:g} px in a "
+        f"{STILL[0]}x{STILL[1]} still, read alone (`read --config STILL`'s path).",
+        "",
+        *markdown_table(head, rows),
+    ]
 
 
 def report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
@@ -267,7 +445,6 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
     """`benchmarks.table_stills`' still row with the game's kinds (the held-out real d20s at their own
     pixels in the still, the gate's frame beside it, the table's empty table), before and after."""
     from benchmarks import table_stills
-    from vision.numbered.reader import NumberedReader
 
     row = next(r for r in table_stills.ROWS if r[1] is None and r[2] is True and r[3] is False)
     head = [
@@ -281,8 +458,8 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
         "ms (median)",
     ]
     rows = []
-    for name in ROWS:
-        NumberedReader.fine_stills = name == "after"
+    for name in (ROWS[0], ROWS[-1]):  # the table knows no size there: the cap is not used
+        way(name)
         got = table_stills.run(real, step, limit, tmp, (row,))
         total = table_stills.Counts()
         for (_, group), c in sorted(got.items(), key=lambda kv: kv[0][1]):
@@ -291,7 +468,7 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
                 setattr(total, f, getattr(total, f) + getattr(c, f))
             total.ms += c.ms
         rows.append([name, *table_stills._row(row[0], "**all**", total)[1:]])
-    NumberedReader.fine_stills = True
+    way(ROWS[-1])
     return [
         f'Large dice: `benchmarks.table_stills` (--step {step}), its row "{row[0]}": the held-out real d20s '
         "at their own pixels (150-400 px) in a 4608x2592 still.",
@@ -317,8 +494,19 @@ def main(argv: list[str] | None = None) -> None:
         "150-400 px, in the still: large dice not worse), before and after",
     )
     ap.add_argument("--large-step", type=int, default=8, help="table_stills' --step for --large")
+    ap.add_argument(
+        "--learnt",
+        action="store_true",
+        help="also a die taught at the still's resolution (learn-dice see / confirm --config) and read "
+        "against the table's roster, each way taught and read on its own",
+    )
+    ap.add_argument(
+        "--learnt-limit", type=int, default=48, help="--learnt: later rolls read a set-up (spaced)"
+    )
+    ap.add_argument("--no-plain", action="store_true", help="skip the rows of a table taught nothing")
     ap.add_argument("--target", type=float, help="the reader's TARGET_SIDE (choosing, on train)")
     ap.add_argument("--fine-area", type=str, help="the reader's FINE_AREA as WxH (choosing, on train)")
+    ap.add_argument("--max-area", type=str, help="the after row's MAX_DET_AREA as WxH (choosing, on train)")
     ap.add_argument("--out", type=Path)
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
@@ -328,6 +516,9 @@ def main(argv: list[str] | None = None) -> None:
 
     if a.target is not None:
         numbered_reader.TARGET_SIDE = a.target
+    if a.max_area is not None:
+        mw, mh = (int(v) for v in a.max_area.lower().split("x"))
+        AFTER_CAP["cap"] = mw * mh
     if a.fine_area is not None:
         fw, fh = (int(v) for v in a.fine_area.lower().split("x"))
         numbered_reader.FINE_AREA = fw * fh
@@ -338,11 +529,19 @@ def main(argv: list[str] | None = None) -> None:
     lines = [harness.run_header(argv), ""]
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
-        for die_px in a.die_px or [DIE_PX]:
+        for die_px in [] if a.no_plain else a.die_px or [DIE_PX]:
             counts: dict[str, Counts] = {}
             for g in groups:
                 run_group(g, a.real, count, Path(tmp), die_px, counts)
             lines += [*report(counts, groups, die_px), ""]
+        if a.learnt:
+            for die_px in a.die_px or [DIE_PX]:
+                counts = {}
+                notes = []
+                for g in groups:
+                    limit = 2 if a.smoke else a.learnt_limit
+                    notes += learnt_group(g, a.real, limit, Path(tmp), die_px, counts)
+                lines += [*learnt_report(counts, groups, die_px), "", *(f"- {n}" for n in notes), ""]
         if a.large:
             lines += large(a.real, 1 if a.smoke else None, a.large_step, Path(tmp))
     lines.append(f"({time.time() - t0:.0f} s wall)")

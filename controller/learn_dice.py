@@ -310,7 +310,9 @@ def learning_perceiver(
     geometry = None
     sizes = None
     if cfg is not None:
-        sizes = cfg.dice.sizes_mm
+        from controller.die_sizes import table_sizes_mm
+
+        sizes = table_sizes_mm(cfg)
         if cfg.board.layout and cfg.board.calibration:
             try:
                 geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit, sizes)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from controller.die_sizes import table_sizes_mm
 from controller.where import TableWhere
 
 if TYPE_CHECKING:
@@ -673,10 +674,10 @@ class Perceiver:
                 cfg.vision.ocr_head,
             )
         )
+        # the dice's sizes in mm: [dice] sizes_mm and the roster's dice's (`controller.die_sizes`)
+        sizes = table_sizes_mm(cfg)
         if geometry is None and cfg.board.layout and cfg.board.calibration:
-            geometry = BoardGeometry(
-                cfg.board.layout, cfg.board.calibration, cfg.board.fit, cfg.dice.sizes_mm
-            )
+            geometry = BoardGeometry(cfg.board.layout, cfg.board.calibration, cfg.board.fit, sizes)
         if reader is None and kinds == ("d6",):  # the roster's named symbol faces (issue 46 item 3)
             from controller.symbol_faces import with_symbols
 
@@ -695,7 +696,7 @@ class Perceiver:
                 cfg.table.confidence_threshold,
                 own_reader=reader is None,
                 kinds=kinds,
-                die_sizes_mm=cfg.dice.sizes_mm,
+                die_sizes_mm=sizes,
             ),
             learnt=learnt,
             roster=roster,

@@ -161,7 +161,9 @@ def see_pixels(table: Any, image: np.ndarray, still: np.ndarray | None) -> None:
 
     numbered = any(k in ("d10", "d10p", "d20") for k in table.perceiver.kinds)
     try:
-        sizes = DiceSet.of(table.cfg.dice.sizes_mm, getattr(geometry.board, "die_size_mm", None)).sizes_mm
+        from controller.die_sizes import table_sizes_mm
+
+        sizes = DiceSet.of(table_sizes_mm(table.cfg), getattr(geometry.board, "die_size_mm", None)).sizes_mm
         got = table_pixels(geometry, image, size, sizes, numbered)
     except (ValueError, cv2.error) as e:
         log.warning("die size in pixels not worked out: %s", e)

@@ -123,6 +123,7 @@ class TableWhere:
             sizes = DiceSet.of(self.die_sizes_mm, self.board.die_size_mm).sizes_mm
             # one expected size for the set: its sizes (14-19 mm) lie well inside the step's tolerance
             board_size = DieSize.from_board(float(np.median(sizes)), *board_view)
+            board_size.smallest = float(min(sizes)) / float(np.median(sizes))
         size = self.size
         if size is not None and k != 1.0:
             size = DieSize.fixed(*(k * float(v) for v in self.cfg.die_size_px or ()))

@@ -353,6 +353,9 @@ class DieSize:
     high: float = 2.2
     source: str = "configured"
     name: str = "die size"
+    #: the set's smallest die over the die ``expected`` gives (1.0: one size; a still's finer look
+    #: puts the smallest at the detector's trained size, `vision.numbered.reader.die_side`)
+    smallest: float = 1.0
 
     @classmethod
     def fixed(cls, low_px: float, high_px: float) -> DieSize:

@@ -16,6 +16,7 @@ from benchmarks.learnt_cli import die_size
 from benchmarks.small_stills import STILL, VIDEO, lay, outline, video_of
 from controller.config import parse_config
 from controller.perceive import Perceiver
+from vision.numbered import reader as reader_module
 from vision.numbered.reader import Found, NumberedReader, default_reader, die_side, finer, still_copies
 from vision.where import DieSize
 
@@ -28,24 +29,34 @@ DIE_PX = 60.0
 K = VIDEO[0] / STILL[0]
 
 
-def _still(real: Path, photo: str, seed: int) -> tuple[np.ndarray, tuple[float, float]]:
+def _still(
+    real: Path, photo: str, seed: int, die_px: float = DIE_PX
+) -> tuple[np.ndarray, tuple[float, float]]:
     img = cv2.imread(str(real / photo))
     size = die_size(img)
     assert size is not None
     colour = np.median(np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]), 0)
-    return lay(img, size, colour, np.random.default_rng(seed), DIE_PX)
+    return lay(img, size, colour, np.random.default_rng(seed), die_px)
 
 
 def _found(
-    tmp_path: Path, still: np.ndarray, centre: tuple[float, float], vision: dict[str, Any]
+    tmp_path: Path,
+    still: np.ndarray,
+    centre: tuple[float, float],
+    vision: dict[str, Any],
+    die_px: float = DIE_PX,
+    every: list[Any] | None = None,
 ) -> list[Any]:
     """The readings of the still through the table's perception step (`read --config`) that are the
-    die: near its centre, its outline at most twice its side (gate frame pixels)."""
+    die: near its centre, its outline at most twice its side (gate frame pixels); ``every``: given
+    every reading."""
     raw: dict[str, Any] = {"table": {"game": "die-angler"}}
     if vision:
         raw["vision"] = vision
     seen = Perceiver.from_config(parse_config(raw)).perceive(still, frame=video_of(still))
-    c, side = (centre[0] * K, centre[1] * K), DIE_PX * K
+    if every is not None:
+        every[:] = seen.dice
+    c, side = (centre[0] * K, centre[1] * K), die_px * K
     return [
         d
         for d in seen.dice
@@ -68,6 +79,21 @@ def test_a_60px_real_die_in_a_4608_still_is_found(
     monkeypatch.setattr(NumberedReader, "fine_stills", False)
     assert _found(tmp_path, still, centre, known) == []
     assert _found(tmp_path, still, centre, {}) == []
+
+
+def test_a_40px_real_die_in_a_4608_still_is_found_where_the_table_knows_its_size(
+    tmp_path: Path, real_fixtures: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 40 px die (11 px in the gate's frame): the finer look puts it at 24 px in the detector's input
+    (2765x1555 of the still); at session 19's cap of 1600x900 it was 14 px there and not found."""
+    still, centre = _still(real_fixtures, "d20_lurig/images/f08_d20_color_0017.jpg", 7, 40.0)
+    edge = 40.0 * K
+    known = {"die_size_px": [round(0.7 * edge, 1), round(1.8 * edge, 1)]}
+    every: list[Any] = []
+    assert len(_found(tmp_path, still, centre, known, 40.0, every)) == 1
+    assert len(every) == 1  # and nothing else read: no phantom
+    monkeypatch.setattr(reader_module, "MAX_DET_AREA", 1600 * 900)
+    assert _found(tmp_path, still, centre, known, 40.0) == []
 
 
 def test_a_large_die_in_a_still_is_read_once(real_fixtures: Path) -> None:
@@ -117,10 +143,13 @@ def test_finer_keeps_large_dice_and_drops_their_numerals_and_print() -> None:
 def test_the_die_size_the_table_knows() -> None:
     assert die_side([], 4608, 2592) is None
     assert die_side([DieSize.fixed(40, 90)], 4608, 2592) == pytest.approx(60.0)
+    # a set of sizes: the smallest die (a board's step gives the median die, `controller.where`)
+    assert die_side([DieSize(lambda x, y: 60.0, smallest=0.75)], 4608, 2592) == pytest.approx(45.0)
     # a still of unknown dice: two looks; the usual one alone for a frame no larger than video
     r = default_reader()
     assert r.detect_scale(4608, 2592, 80.0) == pytest.approx(24 / 80)
-    assert r.detect_scale(4608, 2592, 30.0) == pytest.approx(math.sqrt(1600 * 900 / (4608 * 2592)))  # capped
+    assert r.detect_scale(4608, 2592, 40.0) == pytest.approx(24 / 40)  # 2765x1555 of the still
+    assert r.detect_scale(4608, 2592, 30.0) == pytest.approx(math.sqrt(2880 * 1620 / (4608 * 2592)))  # capped
     assert r.detect_scale(4608, 2592, 300.0) is None  # the usual input shows it 36 px: enough
     frame = np.full((720, 1280, 3), 128, np.uint8)
     copies = still_copies(frame)

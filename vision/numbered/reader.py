@@ -1212,7 +1212,9 @@ VIDEO_AREA = 1280 * 960  # a video frame's pixels (the pip-d6 reader was trained
 # A still's small dice (`NumberedReader.spotted`, issue 44 item 2).  TARGET_SIDE: a die's box side in
 # the detector's input, for the smallest die the table expects, in the finer look (a video frame's
 # 30-60 px dice are 11-23 px in the usual 480x360 input); MAX_DET_AREA: the most pixels the finer look
-# reads (~36 ms on one core here); FINE_AREA: its pixels when the table knows no size (a 60 px die of
+# reads when the table knows its dice's size (2880x1620 of a 4608x2592 still: a 40 px die is 25 px
+# there; ~110 ms on one core here, against ~40 ms at session 19's 1600x900, where a 40 px die was 14
+# px and a 60 px die 21); FINE_AREA: its pixels when the table knows no size (a 60 px die of
 # a 4608x2592 still is 21 px there); FINE_SEEN: a box this many px or more in the usual look's input
 # is the usual look's to find (and a table whose smallest die is that big reads with it alone);
 # SMALL_WORK: a die under this many px in the still's first halving is read in the still itself.
@@ -1220,7 +1222,7 @@ VIDEO_AREA = 1280 * 960  # a video frame's pixels (the pip-d6 reader was trained
 # 1280x720 found d20_color's 60 px die in 7 of 16 stills, 1600x900 and 1920x1080 in 13; TARGET_SIDE 18
 # with the die's size known 6 of 16, 24 13 of 16).
 TARGET_SIDE = 24.0
-MAX_DET_AREA = 1600 * 900
+MAX_DET_AREA = 2880 * 1620
 FINE_AREA = 1600 * 900
 FINE_SEEN = 12.0
 SMALL_WORK = 64.0
@@ -1251,9 +1253,10 @@ def die_side(where: Sequence[WhereStep], w: int, h: int) -> float | None:
         expected = step.expected if isinstance(step, DieSize | EmptyDiff) else None
         if expected is None:
             continue
+        least = step.smallest if isinstance(step, DieSize) else 1.0  # the set's smallest die
         for fy in (0.1, 0.3, 0.5, 0.7, 0.9):
             for fx in (0.1, 0.3, 0.5, 0.7, 0.9):
-                v = float(expected(fx * w, fy * h))
+                v = least * float(expected(fx * w, fy * h))
                 if math.isfinite(v) and v > 0:
                     sides.append(v)
     return min(sides) if sides else None
