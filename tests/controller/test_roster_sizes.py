@@ -17,6 +17,7 @@ from controller.die_sizes import size_notes, table_sizes_mm
 from controller.perceive import Perceiver
 from controller.roster import FORMAT
 from controller.session import session_config
+from controller.setup_check import check_table
 from vision.numbered.reader import die_side
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,6 +72,13 @@ def test_a_table_that_cannot_see_the_rosters_mm_in_pixels_says_so(
     ((key, note),) = size_notes(cfg)
     assert key == "roster" and "12 mm" in note and "no board and calibration" in note
     assert "die_size_px" in note
+    # check-config says it (a note: never refused)
+    toml = tmp_path / "table.toml"
+    toml.write_text(
+        '[table]\ngame = "die-angler"\nid = "t1"\n[camera]\nsource = "v4l2:0"\n', encoding="utf-8"
+    )
+    check = check_table(toml, offline=True)
+    assert ("roster", note) in check.notes and not any(k == "roster" for k, _ in check.problems)
     # the size in pixels configured: nothing to say
     sized = parse_config({"table": {"game": "die-angler", "id": "t1"}, "vision": {"die_size_px": [20, 40]}})
     assert size_notes(sized) == []
