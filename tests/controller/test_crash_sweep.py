@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import cv2
 import numpy as np
@@ -42,7 +43,9 @@ from display.app import create_app
 from display.hub import Hub
 from engine import Game, InputKind
 from hardware.frames import Frame, read_frames_csv
+from vision import tumble
 from vision.motion import MotionGate
+from vision.tumble import ThrowRecorder
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = ROOT / "tests" / "fixtures" / "sessions"
@@ -60,6 +63,25 @@ class Recording:
     updates: list[Any]
     memo: dict[tuple[int, str], Any] = field(default_factory=dict)
     flags: dict[tuple[int, float], Any] = field(default_factory=dict)
+    small: dict[tuple[int, bool], np.ndarray] = field(default_factory=dict)
+
+    def recorder(self) -> type[ThrowRecorder]:
+        """The tumble check's frame recorder, its copy of each of the session's frames made smaller
+        once (a resize of every moving frame was a third of each replay's time; the copies are never
+        changed, as the recorder's own snapshots rely on); any other image is made smaller as ever."""
+        mine = {id(image): image for image in self.images.values()}
+        small = self.small
+
+        class Recorder(ThrowRecorder):
+            def _small(self, image: np.ndarray, copy: bool = True) -> np.ndarray:
+                if mine.get(id(image)) is not image:
+                    return super()._small(image, copy)
+                key = (id(image), copy)
+                if key not in small:
+                    small[key] = super()._small(image, copy)
+                return small[key]
+
+        return Recorder
 
 
 @functools.cache
@@ -136,7 +158,8 @@ def play_session(rec: Recording, ev: EventLog) -> Table:
         if referee is not None:
             referee.answer(table)
 
-    play(table, ReplaySource(rec), progress=tick, gate=ReplayGate(rec))
+    with mock.patch.object(tumble, "ThrowRecorder", rec.recorder()):
+        play(table, ReplaySource(rec), progress=tick, gate=ReplayGate(rec))
     return table
 
 
