@@ -9,14 +9,20 @@ the look they were named by and the colour they lie nearly as near (`Palette.loo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import cv2
 import numpy as np
 from numbered_helpers import load_scene
 
 from controller.roster import die_look
-from vision.looks import LearntPalette, Look, pooled
+from tests.real_photos import REAL, real_photos
+from vision.looks import LearntPalette, Look, look_of, pooled
 from vision.numbered.reader import NumberedReader
 from vision.palette import Palette
 from vision.reading import box_quad
+
+needs_real = real_photos("d20_imac1844/images/Green_Transparent_d20_10.jpg")
 
 
 def _truth_colour(truth: dict, center: tuple[float, float]) -> str | None:  # type: ignore[type-arg]
@@ -53,3 +59,19 @@ def test_a_numbered_die_is_named_by_its_look_at_its_box_and_asked_between_two(re
     # a plain palette names a numbered die by its body's colour as before (no look, never asked)
     assert all(r.look is None and r.colour_near is None for r in reader.read(img, Palette.default()))
     assert plain.looks_at(img, [], []) == []
+
+
+@needs_real
+def test_a_d20_read_with_its_numeral_keeps_its_box_and_the_look_it_was_named_by(
+    reader: NumberedReader,
+) -> None:
+    """A die whose kind or value the OCR head weighs in is read anew (`vision.numbered.ocr`'s opinion,
+    `table_kind`, `combined`): it keeps its box, its look and the colour it lies nearly as near."""
+    img = cv2.imread(str(REAL / "d20_imac1844" / "images" / "Green_Transparent_d20_10.jpg"))  # real
+    pal = Palette.default().balanced_by_frame(img)
+    look = die_look(img, box_quad((100.0, 100.0), 120.0, 120.0), pal)
+    black = look_of([np.full((64, 64, 3), 25, np.uint8)], pal)[0]
+    learnt = LearntPalette.of({"green": Look.learn([look]), "black": Look.learn([black])})
+    read = reader.read(img, replace(learnt, light=pal.light), kinds=("d6", "d20"))
+    d20 = [r for r in read if r.kind == "d20"]
+    assert d20 and all(r.box is not None and r.look is not None and r.colour == "green" for r in d20)

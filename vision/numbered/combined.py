@@ -521,6 +521,9 @@ def lone_pips(
                     quad=quad,
                     confidence=v.confidence,
                     colour=r.colour,
+                    colour_near=r.colour_near,
+                    box=r.box,
+                    look=r.look,
                     dice_set=name,
                     rival=m.rival,
                 )
@@ -529,7 +532,15 @@ def lone_pips(
         v = narrowed(p, kinds)
         out.append(
             DieReading(
-                kind=v.kind, value=v.value, center=center, quad=quad, confidence=v.confidence, colour=r.colour
+                kind=v.kind,
+                value=v.value,
+                center=center,
+                quad=quad,
+                confidence=v.confidence,
+                colour=r.colour,
+                colour_near=r.colour_near,
+                box=r.box,
+                look=r.look,
             )
         )
     return out

@@ -580,7 +580,7 @@ def _opinion(
     """`r` read as `kind` with the classifier's `value` (`sure` of it) and the head's reading `v` of that
     kind (`second_opinion`'s rule); its confidence times `share` (how sure the kind is: `joint`).
     `heads_value`: the head's value always first (`reread`'s way)."""
-    fields = {k: getattr(r, k) for k in ("center", "quad", "colour", "cocked")}
+    fields = {k: getattr(r, k) for k in ("center", "quad", "colour", "cocked", "colour_near", "box", "look")}
     if v.value == value:
         return DieReading(**fields, kind=kind, value=value, confidence=max(sure, v.confidence) * share)
     if heads_value:

@@ -108,6 +108,9 @@ def _plain(r: DieReading, kind: str, value: int, confidence: float) -> DieReadin
         confidence=confidence,
         colour=r.colour,
         cocked=r.cocked,
+        colour_near=r.colour_near,
+        box=r.box,
+        look=r.look,
     )
 
 
