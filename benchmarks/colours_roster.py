@@ -658,6 +658,80 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: --numbered: the real numbered dice of known colour (`d20_imac1844`: a green transparent d20, a green
+#: transparent d6 and a black d6 with numerals, one a photo, 200 px close-ups on white)
+IMAC = "d20_imac1844"
+NUMBERED_KINDS = ("d6", "d20")
+
+
+def numbered(smoke: bool = False, real: Path = REAL) -> dict[str, Counter[str]]:
+    """Numbered dice named by the table's learnt looks (issue 44 item 5, sixth round): each die of
+    `d20_imac1844` learnt from the first 3 photos (by face) in which the numbered reader finds a die
+    (the look at the reading's box, `controller.roster.die_look`, as `learn-dice colour` learns it),
+    the others read through the numbered reader with the roster's palette, the reading nearest the
+    photo's centre counted (one die a photo): named by its body's colour against the looks (before:
+    ``body``) and by its look at its box (``look``).  Right / silent / asked, and the photos read."""
+    from controller.roster import die_look
+    from vision.numbered.reader import default_reader
+
+    class Body(LearntPalette):
+        def looks_at(self, image: np.ndarray, boxes: list[Any], crops: list[np.ndarray]) -> None:
+            return None  # the numbered reader names by the body's colour, as before this round
+
+    lines = (real / IMAC / "labels.csv").read_text(encoding="utf-8").splitlines()
+    rows = sorted(csv.DictReader(lines), key=lambda r: (r["die"], r["kind"], int(r["face"])))
+    rows = rows[::3] if smoke else rows
+    reader = default_reader()
+
+    def centred(image: np.ndarray, palette: Palette) -> list[Any]:
+        h, w = image.shape[:2]
+        got = reader.read(image, palette, kinds=NUMBERED_KINDS)
+        return sorted(got, key=lambda g: abs(g.center[0] - w / 2) + abs(g.center[1] - h / 2))[:1]
+
+    learnt: dict[str, tuple[str, list[np.ndarray]]] = {}
+    test = []
+    for r in rows:
+        image = imread(real / IMAC / r["file"])
+        pal = Palette.default().balanced_by_frame(image)
+        entry = learnt.setdefault(
+            f"{r['die']} {r['kind']}", ("black" if r["die"] == "Black" else "green", [])
+        )
+        got = centred(image, pal) if len(entry[1]) < LEARN_PHOTOS else []
+        if got and got[0].box is not None:
+            entry[1].append(die_look(image, got[0].box, pal))
+        else:
+            test.append((r, image, pal, entry[0]))
+    looks = pooled((colour, Look.learn(ls)) for colour, ls in learnt.values() if ls)
+    out: dict[str, Counter[str]] = {}
+    for way, kind in (("body", Body), ("look", LearntPalette)):
+        c = out.setdefault(way, Counter())
+        c["learnt from"] = sum(len(ls) for _, ls in learnt.values())
+        for _, image, pal, colour in test:
+            c["photos"] += 1
+            for g in centred(image, replace(kind.of(looks), light=pal.light)):
+                c["asked" if g.colour_near else ("right" if g.colour == colour else "silent")] += 1
+    return out
+
+
+def numbered_table(res: dict[str, Counter[str]]) -> str:
+    lines = [
+        f"REAL {IMAC}: each die learnt from the first {LEARN_PHOTOS} photos the numbered reader finds it in "
+        "(the look at the reading's box), the other photos read through the numbered reader (kinds "
+        f"{', '.join(NUMBERED_KINDS)}), the reading nearest each photo's centre counted.",
+        "",
+        "| named by | learnt from | photos read | readings | right | silent | asked |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for way, what in (("body", "its body's colour (before)"), ("look", "its look at its box (now)")):
+        c = res[way]
+        n = c["right"] + c["silent"] + c["asked"]
+        lines.append(
+            f"| {what} | {c['learnt from']} | {c['photos']} | {n} | {c['right']} | {c['silent']} | "
+            f"{c['asked']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
@@ -673,6 +747,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --choose: the sixth round's grid (POWER_GRID: each hue share compared by a power of it), "
         "each kind learnt from 2 and from 3 train photos in turn, two minutes",
     )
+    ap.add_argument(
+        "--numbered",
+        action="store_true",
+        help="numbered dice (d20_imac1844) named by the learnt looks: by the body's colour vs the look at "
+        "the box",
+    )
     ap.add_argument("--sheet", type=Path, help="a contact sheet (PNG) of the dice the cut look missed")
     ap.add_argument(
         "--reads",
@@ -683,6 +763,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     add_smoke(ap)
     args = ap.parse_args(argv)
+    if args.numbered:
+        write(
+            run_header(argv, "benchmarks.colours_roster") + "\n" + numbered_table(numbered(args.smoke)),
+            args.markdown,
+        )
+        return 0
     if args.choose:
         if args.power:
             rows = choose(args.smoke, POWER_GRID, args.reads, POWER_LEARN, POWER_ROTATIONS)
