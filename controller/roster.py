@@ -654,6 +654,7 @@ class RosterView:
                 r["die"] = entry.id
                 if not r.get("rival") and (colours is None or entry.colour in colours):
                     r["colour"] = entry.colour
+                    r.pop("colour_near", None)  # the die is known: no palette's or look's doubt is asked
                 if r.get("rival"):
                     r["confidence"] = min(float(r.get("confidence", 0.0)), unsure)
                 claimed.setdefault(entry.id, []).append(r)

@@ -75,3 +75,20 @@ def test_a_d20_read_with_its_numeral_keeps_its_box_and_the_look_it_was_named_by(
     read = reader.read(img, replace(learnt, light=pal.light), kinds=("d6", "d20"))
     d20 = [r for r in read if r.kind == "d20"]
     assert d20 and all(r.box is not None and r.look is not None and r.colour == "green" for r in d20)
+
+
+def test_a_die_the_roster_knows_is_not_asked_about_its_colour() -> None:
+    """A numbered die its roster entry's faces (and look) match takes the entry's colour: the colour a
+    learnt look left it between (``colour_near``, now said of numbered dice too) is not asked."""
+    from controller.roster import Die, RosterView
+    from vision.numbered.learnt import DiceSet
+    from vision.numbered.reader import UNCONFIRMED
+
+    s = DiceSet("x", "d20", "", "e1", np.array([3]), np.asarray([[1.0, 0.0]], np.float32))
+    faces = {"dice_set": None, "taught": s.faces, "crops": len(s.values), "set": s.to_json()}
+    view = RosterView((Die("ann-d20", "d20", "ann", "red", faces=faces),))
+    read = {"kind": "d20", "value": 3, "confidence": 0.95, "colour": "red", "colour_near": "maroon"}
+    (got,) = view.settle([{**read, "learnt": "ann-d20"}], UNCONFIRMED)
+    assert got["die"] == "ann-d20" and got["colour"] == "red" and "colour_near" not in got
+    (unknown,) = view.settle([read], UNCONFIRMED)  # a die none of its dice match: still asked
+    assert unknown["colour_near"] == "maroon"
