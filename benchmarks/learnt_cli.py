@@ -84,6 +84,9 @@ ROWS = (
 )
 #: rows read with `vision.numbered.template.ENABLED` False (the set's pixels unused: the way before)
 NO_TEMPLATE = (ROWS[3][0],)
+#: ``--sure-before``: a row read with the template's sure rule before (`template.TRUST_EMBEDDING_GAP`
+#: None: TRUST_SUPPORT stored crops alike, the embedding's agreement not counted)
+SURE_BEFORE = ("... the template's sure rule before: TRUST_SUPPORT crops alike only", "table.toml", True)
 
 
 @dataclass
@@ -361,11 +364,14 @@ def run_group(
             from vision.numbered import template
 
             template.ENABLED = row not in NO_TEMPLATE
+            gap_was = template.TRUST_EMBEDDING_GAP
+            template.TRUST_EMBEDDING_GAP = None if row == SURE_BEFORE[0] else gap_was
             try:
                 read(mine / toml, later, env, counts.setdefault(f"{variant}|{row}|later", Counts()))
                 read(mine / toml, taught, env, counts.setdefault(f"{variant}|{row}|own", Counts()))
             finally:
                 template.ENABLED = True
+                template.TRUST_EMBEDDING_GAP = gap_was
                 off = None if hidden is None else hidden.with_name(hidden.name + ".off")
                 if off is not None and off.exists():
                     off.rename(hidden)
@@ -447,8 +453,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--groups", default=None, help="set-ups, comma-separated (default the held-out ones)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--keep", type=Path, default=None, help="keep the frames, sessions and tables here")
+    ap.add_argument(
+        "--sure-before", action="store_true", help="a row with the template's sure rule before (issue 44)"
+    )
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
+    global ROWS
+    if a.sure_before and SURE_BEFORE not in ROWS:
+        ROWS = (*ROWS, SURE_BEFORE)
     groups = a.groups.split(",") if a.groups else list(HELD_OUT) + (list(TRAIN) if a.train else [])
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()

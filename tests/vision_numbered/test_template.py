@@ -81,6 +81,48 @@ def test_a_template_match_is_trusted_by_its_own_margin_and_support() -> None:
     assert got is not None and got.support == 2 and got.trusted(3, 0.5)
 
 
+def test_one_crop_alike_is_trusted_when_the_embedding_alone_finds_the_same_face() -> None:
+    """Issue 44 (read unasked): of a face taught from two rolls, one stored crop alike by the template,
+    clear of every other face's, is trusted when the embedding alone also finds that face nearest by
+    TRUST_EMBEDDING_GAP (two views of the die agree); not when the embedding cannot tell the faces
+    apart, not for a face taught from one roll, nor with the rule before (TRUST_EMBEDDING_GAP None:
+    TRUST_SUPPORT crops alike only)."""
+    blank = np.full((48, 48, 3), 40, np.uint8)
+    cv2.circle(blank, (24, 24), 21, (200, 190, 180), -1)  # 17 seen from its edge: a plain disc
+
+    def taught(faces: list[int], crops: list[np.ndarray], feats: np.ndarray) -> DiceSet:
+        kept = np.stack([template.pixels_of(c) for c in crops])
+        values = np.array(faces)
+        return DiceSet("blue", "d20", "blue", "net", values, feats, trust=True, crop="die", pixels=kept)
+
+    net = np.eye(2, 8, dtype=np.float32)  # the net tells 3 and 17 apart
+    two = taught([3, 17, 17], [_face("3"), _face("17"), blank], net[[0, 1, 0]])  # the edge-on 17: unlike
+    seen = {
+        "die": np.tile(np.eye(1, 8, k=1, dtype=np.float32)[None], (1, TURNS, 1)),  # the net: 17's
+        "pixels": template.turned([_face("17", shade=30)]),
+        "small": np.array([True]),
+    }
+    (got,) = two.match(seen, MARGIN)
+    assert got is not None and got.value == 17 and got.template and got.support == 1 and got.taught == 2
+    assert got.margin >= template.TRUST_MARGIN and got.embedding_gap >= 0.9
+    assert got.trusted(3, 0.5)
+    (one,) = taught([3, 17], [_face("3"), _face("17")], net).match(seen, MARGIN)
+    assert one is not None and one.value == 17 and one.taught == 1 and not one.trusted(3, 0.5)
+    # the net finds every crop as alike (no gap); 17's second crop unlike this roll (drawn as a 3)
+    alike = taught([3, 17, 17], [_face("3"), _face("17"), _face("3")], net[[1, 1, 1]])
+    (got_alike,) = alike.match(seen, MARGIN)
+    assert got_alike is not None and got_alike.value == 17 and got_alike.embedding_gap == 0.0
+    assert got_alike.support == 1 and got_alike.taught == 2 and got_alike.margin >= template.TRUST_MARGIN
+    assert not got_alike.trusted(3, 0.5)
+    was = template.TRUST_EMBEDDING_GAP
+    template.TRUST_EMBEDDING_GAP = None
+    try:
+        assert not got.trusted(3, 0.5)
+    finally:
+        template.TRUST_EMBEDDING_GAP = was
+    assert not template.trusted(1, template.TRUST_MARGIN - 0.01, 1.0, 4)  # never under the margin
+
+
 def test_a_format_1_set_file_reads_and_writes_as_before(tmp_path: Path) -> None:
     old = {
         "format": FORMAT,

@@ -81,8 +81,14 @@ class Match:
     calibrated: bool = False
     #: read by the embedding's likeness mixed with the pixels' (`vision.numbered.template`): `likeness`,
     #: `margin`, `support` and `likenesses` are the mixed likeness's, and `trusted` asks the template's
-    #: TRUST_MARGIN and TRUST_SUPPORT
+    #: rule (`template.trusted`)
     template: bool = False
+    #: the embedding's own view of the face (`template` reads only): its likeness to the face's nearest
+    #: stored crop less its likeness to the nearest stored crop of any other face (negative: the
+    #: embedding alone finds another face nearer)
+    embedding_gap: float = 0.0
+    #: how many stored crops of the face the set keeps (taught from that many rolls)
+    taught: int = 1
 
     @property
     def clear(self) -> bool:
@@ -94,7 +100,7 @@ class Match:
         trusted (`DiceSet.trust`), at least `support` stored crops of the face alike, the nearest
         `margin` over every other face's."""
         if self.template:  # the mixed likeness's own rule (`vision.numbered.template`)
-            support, margin = template.TRUST_SUPPORT, template.TRUST_MARGIN
+            return self.trust and template.trusted(self.support, self.margin, self.embedding_gap, self.taught)
         return self.trust and self.support >= support and self.margin >= margin
 
 
@@ -219,6 +225,8 @@ class DiceSet:
             ok = row[best] >= least and gap >= margin and float(emb_row.max()) >= MATCH
             support = int(np.count_nonzero(row[same] >= max(least, nearest_other + MARGIN)))
             per_face = tuple(float(row[m].max()) for m in masks)
+            emb_other = emb_row[~same]
+            emb_gap = float(emb_row[same].max()) - (float(emb_other.max()) if len(emb_other) else 0.0)
             match = Match(
                 value,
                 float(row[best]),
@@ -231,6 +239,8 @@ class DiceSet:
                 per_face,
                 calibrated=self.calibrated,
                 template=by_template,
+                embedding_gap=emb_gap,
+                taught=int(np.count_nonzero(same)),
             )
             out.append(match if ok else None)
         return out
