@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if not args.real.is_dir():
         raise SystemExit(f"{args.real}: the shared real photos are not there (expected shared/fixtures/real)")
-    limit = 3 if args.smoke else args.limit
+    limit = 1 if args.smoke else args.limit  # smoke: one photo a set (every set and head still run)
     classifier = NumberedReader(ocr=False)
     open_floor = NumberedReader(die_floor=0.0, ocr=False)
     heads = {
