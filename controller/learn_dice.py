@@ -57,7 +57,10 @@ OCR_SURE = 0.7
 OCR_LINK = 0.6
 #: `group_faces`' link: the least at which the train set-ups' crops (d20_off-angle and d20_color, 6
 #: frames a face, as a 60 px die with motion blur in a 1280x720 frame and at the table's scale) fell
-#: in groups of one face each (0.85: 1 crop of 24 grouped wrong; 0.88: none, 15-22 groups for 4-5 faces)
+#: in groups of one face each (0.85: 1 crop of 24 grouped wrong; 0.88: none, 15-22 groups for 4-5 faces).
+#: The die crops' colour-pixel template mixed in as the reader weighs a small die was tried for fewer
+#: groups a face (benchmarks/learn_groups.py): chosen on train, it put two faces of the held-out d20_top
+#: in one group, as the die's raw pixels did (`e1c2719`): not used
 GROUP_LINK = 0.88
 #: `group_faces`: two crops whose die's colour (`die_lab`, CIE Lab in OpenCV's 8-bit units) is this
 #: far apart or more are two dice, never one face.  A learn session teaches one die, or one set of one
