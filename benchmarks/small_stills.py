@@ -523,7 +523,7 @@ def main(argv: list[str] | None = None) -> None:
         fw, fh = (int(v) for v in a.fine_area.lower().split("x"))
         numbered_reader.FINE_AREA = fw * fh
     groups = list(TRAIN) if a.only_train else [*HELD_OUT, *(TRAIN if a.train else ())]
-    count = 2 if a.smoke else a.count
+    count = 1 if a.smoke else a.count
     if a.smoke:
         groups = groups[:1]
     lines = [harness.run_header(argv), ""]
