@@ -603,10 +603,8 @@ class RefereeLearning(LearntByReading):
                         )
                     )
             elif data.get("correction") == "unlearn":
-                self.added = [a for a in self.added if a[0] != data.get("reading")]
-        if self.added:
-            self._install()
-        return len(self.added)
+                self._drop(data.get("reading"))
+        return self._replayed()
 
     def sets(self) -> Any:
         """The learnt set the reader reads with: the configured sets, and a set of the referee's crops of

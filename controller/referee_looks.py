@@ -34,10 +34,21 @@ class LearntByReading:
 
     def remove(self, reading: str) -> int:
         """What was learnt from ``reading`` taken out (the reader told when anything was); how many."""
+        n = self._drop(reading)
+        if n:
+            self._install()
+        return n
+
+    def _replayed(self) -> int:
+        """After a replay of the log: the reader told of what it taught, if anything; how many now."""
+        if self.added:
+            self._install()
+        return len(self.added)
+
+    def _drop(self, reading: Any) -> int:
+        """What was learnt from ``reading`` taken out, the reader not told yet; how many."""
         before = len(self.added)
         self.added = [a for a in self.added if a[0] != reading]
-        if len(self.added) != before:
-            self._install()
         return before - len(self.added)
 
 
@@ -114,10 +125,8 @@ class LookLearning(LearntByReading):
                     continue  # a row this table cannot read teaches nothing
                 self.added.append((str(data.get("reading")), str(look["colour"]).casefold(), lab))
             elif data.get("correction") == "unlearn":
-                self.added = [a for a in self.added if a[0] != data.get("reading")]
-        if self.added:
-            self._install()
-        return len(self.added)
+                self._drop(data.get("reading"))
+        return self._replayed()
 
     def palette(self) -> Any:
         """The learnt palette the table names colours by: the roster's looks with the referee's."""
