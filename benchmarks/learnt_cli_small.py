@@ -15,7 +15,9 @@ session of its own:
 - "first": the first landing (`cbb1dde`): a roster's die weighed with the head's evidence from 40 px,
   the small die magnified x2 first, the evidence weighed as a large die's (0.08);
 - "after": as now, from `ocr.LEARNT_MIN_SIDE`, magnified `ocr.MAGNIFY` times, the evidence weighed
-  `ocr.LEARNT_SMALL_WEIGHT` (the magnified head also reads for `see`'s grouping and the teaching page).
+  `ocr.LEARNT_SMALL_WEIGHT` (the magnified head also reads for `see`'s grouping and the teaching page);
+- "wheel": as "after", but a small die read with the wheel's projection and calibration, not the refit
+  `ocr.SMALL_HEAD` (training/numbered/ocr_small_head.py): the refit's before, in the same run.
 
 Held out first (d20_top, d20_wood); ``--train`` adds d20_off-angle, the set-up the choices were made on.
 """
@@ -32,6 +34,7 @@ from typing import Any
 from benchmarks import harness, learnt_cli
 from benchmarks.harness import REAL, markdown_table
 from vision.numbered import ocr
+from vision.numbered import reader as numbered_reader
 
 #: key -> (way, the learnt floor, the magnification of a small die, the head's weight for it)
 WAYS: dict[str, tuple[str, float, float, float | None]] = {
@@ -45,6 +48,8 @@ WAYS: dict[str, tuple[str, float, float, float | None]] = {
         ocr.LEARNT_SMALL_WEIGHT,
     ),
 }
+#: as "after", but a small die read with the wheel's projection (`ocr.SMALL_HEAD` None): before the refit
+WAYS["wheel"] = ("after, the wheel's projection for a small die (no ocr.SMALL_HEAD)", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
@@ -54,15 +59,20 @@ def run(
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS
+    small_head = ocr.SMALL_HEAD
     try:
         for group in groups:
             for key in ways:
                 way, floor, magnify, weight = WAYS[key]
                 ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT = floor, magnify, weight
+                ocr.SMALL_HEAD = None if key == "wheel" else small_head
+                numbered_reader._default = None  # the process's reader (and its head) made anew a way
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
                 out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)
     finally:
         ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS = was
+        ocr.SMALL_HEAD = small_head
+        numbered_reader._default = None
     return out
 
 

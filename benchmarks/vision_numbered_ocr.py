@@ -61,6 +61,7 @@ from benchmarks.harness import (
 )
 from training.numbered.real import TABLE_SCALE, at_table, load_lurig
 from vision.numbered.ocr import OcrHead, confidence, reread
+from vision.numbered.ocr import fit_calibration as fit
 from vision.numbered.reader import NumberedReader
 from vision.reading import DieReading
 
@@ -186,20 +187,6 @@ def asked_silent(t: Counts, weights: tuple[float, ...] | None = None) -> tuple[i
         elif role != "right" and conf >= SURE:
             silent += 1
     return asked, silent
-
-
-def fit(samples: list[tuple[tuple[float, ...], bool]], wrong_weight: float, l2: float = 1e-2) -> np.ndarray:
-    """Logistic weights (bias first) by Newton's method, wrong readings weighted `wrong_weight`."""
-    x = np.array([(1.0, *f) for f, _ in samples])
-    y = np.array([float(ok) for _, ok in samples])
-    sw = np.where(y > 0, 1.0, wrong_weight)
-    w = np.zeros(x.shape[1])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-np.clip(x @ w, -50, 50)))
-        g = x.T @ (sw * (p - y)) + l2 * w
-        hess = (x * (sw * p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
-        w -= np.linalg.solve(hess, g)
-    return w
 
 
 def fit_report(samples: list[tuple[tuple[float, ...], bool]]) -> tuple[list[str], tuple[float, ...]]:

@@ -24,13 +24,23 @@ logistic fit on the TRAIN split of the real photos, `benchmarks/vision_numbered_
 probability that a reading with these features is right, so a reading at or above the table's
 asking threshold is scored unasked and everything else is asked.  A 6 read upside down is a 9:
 without its mark the two have the same evidence and the reading is asked.
+
+A die under MIN_SIDE (a small learnt die, issue 44 item 4) is read with the recogniser's last
+projection refitted (SMALL_HEAD, `SmallHead`: the blank's, the digits' and the marks' logits each
+group scaled and shifted, fitted on real ~60 px d20s with motion blur of the TRAIN set-ups only by
+training/numbered/ocr_small_head.py) and its own calibration; the body of the net is the wheel's, and
+a larger die is read exactly as before (benchmarks/ocr_small.py, RESULTS.md "the OCR head refitted
+for small dice").
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import math
+import os
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,7 +52,7 @@ import numpy as np
 from vision.numbered.crop import MARGIN, crop_die
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS
 from vision.reading import DieReading
-from vision.runtime import Int8Unavailable, Model, int8_model
+from vision.runtime import Int8Unavailable, Model, file_sha256, int8_model
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +81,13 @@ SHARES: tuple[float, ...] = (0.3, 0.4)
 #: so the fast head alone asks every die, and beside the classifier adds no sureness)
 FAST_CALIBRATION: tuple[float, ...] = (-2.2874, 0.3721, 0.8316, 0.1218, 3.2536)
 FAST: dict[str, object] = {"angles": 6, "shares": (0.35,), "quantized": True, "calibration": FAST_CALIBRATION}
+#: the recogniser's last projection refitted for a die under MIN_SIDE (`training/numbered/ocr_small_head.py`):
+#: the rows of the blank, the digits and the marks, from the 120 features of each step, on real ~60 px
+#: d20s with motion blur (the d20_lurig TRAIN set-ups only); with the calibration fitted with it.  None
+#: (or a file for another recogniser, or no `onnx` package to expose the features): as the wheel's
+SMALL_HEAD: Path | None = Path(__file__).with_name("ocr_small_head.json")
+#: the recogniser's tensor the last projection reads (steps x 120 features) and its weights' names
+FEATURES, PROJECTION = "p2o.pd_op.transpose.8.0", ("linear_8.w_0", "linear_8.b_0")
 #: the activations' ranges of the int8 recogniser (`training/numbered/ocr_int8.py`, TRAIN crops only)
 INT8_RANGES = Path(__file__).with_name("ocr_rec_int8_ranges.json")
 MARKS = "._,"  # the mark that tells a 6 from a 9 (dot or bar), read after the numeral
@@ -147,6 +164,94 @@ def onnx_metadata(path: Path) -> dict[str, str]:
     return out
 
 
+class SmallHeadUnavailable(RuntimeError):
+    """The refitted projection for small dice cannot be used here (its file is missing, bad or for
+    another recogniser, or the `onnx` package or onnxruntime is missing): the wheel's is read."""
+
+
+class _TwoOutputs:
+    """The recogniser with the features its last projection reads as a second output (the graph's
+    FEATURES tensor exposed with the `onnx` package, run by onnxruntime on one thread).  Thread-safe."""
+
+    def __init__(self, rec: Path) -> None:
+        if os.environ.get("DICETABLE_ONNX_BACKEND", "").lower() == "cv2":
+            raise SmallHeadUnavailable("DICETABLE_ONNX_BACKEND=cv2: the features need onnxruntime")
+        try:
+            import onnx
+            import onnxruntime as ort
+        except ImportError as e:
+            raise SmallHeadUnavailable(
+                f"exposing {rec.name}'s features needs onnx and onnxruntime ({e})"
+            ) from None
+        model = onnx.load(str(rec))
+        if not any(FEATURES in n.output for n in model.graph.node):
+            raise SmallHeadUnavailable(f"{rec}: has no tensor {FEATURES!r} (expected PP-OCRv6's recogniser)")
+        model.graph.output.append(onnx.helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, None))
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 1
+        so.inter_op_num_threads = 1
+        so.log_severity_level = 3
+        self._ort = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        self._input = self._ort.get_inputs()[0].name
+        self._lock = threading.Lock()
+
+    def both(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """N x T x C per-step probabilities and N x T x 120 features of N x 3 x SIDE x SIDE inputs."""
+        with self._lock:
+            p, f = self._ort.run(None, {self._input: np.ascontiguousarray(x, np.float32)})
+        return np.asarray(p), np.asarray(f)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return self.both(x)[0]
+
+
+@dataclass(frozen=True)
+class SmallHead:
+    """The recogniser's last projection refitted for small dice (SMALL_HEAD): each kept class's logit
+    (blank, the digits, the marks: the head's 14 columns) moved by ``features @ delta + bias``, the
+    other 18,696 classes' left as they are, and the confidence's calibration fitted with it."""
+
+    delta: np.ndarray  # 120 x 14
+    bias: np.ndarray  # 14
+    calibration: tuple[float, ...]
+    net: _TwoOutputs
+
+    @classmethod
+    def load(cls, path: Path, rec: Path) -> SmallHead:
+        """The refit in `path` (JSON: source_sha256, delta, bias, calibration) for the recogniser `rec`;
+        SmallHeadUnavailable when it is missing, bad, or was fitted on another file."""
+        try:
+            spec = json.loads(path.read_text(encoding="utf-8"))
+            want = str(spec["source_sha256"])
+            delta = np.asarray(spec["delta"], np.float32)
+            bias = np.asarray(spec["bias"], np.float32)
+            calibration = tuple(float(w) for w in spec["calibration"])
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise SmallHeadUnavailable(
+                f"{path}: expected the small head's JSON (source_sha256, delta, bias, calibration): {e}"
+            ) from None
+        n = 1 + 10 + len(MARKS)
+        if delta.shape != (120, n) or bias.shape != (n,) or len(calibration) != 5:
+            raise SmallHeadUnavailable(
+                f"{path}: expected delta 120 x {n}, bias {n} and 5 calibration weights, got "
+                f"{delta.shape}, {bias.shape} and {len(calibration)}"
+            )
+        got = file_sha256(rec)
+        if got != want:
+            raise SmallHeadUnavailable(
+                f"{rec}: its SHA-256 {got[:12]} is not the file {path.name} was fitted on"
+            )
+        return cls(delta, bias, calibration, _TwoOutputs(rec))
+
+    def adjust(self, steps: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        """Per-step probabilities (N x T x 15: the kept classes, then everything else) as the refitted
+        projection gives them from the same step's features (N x T x 120)."""
+        move = np.exp(np.clip(feats @ self.delta + self.bias, -30.0, 30.0))
+        kept = steps[..., :-1] * move
+        out = np.concatenate([kept, steps[..., -1:]], -1)
+        return np.asarray(out / np.maximum(out.sum(-1, keepdims=True), 1e-30), np.float32)
+
+
 @dataclass(frozen=True)
 class OcrValue:
     """The head's reading of one die: its value, the calibrated confidence, and each legal value's
@@ -166,7 +271,11 @@ class OcrHead:
     weights of the confidence (CALIBRATION); `quantized`: read an int8 copy of the recogniser, built
     from it on this machine at first use (`vision.runtime.int8_model`, ranges INT8_RANGES, measured on
     the wheel's file), or the float file where it cannot be built (`self.quantized` says which is
-    read).  `OcrHead.fast()`: the head within the issue's 10 ms a die (FAST)."""
+    read).  `small_head`: the refitted projection and calibration a die under MIN_SIDE is read with
+    (True: SMALL_HEAD as it is when the head is made; None or False, the int8 recogniser, or a file
+    that does not fit: the wheel's projection and
+    `calibration` for every die; `self.small` says whether it is used).  `OcrHead.fast()`: the head
+    within the issue's 10 ms a die (FAST)."""
 
     def __init__(
         self,
@@ -175,6 +284,7 @@ class OcrHead:
         shares: Sequence[float] = SHARES,
         calibration: tuple[float, ...] = CALIBRATION,
         quantized: bool = False,
+        small_head: Path | bool | None = True,
     ) -> None:
         if not 1 <= angles <= 72:
             raise ValueError(f"ocr angles: expected 1 to 72 turns a die, got {angles!r}")
@@ -201,7 +311,14 @@ class OcrHead:
                 self.quantized = True
             except Int8Unavailable as e:
                 log.warning("ocr head: reading the float recogniser: %s", e)
-        self._net = Model(net)
+        self.small: SmallHead | None = None
+        small_file = SMALL_HEAD if small_head is True else small_head or None
+        if small_file is not None and not self.quantized and not quantized:
+            try:
+                self.small = SmallHead.load(small_file, path)
+            except SmallHeadUnavailable as e:
+                log.warning("ocr head: a small die is read as a large one: %s", e)
+        self._net = Model(net) if self.small is None else self.small.net
         self.file = path.name
         self.angles = angles
         self.shares = shares
@@ -234,15 +351,22 @@ class OcrHead:
             )
         return out
 
-    def steps(self, crops: np.ndarray) -> np.ndarray:
-        """N x T x 15 per-step probabilities (blank, 0-9, the marks, anything else) of N crops."""
+    def steps(self, crops: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
+        """N x T x 15 per-step probabilities (blank, 0-9, the marks, anything else) of N crops; the
+        crops where `small` (N bools) is set are read with the refitted projection (`self.small`)."""
         x = np.empty((len(crops), 3, SIDE, SIDE), np.float32)
         np.multiply(crops.transpose(0, 3, 1, 2), np.float32(2 / 255), out=x, casting="unsafe")
         x -= 1.0
-        p = self._net(x)
+        if self.small is None:
+            p, feats = self._net(x), None
+        else:
+            p, feats = self.small.net.both(x)
         kept = p[:, :, self._cols]
         rest = np.clip(1.0 - kept.sum(2, keepdims=True), 0.0, 1.0)
-        return np.concatenate([kept, rest], 2)
+        out = np.concatenate([kept, rest], 2)
+        if self.small is not None and feats is not None and small is not None and small.any():
+            out[small] = self.small.adjust(out[small], feats[small])
+        return out
 
     def read(self, image: np.ndarray, dice: list[tuple[tuple[float, float], float, str]]) -> list[OcrValue]:
         """Each die of `dice` (top face centre, the die's box side in pixels, its kind) read from a BGR
@@ -255,8 +379,11 @@ class OcrHead:
         if not dice:
             return []
         crops = np.concatenate([self.small_crops(image, c, s) for c, s, _ in dice])
-        steps = self.steps(crops).reshape(len(dice), self.views, -1, len(self._cols) + 1)
-        return [self.value(kind, st) for (_, _, kind), st in zip(dice, steps, strict=True)]
+        small = np.repeat([s < MIN_SIDE for _, s, _ in dice], self.views)
+        steps = self.steps(crops, small).reshape(len(dice), self.views, -1, len(self._cols) + 1)
+        return [
+            self.value(kind, st, small=s < MIN_SIDE) for (_, s, kind), st in zip(dice, steps, strict=True)
+        ]
 
     def small_crops(self, image: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
         """`crops`, but a die whose box is under MIN_SIDE is first magnified MAGNIFY times (cubic) round
@@ -272,8 +399,9 @@ class OcrHead:
         at = ((center[0] - cx + r) * MAGNIFY, (center[1] - cy + r) * MAGNIFY)
         return self.crops(big, at, side * MAGNIFY)
 
-    def value(self, kind: str, steps: np.ndarray) -> OcrValue:
-        """A die's reading from its views' per-step probabilities (views x T x 15)."""
+    def value(self, kind: str, steps: np.ndarray, small: bool = False) -> OcrValue:
+        """A die's reading from its views' per-step probabilities (views x T x 15); `small`: read with
+        the refitted projection, its confidence by its own calibration."""
         s = ctc_scores(steps, *self._labels[kind])  # views x values
         evidence = s.max(0)
         order = np.argsort(-evidence)
@@ -283,7 +411,7 @@ class OcrHead:
         return OcrValue(
             kind,
             VALUES[kind][int(order[0])],
-            confidence(feats, self.calibration),
+            confidence(feats, self.small.calibration if small and self.small else self.calibration),
             tuple(float(e) for e in evidence),
             feats,
         )
@@ -308,6 +436,24 @@ def confidence(features: tuple[float, ...], weights: tuple[float, ...]) -> float
     """The logistic calibration: P(right) of a reading with these features."""
     z = weights[0] + sum(w * f for w, f in zip(weights[1:], features, strict=True))
     return float(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))))
+
+
+def fit_calibration(
+    samples: list[tuple[tuple[float, ...], bool]], wrong_weight: float, l2: float = 1e-2
+) -> np.ndarray:
+    """The confidence's logistic weights (bias first) fitted to readings' (features, right) by Newton's
+    method, wrong readings weighted `wrong_weight` (benchmarks/vision_numbered_ocr.py --fit fits
+    CALIBRATION, training/numbered/ocr_small_head.py the small head's)."""
+    x = np.array([(1.0, *f) for f, _ in samples])
+    y = np.array([float(ok) for _, ok in samples])
+    sw = np.where(y > 0, 1.0, wrong_weight)
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-np.clip(x @ w, -50, 50)))
+        g = x.T @ (sw * (p - y)) + l2 * w
+        hess = (x * (sw * p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, g)
+    return w
 
 
 def _labels(kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
