@@ -149,6 +149,8 @@ def test_the_die_size_the_table_knows() -> None:
     r = default_reader()
     assert r.detect_scale(4608, 2592, 80.0) == pytest.approx(24 / 80)
     assert r.detect_scale(4608, 2592, 40.0) == pytest.approx(24 / 40)  # 2765x1555 of the still
+    # a 60 px die is 21 px in 1600x900 of the still: enough, the look grows no further (GROW_UNDER)
+    assert r.detect_scale(4608, 2592, 60.0) == pytest.approx(1600 / 4608)
     assert r.detect_scale(4608, 2592, 30.0) == pytest.approx(math.sqrt(2880 * 1620 / (4608 * 2592)))  # capped
     assert r.detect_scale(4608, 2592, 300.0) is None  # the usual input shows it 36 px: enough
     frame = np.full((720, 1280, 3), 128, np.uint8)

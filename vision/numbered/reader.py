@@ -876,11 +876,14 @@ class NumberedReader:
         """The scale (detector input over the frame's pixels) at which a die whose box is `side` px
         in a `w` x `h` frame is TARGET_SIDE px in the detector's input, its input at most MAX_DET_AREA
         pixels; None when the usual input (`det_area`) shows it FINE_SEEN px or more (the detector's
-        trained sizes: the usual input's video dice of 30-60 px are 11-23 px)."""
+        trained sizes: the usual input's video dice of 30-60 px are 11-23 px).  The input grows past
+        FINE_AREA only for a die FINE_AREA would show under GROW_UNDER px."""
         usual = math.sqrt(self.det_area / (w * h))
         if side * usual >= FINE_SEEN:
             return None
-        s = min(TARGET_SIDE / side, math.sqrt(MAX_DET_AREA / (w * h)), 1.0)
+        s = min(TARGET_SIDE / side, math.sqrt(FINE_AREA / (w * h)), 1.0)
+        if side * s < GROW_UNDER:  # FINE_AREA leaves the die too small: look finer, to MAX_DET_AREA
+            s = min(TARGET_SIDE / side, math.sqrt(MAX_DET_AREA / (w * h)), 1.0)
         return s if s > usual * 1.05 else None
 
     def learnt_matches(
@@ -1225,6 +1228,15 @@ TARGET_SIDE = 24.0
 MAX_DET_AREA = 2880 * 1620
 FINE_AREA = 1600 * 900
 FINE_SEEN = 12.0
+# GROW_UNDER (session 20): the finer look reads past FINE_AREA, up to MAX_DET_AREA, only for a die
+# that FINE_AREA would show under this many px (a 40 px die of a 4608x2592 still is 14 px there, a
+# 60 px die 21).  The look grown for every known size was measured (benchmarks/small_stills.py
+# --learnt, RESULTS "a 40 px die in a full still"): at 60 px, size known, no learnt set, it read a
+# d20_off-angle (train) die once surely wrong in 24 stills where the 1600x900 look read none (and
+# held-out values, seen after, fell 40 -> 38 on top and 28 -> 27 on wood of 40 with a taught die); so
+# a 60 px die keeps the 1600x900 look measured there, and a 40 px die the grown look (train:
+# d20_color's die found 7 -> 10 of 12).
+GROW_UNDER = 16.0
 SMALL_WORK = 64.0
 # The finer look's peaks beside dice both looks see at their size (`finer`): kept from this share of
 # their median size up (a table's dice are 14-19 mm, `calibration.diceset`).  Set on the rendered
