@@ -23,7 +23,7 @@ from typing import Any
 
 from benchmarks.harness import SESSIONS, add_smoke, markdown_table, run_header, write
 from controller.demo import DemoError, run_demo
-from controller.eventlog import EventLog
+from controller.eventlog import EventLog, LogError
 
 GAMES = ("dice-hunter", "die-angler", "nozoku-dice", "dicetar-wars", "dice-fighter")
 SMOKE_GAME = "dicetar-wars"
@@ -57,8 +57,19 @@ def play_on_a_small_disk(game: str, disk: Path, size_kb: int, grow_after_s: floa
     except DemoError as e:  # the game went out of step with the dice: the throws it lost are why
         out = {"status": "stopped", "scores": str(e)}
     truth = json.loads((SESSIONS / f"{game}-demo" / "truth.json").read_text(encoding="utf-8"))
-    with EventLog(db, read_only=True) as ev:
-        throws = sum(1 for e in ev.inputs(ev.latest_game()) if e.data.get("type") in ("roll", "throw"))
+    try:
+        with EventLog(db, read_only=True) as ev:
+            throws = sum(1 for e in ev.inputs(ev.latest_game()) if e.data.get("type") in ("roll", "throw"))
+    except LogError as e:  # a disk too small for the log's first pages: the game never started
+        return {
+            "game": game,
+            "filled": said["full_at"] is not None,
+            "grown": said["grown"],
+            "throws": 0,
+            "right": False,
+            "scores": f"no log ({e})",
+            "truth": truth["final_scores"],
+        }
     return {
         "game": game,
         "filled": said["full_at"] is not None,
@@ -80,6 +91,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None)
     add_smoke(ap)
     args = ap.parse_args()
+    if args.size_kb < 1:
+        ap.error(f"--size-kb {args.size_kb}: expected the small disk's size in KB, 1 or more")
     if os.geteuid() != 0:
         print("benchmarks.full_disk: needs root to mount a small tmpfs (run it with sudo)", file=sys.stderr)
         return 0 if args.smoke else 2  # a smoke run without root has nothing to show, and that is fine
