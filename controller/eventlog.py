@@ -425,6 +425,18 @@ class EventLog:
         row = self._query("SELECT COUNT(*) FROM events WHERE game = ?", (game,))[0]
         return int(row[0])
 
+    def standing_inputs(self, game: int) -> int:
+        """How many of the game's inputs still stand (undone ones left out): ``len(list(inputs(game)))``
+        counted by SQLite, without reading and parsing every row of the game (the table counts them
+        at every step it logs: parsing the whole game each time grew with the square of its length)."""
+        row = self._query(
+            "SELECT COUNT(*) FROM events WHERE game = ? AND kind = 'input' AND seq NOT IN ("
+            "SELECT json_extract(data, '$.undoes') FROM events WHERE game = ? AND kind = 'undo' "
+            "AND json_valid(data) AND json_extract(data, '$.undoes') IS NOT NULL)",
+            (game, game),
+        )[0]
+        return int(row[0])
+
     def inputs(self, game: int | None = None) -> Iterator[Event]:
         """The game's inputs that still stand (undone ones left out), in order."""
         events = self.events(game)

@@ -169,7 +169,7 @@ class Table:
 
     def _mark(self, t: float | None, source: str, n: int) -> list[tuple[str, dict[str, Any]]]:
         """The row that logs where the session stands, written with the ``n`` inputs it precedes."""
-        inputs = len(list(self.log.inputs(self.game_no))) + n
+        inputs = self.log.standing_inputs(self.game_no) + n
         return position_mark(t, source, self.script.consumed, self.script.edges_driven, inputs)
 
     def apply(self, inp: Input, source: str, t: float | None = None) -> list[Outcome]:

@@ -68,6 +68,30 @@ def test_undo_is_an_event_and_replay_skips_the_undone_input(tmp_path: Path) -> N
     assert kinds == ["setup", "input", "outcome", "undo"] or kinds[:2] == ["setup", "input"]
 
 
+def test_the_standing_inputs_are_counted_as_inputs_lists_them(tmp_path: Path) -> None:
+    """``standing_inputs`` (what the table counts at every logged step, in SQL) agrees with the
+    inputs the log lists: an undone input is not counted, another game's inputs are not either."""
+    from controller.scenario import new_game
+
+    log = EventLog(tmp_path / "t.sqlite3")
+    other = log.start_game(_setup())
+    log.append_input(other, Input(InputKind.ROLL, "ann", {"dice": [1, 1, 1, 5, 6]}), [], "camera")
+    game_no = log.start_game(_setup())
+    assert log.standing_inputs(game_no) == 0
+    game = new_game(_setup())
+    seqs = []
+    for inp in (
+        Input(InputKind.ROLL, "ann", {"dice": [3, 3, 3, 5, 6]}),
+        Input(InputKind.CHOICE, "ann", {"take": "trio"}),
+    ):
+        seqs.append(log.append_input(game_no, inp, game.apply(inp), "camera"))
+    assert log.standing_inputs(game_no) == len(list(log.inputs(game_no))) == 2
+    log.append(game_no, "undo", {"undoes": seqs[1], "who": "ref"}, "correction", "ref")
+    log.append(game_no, "undo", {"undoes": None, "who": "ref"}, "correction", "ref")  # (undoes no row)
+    assert log.standing_inputs(game_no) == len(list(log.inputs(game_no))) == 1
+    assert log.standing_inputs(other) == 1
+
+
 def test_the_log_is_append_only(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "t.sqlite3")
     log.start_game(_setup())
