@@ -12,10 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.real_photos import REAL as SHARED_REAL
+from tests.real_photos import real_photos
 from vision.numbered import ocr
 
-REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real" / "d20_lurig"
-needs_real = pytest.mark.skipif(not (REAL / "labels.csv").is_file(), reason="needs ../shared/fixtures/real")
+REAL = SHARED_REAL / "d20_lurig"
+needs_real = real_photos("d20_lurig/labels.csv")
 
 
 def test_the_refit_ships_for_the_wheels_recogniser() -> None:
