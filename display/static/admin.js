@@ -125,6 +125,10 @@ function entryForm(form) {
     h("table", { class: "readings-list" }, ...rows), h("p", {}, send));
 }
 
+// what the referee typed into a reading's "correct to" box, kept across the list's redraws (every
+// settled frame and every answer redraws it): reading id -> { raw: typed, shown: the value it corrects }
+const typedValues = new Map();
+
 async function refreshReadings() {
   let data;
   try {
@@ -137,8 +141,12 @@ async function refreshReadings() {
   // each die's picture cut from the settled frame (fix.js), so that a question is answered by looking
   const dice = data.dice || [];
   const img = dice.length ? await fixFrameImage(dice.map((r) => `${r.id}:${r.value}`).join(",")) : null;
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.valueFor : undefined;
   for (const r of dice) {
-    const box = h("input", { type: "number", value: r.value, "data-value-for": r.id });
+    // a value typed for this reading while it still shows what it showed is kept, never redrawn away
+    const typed = typedValues.get(r.id);
+    const box = h("input", { type: "number", value: typed && typed.shown === r.value ? typed.raw : r.value, "data-value-for": r.id });
+    box.addEventListener("input", () => typedValues.set(r.id, { raw: box.value, shown: r.value }));
     rows.push(h("tr", { class: r.unsure ? "unsure" : "", "data-reading": r.id },
       h("td", {}, r.id), h("td", {}, fixCrop(img, r, 56), " ", `${r.colour ? tc(r.colour) : ""} ${r.kind}`), h("td", {}, r.value),
       h("td", {}, `${Math.round((r.confidence ?? 1) * 100)}%`),
@@ -157,6 +165,7 @@ async function refreshReadings() {
   }
   const table = document.getElementById("readings");
   table.replaceChildren(...rows);
+  if (focused) table.querySelector(`input[data-value-for="${focused}"]`)?.focus();
   // each answer names the version of the reading shown (a reading answered meanwhile: refused, 409)
   const versions = new Map([...(data.dice || []), ...(data.not_dice || [])].map((r) => [r.id, r.version ?? 0]));
   const v = (id) => versions.get(id) ?? 0;
@@ -178,6 +187,7 @@ async function refreshReadings() {
       const raw = table.querySelector(`input[data-value-for="${b.dataset.set}"]`).value;
       const value = Number(raw);
       if (!Number.isInteger(value)) { say(t("admin.not_whole", { raw }), false); return; }
+      typedValues.delete(b.dataset.set);
       correct({ action: "set_value", reading: b.dataset.set, value, version: v(b.dataset.set) });
     });
   }

@@ -50,6 +50,9 @@ def test_live_page_admin_corrections_and_camera(browser: Any, rig: Rig) -> None:
         expect(admin.locator("#msg")).to_have_text("undid roll from ann")
         expect(page.locator("#waiting")).to_have_text("roll from ann")
         admin.fill('input[data-value-for="r1.4"]', "3")
+        # the list is redrawn on every settled frame and answer: what the referee typed stays typed
+        admin.evaluate("refreshReadings()")
+        expect(admin.locator('input[data-value-for="r1.4"]')).to_have_value("3")
         admin.click('button[data-set="r1.4"]')
         expect(admin.locator("#msg")).to_have_text("reading r1.4 set from 5 to 3")
         expect(page.locator('.die[data-value="3"]')).to_have_count(4)
