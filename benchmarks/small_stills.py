@@ -356,6 +356,38 @@ def learnt_group(
     return notes
 
 
+def _cells(g: str, table: str, row: str, c: Counts) -> dict[str, Any]:
+    """A tally's cells by column name (each report picks its columns from them)."""
+    return {
+        "set-up": g + (" (held out)" if g in HELD_OUT else " (train)"),
+        "table knows": table,
+        "row": row,
+        "stills": c.stills,
+        "found": share(c.found, c.stills),
+        "value right": share(c.right, c.stills),
+        "unasked": share(c.unasked, c.stills),
+        "silent / 200": f"{200 * c.silent / max(1, c.stills):.1f}",
+        "phantoms / still": f"{c.phantoms / max(1, c.stills):.2f}",
+        "read as the learnt die": share(c.matched, c.stills),
+        "ms a still (median)": f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
+    }
+
+
+def _rows(
+    head: list[str], counts: dict[str, Counts], groups: list[str], tables: Any, ways: Any
+) -> list[list[Any]]:
+    """The report's rows: each set-up, table and way (``ways(table)``) that has a tally."""
+    rows = []
+    for g in groups:
+        for table in tables:
+            for row in ways(table):
+                c = counts.get(f"{g}|{table}|{row}")
+                if c is not None:
+                    cells = _cells(g, table, row, c)
+                    rows.append([cells[h] for h in head])
+    return rows
+
+
 def learnt_report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
     head = [
         "set-up",
@@ -370,28 +402,7 @@ def learnt_report(counts: dict[str, Counts], groups: list[str], die_px: float) -
         "read as the learnt die",
         "ms a still (median)",
     ]
-    rows = []
-    for g in groups:
-        for table in LEARNT_TABLES:
-            for row in ways_for(table):
-                c = counts.get(f"{g}|{table}|{row}")
-                if c is None:
-                    continue
-                rows.append(
-                    [
-                        g + (" (held out)" if g in HELD_OUT else " (train)"),
-                        table,
-                        row,
-                        c.stills,
-                        share(c.found, c.stills),
-                        share(c.right, c.stills),
-                        share(c.unasked, c.stills),
-                        f"{200 * c.silent / max(1, c.stills):.1f}",
-                        f"{c.phantoms / max(1, c.stills):.2f}",
-                        share(c.matched, c.stills),
-                        f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
-                    ]
-                )
+    rows = _rows(head, counts, groups, LEARNT_TABLES, ways_for)
     return [
         f"A die taught at the still's resolution, read against the table's roster: die {die_px:g} px in a "
         f"{STILL[0]}x{STILL[1]} still, read alone (`read --config STILL`'s path).",
@@ -413,27 +424,7 @@ def report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[
         "silent / 200",
         "ms a still (median)",
     ]
-    rows = []
-    for g in groups:
-        for name in TABLES:
-            for row in (*ROWS, WINDOW):
-                c = counts.get(f"{g}|{name}|{row}")
-                if c is None:
-                    continue
-                rows.append(
-                    [
-                        g + (" (held out)" if g in HELD_OUT else " (train)"),
-                        name,
-                        row,
-                        c.stills,
-                        share(c.found, c.stills),
-                        share(c.right, c.stills),
-                        share(c.unasked, c.stills),
-                        f"{c.phantoms / max(1, c.stills):.2f}",
-                        f"{200 * c.silent / max(1, c.stills):.1f}",
-                        f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
-                    ]
-                )
+    rows = _rows(head, counts, groups, TABLES, lambda _table: (*ROWS, WINDOW))
     return [
         f"Die {die_px:g} px in a {STILL[0]}x{STILL[1]} still (17 px in the gate's 1280x720 frame at 60).",
         "",
