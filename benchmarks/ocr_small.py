@@ -4,6 +4,7 @@ magnifying the die before the head reads it.
 
     nice -n 15 .venv/bin/python -m benchmarks.ocr_small --out benchmarks/results/ocr_small.md
     nice -n 15 .venv/bin/python -m benchmarks.ocr_small --variants "as is" "small head"  # before / after
+    OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python -m benchmarks.ocr_small --variants "as is" "small head"
 
 Each d20_lurig photo is shown as `benchmarks.roster_read --die-px 60 --blur` shows it (the photo
 shrunk so that its die, measured in the first 20 of the set-up's taught photos, is 60 px wide, a 5 px
@@ -22,10 +23,15 @@ the head would get them).  The head then reads it as each variant says:
 Per variant and set-up: dice read, the head's top value right, its calibrated confidence's AUC (right
 against wrong), the right and wrong at or above 0.8 (the table's asking threshold) and at or above
 `reader.LEARNT_OCR_SURE` (0.4: a small learnt die is sure when the set's nearest face and the head so
-sure agree), the most right
-with no wrong above a threshold.  Choices are made on the TRAIN set-ups (d20_off-angle, d20_color)
-only; d20_top and d20_wood are held out (reported, never tuned on).  The dice found are cached
-(``--cache``): cutting them is the slow part.
+sure agree), the most right with no wrong above a threshold.
+
+The cost, in the same run: each variant's CPU ms a die (the variants take turns die by die), what
+making each head cost once (the small head loads the recogniser with the `onnx` package to expose its
+features and checksums it), and a Pi 4's on paper (x3, not measured); run it with OMP_NUM_THREADS=1
+(the third command) for one core.
+
+Choices are made on the TRAIN set-ups (d20_off-angle, d20_color) only; d20_top and d20_wood are held
+out (reported, never tuned on).  The dice found are cached (``--cache``): cutting them is the slow part.
 """
 
 from __future__ import annotations
@@ -42,8 +48,9 @@ import numpy as np
 from benchmarks import harness, roster_read
 from benchmarks.harness import REAL, imread
 from training.numbered.real import GROUPS, HELD_OUT_GROUPS, load_lurig
-from vision.numbered.ocr import SHARES, SMALL_HEAD, OcrHead
+from vision.numbered.ocr import REC_FILE, SHARES, SMALL_HEAD, OcrHead, OcrValue, rapidocr_models
 from vision.numbered.reader import LEARNT_OCR_SURE
+from vision.runtime import file_sha256
 
 #: the die's width in the camera's frame and how far round it is kept (box sides)
 DIE_PX = 60
@@ -51,6 +58,8 @@ ROI = 2.0
 SURE = 0.8
 KINDS = ("d6", "d10", "d20")
 CACHE = Path("/tmp/ocr_small_dice.npz")
+#: a Pi 4 on paper: this machine's CPU ms times PI (an assumption, not measured)
+PI = 3.0
 
 
 def cut(real: Path, step: int, limit: int | None, measured: int = 20) -> dict[str, np.ndarray]:
@@ -137,42 +146,115 @@ VARIANTS: dict[str, tuple[float, str, float, tuple[float, ...], bool]] = {
     "as is, shares 0.25 0.35": (1.0, "linear", 0.0, (0.25, 0.35), False),
     "x3 lanczos, shares 0.4 0.5": (3.0, "lanczos", 0.0, (0.4, 0.5), False),
 }
+#: a head is made once per (shares, small head)
+HeadKey = tuple[tuple[float, ...], bool]
 
 
-def evaluate(data: dict[str, np.ndarray], names: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
-    """Each variant's (value, confidence, features) per die."""
-    heads: dict[tuple[tuple[float, ...], bool], OcrHead] = {}
-    out = {}
+def load_heads(names: Sequence[str]) -> tuple[dict[HeadKey, OcrHead], dict[HeadKey, tuple[float, float]]]:
+    """The heads the variants read with, each made once, and what making it cost (CPU ms, wall ms):
+    the wheel's projection loads the recogniser (onnxruntime); the small head also loads it with the
+    `onnx` package to expose its 120 features a step and checksums it (SHA-256) against the refit."""
+    import onnxruntime  # noqa: F401  (imported before the clock: the reader has it loaded at a table)
+
+    heads: dict[HeadKey, OcrHead] = {}
+    cost: dict[HeadKey, tuple[float, float]] = {}
     for name in names:
-        factor, flt, sharpen, shares, small = VARIANTS[name]
+        _, _, _, shares, small = VARIANTS[name]
         if small and SMALL_HEAD is None:
             raise SystemExit(f"variant {name!r}: vision.numbered.ocr.SMALL_HEAD is None (no refit to read)")
         key = (shares, small)
-        if key not in heads:
-            heads[key] = OcrHead(shares=shares, small_head=SMALL_HEAD if small else None)
-            if small and heads[key].small is None:
-                raise SystemExit(
-                    f"variant {name!r}: the small head {SMALL_HEAD} cannot be read here (see the log)"
-                )
-        head = heads[key]
-        values, confs, feats, evs = [], [], [], []
-        for roi, c, s in zip(data["rois"], data["centres"], data["sides"], strict=True):
-            x = magnified(roi, factor, flt, sharpen)
-            v = head.read(x, [((c[0] * factor, c[1] * factor), s * factor, "d20")])[0]
-            values.append(v.value)
-            confs.append(v.confidence)
-            feats.append(v.features)
-            evs.append(v.evidence)
-        out[name] = {
-            "value": np.asarray(values),
-            "conf": np.asarray(confs),
-            "feats": np.asarray(feats),
-            "evidence": np.asarray(evs),
-        }
-    return out
+        if key in heads:
+            continue
+        c0, w0 = time.process_time(), time.perf_counter()
+        heads[key] = OcrHead(shares=shares, small_head=SMALL_HEAD if small else None)
+        cost[key] = (1000 * (time.process_time() - c0), 1000 * (time.perf_counter() - w0))
+        if small and heads[key].small is None:
+            raise SystemExit(
+                f"variant {name!r}: the small head {SMALL_HEAD} cannot be read here (see the log)"
+            )
+    return heads, cost
 
 
-def report(data: dict[str, np.ndarray], got: dict[str, dict[str, np.ndarray]], seconds: float) -> str:
+def evaluate(
+    data: dict[str, np.ndarray], names: Sequence[str], heads: dict[HeadKey, OcrHead] | None = None
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each variant's (value, confidence, features, evidence, CPU ms) per die.  The variants read each
+    die in turn (the order reversed every other die), so a change of the machine's load falls on all
+    of them alike; each head reads the first die once before the clock (its first run's set-up)."""
+    heads = heads if heads is not None else load_heads(names)[0]
+    cols: dict[str, dict[str, list[object]]] = {
+        n: {"value": [], "conf": [], "feats": [], "evidence": [], "ms": []} for n in names
+    }
+    dice = list(zip(data["rois"], data["centres"], data["sides"], strict=True))
+    for name in names:  # warm-up, not timed
+        if dice:
+            _read(heads, name, *dice[0])
+    for i, (roi, c, s) in enumerate(dice):
+        for name in names if i % 2 == 0 else list(reversed(names)):
+            t0 = time.process_time()
+            v = _read(heads, name, roi, c, s)
+            ms = 1000 * (time.process_time() - t0)
+            col = cols[name]
+            col["value"].append(v.value)
+            col["conf"].append(v.confidence)
+            col["feats"].append(v.features)
+            col["evidence"].append(v.evidence)
+            col["ms"].append(ms)
+    return {n: {k: np.asarray(v) for k, v in col.items()} for n, col in cols.items()}
+
+
+def _read(heads: dict[HeadKey, OcrHead], name: str, roi: np.ndarray, c: np.ndarray, s: float) -> OcrValue:
+    factor, flt, sharpen, shares, small = VARIANTS[name]
+    x = magnified(roi, factor, flt, sharpen)
+    return heads[(shares, small)].read(x, [((c[0] * factor, c[1] * factor), s * factor, "d20")])[0]
+
+
+def cost_lines(
+    got: dict[str, dict[str, np.ndarray]], load: dict[HeadKey, tuple[float, float]], sha_ms: float
+) -> list[str]:
+    """Each variant's CPU ms a die (every die, all set-ups), what loading its head cost, and a Pi 4's
+    on paper (x3, an assumption, not measured)."""
+    rows = []
+    for name, g in got.items():
+        ms = g["ms"]
+        _, _, _, shares, small = VARIANTS[name]
+        cpu, wall = load.get((shares, small), (float("nan"), float("nan")))
+        rows.append(
+            (
+                name,
+                len(ms),
+                f"{np.median(ms):.1f}" if len(ms) else "-",
+                f"{np.percentile(ms, 90):.1f}" if len(ms) else "-",
+                f"{PI * np.median(ms):.0f}" if len(ms) else "-",
+                f"{cpu:.0f} / {wall:.0f}",
+            )
+        )
+    return [
+        "### Cost: CPU ms a die on one core (`time.process_time` round each die's read), the variants",
+        "taking turns die by die in this one run",
+        "",
+        *harness.markdown_table(
+            (
+                "variant",
+                "dice",
+                "ms a die (median)",
+                "p90",
+                f"Pi 4 on paper (x{PI:g}, median)",
+                "loading its head once: CPU / wall ms",
+            ),
+            rows,
+        ),
+        "",
+        f"The recogniser's SHA-256 alone (the small head's check at load): {sha_ms:.0f} ms wall.",
+    ]
+
+
+def report(
+    data: dict[str, np.ndarray],
+    got: dict[str, dict[str, np.ndarray]],
+    seconds: float,
+    cost: Sequence[str] = (),
+) -> str:
     rows = []
     for name, g in got.items():
         for label, groups in (  # held out first
@@ -225,6 +307,7 @@ def report(data: dict[str, np.ndarray], got: dict[str, dict[str, np.ndarray]], s
         *harness.markdown_table(head, rows),
         "",
         f"Median box side read: {np.median(data['sides']):.0f} px (of the ROI as cached). {seconds:.0f} s.",
+        *(["", *cost] if cost else []),
     ]
     return "\n".join(lines)
 
@@ -249,10 +332,15 @@ def main(argv: list[str] | None = None) -> None:
     else:
         data = cut(REAL, a.step, None)
         np.savez_compressed(a.cache, **data)
-    got = evaluate(data, a.variants[:2] if a.smoke else a.variants)
+    names = a.variants[:2] if a.smoke else a.variants
+    heads, load = load_heads(names)
+    w0 = time.perf_counter()
+    file_sha256(rapidocr_models() / REC_FILE)
+    sha_ms = 1000 * (time.perf_counter() - w0)
+    got = evaluate(data, names, heads)
     if a.dump is not None:
         np.savez(a.dump, **{f"{n}|{k}": v for n, g in got.items() for k, v in g.items()})
-    harness.write(report(data, got, time.perf_counter() - t0) + "\n", a.out)
+    harness.write(report(data, got, time.perf_counter() - t0, cost_lines(got, load, sha_ms)) + "\n", a.out)
 
 
 if __name__ == "__main__":
