@@ -69,7 +69,10 @@ def _undo(table: Any, who: str) -> str:
         if not standing:
             raise ValueError("nothing to undo: no input has been applied to this game yet")
         last = standing[-1]
-        table.log.append(table.game_no, "undo", {"undoes": last.seq, "who": who}, "correction", who)
+        # a recording's undo (its script's line, due at t) is logged with where the recording stands:
+        # a resume goes on past it and never feeds it again (it would undo a second input)
+        mark = table._mark(table._t_correction, "script", -1)
+        table.log.append(table.game_no, "undo", {"undoes": last.seq, "who": who}, "correction", who, mark)
         table.game = table.log.replay(table.game_no)
         table.status = "playing"
         reopen(table.reading_set, last.seq)

@@ -357,10 +357,18 @@ class EventLog:
         return [seqs[i] for i in at]
 
     def append(
-        self, game: int, kind: str, data: dict[str, Any], source: str, player: str | None = None
+        self,
+        game: int,
+        kind: str,
+        data: dict[str, Any],
+        source: str,
+        player: str | None = None,
+        before: Sequence[tuple[str, dict[str, Any]]] = (),
     ) -> int:
-        """Log any other event (undo, control, reading, question)."""
-        return self._insert([(game, source, kind, player, data)])[0]
+        """Log any other event (undo, control, reading, question); ``before``: (kind, data) rows
+        written first in the same transaction (a scripted undo's position mark), as `append_inputs`."""
+        rows: list[Row] = [(game, "table", k, None, d) for k, d in before]
+        return self._insert([*rows, (game, source, kind, player, data)])[-1]
 
     def restore(self, events: Sequence[Event]) -> None:
         """Write events with their own seq, game and time, in one transaction (``dicetable log

@@ -46,7 +46,15 @@ def open_game(events: EventLog, setup: Setup, resume: bool) -> tuple[int, Game, 
 
 
 def resume_point(events: Sequence[Event]) -> dict[str, Any] | None:
-    """Where a recorded session stood at the last input ``events`` hold (see :func:`position_mark`)."""
+    """Where a recorded session stood at the last step ``events`` hold (see :func:`position_mark`).
+
+    A mark counts the inputs standing after its step (`EventLog.standing_inputs`); it is compared
+    here with every input row (undone ones too), on purpose: rows are never taken away (an undo is a
+    row of its own), so every mark of a whole log is within them and the last one is taken.  Compared
+    with the inputs standing now, a mark before an undo would be passed over and the recording
+    replayed from an earlier point, reading the undone throw again (tests/controller/
+    test_resume_undo.py).  A recording's scripted undo is logged with a mark of its own
+    (`controller.commands`), so a resume goes on past it and never feeds it again."""
     n_inputs = sum(1 for e in events if e.kind == "input")
     marks = [
         e.data
