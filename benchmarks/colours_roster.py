@@ -39,7 +39,14 @@ others, from the box and the reader's crop; the cheapest setting wins (a silent 
 ``SILENT_COST`` questions).  ``--choose --cut`` holds the third round's choice and chooses the look
 compared (the hued look of the crop as it is, or the cut look) and the ask ratio (``CUT_GRID``).
 
+``--ways`` reads the photos once for each way of ``WAYS`` (a setting of `vision.face` or `vision.looks`
+the look is read or compared with), the table's way among them, in one run: the held-out and tune rows
+(by look, the cut look, from the reader's crop and the labelled box) and the train photos'
+cross-validation (each kind learnt from 2 and from 3 of them in turn, 12 rotations: what a way is
+chosen on), with the dice each way names wrong unasked.
+
     nice -n 10 .venv/bin/python -m benchmarks.colours_roster [--markdown FILE] [--smoke] [--choose [--cut]]
+    nice -n 10 .venv/bin/python -m benchmarks.colours_roster --ways [--markdown FILE] [--smoke]
 """
 
 from __future__ import annotations
@@ -732,6 +739,100 @@ def numbered_table(res: dict[str, Counter[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: --ways: each way a die's look is read or compared (module attribute -> value), in one run; the
+#: first is the table's way before the seventh round, the last the table's way now
+WAYS: dict[str, dict[str, Any]] = {
+    "session 20: the top-face rule in the look": {"vision.face.LOOK_TOP_FACE": True},
+    "now: the larger group the body (`LOOK_TOP_FACE` off)": {"vision.face.LOOK_TOP_FACE": False},
+}
+
+
+@contextmanager
+def settings(way: dict[str, Any]) -> Iterator[None]:
+    """The module attributes of ``way`` ("vision.face.NAME": value) set meanwhile."""
+    import importlib
+
+    saved = []
+    for key, value in way.items():
+        mod, _, name = key.rpartition(".")
+        module = importlib.import_module(mod)
+        saved.append((module, name, getattr(module, name)))
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for module, name, value in reversed(saved):
+            setattr(module, name, value)
+
+
+def way_tally(smoke: bool = False) -> dict[str, dict[str, Counter[str]]]:
+    """Each way of ``WAYS``: its tallies by "held-out | box", "tune | reader's crop" ... (the cut look,
+    each kind learnt by look from its first 3 photos, read on the photos that taught none) and "train
+    cross-validation | box" ... (the train photos alone: each kind learnt from 2 and from 3 of them in
+    turn, ``POWER_ROTATIONS``); ``silent <look>-><named> <photo> <die>`` counts the dice named wrong
+    unasked in the held-out and tune rows."""
+    out: dict[str, dict[str, Counter[str]]] = {}
+    for name, way in WAYS.items():
+        with settings(way):
+            sets, held = sightings(smoke)
+            tally = out.setdefault(name, {})
+            for key, photos in sets.items():
+                read = key.partition(", ")[2] or "box"
+                if read not in ("box", READS[0]):
+                    continue
+                *_, cut, test = rosters_cut(photos, "by look")
+                for photo in test:
+                    group = "held-out" if photo in held else "tune"
+                    c = tally.setdefault(f"{group} | {read}", Counter())
+                    for i, s in enumerate(photos[photo]):
+                        got, near = replace(cut, light=s.palette.light).near_two(s.whole)
+                        k = "asked" if near is not None else ("right" if got == s.colour else "silent")
+                        c["dice"] += 1
+                        c[k] += 1
+                        if k == "silent":
+                            c[f"silent {s.look}->{got} {Path(photo).stem} {i}"] += 1
+                if key.split(",")[0] == "byler_d6":
+                    train = {p: ss for p, ss in photos.items() if p not in held}
+                    c = tally.setdefault(f"train cross-validation | {read}", Counter())
+                    for n in POWER_LEARN:
+                        _cross(c, train, True, n, POWER_ROTATIONS)
+    return out
+
+
+def ways_table(res: dict[str, dict[str, Counter[str]]]) -> str:
+    names = list(res)
+    lines = [
+        "Each kind of die learnt by look (the cut look) from its first 3 photos, read on the photos that "
+        "taught none (held-out: the colour labels' held-out photos and skovy; tune: the train samples); "
+        "train cross-validation: the train photos alone, each kind learnt from 2 and from 3 of them in "
+        f"turn ({len(POWER_ROTATIONS)} rotations each). Right (unasked) / silent per 500 / asked.",
+        "",
+        "| photos read | read from | dice | " + " | ".join(names) + " |",
+        "|---|---|---|" + "---|" * len(names),
+    ]
+    for group in ("held-out", "tune", "train cross-validation"):
+        for read in (READS[0], "box"):
+            key = f"{group} | {read}"
+            cells = []
+            for name in names:
+                c = res[name].get(key, Counter())
+                n = max(1, c["dice"])
+                right, silent, asked = 100 * c["right"] / n, 500 * c["silent"] / n, 100 * c["asked"] / n
+                cells.append(
+                    f"{right:.2f} % / {silent:.1f} / {asked:.2f} % ({c['silent']} silent, {c['asked']} asked)"
+                )
+            dice = res[names[0]].get(key, Counter())["dice"]
+            lines.append(f"| {group} | {read} | {dice} | " + " | ".join(cells) + " |")
+    lines += ["", "Named wrong unasked (held-out and tune: look->named, photo, die):", ""]
+    for name in names:
+        for key, c in res[name].items():
+            if key.startswith("train"):
+                continue
+            wrong = sorted(k.removeprefix("silent ") for k in c if k.startswith("silent "))
+            lines.append(f"- {name}, {key}: " + ("; ".join(wrong) if wrong else "none"))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--markdown", type=Path, help="also write the table to this file")
@@ -753,6 +854,12 @@ def main(argv: list[str] | None = None) -> int:
         help="numbered dice (d20_imac1844) named by the learnt looks: by the body's colour vs the look at "
         "the box",
     )
+    ap.add_argument(
+        "--ways",
+        action="store_true",
+        help="each way of WAYS (the table's look before and now) in one run: held-out, tune and the train "
+        "photos' cross-validation",
+    )
     ap.add_argument("--sheet", type=Path, help="a contact sheet (PNG) of the dice the cut look missed")
     ap.add_argument(
         "--reads",
@@ -766,6 +873,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.numbered:
         write(
             run_header(argv, "benchmarks.colours_roster") + "\n" + numbered_table(numbered(args.smoke)),
+            args.markdown,
+        )
+        return 0
+    if args.ways:
+        write(
+            run_header(argv, "benchmarks.colours_roster") + "\n" + ways_table(way_tally(args.smoke)),
             args.markdown,
         )
         return 0

@@ -75,6 +75,13 @@ TOP_HELD = 0.6
 #: by this much (Lab lightness): a light face over its shaded sides
 TOP_SHARE, TOP_LIGHTER = 0.25, 20.0
 TOP_FACE_FIRST = True
+#: a die's look (`die_looks`, what a table's learnt colours compare) takes the larger group of its
+#: pixels for its body, never the top-face rule's lighter group at the crop's centre: a learnt look is
+#: compared with the die's own sightings, not a palette's names, and the rule took a pip that fills the
+#: centre of a crop cut tight round the die's top (the detector's box on its upper half) for the
+#: die's face, naming a black die with white pips white (issue 44 item 5, seventh round: chosen on
+#: the train photos, `benchmarks/colours_roster.py --choose --top-face`)
+LOOK_TOP_FACE = False
 
 
 #: pips the colour of the surroundings are seen as such when they are at least this share of the die
@@ -88,12 +95,14 @@ def die_pixels(crop_bgr: np.ndarray) -> np.ndarray | None:
     return None if parts is None else parts[0]
 
 
-def die_parts(crop_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | None:
+def die_parts(crop_bgr: np.ndarray, top_face: bool = True) -> tuple[np.ndarray, np.ndarray | None] | None:
     """The Lab pixels (K x 3) of a die crop's body: the silhouette round the crop's centre that differs
     from the crop's outer ring (what lies round the die), holes (pips) filled to find it, then only
     what differs from the surroundings (white pips on white paper drop out) and not a small group
     far lighter or darker than the rest (pips, glints).  With them, the pixels left out as pips and
-    glints (None when none were).  None when the die cannot be told from its surroundings."""
+    glints (None when none were).  None when the die cannot be told from its surroundings.
+    ``top_face`` False: the larger group is the body even where the lighter one holds the crop's
+    centre (``TOP_HELD``), as a die's look takes it (``LOOK_TOP_FACE``)."""
     lab = cv2.cvtColor(crop_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     h, w = lab.shape[:2]
     r = max(1, round(RING * min(h, w)))
@@ -172,7 +181,7 @@ def die_parts(crop_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray | None] | No
                 and small.mean() >= TOP_SHARE
                 and 2.0 * lighter >= TOP_LIGHTER
             )
-            if small_top and TOP_FACE_FIRST:
+            if small_top and TOP_FACE_FIRST and top_face:
                 px = px[small]
             elif small.mean() <= PIP_SHARE:
                 px, dropped = (
@@ -296,7 +305,7 @@ def hue_shares(lab: np.ndarray) -> np.ndarray:
 
 
 def _look_one(crop: np.ndarray) -> np.ndarray:
-    parts = die_parts(crop) if COLOUR_BY_BODY else None
+    parts = die_parts(crop, LOOK_TOP_FACE) if COLOUR_BY_BODY else None
     if parts is not None:
         px, pips = parts
     else:  # not told apart: the middle of the crop, split into the body and what lies far from it
