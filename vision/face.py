@@ -80,7 +80,7 @@ TOP_FACE_FIRST = True
 #: compared with the die's own sightings, not a palette's names, and the rule took a pip that fills the
 #: centre of a crop cut tight round the die's top (the detector's box on its upper half) for the
 #: die's face, naming a black die with white pips white (issue 44 item 5, seventh round: chosen on
-#: the train photos, `benchmarks/colours_roster.py --choose --top-face`)
+#: the train photos, `benchmarks/colours_roster.py --ways`)
 LOOK_TOP_FACE = False
 
 
