@@ -208,6 +208,38 @@ class Tally:
         return out
 
 
+#: a reading at or above this confidence is scored without asking (controller/config.py's default
+#: confidence_threshold)
+SURE = 0.8
+
+
+@dataclass
+class DieTally(Tally):
+    """One die a frame read, scored (`score`): frames read; the die's reading right; right and sure
+    (read unasked); silent (the die sure and wrong, or a phantom sure); phantoms (every other
+    reading).  A benchmark's own tally subclasses it with its extra counts."""
+
+    frames: int = 0
+    right: int = 0
+    unasked: int = 0
+    silent: int = 0
+    phantoms: int = 0
+
+    def score(self, die: tuple[bool, float] | None, others: Iterable[float], sure: float = SURE) -> None:
+        """One frame: ``die`` the die's reading (right, confidence), None when it was not found;
+        ``others`` the confidences of every other reading (phantoms)."""
+        self.frames += 1
+        for conf in others:
+            self.phantoms += 1
+            self.silent += conf >= sure
+        if die is None:
+            return
+        right, conf = die
+        self.right += right
+        self.unasked += right and conf >= sure
+        self.silent += conf >= sure and not right
+
+
 def timed(fn: Callable[..., R], *args: Any) -> tuple[R, float, float]:
     """``fn(*args)``, the wall-clock ms and this process's CPU ms it took (CPU time is not
     inflated by other jobs on a shared machine)."""

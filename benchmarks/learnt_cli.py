@@ -58,7 +58,7 @@ import cv2
 import numpy as np
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, share
+from benchmarks.harness import REAL, DieTally, imread, markdown_table, share
 from training.numbered.real import Lurig, load_lurig
 
 DIE_PX = 60
@@ -90,12 +90,7 @@ SURE_BEFORE = ("... the template's sure rule before: TRUST_SUPPORT crops alike o
 
 
 @dataclass
-class Counts:
-    frames: int = 0
-    right: int = 0
-    unasked: int = 0
-    silent: int = 0
-    phantoms: int = 0
+class Counts(DieTally):
     values: Counter[str] = field(default_factory=Counter)
 
 
@@ -298,22 +293,12 @@ def read(config: Path, frames: list[Shot], env: dict[str, str], c: Counts) -> No
         result = json.loads(line)
         shot = by_path[result["image"]]
         dice = result.get("dice", [])
-        c.frames += 1
         near = [d for d in dice if math.dist(d["center"], shot.centre) <= DIE_PX]
         die = min(near, key=lambda d: math.dist(d["center"], shot.centre)) if near else None
-        for d in dice:
-            if d is not die:
-                c.phantoms += 1
-                c.silent += float(d.get("confidence") or 0.0) >= SURE
-        if die is None:
-            c.values["missed"] += 1
-            continue
-        right = die["kind"] == "d20" and die["value"] == shot.face
-        sure = float(die.get("confidence") or 0.0) >= SURE
-        c.right += right
-        c.unasked += right and sure
-        c.silent += sure and not right
-        c.values["right" if right else "wrong"] += 1
+        right = die is not None and die["kind"] == "d20" and die["value"] == shot.face
+        read = None if die is None else (right, float(die.get("confidence") or 0.0))
+        c.score(read, [float(d.get("confidence") or 0.0) for d in dice if d is not die], SURE)
+        c.values["missed" if die is None else "right" if right else "wrong"] += 1
 
 
 def run_group(

@@ -61,7 +61,7 @@ import cv2
 import numpy as np
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, nearest_centre, share
+from benchmarks.harness import REAL, DieTally, imread, markdown_table, nearest_centre, share
 from benchmarks.table_stills import STILL, VIDEO_W, frames_of
 from controller import roster
 from controller.config import parse_config
@@ -159,12 +159,9 @@ def motion_blur(image: np.ndarray, length: int, angle: float) -> np.ndarray:
 
 
 @dataclass
-class Counts:
-    frames: int = 0
-    right: int = 0
-    unasked: int = 0
-    silent: int = 0
-    phantoms: int = 0
+class Counts(DieTally):
+    """`DieTally` and the frames whose die was matched to its roster entry (or, found nowhere, to none)."""
+
     matched: int = 0
 
 
@@ -342,21 +339,10 @@ def tally(
     centre: tuple[float, float],
     reach: float,
 ) -> None:
-    c.frames += 1
     die = central(dice, centre, reach)
-    for d in dice:
-        if d is not die:
-            c.phantoms += 1
-            c.silent += (d.confidence or 0.0) >= SURE
-    if die is None:
-        c.matched += entry is None
-        return
-    right = die.kind == kind and die.value == face
-    sure = (die.confidence or 0.0) >= SURE
-    c.right += right
-    c.unasked += right and sure
-    c.silent += sure and not right
-    c.matched += dict(die.extra).get("die") == entry
+    read = None if die is None else (die.kind == kind and die.value == face, die.confidence or 0.0)
+    c.score(read, [d.confidence or 0.0 for d in dice if d is not die], SURE)
+    c.matched += (entry is None) if die is None else (dict(die.extra).get("die") == entry)
 
 
 def run(

@@ -49,7 +49,7 @@ import cv2
 import numpy as np
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, share
+from benchmarks.harness import REAL, DieTally, imread, markdown_table, share
 from benchmarks.learnt_cli import sizes, table_colour
 from training.numbered.real import Lurig, load_lurig
 
@@ -101,13 +101,10 @@ WINDOW = "window: the die's pixels in a 1280x720 frame"
 
 
 @dataclass
-class Counts:
-    stills: int = 0
+class Counts(DieTally):
+    """`DieTally` (``frames``: the stills read), the stills whose die was found, and each still's ms."""
+
     found: int = 0
-    right: int = 0
-    unasked: int = 0
-    silent: int = 0
-    phantoms: int = 0
     #: stills where a reading at the die matched the table's learnt die (`Reading.learnt`; --learnt)
     matched: int = 0
     ms: list[float] = field(default_factory=list)
@@ -196,7 +193,6 @@ def outline(d: Any) -> float:
 
 
 def tally(c: Counts, dice: Any, centre: tuple[float, float], side: float, face: int, ms: float) -> None:
-    c.stills += 1
     c.ms.append(ms)
     near = [
         d
@@ -204,18 +200,9 @@ def tally(c: Counts, dice: Any, centre: tuple[float, float], side: float, face: 
         if d.center is not None and math.dist(d.center, centre) <= side and outline(d) <= 2 * side
     ]
     die = min(near, key=lambda d: math.dist(d.center, centre)) if near else None
-    for d in dice:
-        if d is not die:
-            c.phantoms += 1
-            c.silent += (d.confidence or 0.0) >= SURE
-    if die is None:
-        return
-    c.found += 1
-    right = die.kind == "d20" and die.value == face
-    sure = (die.confidence or 0.0) >= SURE
-    c.right += right
-    c.unasked += right and sure
-    c.silent += sure and not right
+    c.found += die is not None
+    read = None if die is None else (die.kind == "d20" and die.value == face, die.confidence or 0.0)
+    c.score(read, [d.confidence or 0.0 for d in dice if d is not die], SURE)
 
 
 def run_group(
@@ -362,13 +349,13 @@ def _cells(g: str, table: str, row: str, c: Counts) -> dict[str, Any]:
         "set-up": g + (" (held out)" if g in HELD_OUT else " (train)"),
         "table knows": table,
         "row": row,
-        "stills": c.stills,
-        "found": share(c.found, c.stills),
-        "value right": share(c.right, c.stills),
-        "unasked": share(c.unasked, c.stills),
-        "silent / 200": f"{200 * c.silent / max(1, c.stills):.1f}",
-        "phantoms / still": f"{c.phantoms / max(1, c.stills):.2f}",
-        "read as the learnt die": share(c.matched, c.stills),
+        "stills": c.frames,
+        "found": share(c.found, c.frames),
+        "value right": share(c.right, c.frames),
+        "unasked": share(c.unasked, c.frames),
+        "silent / 200": f"{200 * c.silent / max(1, c.frames):.1f}",
+        "phantoms / still": f"{c.phantoms / max(1, c.frames):.2f}",
+        "read as the learnt die": share(c.matched, c.frames),
         "ms a still (median)": f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
     }
 
@@ -388,20 +375,13 @@ def _rows(
     return rows
 
 
+#: the columns both reports begin with (`_cells`' names)
+FIRST = ["set-up", "table knows", "row", "stills", "found", "value right", "unasked"]
+MS = "ms a still (median)"
+
+
 def learnt_report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
-    head = [
-        "set-up",
-        "table knows",
-        "row",
-        "stills",
-        "found",
-        "value right",
-        "unasked",
-        "silent / 200",
-        "phantoms / still",
-        "read as the learnt die",
-        "ms a still (median)",
-    ]
+    head = [*FIRST, "silent / 200", "phantoms / still", "read as the learnt die", MS]
     rows = _rows(head, counts, groups, LEARNT_TABLES, ways_for)
     return [
         f"A die taught at the still's resolution, read against the table's roster: die {die_px:g} px in a "
@@ -412,18 +392,7 @@ def learnt_report(counts: dict[str, Counts], groups: list[str], die_px: float) -
 
 
 def report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
-    head = [
-        "set-up",
-        "table knows",
-        "row",
-        "stills",
-        "found",
-        "value right",
-        "unasked",
-        "phantoms / still",
-        "silent / 200",
-        "ms a still (median)",
-    ]
+    head = [*FIRST, "phantoms / still", "silent / 200", MS]
     rows = _rows(head, counts, groups, TABLES, lambda _table: (*ROWS, WINDOW))
     return [
         f"Die {die_px:g} px in a {STILL[0]}x{STILL[1]} still (17 px in the gate's 1280x720 frame at 60).",
@@ -455,9 +424,7 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
         total = table_stills.Counts()
         for (_, group), c in sorted(got.items(), key=lambda kv: kv[0][1]):
             rows.append([name, *table_stills._row(row[0], group, c)[1:]])
-            for f in ("photos", "right", "unasked", "silent", "phantoms", "found"):
-                setattr(total, f, getattr(total, f) + getattr(c, f))
-            total.ms += c.ms
+            total = total + c
         rows.append([name, *table_stills._row(row[0], "**all**", total)[1:]])
     way(ROWS[-1])
     return [

@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, spaced
+from benchmarks.harness import REAL, DieTally, imread, markdown_table, spaced
 from controller.config import parse_config
 from controller.perceive import Perceiver
 from training.numbered.real import HELD_OUT_GROUPS, load_lurig
@@ -48,12 +48,9 @@ STEP = 6
 
 
 @dataclass
-class Counts:
-    photos: int = 0
-    right: int = 0
-    unasked: int = 0
-    silent: int = 0
-    phantoms: int = 0
+class Counts(DieTally):
+    """`DieTally` (``frames``: the photos read) and the photos whose die was found, each still's ms."""
+
     found: int = 0
     ms: list[float] = field(default_factory=list)
 
@@ -101,22 +98,11 @@ def table(kinds: list[str] | None, empty: Path) -> Perceiver:
 def tally(
     c: Counts, dice: list[Any], face: int, centre: tuple[float, float], side: float, kind: str = "d20"
 ) -> None:
-    c.photos += 1
     near = [d for d in dice if d.center is not None and math.dist(d.center, centre) <= side]
     die = min(near, key=lambda d: math.dist(d.center, centre)) if near else None
-    for d in dice:
-        if d is die:
-            continue
-        c.phantoms += 1
-        c.silent += (d.confidence or 0.0) >= SURE
-    if die is None:
-        return
-    c.found += 1
-    right = die.kind == kind and die.value == face
-    c.right += right
-    sure = (die.confidence or 0.0) >= SURE
-    c.unasked += right and sure
-    c.silent += sure and not right
+    c.found += die is not None
+    read = None if die is None else (die.kind == kind and die.value == face, die.confidence or 0.0)
+    c.score(read, [d.confidence or 0.0 for d in dice if d is not die], SURE)
 
 
 #: (label, table.kinds (None: the game's), read the still, the pip reader bare as before issue 43, or the
@@ -225,10 +211,7 @@ def report(counts: dict[tuple[str, str], Counts]) -> str:
     rows = []
     totals: dict[str, Counts] = {}
     for (label, name), c in counts.items():
-        t = totals.setdefault(label, Counts())
-        for f in ("photos", "right", "unasked", "silent", "phantoms", "found"):
-            setattr(t, f, getattr(t, f) + getattr(c, f))
-        t.ms += c.ms
+        totals[label] = totals.get(label, Counts()) + c
         rows.append(_row(label, name, c))
     rows += [_row(label, "**all**", c) for label, c in totals.items()]
     lines += markdown_table(head, rows)
@@ -236,11 +219,11 @@ def report(counts: dict[tuple[str, str], Counts]) -> str:
 
 
 def _row(label: str, name: str, c: Counts) -> list[object]:
-    n = max(1, c.photos)
+    n = max(1, c.frames)
     return [
         label,
         name,
-        c.photos,
+        c.frames,
         f"{c.right} ({100 * c.right / n:.1f} %)",
         f"{c.unasked} ({100 * c.unasked / n:.1f} %)",
         f"{200 * c.silent / n:.1f}",

@@ -504,9 +504,16 @@ def lone_pips(
         matches = reader.learnt_matches(crops, learnt, die_crops=own, image=work, found=located, scale=k)
     out: list[DieReading] = []
     for r, f, p, m in zip(lone, located, probs, matches, strict=True):
-        # the die's box as the numbered reader's readings give it (its crop: `crops_of`)
-        center = (f.center[0] * k, f.center[1] * k)
-        quad = box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k)
+        # the die's box as the numbered reader's readings give it (its crop: `crops_of`), and what the
+        # pip reader's reading carries over
+        carried: dict[str, Any] = {
+            "center": (f.center[0] * k, f.center[1] * k),
+            "quad": box_quad((f.box_center[0] * k, f.box_center[1] * k), f.w * k, f.h * k),
+            "colour": r.colour,
+            "colour_near": r.colour_near,
+            "box": r.box,
+            "look": r.look,
+        }
         if learnt is not None and m is not None:
             classifier = verdict(p, reader.reject_threshold, kinds)
             v = learnt_verdict(
@@ -517,32 +524,15 @@ def lone_pips(
                 LearntReading(
                     kind=v.kind,
                     value=v.value,
-                    center=center,
-                    quad=quad,
                     confidence=v.confidence,
-                    colour=r.colour,
-                    colour_near=r.colour_near,
-                    box=r.box,
-                    look=r.look,
                     dice_set=name,
                     rival=m.rival,
+                    **carried,
                 )
             )
             continue
         v = narrowed(p, kinds)
-        out.append(
-            DieReading(
-                kind=v.kind,
-                value=v.value,
-                center=center,
-                quad=quad,
-                confidence=v.confidence,
-                colour=r.colour,
-                colour_near=r.colour_near,
-                box=r.box,
-                look=r.look,
-            )
-        )
+        out.append(DieReading(kind=v.kind, value=v.value, confidence=v.confidence, **carried))
     return out
 
 
