@@ -66,7 +66,7 @@ import numpy as np
 from benchmarks.colours_real import LABELS, NOT_DICE, TRAIN_LABELS, TUNE_LABELS, by_box, load_labels
 from benchmarks.harness import REAL, ROOT, add_smoke, imread, run_header, write
 from vision.crops import MARGIN
-from vision.looks import HUED, WHOLE, LearntPalette, Look, look_of, pooled
+from vision.looks import HUED, WHOLE, WHOLE_WEIGHTS, LearntPalette, Look, look_of, pooled
 from vision.palette import Palette
 
 LOOKS = ROOT / "benchmarks" / "labels" / "d6_looks.csv"
@@ -739,11 +739,22 @@ def numbered_table(res: dict[str, Counter[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the look's weights until the seventh round: every hue share 0.3 (`vision.looks.SHARE_WEIGHT`)
+_SESSION20_WEIGHTS = np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 30.0)])
 #: --ways: each way a die's look is read or compared (module attribute -> value), in one run; the
-#: first is the table's way before the seventh round, the last the table's way now
+#: first is the table's way before the seventh round, the last (nothing set) the table's way now
 WAYS: dict[str, dict[str, Any]] = {
-    "session 20: the top-face rule in the look": {"vision.face.LOOK_TOP_FACE": True},
-    "now: the larger group the body (`LOOK_TOP_FACE` off)": {"vision.face.LOOK_TOP_FACE": False},
+    "session 20: the top-face rule in the look": {
+        "vision.face.LOOK_TOP_FACE": True,
+        "vision.looks.HUED_WEIGHTS": _SESSION20_WEIGHTS,
+        "vision.looks.ASK_RATIO_HUED": 0.9,
+    },
+    "the larger group the body (`LOOK_TOP_FACE` off)": {
+        "vision.face.LOOK_TOP_FACE": False,
+        "vision.looks.HUED_WEIGHTS": _SESSION20_WEIGHTS,
+        "vision.looks.ASK_RATIO_HUED": 0.9,
+    },
+    "now: and the shares of all its pixels weighed 0.4, of its body's 0.1, asked at 0.88": {},
 }
 
 

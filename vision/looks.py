@@ -88,12 +88,23 @@ ASK_RATIO_WHOLE = 0.75
 FAR_WHOLE = 30.0
 #: a sighting with the shares of its pixels by hue (`vision.face.die_looks`, third round)
 HUED = HUED_SIZE
-#: each share (0..1) counts this much against one Lab unit of the body's a or b, times 100
-SHARE_WEIGHT = 0.3
-HUED_WEIGHTS = np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 100.0 * SHARE_WEIGHT)])
+#: each share (0..1) of all the die's pixels counts this much against one Lab unit of the body's a or b,
+#: times 100, each share of its body's pixels ``BODY_SHARE_WEIGHT`` (both 0.3 until the seventh round:
+#: the shares of all its pixels hold a swirl's colour wherever the two-means put it, body or "pips";
+#: chosen with the ask ratio on the train photos' cross-validation, `benchmarks/colours_roster.py --ways`)
+SHARE_WEIGHT = 0.4
+BODY_SHARE_WEIGHT = 0.1
+HUED_WEIGHTS = np.concatenate(
+    [
+        WHOLE_WEIGHTS,
+        np.full((HUED - WHOLE) // 2, 100.0 * SHARE_WEIGHT),
+        np.full((HUED - WHOLE) // 2, 100.0 * BODY_SHARE_WEIGHT),
+    ]
+)
 #: asked at this ratio to the next colour, or this far from every sighting (0.85 until the fifth round,
-#: 0.9 chosen with the look cut at the frame's own pixels: `benchmarks/colours_roster.py --choose --cut`)
-ASK_RATIO_HUED = 0.9
+#: 0.9 chosen with the look cut at the frame's own pixels: `benchmarks/colours_roster.py --choose --cut`;
+#: 0.88 with the seventh round's share weights)
+ASK_RATIO_HUED = 0.88
 FAR_HUED = 40.0
 #: a sighting of the fourth round: the hued look of the crop as it is, then of the crop cut to the
 #: die (`vision.face.die_cut`); two such are compared by the cut look alone (its hued weights; the
