@@ -32,11 +32,16 @@ alone, as before.  The weights were chosen on the labelled byler_d6 train photos
 A sighting learnt since the third round (``HUED``, `vision.face.LOOK_SIZE` numbers) adds the share
 of the die's pixels by hue (`vision.face.hue_shares`), of all of it and of its body: a swirl whose
 blue side the two-means put among its pips, or whose top face is black, keeps its blue share.  Such
-sightings are compared by all of it (``HUED_WEIGHTS``: the whole look's weights, each share
-``SHARE_WEIGHT``), asked at ``ASK_RATIO_HUED`` or beyond ``FAR_HUED``.  Sightings of different forms
-(a roster learnt in an earlier round) are compared by what they share: the whole look, else the
-body.  Chosen by cross-validation on the train photos alone (each look learnt from 3 of them in
-turn, read on the others: `benchmarks/colours_roster.py --choose`).
+sightings are compared by all of it (``HUED_WEIGHTS``: the whole look's weights, each share of all
+its pixels ``SHARE_WEIGHT``, of its body's ``BODY_SHARE_WEIGHT``), asked at ``ASK_RATIO_HUED`` or
+beyond ``FAR_HUED``.  Sightings of different forms (a roster learnt in an earlier round) are compared
+by what they share: the whole look, else the body.  Chosen by cross-validation on the train photos
+alone (each look learnt from 3 of them in turn, read on the others: `benchmarks/colours_roster.py
+--choose`; the seventh round's share weights with each look learnt from 2 and from 3: `--ways`).
+
+Since the seventh round a die's body is the larger group of its pixels (`vision.face.LOOK_TOP_FACE`):
+issue 45's top-face rule, for a palette's names, took a white pip filling the centre of a crop cut
+tight round a black die's top for the die's face.
 
 A sighting learnt since the fourth round (``CUT``, `vision.face.LOOK_SIZE` numbers) is the hued look
 of the die's crop as it is, then the hued look of its crop cut to the die (`vision.face.die_cut`: what
