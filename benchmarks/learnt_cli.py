@@ -283,8 +283,15 @@ def name_groups(session: Path, taught: list[Shot]) -> dict[str, int]:
     return {"crops": len(seen), "groups": len(faces), "misnamed": wrong, "not the die": phantom}
 
 
-def read(config: Path, frames: list[Shot], env: dict[str, str], c: Counts) -> None:
-    """`dicetable read FRAME... --config table.toml --json`, tallied."""
+def read(
+    config: Path,
+    frames: list[Shot],
+    env: dict[str, str],
+    c: Counts,
+    seen: list[tuple[Shot, dict[str, Any] | None, list[dict[str, Any]]]] | None = None,
+) -> None:
+    """`dicetable read FRAME... --config table.toml --json`, tallied; each frame's (shot, the reading
+    scored as the die or None, every reading) appended to ``seen`` when given."""
     by_path = {str(s.path): s for s in frames}
     out = cli(["read", *by_path, "--config", str(config), "--json"], env)
     for line in out.splitlines():
@@ -295,6 +302,8 @@ def read(config: Path, frames: list[Shot], env: dict[str, str], c: Counts) -> No
         dice = result.get("dice", [])
         near = [d for d in dice if math.dist(d["center"], shot.centre) <= DIE_PX]
         die = min(near, key=lambda d: math.dist(d["center"], shot.centre)) if near else None
+        if seen is not None:
+            seen.append((shot, die, dice))
         right = die is not None and die["kind"] == "d20" and die["value"] == shot.face
         read = None if die is None else (right, float(die.get("confidence") or 0.0))
         c.score(read, [float(d.get("confidence") or 0.0) for d in dice if d is not die], SURE)
