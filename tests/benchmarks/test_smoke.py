@@ -52,6 +52,7 @@ SMOKE: dict[str, list[str]] = {
     "lurig_label_audit": ["--smoke", "--out", "{tmp}/audit.png"],
     "learnt_cli": ["--smoke"],
     "learnt_cli_small": ["--smoke"],
+    "learnt_render20": ["--smoke"],
     "learnt_floor": ["--floor", "40", "--smoke"],
     "ocr_small": ["--smoke"],
     "roster_read": ["--smoke"],
@@ -120,6 +121,10 @@ NEEDS_REAL = {
 NEEDS = {
     "blender_d20_probe": ("torch", "the train extra's torch is not installed"),
     "hall": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
+    "learnt_render20": (
+        "/tmp/dicetable-render20/raw/empty.png",
+        "the Blender renders are not made (training/render/blender/table20.py, its README)",
+    ),
     "mqtt_fuzz": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
 }
 #: benchmarks that drive Debian's chromium (marked `browser`: a run without one deselects them, as
