@@ -24,7 +24,11 @@ Tables (what the table knows of its dice's size in pixels):
   (what a table configures, or gets from its board's pose and `[dice] sizes_mm`).
 
 Rows: "before" reads as the reader did before this change (`NumberedReader.fine_stills = False`: the
-detector at its fixed input of ~480x360 pixels of the still); "after" as it does now.
+detector at its fixed input of ~480x360 pixels of the still); "after" as it does now; "session 19"
+(a table that knows its die's size: the finer look at most 1600x900) as it read then; "tried" (a
+table that knows none: the still read again, its finer look sized for the smallest die read in the
+1600x900 look when that die is under GROW_UNDER px there, `NumberedReader.fine_self_sized`; session
+21, not adopted: it is off by default).
 
 Found: a reading within the die's side of its true centre, its outline at most twice the die's side
 (a box four times the die's size round it is not the die found: its crops are cut at that box);
@@ -66,13 +70,20 @@ TABLES = ("nothing", "its empty table", "die size in px")
 #: the ways read, in one run: (row, the finer look on, its most pixels when the table knows its dice's
 #: size: None the reader's own MAX_DET_AREA); the session-19 row only where the table knows a size
 #: (the cap is the finer look's alone when it does)
+#: the "tried" row only where it does not (a still read again with its finer look sized for the
+#: smallest die read in the 1600x900 look: `NumberedReader.fine_self_sized`, tried in session 21 and
+#: off by default)
 WAYS = (
-    ("before: no finer look", False, None),
-    ("session 19: finer look at most 1600x900", True, 1600 * 900),
-    ("after: finer look at the die's size (at most 2880x1620)", True, None),
+    ("before: no finer look", False, None, False),
+    ("session 19: finer look at most 1600x900", True, 1600 * 900, False),
+    ("after: finer look at the die's size (at most 2880x1620)", True, None, False),
+    ("tried: no size known, read again sized for the smallest die read", True, None, True),
 )
 ROWS = tuple(w[0] for w in WAYS)
-#: the tables whose finer look knows the die's size (the session-19 row differs there alone)
+#: the reader as the table reads now
+AFTER = ROWS[2]
+#: the tables whose finer look knows the die's size (the session-19 row differs there alone; the
+#: "tried" row elsewhere)
 SIZED = ("die size in px",)
 
 
@@ -86,13 +97,14 @@ def way(row: str) -> None:
     from vision.numbered import reader as numbered_reader
 
     AFTER_CAP.setdefault("cap", numbered_reader.MAX_DET_AREA)
-    on, cap = next((w[1], w[2]) for w in WAYS if w[0] == row)
+    on, cap, self_sized = next((w[1], w[2], w[3]) for w in WAYS if w[0] == row)
     numbered_reader.NumberedReader.fine_stills = on
+    numbered_reader.NumberedReader.fine_self_sized = self_sized
     numbered_reader.MAX_DET_AREA = cap if cap is not None else AFTER_CAP["cap"]
 
 
 def ways_for(table: str) -> tuple[str, ...]:
-    return ROWS if table in SIZED else (ROWS[0], ROWS[2])
+    return ROWS[:3] if table in SIZED else (ROWS[0], ROWS[2], ROWS[3])
 
 
 #: the reader's best at the die's pixels: the still's 1280x720 window round the die read as a frame (the
@@ -206,7 +218,13 @@ def tally(c: Counts, dice: Any, centre: tuple[float, float], side: float, face: 
 
 
 def run_group(
-    group: str, real: Path, count: int, tmp: Path, die_px: float, counts: dict[str, Counts]
+    group: str,
+    real: Path,
+    count: int,
+    tmp: Path,
+    die_px: float,
+    counts: dict[str, Counts],
+    only: tuple[str, ...] = TABLES,
 ) -> None:
     items: list[Lurig] = sorted((x for x in load_lurig(real) if x.group == group), key=lambda x: x.path)
     items = harness.spaced(items, count)
@@ -214,7 +232,7 @@ def run_group(
     empty = video_of(empty_still(colour))
     empty_file = tmp / f"{group}_empty.png"
     cv2.imwrite(str(empty_file), empty)
-    tables = perceivers(empty_file, die_px)
+    tables = {k: v for k, v in perceivers(empty_file, die_px).items() if k in only}
     measured = sizes(items)
     k = VIDEO[0] / STILL[0]
     for x in items:
@@ -237,7 +255,7 @@ def run_group(
                 got = perceiver.perceive(window)
                 c = counts.setdefault(f"{group}|{name}|{WINDOW}", Counts())
                 tally(c, got.dice, (centre[0] - x0, centre[1] - y0), die_px, x.face, got.ms)
-    way(ROWS[-1])
+    way(AFTER)
 
 
 #: the tables taught a die (`--learnt`): what each knows of its dice's size
@@ -339,7 +357,7 @@ def learnt_group(
                 d.learnt is not None and d.center is not None and math.dist(d.center, centre) <= die_px
                 for d in got.dice
             )
-    way(ROWS[-1])
+    way(AFTER)
     return notes
 
 
@@ -418,7 +436,7 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
         "ms (median)",
     ]
     rows = []
-    for name in (ROWS[0], ROWS[-1]):  # the table knows no size there: the cap is not used
+    for name in (ROWS[0], AFTER, ROWS[3]):  # the table knows no size there: the cap is not used
         way(name)
         got = table_stills.run(real, step, limit, tmp, (row,))
         total = table_stills.Counts()
@@ -426,7 +444,7 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
             rows.append([name, *table_stills._row(row[0], group, c)[1:]])
             total = total + c
         rows.append([name, *table_stills._row(row[0], "**all**", total)[1:]])
-    way(ROWS[-1])
+    way(AFTER)
     return [
         f'Large dice: `benchmarks.table_stills` (--step {step}), its row "{row[0]}": the held-out real d20s '
         "at their own pixels (150-400 px) in a 4608x2592 still.",
@@ -462,6 +480,9 @@ def main(argv: list[str] | None = None) -> None:
         "--learnt-limit", type=int, default=48, help="--learnt: later rolls read a set-up (spaced)"
     )
     ap.add_argument("--no-plain", action="store_true", help="skip the rows of a table taught nothing")
+    ap.add_argument(
+        "--tables", nargs="+", choices=TABLES, default=list(TABLES), help="the tables read (default: all)"
+    )
     ap.add_argument("--target", type=float, help="the reader's TARGET_SIDE (choosing, on train)")
     ap.add_argument("--fine-area", type=str, help="the reader's FINE_AREA as WxH (choosing, on train)")
     ap.add_argument("--max-area", type=str, help="the after row's MAX_DET_AREA as WxH (choosing, on train)")
@@ -490,7 +511,7 @@ def main(argv: list[str] | None = None) -> None:
         for die_px in [] if a.no_plain else a.die_px or [DIE_PX]:
             counts: dict[str, Counts] = {}
             for g in groups:
-                run_group(g, a.real, count, Path(tmp), die_px, counts)
+                run_group(g, a.real, count, Path(tmp), die_px, counts, tuple(a.tables))
             lines += [*report(counts, groups, die_px), ""]
         if a.learnt:
             for die_px in a.die_px or [DIE_PX]:

@@ -398,7 +398,7 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
             check.problems += display
             check.notes += busy
     if not wrong:
-        check.notes = stored_notes(cfg) + close_colour_notes(cfg) + size_notes(cfg) + check.notes
+        check.notes = stored_notes(cfg) + close_colour_notes(cfg) + size_notes(cfg, spec) + check.notes
     if not check.problems:
         check.uses = _uses(cfg, spec, camera_said)
     return check

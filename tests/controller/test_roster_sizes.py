@@ -85,3 +85,27 @@ def test_a_table_that_cannot_see_the_rosters_mm_in_pixels_says_so(
     # a refused roster file: its own check says why, not this note
     (tmp_path / "t1.roster.json").write_text("{", encoding="utf-8")
     assert size_notes(cfg) == [] and table_sizes_mm(cfg) is None
+
+
+def test_a_table_whose_camera_takes_stills_and_knows_no_die_size_is_told_small_dice_need_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DICETABLE_DATA_DIR", str(tmp_path))
+    cfg = parse_config({"table": {"game": "die-angler", "id": "t1"}, "camera": {"source": "picam"}})
+    ((key, note),) = size_notes(cfg)
+    assert key == "vision.die_size_px" and "picam" in note and "1600x900" in note and "die_size_px =" in note
+    assert size_notes(cfg, "v4l2:0")[0][0] == "vision.die_size_px"  # `run --camera`'s camera
+    # a camera that takes no stills (a recording without them, a still photo): nothing to say
+    assert size_notes(cfg, f"recorded:{FIGHTER}") == [] and size_notes(cfg, "file:x.png") == []
+    # the size in pixels known: nothing to say
+    sized = parse_config(
+        {"table": {"game": "die-angler"}, "camera": {"source": "picam"}, "vision": {"die_size_px": [9, 25]}}
+    )
+    assert size_notes(sized) == []
+    # check-config prints it (a note, never refused)
+    toml = tmp_path / "table.toml"
+    toml.write_text(
+        '[table]\ngame = "die-angler"\nid = "t1"\n[camera]\nsource = "v4l2:0"\n', encoding="utf-8"
+    )
+    check = check_table(toml, offline=True)
+    assert any(k == "vision.die_size_px" for k, _ in check.notes) and not check.problems

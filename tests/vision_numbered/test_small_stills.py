@@ -18,6 +18,7 @@ from controller.config import parse_config
 from controller.perceive import Perceiver
 from vision.numbered import reader as reader_module
 from vision.numbered.reader import Found, NumberedReader, default_reader, die_side, finer, still_copies
+from vision.reading import DieReading, box_quad
 from vision.where import DieSize
 
 #: TRAIN-split real d20s (d20_lurig's d20_off-angle and d20_color set-ups)
@@ -156,3 +157,49 @@ def test_the_die_size_the_table_knows() -> None:
     frame = np.full((720, 1280, 3), 128, np.uint8)
     copies = still_copies(frame)
     assert copies.video is None and r.spotted(frame, copies)[1] is copies
+
+
+class _Looks(NumberedReader):
+    """The reader's looks at a still without its nets: each call's input area recorded, nothing found."""
+
+    def __init__(self) -> None:  # no nets loaded
+        self.det_area = reader_module.DET_AREA
+        self.looks: list[float | None] = []
+
+    def detect(self, image: np.ndarray, det_area: float | None = None, shrunk: Any = None) -> list[Found]:
+        self.looks.append(det_area)
+        return []
+
+
+def _die(side: float, x: float = 1000.0) -> DieReading:
+    return DieReading(
+        kind="d20",
+        value=5,
+        center=(x, 600.0),
+        quad=box_quad((x, 600.0), side, side),
+        confidence=0.3,
+        colour="blue",
+    )
+
+
+def test_a_table_that_knows_no_size_reads_a_still_again_sized_for_its_smallest_small_die() -> None:
+    """`NumberedReader.fine_self_sized`, tried and off by default (benchmarks/small_stills.py's
+    "tried" row): the rule as that row reads."""
+    r = _Looks()
+    assert not NumberedReader.fine_self_sized  # off by default
+    r.fine_self_sized = True
+    still = np.zeros((STILL[1], STILL[0], 3), np.uint8)
+    copies = reader_module.Copies(np.zeros((STILL[1] // 2, STILL[0] // 2, 3), np.uint8), 2.0, video_of(still))
+    # a 40 px die is 14 px in the 1600x900 look (under GROW_UNDER): read again, sized for it
+    assert r.self_sized(still, copies, [_die(120.0, 300.0), _die(40.0)]) == pytest.approx(40.0)
+    # a 60 px die is 21 px there: read once, as before; so a table that knows its size, a frame no
+    # larger than video, no die read, or the rule off
+    assert r.self_sized(still, copies, [_die(60.0)]) is None
+    assert r.self_sized(still, copies, [_die(40.0)], [DieSize.fixed(30, 50)]) is None
+    assert r.self_sized(still, reader_module.Copies(still, 1.0, None), [_die(40.0)]) is None
+    assert r.self_sized(still, copies, []) is None
+    r.fine_self_sized = False
+    assert r.self_sized(still, copies, [_die(40.0)]) is None
+    # read again with that size: the finer look at the die's size (24 px), no FINE_AREA or coarse look
+    r.spotted(still, copies, (), 40.0)
+    assert r.looks == [None, pytest.approx((24 / 40) ** 2 * STILL[0] * STILL[1])]

@@ -349,6 +349,13 @@ class NumberedReader:
     #: a still whose dice are small is read where they are as big as the detector was trained on
     #: (`detect_scale`, issue 44 item 2); False: the detector at its fixed input size, as before
     fine_stills: bool = True
+    #: a still read by a table that knows no die size is read again with the finer look sized for its
+    #: smallest die read, when that die is under GROW_UNDER px in the FINE_AREA look (`self_sized`);
+    #: tried in session 21 and off (benchmarks/small_stills.py, RESULTS "a table that knows no die
+    #: size"): a 60 px die's reading is boxed 44-46 px there, as small as a 40 px die's, so a 60 px die
+    #: was read again too, and a train still got a sure wrong value; held out, 3 more values right of
+    #: 96 stills at 40 px.  False: the FINE_AREA look alone
+    fine_self_sized: bool = False
 
     def __init__(
         self,
@@ -829,7 +836,7 @@ class NumberedReader:
         ]
 
     def spotted(
-        self, image: np.ndarray, copies: Copies, where: Sequence[WhereStep] = ()
+        self, image: np.ndarray, copies: Copies, where: Sequence[WhereStep] = (), side: float | None = None
     ) -> tuple[list[Found], Copies]:
         """The detector's peaks in a frame (`image`, as `copies`), in the pixels of the copy they are
         read in (the `Copies` given back: its `work` and `k`).
@@ -846,11 +853,13 @@ class NumberedReader:
         finer scale alone was tried: the rendered stills' larger dice, 77-160 px, were then 22-45 px
         in the detector's input, over its trained sizes, and 372 of 381 found fell to 272.)  A die
         under SMALL_WORK px in the still's first halving is read (top face, classifier, learnt
-        crops) in the still itself."""
+        crops) in the still itself.  `side`: the smallest die's box side in the still when the table
+        knows no size but its dice read in the FINE_AREA look told it (`self_sized`); None: the
+        where steps' (`die_side`)."""
         if not self.fine_stills or copies.video is None:
             return self.detect(copies.work, shrunk=copies.video), copies
         h, w = image.shape[:2]
-        side = die_side(where, w, h)
+        side = die_side(where, w, h) if side is None else side
         if side is None:
             s: float | None = math.sqrt(min(FINE_AREA, w * h) / (w * h))
         else:
@@ -871,6 +880,30 @@ class NumberedReader:
         if src.k != copies.k:
             found = [_rescaled(f, copies.k / src.k) for f in found]
         return found, src
+
+    def self_sized(
+        self, image: np.ndarray, copies: Copies, got: Sequence[DieReading], where: Sequence[WhereStep] = ()
+    ) -> float | None:
+        """The smallest die's box side (the still's pixels) to read a still again with, when the table
+        knows no size (`die_side` None: its finer look read FINE_AREA pixels) and the smallest die it
+        read there (`got`: its readings' outlines) was under GROW_UNDER px in that look (a 40 px die of
+        a 4608x2592 still is 14 px in 1600x900, its box ~51 px before its top face is located; a 60 px
+        die 21 px: read once, as before); None when the still is not read again (`fine_self_sized`)."""
+        if not (self.fine_stills and self.fine_self_sized) or copies.video is None or not got:
+            return None
+        h, w = image.shape[:2]
+        if die_side(where, w, h) is not None:
+            return None
+        s = math.sqrt(min(FINE_AREA, w * h) / (w * h))
+        sides = []
+        for r in got:
+            q = np.asarray(r.quad, np.float64).reshape(-1, 2)
+            sides.append(float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]))))
+        side = min(sides)
+        if side * s >= GROW_UNDER:
+            return None
+        grown = self.detect_scale(w, h, side)
+        return side if grown is not None and grown > s * 1.05 else None
 
     def detect_scale(self, w: int, h: int, side: float) -> float | None:
         """The scale (detector input over the frame's pixels) at which a die whose box is `side` px
@@ -951,6 +984,7 @@ class NumberedReader:
         learnt: Learnt | None = None,
         where: Sequence[WhereStep] = (),
         rejected: list[Rejected] | None = None,
+        side: float | None = None,
     ) -> list[DieReading]:
         """Every die in a BGR uint8 frame: kind, value, centre, outline, confidence, colour.
 
@@ -962,7 +996,9 @@ class NumberedReader:
         read as another kind is not one of the table's dice.  `learnt`: the table's learnt set of
         dice (`read_at`).  `where`: the vision.where steps a die must pass, judged on the detector's
         boxes in the frame's pixels before a die is read; each box a step stops is added to
-        `rejected` (when given) with the step and why."""
+        `rejected` (when given) with the step and why.  A still of a table that knows no die size
+        whose smallest die read is small is read again, its finer look sized for it (`self_sized`;
+        `side`: that size, as `spotted` takes it)."""
         image = check_bgr(image)
         kinds = parse_kinds(kinds)
         if min(image.shape[:2]) < 16:
@@ -971,13 +1007,15 @@ class NumberedReader:
             nadir = _check_nadir(nadir)
         if copies is None:
             copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
-        found, copies = self.spotted(image, copies, where)
+        given, asked = copies, nadir
+        stopped: list[Rejected] = []
+        found, copies = self.spotted(image, copies, where, side)
         k = copies.k
         if nadir is not None and k != 1.0:
             nadir = (nadir[0] / k, nadir[1] / k)
         work = copies.work
         if where:
-            found = screened(image, found, k, where, rejected)
+            found = screened(image, found, k, where, stopped)
         got = self.read_at(
             work,
             found,
@@ -992,6 +1030,11 @@ class NumberedReader:
             empty=empty_of(where) if learnt is not None else None,
         )
         got = got if k == 1.0 else [scaled(r, k) for r in got]
+        grown = None if side is not None else self.self_sized(image, given, got, where)
+        if grown is not None:  # read again, the finer look sized for the smallest die read
+            return self.read(image, palette, asked, quads, given, kinds, learnt, where, rejected, grown)
+        if rejected is not None:
+            rejected += stopped
         # the OCR head reads the frame itself, not its first halving: a still's numerals at full size
         return self.with_ocr(image, got, kinds)
 
