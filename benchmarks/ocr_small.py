@@ -16,6 +16,9 @@ the head would get them).  The head then reads it as each variant says:
   `ocr.MIN_SIDE` magnified x2 cubic before its crops are cut, `ocr.MAGNIFY`);
 - "small head": the same, read with the refitted projection and calibration (`ocr.SMALL_HEAD`, as the
   table reads a small learnt die; made by training/numbered/ocr_small_head.py on the train set-ups);
+- "small body": the same, read with the recogniser's last block, layer norm and kept rows fine-tuned
+  (`--small-body`, made by training/numbered/ocr_small_body.py on the train set-ups and renders; none
+  ships);
 - "x2 cubic", "x3 lanczos", ...: the die's surroundings first magnified by that factor and filter;
 - "+ sharpen": then an unsharp mask (amount 1, sigma 1 px of the magnified image);
 - shares: the head's crop sides as a share of the die's box (SHARES, 0.3 and 0.4, by default).
@@ -58,6 +61,8 @@ ROI = 2.0
 SURE = 0.8
 KINDS = ("d6", "d10", "d20")
 CACHE = Path("/tmp/ocr_small_dice.npz")
+#: the fine-tuned body "small body" reads (training/numbered/ocr_small_body.py fit --write)
+SMALL_BODY = Path("/tmp/ocr_small_body.npz")
 #: a Pi 4 on paper: this machine's CPU ms times PI (an assumption, not measured)
 PI = 3.0
 
@@ -132,25 +137,28 @@ def auc(right: np.ndarray, score: np.ndarray) -> float:
     return float(gt / (len(pos) * len(neg)))
 
 
-#: (factor, filter, sharpen, shares, the refitted small-die projection `ocr.SMALL_HEAD`): every variant
-#: but "small head" reads with the wheel's projection, as the head read every die before it
+#: (factor, filter, sharpen, shares, the small-die refit: "" the wheel's, "head" `ocr.SMALL_HEAD`, "body"
+#: `--small-body`): every variant but "small head" and "small body" reads with the wheel's recogniser
 VARIANTS: dict[str, tuple[float, str, float, tuple[float, ...], bool]] = {
-    "as is": (1.0, "linear", 0.0, SHARES, False),
-    "small head": (1.0, "linear", 0.0, SHARES, True),
-    "x2 cubic": (2.0, "cubic", 0.0, SHARES, False),
-    "x3 cubic": (3.0, "cubic", 0.0, SHARES, False),
-    "x3 lanczos": (3.0, "lanczos", 0.0, SHARES, False),
-    "x3 lanczos + sharpen": (3.0, "lanczos", 1.0, SHARES, False),
-    "x2 cubic + sharpen": (2.0, "cubic", 1.0, SHARES, False),
-    "as is, shares 0.4 0.5": (1.0, "linear", 0.0, (0.4, 0.5), False),
-    "as is, shares 0.25 0.35": (1.0, "linear", 0.0, (0.25, 0.35), False),
-    "x3 lanczos, shares 0.4 0.5": (3.0, "lanczos", 0.0, (0.4, 0.5), False),
+    "as is": (1.0, "linear", 0.0, SHARES, ""),
+    "small head": (1.0, "linear", 0.0, SHARES, "head"),
+    "small body": (1.0, "linear", 0.0, SHARES, "body"),
+    "x2 cubic": (2.0, "cubic", 0.0, SHARES, ""),
+    "x3 cubic": (3.0, "cubic", 0.0, SHARES, ""),
+    "x3 lanczos": (3.0, "lanczos", 0.0, SHARES, ""),
+    "x3 lanczos + sharpen": (3.0, "lanczos", 1.0, SHARES, ""),
+    "x2 cubic + sharpen": (2.0, "cubic", 1.0, SHARES, ""),
+    "as is, shares 0.4 0.5": (1.0, "linear", 0.0, (0.4, 0.5), ""),
+    "as is, shares 0.25 0.35": (1.0, "linear", 0.0, (0.25, 0.35), ""),
+    "x3 lanczos, shares 0.4 0.5": (3.0, "lanczos", 0.0, (0.4, 0.5), ""),
 }
-#: a head is made once per (shares, small head)
-HeadKey = tuple[tuple[float, ...], bool]
+#: a head is made once per (shares, small-die refit)
+HeadKey = tuple[tuple[float, ...], str]
 
 
-def load_heads(names: Sequence[str]) -> tuple[dict[HeadKey, OcrHead], dict[HeadKey, tuple[float, float]]]:
+def load_heads(
+    names: Sequence[str], small_body: Path = SMALL_BODY
+) -> tuple[dict[HeadKey, OcrHead], dict[HeadKey, tuple[float, float]]]:
     """The heads the variants read with, each made once, and what making it cost (CPU ms, wall ms):
     the wheel's projection loads the recogniser (onnxruntime); the small head also loads it with the
     `onnx` package to expose its 120 features a step and checksums it (SHA-256) against the refit."""
@@ -160,18 +168,21 @@ def load_heads(names: Sequence[str]) -> tuple[dict[HeadKey, OcrHead], dict[HeadK
     cost: dict[HeadKey, tuple[float, float]] = {}
     for name in names:
         _, _, _, shares, small = VARIANTS[name]
-        if small and SMALL_HEAD is None:
+        file = {"head": SMALL_HEAD, "body": small_body}.get(small)
+        if small and file is None:
             raise SystemExit(f"variant {name!r}: vision.numbered.ocr.SMALL_HEAD is None (no refit to read)")
         key = (shares, small)
         if key in heads:
             continue
         c0, w0 = time.process_time(), time.perf_counter()
-        heads[key] = OcrHead(shares=shares, small_head=SMALL_HEAD if small else None)
+        heads[key] = OcrHead(
+            shares=shares,
+            small_head=file if small == "head" else None,
+            small_body=file if small == "body" else None,
+        )
         cost[key] = (1000 * (time.process_time() - c0), 1000 * (time.perf_counter() - w0))
-        if small and heads[key].small is None:
-            raise SystemExit(
-                f"variant {name!r}: the small head {SMALL_HEAD} cannot be read here (see the log)"
-            )
+        if (small == "head" and heads[key].small is None) or (small == "body" and heads[key].body is None):
+            raise SystemExit(f"variant {name!r}: the small {small} {file} cannot be read here (see the log)")
     return heads, cost
 
 
@@ -319,6 +330,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS), help=f"of {list(VARIANTS)}")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--dump", type=Path, default=None, help="each variant's readings as an .npz too")
+    ap.add_argument("--small-body", type=Path, default=SMALL_BODY, help='the refit "small body" reads')
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
     bad = [v for v in a.variants if v not in VARIANTS]
@@ -333,7 +345,7 @@ def main(argv: list[str] | None = None) -> None:
         data = cut(REAL, a.step, None)
         np.savez_compressed(a.cache, **data)
     names = a.variants[:2] if a.smoke else a.variants
-    heads, load = load_heads(names)
+    heads, load = load_heads(names, a.small_body)
     w0 = time.perf_counter()
     file_sha256(rapidocr_models() / REC_FILE)
     sha_ms = 1000 * (time.perf_counter() - w0)

@@ -86,6 +86,18 @@ FAST: dict[str, object] = {"angles": 6, "shares": (0.35,), "quantized": True, "c
 #: d20s with motion blur (the d20_lurig TRAIN set-ups only); with the calibration fitted with it.  None
 #: (or a file for another recogniser, or no `onnx` package to expose the features): as the wheel's
 SMALL_HEAD: Path | None = Path(__file__).with_name("ocr_small_head.json")
+#: the recogniser's last transformer block, final layer norm and kept projection rows fine-tuned for a
+#: die under MIN_SIDE (`training/numbered/ocr_small_body.py`: the tuned initializers by name, patched
+#: into the wheel's graph at load, `SmallBody`).  None: none ships.  Tried in session 21 (real TRAIN
+#: set-ups + rendered d20s of all 20 faces): cross-validated across the train set-ups it read more
+#: right than the refitted rows, but held out fewer (d20_top 146 -> 124 of 195, d20_wood 148 -> 136 of
+#: 314, 12 wood readings wrong at >= 0.8): benchmarks/RESULTS.md, "a fuller refit of the OCR recogniser"
+SMALL_BODY: Path | None = None
+#: the wheel's initializers SMALL_BODY replaces (besides the kept columns of PROJECTION)
+SMALL_BODY_TENSORS: tuple[str, ...] = (
+    *(f"helper.reshape.{i}" for i in range(4, 10)),
+    *(f"linear_{i}.{k}_0" for i in range(4, 8) for k in "wb"),
+)
 #: the recogniser's tensor the last projection reads (steps x 120 features) and its weights' names
 FEATURES, PROJECTION = "p2o.pd_op.transpose.8.0", ("linear_8.w_0", "linear_8.b_0")
 #: the activations' ranges of the int8 recogniser (`training/numbered/ocr_int8.py`, TRAIN crops only)
@@ -173,7 +185,8 @@ class _TwoOutputs:
     """The recogniser with the features its last projection reads as a second output (the graph's
     FEATURES tensor exposed with the `onnx` package, run by onnxruntime on one thread).  Thread-safe."""
 
-    def __init__(self, rec: Path) -> None:
+    def __init__(self, rec: Path, patch: dict[str, np.ndarray] | None = None) -> None:
+        """`patch`: initializers replaced by name (`SmallBody`), each of the wheel's shape."""
         if os.environ.get("DICETABLE_ONNX_BACKEND", "").lower() == "cv2":
             raise SmallHeadUnavailable("DICETABLE_ONNX_BACKEND=cv2: the features need onnxruntime")
         try:
@@ -186,6 +199,17 @@ class _TwoOutputs:
         model = onnx.load(str(rec))
         if not any(FEATURES in n.output for n in model.graph.node):
             raise SmallHeadUnavailable(f"{rec}: has no tensor {FEATURES!r} (expected PP-OCRv6's recogniser)")
+        if patch:
+            from onnx import numpy_helper
+
+            inits = {i.name: i for i in model.graph.initializer}
+            for name, value in patch.items():
+                old = inits[name]
+                if tuple(old.dims) != value.shape:
+                    raise SmallHeadUnavailable(
+                        f"{rec}: {name} is {tuple(old.dims)}, the patch's {value.shape} (expected the same)"
+                    )
+                old.CopyFrom(numpy_helper.from_array(np.asarray(value, np.float32), name))
         model.graph.output.append(onnx.helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, None))
         so = ort.SessionOptions()
         so.intra_op_num_threads = 1
@@ -253,6 +277,61 @@ class SmallHead:
 
 
 @dataclass(frozen=True)
+class SmallBody:
+    """The recogniser's last transformer block, final layer norm and kept projection rows fine-tuned for
+    small dice (SMALL_BODY, `training/numbered/ocr_small_body.py`): the wheel's graph with those
+    initializers replaced, read for a die under MIN_SIDE, with the confidence's calibration fitted
+    with it."""
+
+    calibration: tuple[float, ...]
+    net: _TwoOutputs
+
+    @classmethod
+    def load(cls, path: Path, rec: Path, cols: np.ndarray) -> SmallBody:
+        """The refit in `path` (.npz: source_sha256, calibration, columns, kept_w, kept_b and each of
+        SMALL_BODY_TENSORS) for the recogniser `rec` whose kept classes are `cols`; SmallHeadUnavailable
+        when it is missing, bad, or was fitted on another file."""
+        want = ["source_sha256", "calibration", "columns", "kept_w", "kept_b", *SMALL_BODY_TENSORS]
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                spec = {k: np.asarray(z[k]) for k in want}
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            raise SmallHeadUnavailable(
+                f"{path}: expected the small body's .npz ({', '.join(want[:5])} and the tuned tensors): {e}"
+            ) from None
+        n = len(cols)
+        calibration = tuple(float(w) for w in spec["calibration"].ravel())
+        if (
+            spec["kept_w"].shape != (120, n)
+            or spec["kept_b"].shape != (n,)
+            or len(calibration) != 5
+            or not np.array_equal(spec["columns"], cols)
+        ):
+            raise SmallHeadUnavailable(
+                f"{path}: expected kept_w 120 x {n}, kept_b {n}, 5 calibration weights and the columns "
+                f"{cols.tolist()}, got {spec['kept_w'].shape}, {spec['kept_b'].shape}, {len(calibration)} "
+                f"and {spec['columns'].tolist()}"
+            )
+        got = file_sha256(rec)
+        if got != str(spec["source_sha256"]):
+            raise SmallHeadUnavailable(
+                f"{rec}: its SHA-256 {got[:12]} is not the file {path.name} was tuned on"
+            )
+        try:
+            import onnx
+            from onnx import numpy_helper
+        except ImportError as e:
+            raise SmallHeadUnavailable(f"patching {rec.name} needs onnx ({e})") from None
+        inits = {i.name: i for i in onnx.load(str(rec)).graph.initializer}
+        w, b = (numpy_helper.to_array(inits[k]).copy() for k in PROJECTION)
+        w[:, cols] = spec["kept_w"]
+        b[cols] = spec["kept_b"]
+        patch = {k: spec[k] for k in SMALL_BODY_TENSORS}
+        patch.update({PROJECTION[0]: w, PROJECTION[1]: b})
+        return cls(calibration, _TwoOutputs(rec, patch))
+
+
+@dataclass(frozen=True)
 class OcrValue:
     """The head's reading of one die: its value, the calibrated confidence, and each legal value's
     evidence (`VALUES[kind]` order)."""
@@ -274,8 +353,10 @@ class OcrHead:
     read).  `small_head`: the refitted projection and calibration a die under MIN_SIDE is read with
     (True: SMALL_HEAD as it is when the head is made; None or False, the int8 recogniser, or a file
     that does not fit: the wheel's projection and
-    `calibration` for every die; `self.small` says whether it is used).  `OcrHead.fast()`: the head
-    within the issue's 10 ms a die (FAST)."""
+    `calibration` for every die; `self.small` says whether it is used).  `small_body`: the fine-tuned
+    last block a die under MIN_SIDE is read with instead (True: SMALL_BODY; `self.body`), which
+    supersedes `small_head`; a file that cannot be used is named in a warning and `small_head` is read.
+    `OcrHead.fast()`: the head within the issue's 10 ms a die (FAST)."""
 
     def __init__(
         self,
@@ -285,6 +366,7 @@ class OcrHead:
         calibration: tuple[float, ...] = CALIBRATION,
         quantized: bool = False,
         small_head: Path | bool | None = True,
+        small_body: Path | bool | None = True,
     ) -> None:
         if not 1 <= angles <= 72:
             raise ValueError(f"ocr angles: expected 1 to 72 turns a die, got {angles!r}")
@@ -312,7 +394,15 @@ class OcrHead:
             except Int8Unavailable as e:
                 log.warning("ocr head: reading the float recogniser: %s", e)
         self.small: SmallHead | None = None
+        self.body: SmallBody | None = None
         small_file = SMALL_HEAD if small_head is True else small_head or None
+        body_file = SMALL_BODY if small_body is True else small_body or None
+        if body_file is not None and not quantized:
+            try:
+                self.body = SmallBody.load(body_file, path, self._cols)
+                small_file = None  # the body's refit supersedes the last rows' alone
+            except SmallHeadUnavailable as e:
+                log.warning("ocr head: a small die is read without the refitted body: %s", e)
         if small_file is not None and not self.quantized and not quantized:
             try:
                 self.small = SmallHead.load(small_file, path)
@@ -357,7 +447,15 @@ class OcrHead:
         x = np.empty((len(crops), 3, SIDE, SIDE), np.float32)
         np.multiply(crops.transpose(0, 3, 1, 2), np.float32(2 / 255), out=x, casting="unsafe")
         x -= 1.0
-        if self.small is None:
+        if self.body is not None and small is not None and small.any():
+            # a small die's crops through the refitted body only, the others through the wheel's
+            mine = self.body.net(x[small])
+            p = np.empty((len(x), *mine.shape[1:]), np.float32)
+            p[small] = mine
+            if not small.all():
+                p[~small] = self._net(x[~small])
+            feats = None
+        elif self.small is None:
             p, feats = self._net(x), None
         else:
             p, feats = self.small.net.both(x)
@@ -411,10 +509,16 @@ class OcrHead:
         return OcrValue(
             kind,
             VALUES[kind][int(order[0])],
-            confidence(feats, self.small.calibration if small and self.small else self.calibration),
+            confidence(feats, self._small_calibration() if small else self.calibration),
             tuple(float(e) for e in evidence),
             feats,
         )
+
+    def _small_calibration(self) -> tuple[float, ...]:
+        """A die under MIN_SIDE's calibration: the refitted body's, the refitted rows', or the wheel's."""
+        if self.body is not None:
+            return self.body.calibration
+        return self.small.calibration if self.small is not None else self.calibration
 
     def read_kinds(
         self, image: np.ndarray, dice: list[tuple[tuple[float, float], float]], kinds: Sequence[str]
