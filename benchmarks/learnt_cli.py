@@ -310,9 +310,10 @@ def read(
         c.values["missed" if die is None else "right" if right else "wrong"] += 1
 
 
-def run_group(
+def frames(
     group: str, real: Path, step: int, limit: int | None, tmp: Path, rolls: int = ROLLS
-) -> tuple[dict[str, Counts], dict[str, Any]]:
+) -> tuple[Path, list[Shot], list[Shot], dict[str, Any]]:
+    """A set-up's frames: (its folder, the taught frames, the later frames, notes)."""
     items = [x for x in load_lurig(real) if x.group == group]
     taught_items, later_items = split(items, rolls, step)
     if limit is not None:
@@ -328,29 +329,42 @@ def run_group(
     (folder / "truth.json").write_text(json.dumps(truth), encoding="utf-8")
     notes: dict[str, Any] = {"taught frames": len(taught), "later frames": len(later)}
     notes["faces"] = len({s.face for s in taught})
+    return folder, taught, later, notes
+
+
+def teach(folder: Path, taught: list[Shot], has_empty: bool) -> tuple[Path, dict[str, str], dict[str, int]]:
+    """A table taught the die as the hidden test's person does (`learn-dice see`, each group named by
+    its crops' true face, `confirm --config`): (its folder, with ``table.toml`` (the roster) and
+    ``before.toml``; the commands' environment; `name_groups`' counts)."""
+    mine = folder / ("with-empty" if has_empty else "no-empty")
+    mine.mkdir(exist_ok=True)
+    env = {"DICETABLE_DATA_DIR": str(mine / "data")}
+    base = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n{roster}'
+    if has_empty:
+        base += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n'
+    after = mine / "table.toml"
+    after.write_text(base.format(roster=""), encoding="utf-8")
+    (mine / "before.toml").write_text(base.format(roster='roster = "absent.roster.json"\n'), encoding="utf-8")
+    session = mine / "session"
+    cli(
+        [
+            *("learn-dice", "see", *(str(s.path) for s in taught), "--set", "blue-d20", "--kind", "d20"),
+            *("--colour", "blue", "--session", str(session), "--config", str(after)),
+        ],
+        env,
+    )
+    named = name_groups(session, taught)
+    cli(["learn-dice", "confirm", str(session), "--config", str(after), "--allow-missing"], env)
+    return mine, env, named
+
+
+def run_group(
+    group: str, real: Path, step: int, limit: int | None, tmp: Path, rolls: int = ROLLS
+) -> tuple[dict[str, Counts], dict[str, Any]]:
+    folder, taught, later, notes = frames(group, real, step, limit, tmp, rolls)
     counts: dict[str, Counts] = {}
     for variant, has_empty in VARIANTS:
-        mine = folder / ("with-empty" if has_empty else "no-empty")
-        mine.mkdir(exist_ok=True)
-        env = {"DICETABLE_DATA_DIR": str(mine / "data")}
-        base = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n{roster}'
-        if has_empty:
-            base += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n'
-        after = mine / "table.toml"
-        after.write_text(base.format(roster=""), encoding="utf-8")
-        (mine / "before.toml").write_text(
-            base.format(roster='roster = "absent.roster.json"\n'), encoding="utf-8"
-        )
-        session = mine / "session"
-        cli(
-            [
-                *("learn-dice", "see", *(str(s.path) for s in taught), "--set", "blue-d20", "--kind", "d20"),
-                *("--colour", "blue", "--session", str(session), "--config", str(after)),
-            ],
-            env,
-        )
-        notes[variant] = name_groups(session, taught)
-        cli(["learn-dice", "confirm", str(session), "--config", str(after), "--allow-missing"], env)
+        mine, env, notes[variant] = teach(folder, taught, has_empty)
         for row, toml, not_dice in ROWS:
             hidden = _not_dice_path(mine) if not not_dice else None
             if hidden is not None and hidden.exists():

@@ -461,8 +461,9 @@ class RefereeLearning(LearntByReading):
         self.dice = reader if self.on else None
         #: the configured set, or None (a LearntSets of several kinds is taken apart)
         self.base = list(getattr(reader.learnt, "sets", [reader.learnt])) if self.on and reader.learnt else []
-        #: each crop learnt: (reading id, kind, value, upright embedding, the roster's die or "")
-        self.added: list[tuple[str, str, int, np.ndarray, str]] = []
+        #: each crop learnt: (reading id, kind, value, upright embedding, the roster's die or "", the
+        #: crop it was cut as ("box", "die"), its pixels (`vision.numbered.template`) or None)
+        self.added: list[tuple[str, str, int, np.ndarray, str, str, np.ndarray | None]] = []
         from controller.referee_looks import LookLearning
 
         #: the referee's colour answers joining the roster's learnt looks (issue 44 item 5)
@@ -508,35 +509,56 @@ class RefereeLearning(LearntByReading):
         if kind not in LEARNT_KINDS or kind not in self.dice.kinds or not d.get("quad") or d.get("hidden"):
             return checked
         value = int(d["value"] if action == "confirm" else command["value"])
-        features = self.features(frame, d)
-        if features is None:
-            return checked
-        reader = self._reader()
         entry = self.entry_of(d, kind)
+        of = next((s for s in self.base if entry and s.name == entry), None)
+        cut = self.cut(frame, d, of)
+        if cut is None:
+            return checked
+        features, pixels = cut
+        from vision.numbered.template import encode
+
+        reader = self._reader()
+        crop = of.crop if of is not None else "box"
         learnt = {
             "kind": kind,
             "value": value,
             "embedder": reader.embedder().digest,
             "features": [round(float(x), 5) for x in features],
             **({"die": entry} if entry else {}),
+            **({"crop": crop} if crop != "box" else {}),
+            **({"pixels": encode(pixels)} if pixels is not None else {}),
         }
 
         def apply() -> None:
             checked.apply()
-            self.add(str(d["id"]), kind, value, features, entry)
+            self.add(str(d["id"]), kind, value, features, entry, crop, pixels)
 
         joins = f"the faces of {entry}" if entry else f"the table's learnt {kind}s"
         message = f"{checked.message}; its picture joins {joins}"
         return Answer({**checked.row, "learnt": learnt}, apply, message)
 
-    def features(self, frame: bytes | np.ndarray, d: Mapping[str, Any]) -> np.ndarray | None:
-        """The upright embedding of reading ``d``'s crop in ``frame`` (None: the frame cannot be read)."""
+    def cut(
+        self, frame: bytes | np.ndarray, d: Mapping[str, Any], of: Any = None
+    ) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """The upright embedding of reading ``d``'s crop in ``frame``, cut as the roster entry's set
+        ``of`` was (its `DiceSet.crop`: a "die" crop on the die's outline against the table's empty
+        table, where `read` finds it), and the crop's pixels when that set keeps them; None: the frame
+        cannot be read."""
+        from vision.numbered.die_crop import empty_of
+        from vision.numbered.template import pixels_of
+
         image = frame if isinstance(frame, np.ndarray) else _decoded(frame)
         if image is None:
             return None
         reader = self._reader()
-        crop = reader.crops_of(image, [d])[0]
-        return np.asarray(reader.embedder().embed([crop], 1)[0, 0], np.float32)
+        if of is None or of.crop == "box":
+            crop = reader.crops_of(image, [d])[0]
+        else:
+            where = self.perceiver.where.steps(image)
+            crop = reader.crops_of(image, [d], of.crop, empty_of(where), where)[0]
+        features = np.asarray(reader.embedder().embed([crop], 1)[0, 0], np.float32)
+        keeps = of is not None and of.pixels is not None and of.crop == "die"
+        return features, pixels_of(crop) if keeps else None
 
     def entry_of(self, d: Mapping[str, Any], kind: str) -> str:
         """The roster's die an answered reading ``d`` is (issue 44 item 4): the entry it was matched to
@@ -548,9 +570,18 @@ class RefereeLearning(LearntByReading):
         mine = {s.name for s in entries if s.kind == kind}
         return mine.pop() if len(mine) == 1 and not d.get("rival") else ""
 
-    def add(self, reading: str, kind: str, value: int, features: np.ndarray, entry: str = "") -> None:
+    def add(
+        self,
+        reading: str,
+        kind: str,
+        value: int,
+        features: np.ndarray,
+        entry: str = "",
+        crop: str = "box",
+        pixels: np.ndarray | None = None,
+    ) -> None:
         """One crop learnt (a logged answer's, or replayed from the log), and the reader told."""
-        self.added.append((reading, kind, value, np.asarray(features, np.float32), entry))
+        self.added.append((reading, kind, value, np.asarray(features, np.float32), entry, crop, pixels))
         self._install()
 
     def use_set(self, dice_set: Any) -> bool:
@@ -600,6 +631,8 @@ class RefereeLearning(LearntByReading):
                             int(learnt["value"]),
                             np.asarray(learnt["features"], np.float32),
                             str(learnt.get("die") or ""),
+                            str(learnt.get("crop") or "box"),
+                            _pixels(learnt.get("pixels")),
                         )
                     )
             elif data.get("correction") == "unlearn":
@@ -607,16 +640,32 @@ class RefereeLearning(LearntByReading):
         return self._replayed()
 
     def sets(self) -> Any:
-        """The learnt set the reader reads with: the configured sets, and a set of the referee's crops of
-        each kind (None: no crop at all)."""
+        """The learnt set the reader reads with: the configured sets, a roster entry's grown by the
+        answers about that die, and a set of the other answers of each kind (None: no crop at all)."""
         from vision.numbered.learnt import DiceSet, LearntSets
 
         digest = self._reader().embedder().digest
         out = list(self.base)
         entries = {s.name: s for s in self.base if getattr(s, "entry", "")}
-        for kind, entry in sorted({(a[1], a[4] if a[4] in entries else "") for a in self.added}):
-            mine = [a for a in self.added if a[1] == kind and (a[4] if a[4] in entries else "") == entry]
-            # an answer about one of the roster's dice joins that die's faces (read as the entry)
+        joined: dict[str, list[tuple[Any, ...]]] = {}  # each entry's answers cut as its crops were
+        apart = []
+        for a in self.added:
+            of = entries.get(a[4])
+            if of is not None and of.kind == a[1] and _fits(of, a):
+                joined.setdefault(a[4], []).append(a)
+            else:
+                apart.append(a)
+        for name, mine in joined.items():
+            # one set, every face's crops weighed together (a set of the answers alone has only the
+            # faces answered: a die would be read as one of them, with a margin over no other face)
+            of = entries[name]
+            px = np.stack([a[6] for a in mine]) if of.pixels is not None else None
+            grown = of.plus(np.array([a[2] for a in mine]), np.stack([a[3] for a in mine]), pixels=px)
+            out[next(i for i, s in enumerate(out) if s is of)] = grown
+        for kind, entry in sorted({(a[1], a[4] if a[4] in entries else "") for a in apart}):
+            mine = [a for a in apart if a[1] == kind and (a[4] if a[4] in entries else "") == entry]
+            # an answer about one of the roster's dice cut otherwise than its crops (logged before
+            # answers were cut as the entry's): a set of its own, read as the entry
             of = entries.get(entry)
             out.append(
                 DiceSet(
@@ -641,6 +690,22 @@ class RefereeLearning(LearntByReading):
         assert self.dice is not None
         self.dice = NumberedDice(self.dice.kinds, self.sets(), self.dice.reader, kind_of=self.dice.kind_of)
         self.perceiver.reader = self.dice
+
+
+def _fits(of: Any, answer: tuple[Any, ...]) -> bool:
+    """Whether an answer's crop was cut as the entry's set ``of``'s were (its crop, and its pixels
+    when it keeps them): then it joins that set itself."""
+    return bool(answer[5] == of.crop and (of.pixels is None or answer[6] is not None))
+
+
+def _pixels(text: Any) -> np.ndarray | None:
+    """A logged answer's crop pixels (`vision.numbered.template.encode`), None when absent or unreadable."""
+    from vision.numbered.template import decode
+
+    try:
+        return None if text is None else decode(text)
+    except ValueError:
+        return None
 
 
 def _decoded(jpeg: bytes) -> np.ndarray | None:
