@@ -11,7 +11,8 @@ rolls read with `read --config --json`), with and without the table's empty fram
 each learnt die's evidence is recorded where the reader weighs it (`reader.learnt_with_ocr`): the
 set's likeness to each face (the mix of the embedding's and the template's), its nearest face and
 support, the classifier's value, the OCR head's value, confidence and evidence, and the face and
-confidence the reader gave.  The records are cached (``--cache``, one JSON a set-up and table), so a
+confidence the reader gave, and where `read` cut the die's own crop (its box's centre and side, for
+`benchmarks.learnt_cuts` to cut it again).  The records are cached (``--cache``, one JSON a set-up and table), so a
 rule is measured on them in seconds.
 
 Per set-up and table: the die's readings, right faces, right faces read unasked by the rule on main
@@ -88,6 +89,22 @@ def collect(
 
     seen: list[dict[str, Any]] = []
     was, was_record = reader_mod.learnt_with_ocr, trust.RECORD
+    cut_was = reader_mod.die_cut
+    cuts: list[tuple[str, tuple[float, float], float]] = []
+
+    def cut_spy(image: Any, box_center: Any, side: float, *a: Any, **k: Any) -> Any:
+        """Where `read` cuts each die's own crop (its box's centre and side): to cut it again
+        (`benchmarks.learnt_cuts`)."""
+        cuts.append((calls[0], (float(box_center[0]), float(box_center[1])), float(side)))
+        return cut_was(image, box_center, side, *a, **k)
+
+    def cut_of(center: Any) -> list[float] | None:
+        mine_cuts = [c for c in cuts if c[0] == calls[0]]
+        if not mine_cuts:
+            return None
+        c = min(mine_cuts, key=lambda c: math.dist(c[1], center))
+        return [*c[1], c[2]] if math.dist(c[1], center) <= learnt_cli.DIE_PX else None
+
     from vision.numbered import learnt as learnt_mod
 
     mixed_was = learnt_mod.DiceSet.mixed
@@ -137,6 +154,7 @@ def collect(
                 "weight": float(a[0] if a else k.get("weight", 0.08)),
                 "value": int(out.value),
                 "confidence": float(out.confidence),
+                "cut": cut_of(r.center),
                 **row_of(r),
             }
         )
@@ -154,6 +172,7 @@ def collect(
     reader_mod.learnt_with_ocr = spy  # type: ignore[assignment]
     reader_mod.NumberedReader.read = counted  # type: ignore[method-assign]
     learnt_mod.DiceSet.mixed = mixed_spy  # type: ignore[method-assign]
+    reader_mod.die_cut = cut_spy  # type: ignore[assignment]
     trust.RECORD = True
     try:
         by_path = {str(s.path): s for s in later}
@@ -186,6 +205,7 @@ def collect(
         reader_mod.learnt_with_ocr = was  # type: ignore[assignment]
         reader_mod.NumberedReader.read = read_was  # type: ignore[method-assign]
         learnt_mod.DiceSet.mixed = mixed_was  # type: ignore[method-assign]
+        reader_mod.die_cut = cut_was  # type: ignore[assignment]
         trust.RECORD = was_record
     return records
 

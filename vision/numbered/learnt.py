@@ -89,6 +89,9 @@ class Match:
     embedding_gap: float = 0.0
     #: how many stored crops of the face the set keeps (taught from that many rolls)
     taught: int = 1
+    #: the die cut again (`template.cut_again`, `reader.NumberedReader.read_at`): at each further cut,
+    #: its likeness to each face of the set (aligned with `faces`), for `reader.cuts_agree`
+    cuts: tuple[tuple[float, ...], ...] = ()
 
     @property
     def clear(self) -> bool:
@@ -102,6 +105,16 @@ class Match:
         if self.template:  # the mixed likeness's own rule (`vision.numbered.template`)
             return self.trust and template.trusted(self.support, self.margin, self.embedding_gap, self.taught)
         return self.trust and self.support >= support and self.margin >= margin
+
+    @property
+    def cut_again(self) -> bool:
+        """Whether a small die's template match is cut again (`template.cut_again`): a set that may be
+        trusted, not sure by `trusted`'s margin, but within `template.CUT_MARGIN` of it."""
+        return (
+            self.template
+            and self.trust
+            and template.cut_again(self.support, self.margin, self.embedding_gap, self.taught)
+        )
 
 
 @dataclass(frozen=True)
@@ -201,6 +214,13 @@ class DiceSet:
         mix = np.full(sims.shape, np.nan, np.float32)
         mix[small] = (1 - template.WEIGHT) * sims[small] + template.WEIGHT * kept
         return sims, mix
+
+    def per_face(self, turned: Turned) -> np.ndarray:
+        """N x F: each crop's likeness to each face's nearest stored crop (`faces`), by the mix with the
+        pixels' likeness where `mixed` reads it so, else by the embedding."""
+        sims, mix = self.mixed(turned)
+        rows = np.where(np.isnan(mix[:, :1]), sims, mix) if mix is not None else sims
+        return np.stack([rows[:, self.values == f].max(1) for f in self.faces], 1)
 
     def match(self, turned: Turned, margin: float = MARGIN) -> list[Match | None]:
         """For each crop (N x T x D, embedded at T turns; or such embeddings by crop, `crop`): the face
@@ -431,6 +451,8 @@ class LearntReading(DieReading):
     #: and whether its confidence is the calibrated one (`Match.calibrated`); not in the JSON
     evidence: tuple[tuple[str, float], ...] = field(default=(), compare=False)
     calibrated: bool = field(default=False, compare=False)
+    #: the die cut again: its likeness to each of `faces` at each further cut (`Match.cuts`)
+    cuts: tuple[tuple[float, ...], ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out = {**super().to_json(), "learnt": self.dice_set}

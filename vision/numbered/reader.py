@@ -271,6 +271,13 @@ def learnt_with_ocr(
         confidence = min(r.confidence, UNCONFIRMED) if r.rival else calibrated
     elif small and face == r.value and head_value == face and head_sure and not r.rival:
         confidence = max(r.confidence, like)  # the set's nearest face, and the head reads it too
+    elif (
+        small
+        and face == r.value
+        and not r.rival
+        and cuts_agree(r.faces, face, r.likenesses, r.cuts, ev, weight)
+    ):
+        confidence = max(r.confidence, like)  # the die cut again reads the face at every cut
     elif small:  # else as sure as the set alone says (`learnt_verdict`), its nearest face only
         confidence = r.confidence if face == r.value else min(r.confidence, UNCONFIRMED)
     elif r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever the head reads
@@ -282,6 +289,31 @@ def learnt_with_ocr(
     else:
         confidence = min(r.confidence, UNCONFIRMED)
     return replace(r, value=face, confidence=max(0.0, min(1.0, confidence)))
+
+
+def cuts_agree(
+    faces: Sequence[int],
+    value: int,
+    likenesses: Sequence[float],
+    cuts: Sequence[Sequence[float]],
+    evidence: Sequence[float],
+    weight: float = 0.08,
+) -> bool:
+    """Whether a learnt die cut again (``cuts``: its likeness to each of `faces` at each further cut,
+    `Match.cuts`; ``likenesses``: at its own cut) reads `value` at every cut by
+    `template.CUT_HEAD_MARGIN` over every other face, each cut's likenesses weighed with the OCR head's
+    evidence (aligned with `faces`) as `learnt_face` weighs them."""
+    from vision.numbered import template
+
+    if len(cuts) == 0 or value not in faces or len(faces) < 2:
+        return False
+    if any(len(row) != len(faces) for row in (likenesses, evidence, *cuts)):
+        return False
+    rows = np.asarray([likenesses, *cuts], np.float64)
+    score = rows + weight * np.log(np.asarray(evidence, np.float64) + EVIDENCE_FLOOR)
+    i = list(faces).index(value)
+    others = np.delete(score, i, axis=1)
+    return bool((score[:, i] - others.max(1) >= template.CUT_HEAD_MARGIN).all())
 
 
 def narrowed(p: np.ndarray, kinds: tuple[str, ...]) -> Verdict:
@@ -960,6 +992,46 @@ class NumberedReader:
                 turned["small"] = np.array([max(f.w, f.h) * scale < SMALL_SIDE for f in found])
         return learnt.match(turned, margin)
 
+    def cut_again(
+        self,
+        image: np.ndarray,
+        k: float,
+        found: Sequence[Found],
+        outlines: Sequence[Any],
+        matches: list[Match | None],
+        learnt: Learnt,
+    ) -> list[Match | None]:
+        """``matches`` with each small die's template match that `Match.cut_again` names cut again from
+        ``image`` (the frame its own crop was cut from, ``k`` times `found`'s frame) at
+        `template.CUT_SCALES` times its crop's side, on the outline it was cut on (``outlines``: the
+        settled outline, or None: the box's square), and its likeness to each face of its set at each
+        such cut kept (`Match.cuts`, weighed with the OCR head's evidence by `cuts_agree`)."""
+        from vision.numbered import template
+        from vision.numbered.die_crop import PAD
+
+        sets = learnt.sets if isinstance(learnt, LearntSets) else (learnt,)
+        out = list(matches)
+        for i, (f, o, m) in enumerate(zip(found, outlines, matches, strict=True)):
+            if m is None or not m.cut_again:
+                continue
+            dice = next((s for s in sets if s.name == m.set_name), None)
+            if dice is None or dice.pixels is None or dice.crop != "die":
+                continue
+            if o is None:  # the box's square, as `die_cut` cut it
+                centre, side, angle = (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, 0.0
+            else:
+                centre, side, angle = o
+            crops = [crop_die([image], centre, side * PAD * s, angle, out=CROP) for s in template.CUT_SCALES]
+            small = np.ones(len(crops), bool)
+            turned = {
+                "die": self.embedder().embed(crops, TURNS),
+                "pixels": template.turned(crops),
+                "small": small,
+            }
+            rows = dice.per_face(turned)
+            out[i] = replace(m, cuts=tuple(tuple(float(x) for x in row) for row in rows))
+        return out
+
     def weighs_learnt(self, kind: str, side: float) -> bool:
         """Whether a learnt set's die of `kind` whose box is `side` pixels of the frame the OCR head
         reads is read with the head's evidence too (LEARNT_OCR, `learnt_with_ocr`)."""
@@ -1085,6 +1157,10 @@ class NumberedReader:
                 keep = one_a_die(outlines, matches)
                 found, probs = [found[i] for i in keep], probs[keep]
                 matches = [matches[i] for i in keep]
+                outlines = [outlines[i] for i in keep]
+            if outlines and any(m is not None and m.cut_again for m in matches):
+                src, k = (full, scale) if full is not None else (image, 1.0)
+                matches = self.cut_again(src, k, found, outlines, matches, learnt)
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
 
@@ -1165,7 +1241,9 @@ class NumberedReader:
             if isinstance(r, LearntReading) and m is not None:
                 support = self.trust_support
                 trusted = support is not None and m.trusted(support, self.trust_margin)
-                r = replace(r, faces=m.faces, likenesses=m.likenesses, trusted=trusted, rival=m.rival)
+                r = replace(
+                    r, faces=m.faces, likenesses=m.likenesses, trusted=trusted, rival=m.rival, cuts=m.cuts
+                )
                 if m.calibrated or trust.RECORD:  # a roster's die: its evidence (`trust.features`)
                     c = verdict(by_probs[id(f)], self.reject_threshold, kinds)
                     raw = {
