@@ -18,8 +18,9 @@ session of its own:
   `ocr.LEARNT_SMALL_WEIGHT` (the magnified head also reads for `see`'s grouping and the teaching page);
 - "wheel": as "after", but a small die read with the wheel's projection and calibration, not the refit
   `ocr.SMALL_HEAD` (training/numbered/ocr_small_head.py): the refit's before, in the same run;
-- "nocuts": as "after", but no small die cut again before the sure rule (`template.CUT_MARGIN` None:
-  issue 44, read unasked; `benchmarks.learnt_cuts`): the cuts' before, in the same run.
+- "cuts": as "after", but a small die under the trust margin cut again before the sure rule
+  (`template.CUT_MARGIN` = `TRIED_CUT_MARGIN`: issue 44, read unasked, `benchmarks.learnt_cuts`; tried,
+  not adopted).
 
 Held out first (d20_top, d20_wood); ``--train`` adds d20_off-angle, the set-up the choices were made on.
 """
@@ -52,8 +53,8 @@ WAYS: dict[str, tuple[str, float, float, float | None]] = {
 }
 #: as "after", but a small die read with the wheel's projection (`ocr.SMALL_HEAD` None): before the refit
 WAYS["wheel"] = ("after, the wheel's projection for a small die (no ocr.SMALL_HEAD)", *WAYS["after"][1:])
-#: as "after", but no small die cut again (`template.CUT_MARGIN` None): before the second cuts
-WAYS["nocuts"] = ("after, no second cuts of a small die (no template.CUT_MARGIN)", *WAYS["after"][1:])
+#: as "after", but a small die cut again (`template.TRIED_CUT_MARGIN`; tried, not adopted)
+WAYS["cuts"] = ("after, a small die cut again (template.TRIED_CUT_MARGIN)", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
@@ -70,7 +71,7 @@ def run(
                 way, floor, magnify, weight = WAYS[key]
                 ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT = floor, magnify, weight
                 ocr.SMALL_HEAD = None if key == "wheel" else small_head
-                template.CUT_MARGIN = None if key == "nocuts" else cut_margin
+                template.CUT_MARGIN = template.TRIED_CUT_MARGIN if key == "cuts" else cut_margin
                 numbered_reader._default = None  # the process's reader (and its head) made anew a way
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
                 out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)

@@ -12,8 +12,8 @@ each learnt die's evidence is recorded where the reader weighs it (`reader.learn
 set's likeness to each face (the mix of the embedding's and the template's), its nearest face and
 support, the classifier's value, the OCR head's value, confidence and evidence, and the face and
 confidence the reader gave, and where `read` cut the die's own crop (its box's centre and side, for
-`benchmarks.learnt_cuts` to cut it again).  The records are cached (``--cache``, one JSON a set-up and table), so a
-rule is measured on them in seconds.
+`benchmarks.learnt_cuts` to cut it again).  The records are cached (``--cache``, one JSON a set-up
+and table), so a rule is measured on them in seconds.
 
 Per set-up and table: the die's readings, right faces, right faces read unasked by the rule on main
 (`reader.learnt_with_ocr`'s rule for a small die), and by the rule after (`vision.numbered.trust.sure`
