@@ -93,7 +93,12 @@ OCR_WITH_MATCH, BOTH_LIKE, BOTH_MARGIN = 0.5, 0.80, 0.03
 #: the kind has been taught (so its margin is over every face, not only the few taught), at least
 #: MATCH_PROPOSE alike and MARGIN_PROPOSE more alike than any other face's nearest taught crop (on
 #: d20_lurig's hand-held clips a nearest face was wrong by margins up to 0.055); a crop this like
-#: another taught face than the head's reading is not proposed (they disagree)
+#: another taught face than the head's reading is not proposed (they disagree), whatever the head's
+#: confidence: the crop's look is the whole die's, and a camera at an angle sees the side faces facing
+#: it more squarely than the one up (a rendered blue d20 at 45 deg, every face taught: 8 of 10 such
+#: proposals wrong, the nearest face 0.86-0.92 alike and 0.10-0.15 over the next, the head reading
+#: another face in 8 of them, `benchmarks/learnt_render20.py`); on the real top-down green d20 of
+#: tests/controller/test_teach_trust.py the head read the matched face in every match (0.25-0.44)
 MATCH_PROPOSE, MARGIN_PROPOSE = 0.85, 0.08
 #: the candidates shown side by side for a roll
 CANDIDATES = 3
@@ -153,9 +158,11 @@ def propose(
     confidence).  Returns (face, by): "both" (the head reads it at least OCR_WITH_MATCH and the crop
     is most like its taught crops, BOTH_LIKE, BOTH_MARGIN), "ocr" (the head at least OCR_PROPOSE and
     the classifier at least CLASSIFIER_AGREE read it), "match" (every face taught, the nearest at
-    least MATCH_PROPOSE alike and MARGIN_PROPOSE over the next); (None, "") when nothing backs a
-    face; (None, "disagree") when the crop is at least MATCH_PROPOSE like another taught face than
-    the head's, and the head's face is not taught yet or its crops are MARGIN_PROPOSE less alike.
+    least MATCH_PROPOSE alike and MARGIN_PROPOSE over the next, and the head, if it read the crop at
+    all, reading that face); (None, "") when nothing backs a face; (None, "disagree") when the crop is
+    at least MATCH_PROPOSE like another taught face than the head's, and the head's face is not taught
+    yet or its crops are MARGIN_PROPOSE less alike, or when a match would be proposed and the head
+    reads another face, however unsure.
     A half-taught set never proposes on its own: a crop of an untaught face may be most like a
     taught one (module doc)."""
     read = ocr[0] if ocr is not None and ocr[1] >= OCR_WITH_MATCH else None
@@ -175,6 +182,8 @@ def propose(
         if sure and agreed:
             return read, "ocr"
     if every_face and best >= MATCH_PROPOSE and best - second >= MARGIN_PROPOSE:
+        if ocr is not None and ocr[0] != first:  # the head reads another face, even unsure
+            return None, "disagree"
         return first, "match"
     return None, ""
 
