@@ -97,7 +97,7 @@ OCR_WITH_MATCH, BOTH_LIKE, BOTH_MARGIN = 0.5, 0.80, 0.03
 #: confidence: the crop's look is the whole die's, and a camera at an angle sees the side faces facing
 #: it more squarely than the one up (a rendered blue d20 at 45 deg, every face taught: 8 of 10 such
 #: proposals wrong, the nearest face 0.86-0.92 alike and 0.10-0.15 over the next, the head reading
-#: another face in 8 of them, `benchmarks/learnt_render20.py`); on the real top-down green d20 of
+#: another face in 9 of the 10, `benchmarks/learnt_render20.py`); on the real top-down green d20 of
 #: tests/controller/test_teach_trust.py the head read the matched face in every match (0.25-0.44)
 MATCH_PROPOSE, MARGIN_PROPOSE = 0.85, 0.08
 #: the candidates shown side by side for a roll

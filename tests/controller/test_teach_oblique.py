@@ -2,7 +2,8 @@
 every proposal teaches no wrong face"): a look-only match is not proposed when the OCR head reads
 another face, however unsure.  The figures are a rendered blue d20 seen at 45 deg with every face
 taught (`benchmarks/learnt_render20.py --teach`): its look is the side faces facing the camera, and
-the nearest taught face was wrong in 8 of 10 such matches, by margins of 0.10-0.15."""
+the nearest taught face was wrong in 8 of 10 such matches, by margins of 0.10-0.15, and the head
+read another face in 9 of the 10."""
 
 from __future__ import annotations
 
