@@ -145,6 +145,10 @@ VARIANTS: dict[str, tuple[float, str, float, tuple[float, ...], bool]] = {
     "small body": (1.0, "linear", 0.0, SHARES, "body"),
     "x2 cubic": (2.0, "cubic", 0.0, SHARES, ""),
     "x3 cubic": (3.0, "cubic", 0.0, SHARES, ""),
+    # the die magnified to ~177 px (all but 1 of the 912 cached dice over 100 px), read by the head the
+    # table makes (`OcrHead()`): a die of 100 px or more is read with the wheel's projection through
+    # the refit's two-output net (the cost of that net for a large die, against "x3 cubic")
+    "x3 cubic, small head": (3.0, "cubic", 0.0, SHARES, "head"),
     "x3 lanczos": (3.0, "lanczos", 0.0, SHARES, ""),
     "x3 lanczos + sharpen": (3.0, "lanczos", 1.0, SHARES, ""),
     "x2 cubic + sharpen": (2.0, "cubic", 1.0, SHARES, ""),
