@@ -21,7 +21,7 @@ class _Head:
 
 def test_each_variant_reads_each_die_in_turn_and_its_cost_is_reported() -> None:
     log: list[str] = []
-    heads = {(SHARES, False): _Head(3, log, "as is"), (SHARES, True): _Head(7, log, "small head")}
+    heads = {(SHARES, ""): _Head(3, log, "as is"), (SHARES, "head"): _Head(7, log, "small head")}
     data = {
         "rois": np.zeros((3, 16, 16, 3), np.uint8),
         "centres": np.full((3, 2), 8.0),
@@ -34,7 +34,7 @@ def test_each_variant_reads_each_die_in_turn_and_its_cost_is_reported() -> None:
     # one warm-up read each, then die by die, the order turned every other die
     warm = ["as is", "small head"]
     assert log == [*warm, "as is", "small head", "small head", "as is", "as is", "small head"]
-    lines = ocr_small.cost_lines(got, {(SHARES, False): (60.0, 61.0), (SHARES, True): (540.0, 543.0)}, 14.0)
+    lines = ocr_small.cost_lines(got, {(SHARES, ""): (60.0, 61.0), (SHARES, "head"): (540.0, 543.0)}, 14.0)
     text = "\n".join(lines)
     rows = [ln for ln in lines if ln.startswith("| as is") or ln.startswith("| small head")]
     assert len(rows) == 2 and "| 3 |" in rows[0]
