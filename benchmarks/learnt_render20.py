@@ -53,6 +53,14 @@ GENERATE = (
     "--out {folder} --seed 44 --rolls 5 --later 200"
 )
 #: faces a 20-face die shows that a d20_lurig set-up's few faces never put side by side
+#: `--ways`: what each way adds to its table.toml's [vision] (issue 44: the camera's view stated)
+WAYS = {
+    "today": "",
+    # the renders' own camera (table20.py: 45 deg, the nadir below the frame, lens 60/42 of its width)
+    "true view": "camera_tilt_deg = 45.0\ncamera_nadir_deg = 90.0\ncamera_focal = 1.4286\n",
+    # as a user states it: the tilt and the nadir's direction, the focal length guessed
+    "stated tilt": "camera_tilt_deg = 45.0\ncamera_nadir_deg = 90.0\n",
+}
 PAIRS = ({6, 9}, {16, 19}, {1, 11}, {1, 17}, {11, 17}, {12, 21 - 12}, {2, 12}, {2, 20}, {3, 13}, {5, 15})
 
 
@@ -95,7 +103,7 @@ def groups_a_face(session: Path) -> dict[str, Any]:
 
 
 def run_cli(
-    taught: list[Shot], later: list[Shot], empty: Path, work: Path
+    taught: list[Shot], later: list[Shot], empty: Path, work: Path, vision: str = ""
 ) -> tuple[dict[str, Counts], dict[str, Any], dict[str, list[Any]]]:
     counts: dict[str, Counts] = {}
     notes: dict[str, Any] = {}
@@ -105,8 +113,8 @@ def run_cli(
         mine.mkdir(parents=True, exist_ok=True)
         env = {"DICETABLE_DATA_DIR": str(mine / "data")}
         toml = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n'
-        if has_empty:
-            toml += f'[vision]\nempty_table_frame = "{empty}"\n'
+        if has_empty or vision:
+            toml += "[vision]\n" + (f'empty_table_frame = "{empty}"\n' if has_empty else "") + vision
         config = mine / "table.toml"
         config.write_text(toml, encoding="utf-8")
         session = mine / "session"
@@ -285,6 +293,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=None, help="at most this many later frames")
     ap.add_argument("--teach", action="store_true", help="also the teaching page with a trusting person")
     ap.add_argument("--keep", type=Path, default=None, help="keep the sessions and tables here")
+    ap.add_argument(
+        "--ways",
+        nargs="+",
+        choices=sorted(WAYS),
+        default=["today"],
+        help="the tables' [vision] view settings, each a run of its own in this one (WAYS)",
+    )
+    ap.add_argument(
+        "--tables", nargs="+", default=None, help="only these tables (learnt_cli.VARIANTS' names)"
+    )
     ap.add_argument("--out", type=Path, default=None)
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
@@ -296,20 +314,28 @@ def main(argv: list[str] | None = None) -> None:
     variants = learnt_cli.VARIANTS
     if a.smoke:
         learnt_cli.VARIANTS = variants[:1]  # type: ignore[assignment]
+    elif a.tables:
+        learnt_cli.VARIANTS = tuple(v for v in variants if v[0] in a.tables)  # type: ignore[assignment]
+    texts = []
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp) if a.keep is None else a.keep
-            got = run_cli(taught, later, empty, work)
-            teach = None
-            if a.teach:
-                try:
-                    teach = teach_page(taught, empty, work / "teach")
-                except Exception:  # a traceback is a finding: reported, not hidden
-                    teach = {"rolls": 0, "notices": 0, "proposed": 0, "by": {}, "wrong": "?"}
-                    teach |= {"complete at": None, "wrong faces": traceback.format_exc()[-800:]}
-        text = report(taught, later, got, teach, time.perf_counter() - t0)
+        for way in a.ways:
+            with tempfile.TemporaryDirectory() as tmp:
+                work = Path(tmp) if a.keep is None else a.keep / way.replace(" ", "-")
+                got = run_cli(taught, later, empty, work, WAYS[way])
+                teach = None
+                if a.teach and way == "today":
+                    try:
+                        teach = teach_page(taught, empty, work / "teach")
+                    except Exception:  # a traceback is a finding: reported, not hidden
+                        teach = {"rolls": 0, "notices": 0, "proposed": 0, "by": {}, "wrong": "?"}
+                        teach |= {"complete at": None, "wrong faces": traceback.format_exc()[-800:]}
+            head = f"## way: {way}" + (
+                f" ([vision] {WAYS[way].strip().replace(chr(10), ', ')})" if WAYS[way] else ""
+            )
+            texts.append(head + "\n\n" + report(taught, later, got, teach, time.perf_counter() - t0))
     finally:
         learnt_cli.VARIANTS = variants
+    text = "\n\n".join(texts)
     harness.write(text + "\n", a.out)
 
 

@@ -244,6 +244,26 @@ class VisionSection(_Strict):
     #: (vision.oblique, issue 35); a die whose top face is in doubt is asked.  About 30x the pip
     #: reader's time; with a calibration its view is used instead.  Off: straight down assumed
     estimate_tilt: StrictBool = False
+    #: a camera that looks at the table at an angle, stated (issue 44): degrees off straight down.  A
+    #: d20 is then cut on its top face for `learn-dice` and `read` alike (vision.oblique.resting_top:
+    #: at 45 degrees a d20's side faces face the camera more squarely than its top face).  Unset:
+    #: the dice are cut as from straight above
+    camera_tilt_deg: float | None = Field(None, ge=0.0, le=75.0)
+    #: with ``camera_tilt_deg``: the direction, from the frame's centre, of the point straight below
+    #: the camera, in degrees (0: right, 90: down, the camera tilted forward looking away from it;
+    #: 180: left; 270: up)
+    camera_nadir_deg: float = Field(90.0, ge=0.0, lt=360.0)
+    #: with ``camera_tilt_deg``: the lens's focal length over the frame's longer side (a Pi Camera
+    #: Module 3 0.98, the default; a 60 degree wide lens about 0.87; a zoom more)
+    camera_focal: float = Field(0.98, ge=0.3, le=10.0)
+
+    def camera_view(self) -> Any:
+        """The camera's stated view (`vision.oblique.Tilt`), or None when ``camera_tilt_deg`` is unset."""
+        if self.camera_tilt_deg is None:
+            return None
+        from vision.oblique import Tilt
+
+        return Tilt(self.camera_tilt_deg, self.camera_nadir_deg, self.camera_focal)
 
     @field_validator("die_size_px")
     @classmethod

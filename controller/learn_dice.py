@@ -261,6 +261,7 @@ def ocr_of(
     if head is None or kind not in OCR_KINDS or not dice:
         return [None] * len(dice)
     from vision.numbered.die_crop import settle
+    from vision.oblique import resting_top
 
     asks = []
     for d in dice:
@@ -269,7 +270,10 @@ def ocr_of(
         # the head reads a square scaled on the die's outline: a small die's box in a still may be
         # several times the die (issue 44 item 2)
         found = settle(image, (float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, empty)
-        asks.append(((float(d["center"][0]), float(d["center"][1])), found[1] if found else side, kind))
+        centre = (float(d["center"][0]), float(d["center"][1]))
+        seen = reader.top_view_of(image, kind) if found is not None else None
+        top = resting_top(seen, found[0], found[1], kind) if seen is not None and found is not None else None
+        asks.append((top[0] if top is not None else centre, found[1] if found else side, kind))
     try:
         got = head.read(image, asks)
     except ValueError:
@@ -374,6 +378,10 @@ def see(
                 f"--kind {kind}: the table's game {cfg.table.game!r} uses {', '.join(used)} dice, "
                 f"not {kind}: learn a set of one of those"
             )
+    if cfg is not None:  # a camera at an angle: a d20 cut on its top face, as `read --config` cuts it
+        from controller.perceive import viewed
+
+        reader = viewed(reader, cfg.vision.camera_view())
     empty_img = _image(empty) if empty is not None else None
     # with a config, the table's kinds: what `read --config` finds where the set's die is not (a relay
     # board found at its boxes) is offered too, so what the person names `-` covers it (issue 44)

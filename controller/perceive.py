@@ -291,13 +291,15 @@ def reader_for(
     ocr: bool = True,
     estimate_tilt: bool = False,
     ocr_head: str = "full",
+    top_view: Any = None,
 ) -> Reader:
     """The reader for a game's dice (``kinds``: the config's ``table.kinds``, else the game's own,
     `game_kinds`): the pip-d6 reader for pip d6 alone, else the numbered reader looking for those kinds
     only (`vision.numbered.NumberedDice`).  ``learnt``: the table's learnt set of dice
     (``load_learnt``), read by the numbered reader (its readings say so).  ``estimate_tilt``:
     ``[vision] estimate_tilt``, the pip-d6 reader that estimates a tilted camera's view.  ``ocr_head``:
-    ``[vision] ocr_head``, the full OCR head or the fast one (`NumberedReader`'s ``ocr_head``)."""
+    ``[vision] ocr_head``, the full OCR head or the fast one (`NumberedReader`'s ``ocr_head``).
+    ``top_view``: ``[vision] camera_tilt_deg``'s view, a d20 cut on its top face (`viewed`)."""
     want = tuple(kinds) if kinds else game_kinds(game)
     if learnt is not None and learnt.kind not in want:
         raise TableError(f"table.dice_set: a set of {learnt.kind}, expected one of the game's kinds {want}")
@@ -324,8 +326,27 @@ def reader_for(
     # ``ocr``: [vision] ocr_second_opinion, the OCR head beside the classifier (vision.numbered.ocr): the
     # default reader's way; off, a reader of the classifier alone
     if not ocr:
-        return NumberedDice(want, learnt, NumberedReader(ocr=False))
-    return NumberedDice(want, learnt, None if ocr_head == "full" else NumberedReader(ocr_head=ocr_head))
+        return NumberedDice(want, learnt, viewed(NumberedReader(ocr=False), top_view))
+    if ocr_head == "full":
+        return NumberedDice(want, learnt, None if top_view is None else viewed(None, top_view))
+    return NumberedDice(want, learnt, viewed(NumberedReader(ocr_head=ocr_head), top_view))
+
+
+def viewed(reader: Any, top_view: Any) -> Any:
+    """``reader`` (a `NumberedReader`; None: the default one) that cuts a d20 seen obliquely on its top
+    face by ``top_view`` (``[vision] camera_tilt_deg``: `VisionSection.camera_view`; issue 44): a copy
+    sharing its nets; ``reader`` itself when ``top_view`` is None."""
+    import copy
+
+    if top_view is None:
+        return reader
+    if reader is None:
+        from vision.numbered.reader import default_reader
+
+        reader = default_reader()
+    mine = copy.copy(reader)
+    mine.top_view = top_view
+    return mine
 
 
 def load_learnt(path: Path | None, to_teach: bool = False) -> Any:
@@ -672,6 +693,7 @@ class Perceiver:
                 cfg.vision.ocr_second_opinion,
                 cfg.vision.estimate_tilt,
                 cfg.vision.ocr_head,
+                cfg.vision.camera_view(),
             )
         )
         # the dice's sizes in mm: [dice] sizes_mm and the roster's dice's (`controller.die_sizes`)

@@ -368,6 +368,7 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
     ``offline`` (a config written for another machine), this machine's devices: the camera opened for
     one frame, the pin factory loaded, the event log's folder writable, the display's address this
     machine's.  ``camera``: ``run --camera``, used instead of the file's."""
+    from controller.camera_view import view_notes
     from controller.die_sizes import size_notes
     from controller.empty_learn import stored_notes
 
@@ -398,7 +399,13 @@ def check_table(path: Path | None, *, camera: str | None = None, offline: bool =
             check.problems += display
             check.notes += busy
     if not wrong:
-        check.notes = stored_notes(cfg) + close_colour_notes(cfg) + size_notes(cfg, spec) + check.notes
+        check.notes = (
+            stored_notes(cfg)
+            + close_colour_notes(cfg)
+            + size_notes(cfg, spec)
+            + view_notes(cfg)
+            + check.notes
+        )
     if not check.problems:
         check.uses = _uses(cfg, spec, camera_said)
     return check

@@ -728,8 +728,10 @@ class Teaching:
     def reader(self) -> Any:
         from vision.numbered.reader import default_reader
 
-        if self._reader is None:
-            self._reader = default_reader()
+        if self._reader is None:  # a camera at an angle: a d20 cut on its top face (`viewed`, issue 44)
+            from controller.perceive import viewed
+
+            self._reader = viewed(default_reader(), self.cfg.vision.camera_view())
         return self._reader
 
     def _folder(self) -> Path:

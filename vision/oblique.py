@@ -245,3 +245,77 @@ def size_tilt(centres: F64, sides: F64, camera_matrix: F64) -> float | None:
     if n < 1e-9:
         return None
     return math.degrees(math.acos(min(1.0, abs(float(sol[2])) / n)))
+
+
+# -- numbered dice (issue 44): the top face of a die resting on a face, from its outline -----------
+
+#: A numbered die resting on a face, from the solids (training/render/blender/dice_geometry.py,
+#: circumradius 1): its height over its outline's longer side seen 30-60 degrees off vertical (a d20
+#: 1.589 high, the longer side 1.69-1.94 with its turn on the table, taken 1.82).  A centrally
+#: symmetric solid's outline is centred on the image of its centre, so the top face's centre is half
+#: the height above it.  The d10's outline is not symmetric (its top face a kite off the axis): not
+#: here, so a d10 is cut as without a view.
+RESTING_HEIGHT: dict[str, float] = {"d20": 1.589 / 1.82}
+
+
+@dataclass(frozen=True)
+class Tilt:
+    """A camera stated by its tilt (``[vision] camera_tilt_deg``, issue 44): ``tilt_deg`` off vertical,
+    the nadir towards ``towards_deg`` from the frame's centre (`View.from_tilt`), its focal length
+    ``f_side`` times the frame's longer side (`guess_matrix`); `view` gives the View of a frame."""
+
+    tilt_deg: float
+    towards_deg: float = 90.0
+    f_side: float = F_SIDE
+
+    def view(self, width: int, height: int) -> View:
+        return View.from_tilt(self.tilt_deg, self.towards_deg, guess_matrix(width, height, self.f_side))
+
+
+def resting_top(
+    view: View, centre: tuple[float, float], longer: float, kind: str = "d20", share: float = 0.65
+) -> tuple[tuple[float, float], F64] | None:
+    """The top face of a die of ``kind`` resting on a face whose outline is centred at ``centre``,
+    its longer side ``longer`` px: the top face's centre (pixels) and the image quad (4 x 2: the crop's
+    top-left, top-right, bottom-right, bottom-left) of the square on the top face's plane round it,
+    ``share`` times the die's longer side (the crop round the top face seen from straight above);
+    None for a kind not in RESTING_HEIGHT, or a die seen nearer than MIN_VIEW_DEG to straight down
+    (cut as before)."""
+    if kind not in RESTING_HEIGHT or longer <= 0 or not needs_rectifying(view, centre):
+        return None
+    k, d = view.camera_matrix, view.down
+    # the die's centre on its ray, in units of its longer side: f * 1 / depth = longer px
+    body = view.kinv @ np.array([centre[0], centre[1], 1.0]) * (float(k[0, 0]) / longer)
+    top = body - (RESTING_HEIGHT[kind] / 2) * d
+    ex = view.kinv @ np.array([1.0, 0.0, 0.0])  # the crop's x follows the image's x at the die
+    ex = ex - (ex @ d) * d
+    ex /= np.linalg.norm(ex)
+    ey = _cross(d, ex)
+    if (view.kinv @ np.array([0.0, 1.0, 0.0])) @ ey < 0:
+        ey = -ey
+    half = share / 2
+    pts = np.array(
+        [top] + [top + sx * half * ex + sy * half * ey for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    )
+    img = pts @ k.T
+    img = img[:, :2] / img[:, 2:3]
+    return (float(img[0, 0]), float(img[0, 1])), np.asarray(img[1:], np.float64)
+
+
+def warp_quad(image: np.ndarray, quad: F64, out: int) -> np.ndarray:
+    """The ``out`` x ``out`` BGR crop of ``image``'s quad (top-left, top-right, bottom-right,
+    bottom-left), from the pixels round it (a halving when the quad is over twice ``out``)."""
+    q = np.asarray(quad, np.float64)
+    x0, y0 = np.floor(q.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(q.max(axis=0)).astype(int) + 3
+    h, w = image.shape[:2]
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    roi = image[y0:y1, x0:x1] if x1 > x0 and y1 > y0 else image
+    off = np.array([x0, y0], np.float64) if roi is not image else np.zeros(2)
+    src = q - off
+    side = float(max(np.ptp(q[:, 0]), np.ptp(q[:, 1]), 1.0))
+    while side > 2 * out and min(roi.shape[:2]) > 2:
+        roi, src, side = cv2.pyrDown(roi), src / 2, side / 2
+    dst = np.array([[0, 0], [out, 0], [out, out], [0, out]], np.float32)
+    m = cv2.getPerspectiveTransform(src.astype(np.float32), dst)
+    return cv2.warpPerspective(roi, m, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

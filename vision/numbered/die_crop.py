@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 
-from vision.numbered.crop import CROP, crop_die
+from vision.numbered.crop import CROP, MARGIN, crop_die
+
+if TYPE_CHECKING:
+    from vision.oblique import View
 
 #: the searched square round the box: this times the box's longer side
 SEARCH = 1.6
@@ -183,17 +186,58 @@ def settle(
     return again if again is not None else first
 
 
+def top_cut(
+    image: np.ndarray, found: Outline, view: View | None, kind: str = "d20", out: int = CROP
+) -> np.ndarray | None:
+    """The `out` x `out` crop of the top face of a die resting on a face whose settled outline is
+    `found`, seen by a camera whose `view` is known (issue 44: at 45 degrees a d20's side faces face the
+    camera more squarely than its top face, and a crop centred on the whole outline shows one of
+    them): the square MARGIN times the die's longer side on the top face's plane round its centre,
+    warped as if seen from straight above (`vision.oblique.resting_top`); None without a view, for a
+    kind it does not know the solid of, or a die seen nearly straight down (cut as before)."""
+    if view is None:
+        return None
+    from vision.oblique import resting_top, warp_quad
+
+    top = resting_top(view, found[0], found[1], kind, MARGIN)
+    return None if top is None else warp_quad(image, top[1], out)
+
+
+def top_centre(
+    image: np.ndarray,
+    box_center: tuple[float, float],
+    side: float,
+    view: View | None,
+    empty: np.ndarray | None = None,
+    kind: str = "d20",
+) -> tuple[float, float] | None:
+    """The centre of the top face of the die whose box is centred at `box_center` (`side` px), from
+    its settled outline and the camera's `view` (`top_cut`); None where `top_cut` cuts nothing."""
+    if view is None:
+        return None
+    from vision.oblique import resting_top
+
+    found = settle(image, box_center, side, empty)
+    top = None if found is None else resting_top(view, found[0], found[1], kind, MARGIN)
+    return None if top is None else top[0]
+
+
 def die_cut(
     image: np.ndarray,
     box_center: tuple[float, float],
     side: float,
     empty: np.ndarray | None = None,
     out: int = CROP,
+    view: View | None = None,
+    kind: str = "d20",
 ) -> tuple[np.ndarray, Outline | None]:
     """`die_crop` and the settled outline it was cut on (None: the box's square)."""
     found = settle(image, box_center, side, empty)
     if found is None:
         return crop_die([image], box_center, side * PAD, out=out), None
+    top = top_cut(image, found, view, kind, out)
+    if top is not None:
+        return top, found
     centre, longer, angle = found
     return crop_die([image], centre, longer * PAD, angle, out=out), found
 
@@ -226,15 +270,15 @@ def die_crop(
     side: float,
     empty: np.ndarray | None = None,
     out: int = CROP,
+    view: View | None = None,
+    kind: str = "d20",
 ) -> np.ndarray:
     """The `out` x `out` crop of the die whose box is centred at `box_center`, `side` px (module
     docstring): on its settled outline, turned by it; the box's square when no outline is found.
-    `empty`: the empty table at `image`'s size (None: the die's own contour)."""
-    found = settle(image, box_center, side, empty)
-    if found is None:
-        return crop_die([image], box_center, side * PAD, out=out)
-    centre, longer, angle = found
-    return crop_die([image], centre, longer * PAD, angle, out=out)
+    `empty`: the empty table at `image`'s size (None: the die's own contour).  `view`: the camera's
+    view (`vision.oblique.View`, at `image`'s size): a die of `kind` seen obliquely is cut on its top
+    face (`top_cut`); None: as before."""
+    return die_cut(image, box_center, side, empty, out, view, kind)[0]
 
 
 def face_crop(
@@ -244,14 +288,18 @@ def face_crop(
     side: float,
     empty: np.ndarray | None = None,
     out: int = CROP,
+    view: View | None = None,
+    kind: str = "d20",
 ) -> np.ndarray:
     """The `out` x `out` crop round the die's top face (`top`), MARGIN times the die's own size (its
     settled outline's longer side; the box's `side` when no outline is found), from `image` at its
     own pixels: the crop round the top face scaled on the die, not on the detector's box, for
-    grouping crops by face (`controller.learn_dice.group_faces`)."""
-    from vision.numbered.crop import MARGIN
-
+    grouping crops by face (`controller.learn_dice.group_faces`).  `view`: as `die_crop`'s (the top
+    face found from the outline, `top` not used)."""
     found = settle(image, box_center, side, empty)
+    cut = None if found is None else top_cut(image, found, view, kind, out)
+    if cut is not None:
+        return cut
     size = found[1] if found is not None else side
     return crop_die([image], top, size * MARGIN, out=out)
 

@@ -45,7 +45,7 @@ from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
 from vision.numbered import trust
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
-from vision.numbered.die_crop import die_crop, die_cut, empty_of, face_crop, one_a_die
+from vision.numbered.die_crop import die_crop, die_cut, empty_of, face_crop, one_a_die, top_centre
 from vision.numbered.embed import EMBEDDER_FILE, SMALL_SIDE, TURNS, Embedder, at_scales
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
@@ -388,6 +388,12 @@ class NumberedReader:
     #: was read again too, and a train still got a sure wrong value; held out, 3 more values right of
     #: 96 stills at 40 px.  False: the FINE_AREA look alone
     fine_self_sized: bool = False
+    #: where the camera looks from, for a numbered die seen obliquely (issue 44): an object whose
+    #: ``view(width, height)`` gives the `vision.oblique.View` of a frame (`vision.oblique.Tilt`, from
+    #: ``[vision] camera_tilt_deg``), or None (as before).  A d20 (the learnt set's kind, or the table's
+    #: only kind; a taught reading's kind) is then cut on its top face for the learning step, `read`'s
+    #: match and the classifier and OCR head alike (`top_view_of`, `die_crop.top_cut`)
+    top_view: Any = None
 
     def __init__(
         self,
@@ -802,6 +808,15 @@ class NumberedReader:
             out.append((replace(f, center=centre, w=f.w * k, h=f.h * k), c))
         return out
 
+    def top_view_of(self, image: np.ndarray, kind: str | None) -> Any:
+        """The `vision.oblique.View` of `image` (its size) that a die of `kind` is cut on its top
+        face by (`top_view`), or None: no view, or a kind whose solid it does not know."""
+        from vision.oblique import RESTING_HEIGHT
+
+        if self.top_view is None or kind not in RESTING_HEIGHT:
+            return None
+        return self.top_view.view(int(image.shape[1]), int(image.shape[0]))
+
     def crops_of(
         self,
         image: np.ndarray,
@@ -837,10 +852,13 @@ class NumberedReader:
             f = holding(peaks, c)
             if f is not None:  # the die where `read` finds it: its top face, its box
                 c, box, side = f.center, f.box_center, max(f.w, f.h)
+            kind = str(r.get("kind") if isinstance(r, dict) else getattr(r, "kind", ""))
+            seen = self.top_view_of(image, kind)  # a d20 seen obliquely: its top face (issue 44)
+            c = top_centre(image, box, side, seen, empty, kind) or c
             if crop == "die" or (crop is None and self.die_centred):
-                out.append(die_crop(image, box, side, empty))
+                out.append(die_crop(image, box, side, empty, view=seen, kind=kind))
             elif crop == "face":  # round the top face, scaled on the die, from the frame's own pixels
-                out.append(face_crop(image, c, box, side, empty))
+                out.append(face_crop(image, c, box, side, empty, view=seen, kind=kind))
             else:
                 out.append(_cut(copies.work, (c[0] / k, c[1] / k), side / k * MARGIN, CROP))
         return out
@@ -1133,6 +1151,11 @@ class NumberedReader:
         times larger than `image`).  `full`: that frame itself, the die's own crop cut from it (as
         `crops_of` cuts it, `die_crop`); `empty`: the empty table at its size (the die's outline)."""
         found = self.locate(image, found, view, nadir)
+        src, k = (full, scale) if full is not None else (image, 1.0)
+        shape = learnt.kind if learnt is not None else (kinds[0] if len(kinds) == 1 else None)
+        seen = self.top_view_of(src, shape)
+        if seen is not None:  # a d20 seen obliquely: its top face from its outline (issue 44)
+            found = [self.on_top(src, f, k, seen, empty, str(shape)) for f in found]
         crops = self.crops(image, found)
         probs = self.numeral_values(image, found, self.classify(crops, kinds), kinds)
         matches = None
@@ -1143,9 +1166,15 @@ class NumberedReader:
             own = None
             outlines: list[Any] = []
             if die:
-                src, k = (full, scale) if full is not None else (image, 1.0)
                 cut = [
-                    die_cut(src, (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, empty)
+                    die_cut(
+                        src,
+                        (f.box_center[0] * k, f.box_center[1] * k),
+                        max(f.w, f.h) * k,
+                        empty,
+                        view=seen,
+                        kind=str(shape),
+                    )
                     for f in found
                 ]
                 own, outlines = [c for c, _ in cut], [o for _, o in cut]
@@ -1163,6 +1192,14 @@ class NumberedReader:
                 matches = self.cut_again(src, k, found, outlines, matches, learnt)
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
         return self.with_ocr(image, got, kinds) if ocr else got
+
+    @staticmethod
+    def on_top(src: np.ndarray, f: Found, k: float, view: Any, empty: np.ndarray | None, kind: str) -> Found:
+        """`f` (in pixels of `src` / `k`) with its top face's centre from its outline and `view`
+        (`die_crop.top_centre`, in `src`'s pixels), as it was where none is found."""
+        box = (f.box_center[0] * k, f.box_center[1] * k)
+        c = top_centre(src, box, max(f.w, f.h) * k, view, empty, kind)
+        return f if c is None else replace(f, center=(c[0] / k, c[1] / k))
 
     def with_ocr(
         self, image: np.ndarray, readings: list[DieReading], kinds: tuple[str, ...] = KINDS

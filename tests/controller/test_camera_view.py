@@ -1,0 +1,57 @@
+"""``[vision] camera_tilt_deg`` (issue 44): a camera stated to look at the table at an angle; bad values
+refused by name, check-config says what it does, the reader the table builds carries the view."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.camera_view import view_notes
+from controller.config import ConfigError, parse_config
+from controller.perceive import viewed
+from vision.oblique import Tilt
+
+
+def _cfg(game: str = "die-angler", **vision: object) -> object:
+    return parse_config({"table": {"game": game}, "vision": vision})
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("camera_tilt_deg", 90),
+        ("camera_tilt_deg", -5),
+        ("camera_tilt_deg", "steep"),
+        ("camera_nadir_deg", 360),
+        ("camera_focal", 0.0),
+    ],
+)
+def test_bad_view_settings_are_refused_by_name(key: str, value: object) -> None:
+    with pytest.raises(ConfigError) as e:
+        _cfg(**{key: value})
+    assert [k for k, _ in e.value.problems] == [f"vision.{key}"]
+
+
+def test_the_stated_view() -> None:
+    assert _cfg().vision.camera_view() is None  # type: ignore[attr-defined]
+    assert view_notes(_cfg()) == []
+    cfg = _cfg(camera_tilt_deg=45, camera_nadir_deg=90)
+    tilt = cfg.vision.camera_view()  # type: ignore[attr-defined]
+    assert tilt == Tilt(45.0, 90.0, 0.98)
+    view = tilt.view(1280, 720)
+    assert abs(view.tilt_deg - 45.0) < 1e-9
+    nx, ny = view.nadir()
+    assert abs(nx - 640) < 1e-6 and ny > 720  # below the frame's centre, out of the frame
+    ((key, said),) = view_notes(cfg)
+    assert key == "vision.camera_tilt_deg" and "top face" in said and "below" in said
+    ((_, d6),) = view_notes(_cfg("dicetar-wars", camera_tilt_deg=30))
+    assert "changes nothing" in d6
+
+
+def test_the_reader_carries_the_view_and_the_shared_one_does_not() -> None:
+    class Reader:
+        top_view = None
+
+    shared = Reader()
+    assert viewed(shared, None) is shared
+    mine = viewed(shared, Tilt(45.0))
+    assert mine is not shared and mine.top_view == Tilt(45.0) and shared.top_view is None
