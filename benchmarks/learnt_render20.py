@@ -27,7 +27,9 @@ and the pairs that only a 20-face die can confuse.
 ``--teach`` also plays the teaching page's backend (`Table.teach`, as tests/controller/
 test_teach_trust.py does with real photos) on the teaching frames with a person who accepts every
 proposal and types the true face when nothing is proposed: faces taught wrong, proposals, when the
-page first says "complete".
+page first says "complete".  ``--head`` reads the later frames with the OCR head alone, at the die's
+box centre and at its top face's projected centre (the renders know both); ``--no-cli`` leaves out
+the CLI path.
 """
 
 from __future__ import annotations
@@ -100,6 +102,51 @@ def groups_a_face(session: Path) -> dict[str, Any]:
         "most groups of a face": max(faces.values(), default=0),
         "groups named not the die": named.get("-", 0),
     }
+
+
+#: where `--head` reads the OCR head: (way, the point read: the die's box centre or the top face's
+#: projected centre, as the renders know it; the side given as a share of the die's box; the frame
+#: stretched upright by 1/cos(45 deg) about that point first: the top face un-squashed)
+HEAD_WAYS = (
+    ("at the die's centre (as the reader reads now), its box side", "centre", 1.0, False),
+    ("at the top face's centre, its box side", "top_centre", 1.0, False),
+    ("at the top face's centre, 0.7 of its side", "top_centre", 0.7, False),
+    ("at the top face's centre, un-squashed, its box side", "top_centre", 1.0, True),
+)
+
+
+def head_at_top(folder: Path, limit: int | None) -> list[list[Any]]:
+    """The OCR head alone on the later frames, read at the die's centre and at its top face's centre
+    (each way: right, right at >= 0.5, wrong at >= 0.5)."""
+    import math
+
+    import cv2
+    import numpy as np
+
+    from benchmarks.harness import imread
+    from vision.numbered.reader import default_reader
+
+    rolls = [r for r in json.loads((folder / "truth.json").read_text(encoding="utf-8"))["rolls"]]
+    rolls = harness.spaced([r for r in rolls if r["part"] == "later"], limit)
+    head = default_reader().ocr
+    if head is None:
+        raise SystemExit("the numbered reader has no OCR head to read with")
+    got = {way: [0, 0, 0] for way, *_ in HEAD_WAYS}
+    for r in rolls:
+        img = imread(folder / r["file"])
+        for way, at, share, tall in HEAD_WAYS:
+            x, y = (float(v) for v in r[at])
+            im = img
+            if tall:
+                k = 1 / math.cos(math.radians(45))
+                m = np.array([[1, 0, 0], [0, k, y * (1 - k)]], np.float32)
+                im = cv2.warpAffine(img, m, (img.shape[1], int(img.shape[0] * k) + 1), flags=cv2.INTER_CUBIC)
+            read = head.read(im, [((x, y), share * float(r["side_px"]), "d20")])[0]
+            right = int(read.value) == int(r["value"])
+            got[way][0] += right
+            got[way][1] += right and read.confidence >= 0.5
+            got[way][2] += (not right) and read.confidence >= 0.5
+    return [[way, len(rolls), *got[way]] for way, *_ in HEAD_WAYS]
 
 
 def run_cli(
@@ -223,13 +270,14 @@ def listed(wrong: Counter[tuple[int, int | str]]) -> str:
 def report(
     taught: list[Shot],
     later: list[Shot],
-    cli_out: tuple[dict[str, Counts], dict[str, Any], dict[str, list[Any]]],
+    cli_out: tuple[dict[str, Counts], dict[str, Any], dict[str, list[Any]]] | None,
     teach: dict[str, Any] | None,
     seconds: float,
+    head: list[list[Any]] | None = None,
 ) -> str:
-    counts, notes, seen = cli_out
+    counts, notes, seen = cli_out if cli_out is not None else ({}, {}, {})
     rows, lines = [], []
-    for variant, _ in learnt_cli.VARIANTS:
+    for variant, _ in learnt_cli.VARIANTS if cli_out is not None else ():
         n = notes.get(variant, {})
         if "refused" in n:
             lines.append(f"- {variant}: REFUSED: {n['refused']}")
@@ -271,8 +319,15 @@ def report(
         "",
         *lines,
         "",
-        *markdown_table(["set-up", "table.toml", "way", *learnt_cli.HEAD[3:]], rows),
+        *(markdown_table(["set-up", "table.toml", "way", *learnt_cli.HEAD[3:]], rows) if rows else []),
     ]
+    if head is not None:
+        out += [
+            "",
+            "The OCR head alone on the later frames, read where the renders know the die and its top face:",
+            "",
+            *markdown_table(["the head read", "frames", "right", "right at >= 0.5", "wrong at >= 0.5"], head),
+        ]
     if teach is not None:
         out += [
             "",
@@ -292,6 +347,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--frames", type=Path, default=CACHE, help="the renders' folder (table20.py --out)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many later frames")
     ap.add_argument("--teach", action="store_true", help="also the teaching page with a trusting person")
+    ap.add_argument(
+        "--head", action="store_true", help="also the OCR head read at the die's and top's centre"
+    )
+    ap.add_argument("--no-cli", action="store_true", help="not the CLI path (with --teach or --head)")
     ap.add_argument("--keep", type=Path, default=None, help="keep the sessions and tables here")
     ap.add_argument(
         "--ways",
@@ -321,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
         for way in a.ways:
             with tempfile.TemporaryDirectory() as tmp:
                 work = Path(tmp) if a.keep is None else a.keep / way.replace(" ", "-")
-                got = run_cli(taught, later, empty, work, WAYS[way])
+                got = None if a.no_cli else run_cli(taught, later, empty, work, WAYS[way])
                 teach = None
                 if a.teach and way == "today":
                     try:
@@ -329,10 +388,15 @@ def main(argv: list[str] | None = None) -> None:
                     except Exception:  # a traceback is a finding: reported, not hidden
                         teach = {"rolls": 0, "notices": 0, "proposed": 0, "by": {}, "wrong": "?"}
                         teach |= {"complete at": None, "wrong faces": traceback.format_exc()[-800:]}
+            if got is None and teach is None:
+                continue
             head = f"## way: {way}" + (
                 f" ([vision] {WAYS[way].strip().replace(chr(10), ', ')})" if WAYS[way] else ""
             )
             texts.append(head + "\n\n" + report(taught, later, got, teach, time.perf_counter() - t0))
+        if a.head:  # the OCR head alone, at the die's centre and at its top face's (the renders know both)
+            heads = head_at_top(a.frames, 4 if a.smoke else a.limit)
+            texts.append(report(taught, later, None, None, time.perf_counter() - t0, heads))
     finally:
         learnt_cli.VARIANTS = variants
     text = "\n\n".join(texts)
