@@ -87,6 +87,9 @@ NO_TEMPLATE = (ROWS[3][0],)
 #: ``--sure-before``: a row read with the template's sure rule before (`template.TRUST_EMBEDDING_GAP`
 #: None: TRUST_SUPPORT stored crops alike, the embedding's agreement not counted)
 SURE_BEFORE = ("... the template's sure rule before: TRUST_SUPPORT crops alike only", "table.toml", True)
+#: the camera's view written into each table.toml's [vision] (tilt degrees, nadir degrees, focal over the
+#: frame's width: `camera_tilt_deg`, `camera_nadir_deg`, `camera_focal`), or None: no view stated (as before)
+VIEW: tuple[float, float, float] | None = None
 
 
 @dataclass
@@ -332,6 +335,22 @@ def frames(
     return folder, taught, later, notes
 
 
+def table_toml(empty: Path | None, roster: str | None = None) -> str:
+    """The taught table's table.toml: die-angler with the set, ``roster`` (None: confirm's own), its
+    empty table ``empty`` (None: none), and the camera's view when `VIEW` states one (issue 44)."""
+    text = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n'
+    if roster is not None:
+        text += f'roster = "{roster}"\n'
+    vision = [f'empty_table_frame = "{empty}"'] if empty is not None else []
+    if VIEW is not None:  # a d20 cut on its top face by learn-dice see/confirm and read (issue 44)
+        tilt, nadir, focal = VIEW
+        vision += [f"camera_tilt_deg = {tilt:g}", f"camera_nadir_deg = {nadir:g}"]
+        vision.append(f"camera_focal = {focal:g}")
+    if vision:
+        text += "[vision]\n" + "".join(f"{line}\n" for line in vision)
+    return text
+
+
 def teach(folder: Path, taught: list[Shot], has_empty: bool) -> tuple[Path, dict[str, str], dict[str, int]]:
     """A table taught the die as the hidden test's person does (`learn-dice see`, each group named by
     its crops' true face, `confirm --config`): (its folder, with ``table.toml`` (the roster) and
@@ -339,12 +358,11 @@ def teach(folder: Path, taught: list[Shot], has_empty: bool) -> tuple[Path, dict
     mine = folder / ("with-empty" if has_empty else "no-empty")
     mine.mkdir(exist_ok=True)
     env = {"DICETABLE_DATA_DIR": str(mine / "data")}
-    base = '[table]\ngame = "die-angler"\ndice_set = "sets/d20.json"\n{roster}'
-    if has_empty:
-        base += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n'
     after = mine / "table.toml"
-    after.write_text(base.format(roster=""), encoding="utf-8")
-    (mine / "before.toml").write_text(base.format(roster='roster = "absent.roster.json"\n'), encoding="utf-8")
+    after.write_text(table_toml(folder / "empty.png" if has_empty else None), encoding="utf-8")
+    (mine / "before.toml").write_text(
+        table_toml(folder / "empty.png" if has_empty else None, "absent.roster.json"), encoding="utf-8"
+    )
     session = mine / "session"
     cli(
         [

@@ -55,15 +55,25 @@ WAYS: dict[str, tuple[str, float, float, float | None]] = {
 WAYS["wheel"] = ("after, the wheel's projection for a small die (no ocr.SMALL_HEAD)", *WAYS["after"][1:])
 #: as "after", but a small die cut again (`template.TRIED_CUT_MARGIN`; tried, not adopted)
 WAYS["cuts"] = ("after, a small die cut again (template.TRIED_CUT_MARGIN)", *WAYS["after"][1:])
+#: as "after", with the camera's view written into each table.toml (``--view``: `learnt_cli.VIEW`; issue 44:
+#: a d20 cut on its top face by `learn-dice see`/`confirm --config` and `read --config`)
+WAYS["view"] = ("after, the camera's view stated ([vision] camera_tilt_deg)", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
 
 def run(
-    groups: list[str], step: int, limit: int | None, work: Path, rolls: int, ways: tuple[str, ...]
+    groups: list[str],
+    step: int,
+    limit: int | None,
+    work: Path,
+    rolls: int,
+    ways: tuple[str, ...],
+    view: tuple[float, float, float] | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS
+    view_was = learnt_cli.VIEW
     small_head, cut_margin = ocr.SMALL_HEAD, template.CUT_MARGIN
     try:
         for group in groups:
@@ -72,17 +82,25 @@ def run(
                 ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT = floor, magnify, weight
                 ocr.SMALL_HEAD = None if key == "wheel" else small_head
                 template.CUT_MARGIN = template.TRIED_CUT_MARGIN if key == "cuts" else cut_margin
+                learnt_cli.VIEW = view if key == "view" else None
                 numbered_reader._default = None  # the process's reader (and its head) made anew a way
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
                 out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)
     finally:
         ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS = was
         ocr.SMALL_HEAD, template.CUT_MARGIN = small_head, cut_margin
+        learnt_cli.VIEW = view_was
         numbered_reader._default = None
     return out
 
 
-def report(groups: list[str], results: dict[str, Any], seconds: float, ways: tuple[str, ...]) -> str:
+def report(
+    groups: list[str],
+    results: dict[str, Any],
+    seconds: float,
+    ways: tuple[str, ...],
+    view: tuple[float, float, float] | None = None,
+) -> str:
     rows, notes = [], []
     for group in groups:
         for variant, _ in learnt_cli.VARIANTS:
@@ -104,6 +122,11 @@ def report(groups: list[str], results: dict[str, Any], seconds: float, ways: tup
             "",
             harness.run_header(),
             f"Die {learnt_cli.DIE_PX} px, motion blur {learnt_cli.BLUR} px; {seconds:.0f} s.",
+            *(
+                [f"The 'view' way's [vision]: camera_tilt_deg/camera_nadir_deg/camera_focal = {view}."]
+                if view is not None and any(k == "view" for k in ways)
+                else []
+            ),
             "",
             *(f"- {x}" for x in notes),
             "",
@@ -121,12 +144,25 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--train", action="store_true", help="also d20_off-angle (a train set-up)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--ways", default=",".join(DEFAULT_WAYS), help=f"comma-separated, of {', '.join(WAYS)}")
+    ap.add_argument(
+        "--view",
+        default="45/90/10",
+        help="the 'view' way's [vision] camera_tilt_deg/camera_nadir_deg/camera_focal, as tilt/nadir/focal",
+    )
+    ap.add_argument("--groups", default=None, help="set-ups, comma-separated (default: held out, + --train)")
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
     ways = tuple(a.ways.split(","))
     if not ways or any(w not in WAYS for w in ways):
         ap.error(f"--ways: expected some of {', '.join(WAYS)}, got {a.ways!r}")
+    try:
+        t, n, f = (float(v) for v in a.view.split("/"))
+    except ValueError:
+        ap.error(f"--view: expected tilt/nadir/focal (e.g. 45/90/10), got {a.view!r}")
+    view = (t, n, f)
     groups = list(learnt_cli.HELD_OUT) + (list(learnt_cli.TRAIN) if a.train else [])
+    if a.groups:
+        groups = a.groups.split(",")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
     variants = learnt_cli.VARIANTS
@@ -135,8 +171,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             rolls = 1 if a.smoke else learnt_cli.ROLLS
-            results = run(groups, a.step, 4 if a.smoke else a.limit, Path(tmp), rolls, ways)
-        text = report(groups, results, time.perf_counter() - t0, ways)
+            results = run(groups, a.step, 4 if a.smoke else a.limit, Path(tmp), rolls, ways, view)
+        text = report(groups, results, time.perf_counter() - t0, ways, view)
     finally:
         learnt_cli.VARIANTS = variants
     harness.write(text + "\n", a.out)
