@@ -218,11 +218,15 @@ def per_face(seen: list[Any]) -> dict[int, tuple[int, int, int]]:
     return {f: (a, b, c) for f, (a, b, c) in sorted(out.items())}
 
 
-def teach_page(taught: list[Shot], empty: Path, work: Path) -> dict[str, Any]:
+def teach_page(taught: list[Shot], empty: Path, work: Path, vision: str = "") -> dict[str, Any]:
     """The teaching page's backend played by a person who accepts every proposal (and types the true
     face when nothing is proposed), on the teaching frames in their order (every face once, then
-    again ...)."""
+    again ...); ``vision``: the table.toml's [vision] view settings (WAYS).  ``evidence`` in the
+    result: each roll's inputs to `controller.teach.propose` with its true face and what it proposed."""
+    import tomllib
+
     from benchmarks.harness import imread
+    from controller import teach as teach_mod
     from controller.config import parse_config
     from controller.eventlog import EventLog
     from controller.session import mock_pins
@@ -232,13 +236,43 @@ def teach_page(taught: list[Shot], empty: Path, work: Path) -> dict[str, Any]:
     names = [("ann", "blue"), ("bob", "red")]
     players = [{"name": n, "colour": c, "pins": mock_pins(i).model_dump()} for i, (n, c) in enumerate(names)]
     raw = {"game": "die-angler", "seed": 3, "kinds": ["d6", "d10", "d20"], "dice_set": str(work / "set.json")}
-    table = Table(parse_config({"table": raw, "players": players}), EventLog(work / "t.sqlite3"))
-    bg = imread(empty)
+    cfg: dict[str, Any] = {"table": raw, "players": players}
+    if vision:
+        cfg["vision"] = tomllib.loads(vision)
+    table = Table(parse_config(cfg), EventLog(work / "t.sqlite3"))
+    evidence: list[dict[str, Any]] = []
+    face_now = [0]
+    real_propose = teach_mod.propose
+
+    def recorded(
+        ocr: Any, near: Any, every: bool, classifier: Any = None, *more: Any
+    ) -> tuple[int | None, str]:
+        out = real_propose(ocr, near, every, classifier, *more)
+        evidence.append(
+            {"face": face_now[0], "ocr": ocr, "near": [list(x) for x in near[:5]], "every": every}
+            | {"classifier": classifier, "proposed": out[0], "by": out[1]}
+        )
+        return out
+
+    teach_mod.propose = recorded  # type: ignore[assignment]
+    try:
+        return _trusting(table, taught, imread(empty), evidence, face_now)
+    finally:
+        teach_mod.propose = real_propose  # type: ignore[assignment]
+
+
+def _trusting(
+    table: Any, taught: list[Shot], bg: Any, evidence: list[dict[str, Any]], face_now: list[int]
+) -> dict[str, Any]:
+    from benchmarks.harness import imread
+
     got: dict[str, Any] = {"rolls": 0, "proposed": 0, "wrong": 0, "notices": 0, "by": Counter()}
+    got["evidence"] = evidence
     got["complete at"] = None
     wrong: Counter[tuple[int, int]] = Counter()
     table.teach({"action": "start", "owner": "ann", "colour": "blue", "kind": "d20"}, "ann")
     for t, shot in enumerate(taught, 1):
+        face_now[0] = shot.face
         table.on_settled(imread(shot.path), float(t), float(t), empty=bg)
         status = table.teach({"action": "status"}, "ann")
         r = status["roll"]
@@ -259,6 +293,48 @@ def teach_page(taught: list[Shot], empty: Path, work: Path) -> dict[str, Any]:
             got["complete at"] = got["rolls"]
     got["wrong faces"] = dict(wrong)
     return got
+
+
+def real_sessions() -> list[list[Any]]:
+    """REAL first: the same trusting person on the real sessions of tests/controller (the green d20 of
+    d20_imac1844 top-down: test_teach_trust's 40 rolls, test_teach_dice's 80; 60 rolls of each
+    d20_lurig set-up at the table's scale): each row rolls, proposed, faces taught wrong, proposals."""
+    import random
+
+    from tests.controller.teach_scene import empty_table, roll
+    from tests.controller.test_teach_dice import START, _table
+    from tests.controller.test_teach_trust import _lurig_shots
+
+    rng = random.Random(44)
+    order = rng.sample(range(1, 21), 20) + rng.sample(range(1, 21), 20)
+    sessions = {
+        "d20_imac1844 green d20, top-down (test_teach_trust)": [
+            (roll(f, i), empty_table(), f) for i, f in enumerate(order)
+        ],
+        "d20_imac1844 green d20, top-down (test_teach_dice)": [
+            (roll(i % 20 + 1, i), empty_table(), i % 20 + 1) for i in range(80)
+        ],
+        **{f"d20_lurig {g}": _lurig_shots(g, 60, 44) for g in ("d20_off-angle", "d20_wood", "d20_top")},
+    }
+    rows = []
+    for name, shots in sessions.items():
+        got: Counter[str] = Counter()
+        with tempfile.TemporaryDirectory() as d:
+            table = _table(Path(d))
+            table.teach(START, "ann")
+            for t, (frame, empty, face) in enumerate(shots, 1):
+                table.on_settled(frame, float(t), float(t), empty=empty)
+                r = table.teach({"action": "status"}, "ann")["roll"]
+                got[r["by"] or "none"] += 1
+                answer = r["proposed"] if r["proposed"] is not None else face
+                got["proposed"] += r["proposed"] is not None
+                got["wrong"] += answer != face
+                table.teach(
+                    {"action": "answer", "roll": r["n"], "session": r["session"], "face": answer}, "ann"
+                )
+        by = {k: v for k, v in sorted(got.items()) if k not in ("proposed", "wrong")}
+        rows.append([name, len(shots), got["proposed"], got["wrong"], str(by)])
+    return rows
 
 
 def listed(wrong: Counter[tuple[int, int | str]]) -> str:
@@ -351,6 +427,17 @@ def main(argv: list[str] | None = None) -> None:
         "--head", action="store_true", help="also the OCR head read at the die's and top's centre"
     )
     ap.add_argument("--no-cli", action="store_true", help="not the CLI path (with --teach or --head)")
+    ap.add_argument(
+        "--evidence",
+        type=Path,
+        default=None,
+        help="with --teach: each roll's proposal evidence here (a JSON a way)",
+    )
+    ap.add_argument(
+        "--real-sessions",
+        action="store_true",
+        help="first: the trusting person on tests/controller's real sessions",
+    )
     ap.add_argument("--keep", type=Path, default=None, help="keep the sessions and tables here")
     ap.add_argument(
         "--ways",
@@ -376,15 +463,26 @@ def main(argv: list[str] | None = None) -> None:
     elif a.tables:
         learnt_cli.VARIANTS = tuple(v for v in variants if v[0] in a.tables)  # type: ignore[assignment]
     texts = []
+    if a.real_sessions:
+        head = ["REAL session", "rolls", "proposed", "faces taught wrong", "by"]
+        texts.append(
+            "## REAL: the trusting person on real sessions\n\n"
+            + "\n".join(markdown_table(head, real_sessions()))
+        )
     try:
         for way in a.ways:
             with tempfile.TemporaryDirectory() as tmp:
                 work = Path(tmp) if a.keep is None else a.keep / way.replace(" ", "-")
                 got = None if a.no_cli else run_cli(taught, later, empty, work, WAYS[way])
                 teach = None
-                if a.teach and way == "today":
+                if a.teach:
                     try:
-                        teach = teach_page(taught, empty, work / "teach")
+                        teach = teach_page(taught, empty, work / "teach", WAYS[way])
+                        if a.evidence is not None:
+                            a.evidence.mkdir(parents=True, exist_ok=True)
+                            (a.evidence / f"{way.replace(' ', '-')}.json").write_text(
+                                json.dumps(teach["evidence"]), encoding="utf-8"
+                            )
                     except Exception:  # a traceback is a finding: reported, not hidden
                         teach = {"rolls": 0, "notices": 0, "proposed": 0, "by": {}, "wrong": "?"}
                         teach |= {"complete at": None, "wrong faces": traceback.format_exc()[-800:]}
