@@ -260,7 +260,7 @@ def ocr_of(
     head = getattr(reader, "ocr", None)
     if head is None or kind not in OCR_KINDS or not dice:
         return [None] * len(dice)
-    from vision.numbered.die_crop import settle
+    from vision.numbered.die_crop import TopFaces, settle
     from vision.oblique import resting_top
 
     asks = []
@@ -273,6 +273,8 @@ def ocr_of(
         centre = (float(d["center"][0]), float(d["center"][1]))
         seen = reader.top_view_of(image, kind) if found is not None else None
         top = resting_top(seen, found[0], found[1], kind) if seen is not None and found is not None else None
+        if top is not None and found is not None and isinstance(head.rectify, TopFaces):
+            head.rectify.remember(image, top[0], found)  # the head's cut: the top face warped
         asks.append((top[0] if top is not None else centre, found[1] if found else side, kind))
     try:
         got = head.read(image, asks)

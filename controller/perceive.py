@@ -344,8 +344,13 @@ def viewed(reader: Any, top_view: Any) -> Any:
         from vision.numbered.reader import default_reader
 
         reader = default_reader()
+    from vision.numbered.die_crop import TopFaces
+
     mine = copy.copy(reader)
     mine.top_view = top_view
+    if getattr(reader, "ocr", None) is not None:  # the OCR head reads the top face warped too
+        mine.ocr = copy.copy(reader.ocr)
+        mine.ocr.rectify = TopFaces(top_view)
     return mine
 
 

@@ -55,3 +55,19 @@ def test_the_reader_carries_the_view_and_the_shared_one_does_not() -> None:
     assert viewed(shared, None) is shared
     mine = viewed(shared, Tilt(45.0))
     assert mine is not shared and mine.top_view == Tilt(45.0) and shared.top_view is None
+
+
+def test_the_readers_ocr_head_cuts_the_top_face_and_the_shared_one_does_not() -> None:
+    from vision.numbered.die_crop import TopFaces
+
+    class Head:
+        rectify = None
+
+    class Reader:
+        top_view = None
+        ocr = Head()
+
+    shared = Reader()
+    mine = viewed(shared, Tilt(30.0))
+    assert isinstance(mine.ocr.rectify, TopFaces) and mine.ocr.rectify.top_view == Tilt(30.0)
+    assert shared.ocr.rectify is None and mine.ocr is not shared.ocr

@@ -103,3 +103,34 @@ def test_without_a_view_the_crop_is_as_before() -> None:
     down = Tilt(0.0).view(W, H)
     assert resting_top(down, found[0], found[1]) is None
     assert np.array_equal(die_crop(frame, box, side, table, view=down), before)
+
+
+def test_the_ocr_heads_cut_is_the_top_face_warped() -> None:
+    from vision.numbered.die_crop import TopFaces
+    from vision.numbered.ocr import OcrHead
+
+    frame, table, _, top = _scene((0.5, -1.0), 8.0)
+    ys, xs = np.nonzero(np.any(frame != table, axis=2))
+    box, side = (float(xs.mean()), float(ys.mean())), float(max(np.ptp(xs), np.ptp(ys)))
+    found = settle(frame, box, side, table)
+    assert found is not None
+    cut = TopFaces(Tilt(TILT, 90.0))
+    assert cut(frame, top, side, "d20") is None  # a die whose outline the reader did not find: as before
+    cut.remember(frame, top, found)
+    got = cut(frame, (top[0] + 0.4, top[1] - 0.6), side, "d20")  # the reading's centre, rounded
+    assert got is not None
+    patch, centre = got
+    assert patch.shape[0] == patch.shape[1] and centre == (patch.shape[1] / 2, patch.shape[0] / 2)
+    assert _red(cv2.resize(patch, (CROP, CROP), interpolation=cv2.INTER_AREA))
+    assert cut(frame.copy(), top, side, "d20") is None  # another frame
+    assert cut(frame, top, side, "d10") is None  # a kind whose solid it does not know: as before
+    flat = TopFaces(Tilt(0.0))  # straight down: as before
+    flat.remember(frame, top, found)
+    assert flat(frame, top, side, "d20") is None
+    head = OcrHead.__new__(OcrHead)  # the head's cut alone (no net loaded)
+    head.rectify = None
+    image, at = head._seen(frame, top, side, "d20")
+    assert image is frame and at == top
+    head.rectify = cut
+    image, at = head._seen(frame, top, side, "d20")
+    assert image.shape == patch.shape and at == centre

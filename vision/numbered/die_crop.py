@@ -334,3 +334,63 @@ def place_patch(image: np.ndarray, center: tuple[float, float], side: float) -> 
     upright (the table's border replicated past the frame's edge): what lies at a place of the
     camera's frame (`controller.not_dice`)."""
     return crop_die([image], center, max(float(side), 4.0), out=PIXEL_SIDE)
+
+
+#: `TopFaces`: the square warped for the OCR head, this times the die's longer side round its top face
+#: (on 200 of the renders' later throws, the true view, the die's outline given: the head read 128
+#: right from it, 107 from the frame round the same centre; 1.2: 125)
+HEAD_SHARE = 1.6
+
+
+class TopFaces:
+    """The OCR head's cut of a d20 seen obliquely (`ocr.OcrHead.rectify`, issue 44): the square
+    HEAD_SHARE times the die's longer side on its top face's plane, warped as if seen from above, at
+    the frame's scale.  Only a die whose outline the reader found against the empty table (`remember`:
+    `NumberedReader.on_top`, the learning step's `ocr_of`) is cut so: the die's own contour without
+    the empty table takes in its shadow (on the renders its longer side 70-95 px against 47-64), and a
+    top face placed on that read worse than the frame.  `top_view`: as `NumberedReader.top_view`."""
+
+    #: the outlines remembered, the newest last (a frame's dice, a few frames')
+    KEEP = 256
+
+    def __init__(self, top_view: Any) -> None:
+        self.top_view = top_view
+        self._seen: dict[tuple[int, int, int], tuple[int, Outline]] = {}
+
+    def remember(self, image: np.ndarray, top: tuple[float, float], found: Outline) -> None:
+        """The die whose top face's centre in `image` is `top` has the settled outline `found`."""
+        key = (id(image), round(top[0]), round(top[1]))
+        self._seen.pop(key, None)
+        self._seen[key] = (image.shape[0] * 100003 + image.shape[1], found)
+        for old in list(self._seen)[: max(0, len(self._seen) - self.KEEP)]:
+            self._seen.pop(old, None)
+
+    def outline_at(self, image: np.ndarray, top: tuple[float, float]) -> Outline | None:
+        """The outline remembered for the top face at `top` of `image` (within a pixel), or None."""
+        shape = image.shape[0] * 100003 + image.shape[1]
+        for dx in (0, -1, 1):
+            for dy in (0, -1, 1):
+                got = self._seen.get((id(image), round(top[0]) + dx, round(top[1]) + dy))
+                if got is not None and got[0] == shape:
+                    return got[1]
+        return None
+
+    def __call__(
+        self, image: np.ndarray, center: tuple[float, float], side: float, kind: str
+    ) -> tuple[np.ndarray, tuple[float, float]] | None:
+        from vision.oblique import RESTING_HEIGHT, resting_top, warp_quad
+
+        if kind not in RESTING_HEIGHT:
+            return None
+        found = self.outline_at(image, center)
+        if found is None:
+            return None
+        view = self.top_view.view(int(image.shape[1]), int(image.shape[0]))
+        top = resting_top(view, found[0], found[1], kind, HEAD_SHARE)
+        if top is None:
+            return None
+        # warped so that the head's square (`side` times its shares) is that share of the die itself:
+        # the detector's box may be larger than the die (on the renders the head then read 56 of 100
+        # later throws right, 49 from the frame; scaled on the die itself 128 of 200, 107)
+        s = max(8, round(HEAD_SHARE * max(side, 1.0)))
+        return warp_quad(image, top[1], s), (s / 2, s / 2)

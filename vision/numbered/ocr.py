@@ -44,7 +44,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -415,6 +415,10 @@ class OcrHead:
         self.shares = shares
         self.calibration = tuple(float(w) for w in calibration)
         self._labels = {kind: _labels(kind) for kind in VALUES}
+        #: a die of a kind whose top face is cut from a camera at an angle (issue 44): (frame, its top
+        #: face's centre, its side, its kind) -> (that face warped as if seen from above, its centre
+        #: there), or None where not (`vision.numbered.die_crop.TopFaces`); None: read where it is
+        self.rectify: Any = None
 
     @classmethod
     def fast(cls, rec: Path | None = None) -> OcrHead:
@@ -477,12 +481,19 @@ class OcrHead:
                 )
         if not dice:
             return []
-        crops = np.concatenate([self.small_crops(image, c, s) for c, s, _ in dice])
+        crops = np.concatenate([self.small_crops(*self._seen(image, c, s, kind), s) for c, s, kind in dice])
         small = np.repeat([s < MIN_SIDE for _, s, _ in dice], self.views)
         steps = self.steps(crops, small).reshape(len(dice), self.views, -1, len(self._cols) + 1)
         return [
             self.value(kind, st, small=s < MIN_SIDE) for (_, s, kind), st in zip(dice, steps, strict=True)
         ]
+
+    def _seen(
+        self, image: np.ndarray, center: tuple[float, float], side: float, kind: str
+    ) -> tuple[np.ndarray, tuple[float, float]]:
+        """Where `read` cuts a die: its top face warped as if seen from above (`rectify`), or the frame."""
+        got = self.rectify(image, center, side, kind) if self.rectify is not None else None
+        return got if got is not None else (image, center)
 
     def small_crops(self, image: np.ndarray, center: tuple[float, float], side: float) -> np.ndarray:
         """`crops`, but a die whose box is under MIN_SIDE is first magnified MAGNIFY times (cubic) round

@@ -1155,7 +1155,8 @@ class NumberedReader:
         shape = learnt.kind if learnt is not None else (kinds[0] if len(kinds) == 1 else None)
         seen = self.top_view_of(src, shape)
         if seen is not None:  # a d20 seen obliquely: its top face from its outline (issue 44)
-            found = [self.on_top(src, f, k, seen, empty, str(shape)) for f in found]
+            cut = getattr(self.ocr, "rectify", None)
+            found = [self.on_top(src, f, k, seen, empty, str(shape), cut) for f in found]
         crops = self.crops(image, found)
         probs = self.numeral_values(image, found, self.classify(crops, kinds), kinds)
         matches = None
@@ -1194,12 +1195,29 @@ class NumberedReader:
         return self.with_ocr(image, got, kinds) if ocr else got
 
     @staticmethod
-    def on_top(src: np.ndarray, f: Found, k: float, view: Any, empty: np.ndarray | None, kind: str) -> Found:
+    def on_top(
+        src: np.ndarray,
+        f: Found,
+        k: float,
+        view: Any,
+        empty: np.ndarray | None,
+        kind: str,
+        rectify: Any = None,
+    ) -> Found:
         """`f` (in pixels of `src` / `k`) with its top face's centre from its outline and `view`
-        (`die_crop.top_centre`, in `src`'s pixels), as it was where none is found."""
-        box = (f.box_center[0] * k, f.box_center[1] * k)
-        c = top_centre(src, box, max(f.w, f.h) * k, view, empty, kind)
-        return f if c is None else replace(f, center=(c[0] / k, c[1] / k))
+        (`die_crop.top_centre`, in `src`'s pixels), as it was where none is found; the outline
+        remembered for the OCR head's cut (`rectify`: its `die_crop.TopFaces`) of `src`."""
+        from vision.numbered.die_crop import TopFaces, settle
+        from vision.oblique import resting_top
+
+        found = settle(src, (f.box_center[0] * k, f.box_center[1] * k), max(f.w, f.h) * k, empty)
+        top = None if found is None else resting_top(view, found[0], found[1], kind, MARGIN)
+        if top is None or found is None:
+            return f
+        c = (top[0][0] / k, top[0][1] / k)
+        if isinstance(rectify, TopFaces):  # the OCR head's cut of this die (the frame it reads)
+            rectify.remember(src, (c[0] * k, c[1] * k), found)
+        return replace(f, center=c)
 
     def with_ocr(
         self, image: np.ndarray, readings: list[DieReading], kinds: tuple[str, ...] = KINDS
