@@ -862,7 +862,7 @@ class Teaching:
         reader = self.reader()
         crop = reader.crops_of(image, [d])[0]
         turned = reader.embedder().embed([crop], TURNS)
-        ocr = self._ocr(image, center, side, kind)
+        ocr = self._ocr(image, center, side, kind, d, table_empty.empty)
         near = self._near(turned)
         every = not any(k == 0 for k in self.counts().values())
         proposed, by = propose(ocr, near, every, self._classified(crop, kind), trusted(self.rolls))
@@ -932,13 +932,27 @@ class Teaching:
         self.notice = None
 
     def _ocr(
-        self, image: np.ndarray, center: tuple[float, float], side: float, kind: str
+        self,
+        image: np.ndarray,
+        center: tuple[float, float],
+        side: float,
+        kind: str,
+        die: Mapping[str, Any] | None = None,
+        empty: np.ndarray | None = None,
     ) -> tuple[int, float] | None:
         """The OCR head's reading of the die at ``center`` (its value and calibrated confidence; None:
-        the reader has no head, or the kind has no numerals it reads)."""
-        head = getattr(self.reader(), "ocr", None)
+        the reader has no head, or the kind has no numerals it reads).  A d20 seen at a stated angle
+        (``[vision] camera_tilt_deg``) is read where `learn-dice see` reads it (`learn_dice.ocr_of`:
+        its top face's centre from the settled outline of ``die``, the outline's side)."""
+        reader = self.reader()
+        head = getattr(reader, "ocr", None)
         if head is None:
             return None
+        seen = getattr(reader, "top_view_of", None)
+        if die is not None and seen is not None and seen(image, kind) is not None:
+            from controller.learn_dice import ocr_of
+
+            return ocr_of(reader, image, [dict(die)], kind, empty)[0]
         try:
             got = head.read(image, [(center, side, kind)])[0]
         except ValueError:
