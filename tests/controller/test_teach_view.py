@@ -28,6 +28,8 @@ class _Read:
 class _Head:
     """An OCR head that says where it was asked."""
 
+    rectify = None  # no warped cut of the top face (`die_crop.TopFaces`): only where it was asked
+
     def __init__(self) -> None:
         self.asked: list[tuple[tuple[float, float], float, str]] = []
 
