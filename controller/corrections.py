@@ -555,7 +555,7 @@ class RefereeLearning(LearntByReading):
             crop = reader.crops_of(image, [d])[0]
         else:
             where = self.perceiver.where.steps(image)
-            crop = reader.crops_of(image, [d], of.crop, empty_of(where), where)[0]
+            crop = reader.crops_of(image, [d], of.crop, empty_of(where), where, kind=of.kind)[0]
         features = np.asarray(reader.embedder().embed([crop], 1)[0, 0], np.float32)
         keeps = of is not None and of.pixels is not None and of.crop == "die"
         return features, pixels_of(crop) if keeps else None

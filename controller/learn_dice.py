@@ -408,9 +408,10 @@ def see(
         if not dice:
             none.append(str(path))
         screens = perceiver.where.steps(img)  # each die cut where `read` finds it (`crops_of`)
-        own = reader.crops_of(img, dice, crop, empty_frame, screens)
-        faces = reader.crops_of(img, dice, "face", empty_frame, screens)
-        dies = own if crop == "die" else reader.crops_of(img, dice, "die", empty_frame, screens)
+        # each cut as the set's kind, as `read` cuts a learnt set's die (a d20 at an angle: its top face)
+        own = reader.crops_of(img, dice, crop, empty_frame, screens, kind=kind)
+        faces = reader.crops_of(img, dice, "face", empty_frame, screens, kind=kind)
+        dies = own if crop == "die" else reader.crops_of(img, dice, "die", empty_frame, screens, kind=kind)
         looks += _looks(perceiver, img, dice)
         ocr += ocr_of(reader, img, dice, kind, empty_frame)
         for d, face, cut, whole in zip(dice, faces, own, dies, strict=True):

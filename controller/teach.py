@@ -860,7 +860,7 @@ class Teaching:
         side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 1.0)
         top = _top(image, center, side)
         reader = self.reader()
-        crop = reader.crops_of(image, [d])[0]
+        crop = reader.crops_of(image, [d], kind=kind)[0]  # cut as the set's kind, as `read` cuts it
         turned = reader.embedder().embed([crop], TURNS)
         ocr = self._ocr(image, center, side, kind, d, table_empty.empty)
         near = self._near(turned)

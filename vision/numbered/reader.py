@@ -825,6 +825,7 @@ class NumberedReader:
         empty: np.ndarray | None = None,
         where: Sequence[WhereStep] = (),
         at_peak: bool = True,
+        kind: str | None = None,
     ) -> list[np.ndarray]:
         """The CROP x CROP crop of each of a frame's readings (`DieReading`s or their JSON form, as
         `read` gave them: centre on the top face, quad the die's box): what a learnt set learns
@@ -837,7 +838,10 @@ class NumberedReader:
         `die_centred` says.  Each is cut where `read` finds the die: at the detector's peak
         (`peaks`, screened by ``where``, the frame's where-steps) whose box holds the reading's centre,
         when one does (the learning step may have the die from the pip reader's box, `read` from the
-        detector's: issue 44 item 2); ``at_peak`` False: at the reading's own box."""
+        detector's: issue 44 item 2); ``at_peak`` False: at the reading's own box.  ``kind``: the kind the
+        die is cut as (a learnt set's, as `read_at` cuts it: a d20 seen obliquely on its top face); None:
+        each reading's own (at 60 px the classifier calls most of a real tilted d20's readings d6 or
+        d10, and a set taught from their crops was cut otherwise than `read` cuts it: issue 44)."""
         image = check_bgr(image)
         copies = still_copies(image) if self.copy_stills else Copies(image, 1.0, None)
         k = copies.k
@@ -852,13 +856,13 @@ class NumberedReader:
             f = holding(peaks, c)
             if f is not None:  # the die where `read` finds it: its top face, its box
                 c, box, side = f.center, f.box_center, max(f.w, f.h)
-            kind = str(r.get("kind") if isinstance(r, dict) else getattr(r, "kind", ""))
-            seen = self.top_view_of(image, kind)  # a d20 seen obliquely: its top face (issue 44)
-            c = top_centre(image, box, side, seen, empty, kind) or c
+            shape = kind or str(r.get("kind") if isinstance(r, dict) else getattr(r, "kind", ""))
+            seen = self.top_view_of(image, shape)  # a d20 seen obliquely: its top face (issue 44)
+            c = top_centre(image, box, side, seen, empty, shape) or c
             if crop == "die" or (crop is None and self.die_centred):
-                out.append(die_crop(image, box, side, empty, view=seen, kind=kind))
+                out.append(die_crop(image, box, side, empty, view=seen, kind=shape))
             elif crop == "face":  # round the top face, scaled on the die, from the frame's own pixels
-                out.append(face_crop(image, c, box, side, empty, view=seen, kind=kind))
+                out.append(face_crop(image, c, box, side, empty, view=seen, kind=shape))
             else:
                 out.append(_cut(copies.work, (c[0] / k, c[1] / k), side / k * MARGIN, CROP))
         return out
