@@ -271,7 +271,7 @@ def ocr_of(
         # several times the die (issue 44 item 2)
         found = settle(image, (float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, empty)
         centre = (float(d["center"][0]), float(d["center"][1]))
-        seen = reader.top_view_of(image, kind) if found is not None else None
+        seen = reader.top_view_of(image, kind, empty) if found is not None else None
         top = resting_top(seen, found[0], found[1], kind) if seen is not None and found is not None else None
         if top is not None and found is not None and isinstance(head.rectify, TopFaces):
             head.rectify.remember(image, top[0], found)  # the head's cut: the top face warped

@@ -860,7 +860,8 @@ class Teaching:
         side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 1.0)
         top = _top(image, center, side)
         reader = self.reader()
-        crop = reader.crops_of(image, [d], kind=kind)[0]  # cut as the set's kind, as `read` cuts it
+        # cut as the set's kind, as `read` cuts it (its outline against the empty table, as `read`'s)
+        crop = reader.crops_of(image, [d], None, table_empty.empty, kind=kind)[0]
         turned = reader.embedder().embed([crop], TURNS)
         ocr = self._ocr(image, center, side, kind, d, table_empty.empty)
         near = self._near(turned)
@@ -949,7 +950,7 @@ class Teaching:
         if head is None:
             return None
         seen = getattr(reader, "top_view_of", None)
-        if die is not None and seen is not None and seen(image, kind) is not None:
+        if die is not None and seen is not None and seen(image, kind, empty) is not None:
             from controller.learn_dice import ocr_of
 
             return ocr_of(reader, image, [dict(die)], kind, empty)[0]

@@ -22,10 +22,19 @@ TEXT = LOCK.read_text(encoding="utf-8")
 RUNTIME, _, TEST = TEXT.partition(TEST_MARK + "\n")
 # the machines the lock is for: Linux x86-64 and aarch64, CPython 3.11 and 3.13
 TARGETS = [
-    {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": arch,
-     "python_version": py, "python_full_version": f"{py}.0", "platform_python_implementation": "CPython",
-     "implementation_name": "cpython", "os_name": "posix", "extra": ""}
-    for py in ("3.11", "3.13") for arch in ("x86_64", "aarch64")
+    {
+        "sys_platform": "linux",
+        "platform_system": "Linux",
+        "platform_machine": arch,
+        "python_version": py,
+        "python_full_version": f"{py}.0",
+        "platform_python_implementation": "CPython",
+        "implementation_name": "cpython",
+        "os_name": "posix",
+        "extra": "",
+    }
+    for py in ("3.11", "3.13")
+    for arch in ("x86_64", "aarch64")
 ]
 
 
@@ -60,8 +69,10 @@ def test_every_dependency_is_locked_within_its_range(env: dict[str, str]) -> Non
     installs), each test requirement in the lock, at a version the range allows: a pyproject edited
     without ./dev.sh lock fails here."""
     runtime, every = _pins(RUNTIME, env), _pins(TEXT, env)
-    groups = [(PYPROJECT["project"]["dependencies"], runtime),
-              (PYPROJECT["project"]["optional-dependencies"]["test"], every)]
+    groups = [
+        (PYPROJECT["project"]["dependencies"], runtime),
+        (PYPROJECT["project"]["optional-dependencies"]["test"], every),
+    ]
     for group, pins in groups:
         for req in _requirements(group):
             if req.marker and not req.marker.evaluate(env):

@@ -47,8 +47,15 @@ def test_the_newest_allowed_versions_pass_ruff_mypy_and_the_suite(tmp_path: Path
         [str(bindir / "ruff"), "check", "."],
         [str(bindir / "mypy")],
         # the whole suite as ./dev.sh test runs it, or the part DICETABLE_UPGRADE_TESTS names
-        [py, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         *os.environ.get("DICETABLE_UPGRADE_TESTS", "-n auto --dist loadfile").split()],
+        [
+            py,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *os.environ.get("DICETABLE_UPGRADE_TESTS", "-n auto --dist loadfile").split(),
+        ],
     ]
     for step in steps:
         run = subprocess.run(step, cwd=ROOT, env=env, capture_output=True, text=True)

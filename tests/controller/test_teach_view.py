@@ -42,8 +42,8 @@ class _Reader:
     def __init__(self, view: object) -> None:
         self.ocr, self.view = _Head(), view
 
-    def top_view_of(self, image: np.ndarray, kind: str | None) -> object:
-        return self.view if kind == "d20" else None
+    def top_view_of(self, image: np.ndarray, kind: str | None, empty: np.ndarray | None) -> object:
+        return self.view if kind == "d20" and empty is not None else None
 
 
 def test_a_d20_seen_at_a_stated_angle_is_read_at_its_top_face(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from hardware.frames import CameraLost, FrameSourceError, PicameraSource, open_s
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CAMERA = '''
+CAMERA = """
 import numpy as np
 
 class Picamera2:
@@ -64,7 +64,7 @@ class Picamera2:
 
     def close(self):
         open(__file__ + ".closed", "w").close()
-'''
+"""
 
 DTYPE = (
     "numpy.dtype size changed, may indicate binary incompatibility. "
@@ -155,18 +155,48 @@ def test_record_reads_the_pi_camera_and_a_broken_one_is_one_line(tmp_path: Path)
     env = {**os.environ, **_fake(tmp_path / "ok", CAMERA), "COLUMNS": "200"}
     out = tmp_path / "session"
     run = subprocess.run(
-        [sys.executable, "-m", "controller", "record", "--camera", "picam", "--frames", "2",
-         "--format", "png", "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "record",
+            "--camera",
+            "picam",
+            "--frames",
+            "2",
+            "--format",
+            "png",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 0, run.stderr
     assert "recorded 2 frames from picam" in run.stdout
     assert len(list(out.glob("*.png"))) == 2
     env = {**os.environ, **_fake(tmp_path / "broken", f"raise ValueError({DTYPE!r})\n"), "COLUMNS": "200"}
     run = subprocess.run(
-        [sys.executable, "-m", "controller", "record", "--camera", "picam", "--frames", "2",
-         "--out", str(tmp_path / "none")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "controller",
+            "record",
+            "--camera",
+            "picam",
+            "--frames",
+            "2",
+            "--out",
+            str(tmp_path / "none"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode != 0
     assert "Traceback" not in run.stderr

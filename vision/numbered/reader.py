@@ -808,12 +808,18 @@ class NumberedReader:
             out.append((replace(f, center=centre, w=f.w * k, h=f.h * k), c))
         return out
 
-    def top_view_of(self, image: np.ndarray, kind: str | None) -> Any:
+    def top_view_of(self, image: np.ndarray, kind: str | None, empty: np.ndarray | None) -> Any:
         """The `vision.oblique.View` of `image` (its size) that a die of `kind` is cut on its top
-        face by (`top_view`), or None: no view, or a kind whose solid it does not know."""
+        face by (`top_view`), or None: no view, a kind whose solid it does not know, or no empty table
+        (`empty`, at `image`'s size) to find the die's outline against: the die's own contour takes in
+        its shadow, and on the renders a table without its empty table then read more dice surely
+        wrong (silent 5 -> 7 per 200) and found phantoms (benchmarks/RESULTS.md, "the top face of an
+        oblique d20")."""
         from vision.oblique import RESTING_HEIGHT
 
         if self.top_view is None or kind not in RESTING_HEIGHT:
+            return None
+        if empty is None or empty.shape[:2] != image.shape[:2]:
             return None
         return self.top_view.view(int(image.shape[1]), int(image.shape[0]))
 
@@ -857,7 +863,7 @@ class NumberedReader:
             if f is not None:  # the die where `read` finds it: its top face, its box
                 c, box, side = f.center, f.box_center, max(f.w, f.h)
             shape = kind or str(r.get("kind") if isinstance(r, dict) else getattr(r, "kind", ""))
-            seen = self.top_view_of(image, shape)  # a d20 seen obliquely: its top face (issue 44)
+            seen = self.top_view_of(image, shape, empty)  # a d20 seen obliquely: its top face (issue 44)
             c = top_centre(image, box, side, seen, empty, shape) or c
             if crop == "die" or (crop is None and self.die_centred):
                 out.append(die_crop(image, box, side, empty, view=seen, kind=shape))
@@ -1157,7 +1163,7 @@ class NumberedReader:
         found = self.locate(image, found, view, nadir)
         src, k = (full, scale) if full is not None else (image, 1.0)
         shape = learnt.kind if learnt is not None else (kinds[0] if len(kinds) == 1 else None)
-        seen = self.top_view_of(src, shape)
+        seen = self.top_view_of(src, shape, empty)
         if seen is not None:  # a d20 seen obliquely: its top face from its outline (issue 44)
             cut = getattr(self.ocr, "rectify", None)
             found = [self.on_top(src, f, k, seen, empty, str(shape), cut) for f in found]
