@@ -35,10 +35,23 @@ def view_notes(cfg: Any) -> list[tuple[str, str]]:
                 f"and this table reads {', '.join(kinds)}",
             )
         ]
-    return [
+    notes = [
         (
             "vision.camera_tilt_deg",
-            f"{said}: each d20 is cut on its top face for learn-dice and read alike; a set learnt "
-            "before this was set (or with another tilt) was cut otherwise: teach it again",
+            f"{said}: each d20 is cut on its top face for learn-dice and read alike, where the table "
+            "has its empty table (without one, as before); a set learnt before this was set (or with "
+            "another tilt) was cut otherwise: teach it again",
         )
     ]
+    if "camera_focal" not in v.model_fields_set:
+        notes.append(
+            (
+                "vision.camera_focal",
+                f"not stated, so the lens is guessed ({v.camera_focal:g} x the frame's width): state it "
+                "(the focal length over the frame's width, or 1 / (2 tan(half the horizontal field of "
+                "view))); on renders a guessed lens placed the top face worse and learn-dice see mixed "
+                "more faces, and more dice were read surely wrong (benchmarks/RESULTS.md, the top face "
+                "of an oblique d20)",
+            )
+        )
+    return notes

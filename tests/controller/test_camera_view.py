@@ -41,8 +41,11 @@ def test_the_stated_view() -> None:
     assert abs(view.tilt_deg - 45.0) < 1e-9
     nx, ny = view.nadir()
     assert abs(nx - 640) < 1e-6 and ny > 720  # below the frame's centre, out of the frame
-    ((key, said),) = view_notes(cfg)
+    (key, said), (lens, guessed) = view_notes(cfg)
     assert key == "vision.camera_tilt_deg" and "top face" in said and "below" in said
+    assert lens == "vision.camera_focal" and "guessed" in guessed
+    ((key, said),) = view_notes(_cfg(camera_tilt_deg=45, camera_focal=1.43))  # the lens stated: no guess
+    assert key == "vision.camera_tilt_deg" and "1.43" in said
     ((_, d6),) = view_notes(_cfg("dicetar-wars", camera_tilt_deg=30))
     assert "changes nothing" in d6
 
