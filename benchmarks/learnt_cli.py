@@ -428,7 +428,7 @@ HEAD = (
 def table_row(group: str, variant: str, row: str, c: Counts, own: Counts) -> list[Any]:
     """One row of the report's table: the later rolls' counts ``c`` and the own learn frames' ``own``."""
     return [
-        group + (" (train)" if group in TRAIN else " (held out)"),
+        group + (" (held out)" if group in HELD_OUT else " (train)"),  # d20_color: a train set-up too
         variant,
         row,
         c.frames,
