@@ -69,6 +69,10 @@ def see_cmd(
     for f in frames:  # say which frame showed no die (issue 44 item 2)
         if str(f) not in found:
             typer.echo(f"{f}: no die found (not even the detector's strongest peak); nothing learnt from it")
+    if cfg is not None and cfg.vision.camera_tilt_deg is not None:  # the lens the dice tell (issue 44)
+        from controller.learn_dice import lens_said
+
+        typer.echo(lens_said(session, cfg))
     typer.echo(
         f"{len(seen)} dice seen in {len(frames)} frames, {groups} groups: look at {session / PICTURE}, "
         f"fill in the face column of {session / SHEET} (- for not one of the set), then run "

@@ -246,6 +246,25 @@ def group_faces(
     return _numbered(groups, n)
 
 
+def _outlines(
+    image: np.ndarray, dice: list[dict[str, Any]], empty: np.ndarray | None
+) -> list[tuple[float, float, float]]:
+    """Each die's settled outline against the empty table `empty` (centre x, y and longer side, px);
+    none without the empty table (the die's own contour takes in its shadow)."""
+    from vision.numbered.die_crop import settle
+
+    if empty is None or empty.shape[:2] != image.shape[:2]:
+        return []
+    out = []
+    for d in dice:
+        quad = np.asarray(d.get("quad") or [d["center"]] * 4, np.float64).reshape(-1, 2)
+        side = max(float(np.ptp(quad[:, 0])), float(np.ptp(quad[:, 1])), 1.0)
+        found = settle(image, (float(quad[:, 0].mean()), float(quad[:, 1].mean())), side, empty)
+        if found is not None:
+            out.append((found[0][0], found[0][1], found[1]))
+    return out
+
+
 def ocr_of(
     reader: NumberedReader,
     image: np.ndarray,
@@ -396,6 +415,7 @@ def see(
     where, crops, kept, guesses, unread, none, wholes, looks = [], [], [], [], [], [], [], []
     places: list[tuple[float, str]] = []
     ocr: list[tuple[int, float] | None] = []
+    sizes: list[tuple[float, float, float]] = []  # each die's outline: centre x, y, longer side
     for path in frames:
         img = _image(path)
         if table is not None and table.empty.shape != img.shape:
@@ -414,6 +434,7 @@ def see(
         dies = own if crop == "die" else reader.crops_of(img, dice, "die", empty_frame, screens, kind=kind)
         looks += _looks(perceiver, img, dice)
         ocr += ocr_of(reader, img, dice, kind, empty_frame)
+        sizes += _outlines(img, dice, empty_frame) if cfg is not None and cfg.vision.camera_tilt_deg else []
         for d, face, cut, whole in zip(dice, faces, own, dies, strict=True):
             where.append((str(path), (round(d["center"][0], 1), round(d["center"][1], 1))))
             crops.append(face)
@@ -439,7 +460,7 @@ def see(
         )
     ]
     folder.mkdir(parents=True, exist_ok=True)
-    meta = {
+    meta: dict[str, Any] = {
         "name": name,
         "kind": kind,
         "colour": colour,
@@ -447,6 +468,13 @@ def see(
         "crop": crop,
         "no_die": none,  # the frames no die was found in (not even the detector's peak)
     }
+    if cfg is not None and cfg.vision.camera_tilt_deg is not None and sizes and empty_frame is not None:
+        from vision.oblique import lens_for_tilt
+
+        at = np.array(sizes, np.float64)  # the lens the dice's sizes tell at the stated tilt (issue 44)
+        h, w = empty_frame.shape[:2]
+        lens = lens_for_tilt(at[:, :2], at[:, 2], w, h, cfg.vision.camera_tilt_deg)
+        meta["lens"] = None if lens is None else round(lens, 3)
     (folder / SEEN).write_text(json.dumps({**meta, "seen": [s.__dict__ for s in seen]}), encoding="utf-8")
     with (folder / SHEET).open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -711,3 +739,22 @@ def not_dice(cfg: TableConfig, data: dict[str, Any], faces: dict[int, int | None
     old = load_not_dice(cfg.roster_path, got.embedder)
     (got if old is None else old.plus(got)).save(path_for(cfg.roster_path))
     return len(named)
+
+
+def lens_said(folder: Path, cfg: TableConfig) -> str:
+    """What `learn-dice see` says of the lens the session's dice told at the stated ``[vision]
+    camera_tilt_deg`` (`see` keeps it in ``seen.json``: `vision.oblique.lens_for_tilt`)."""
+    lens = json.loads((folder / SEEN).read_text(encoding="utf-8")).get("lens")
+    v = cfg.vision
+    if lens is None:
+        return (
+            f"the dice's sizes across the frames tell no lens at the stated tilt {v.camera_tilt_deg:g} "
+            "(too few dice against the empty table, or too little tilt): state [vision] camera_focal"
+        )
+    stated = "camera_focal" in v.model_fields_set
+    return (
+        f"at the stated tilt {v.camera_tilt_deg:g} degrees the dice's sizes across the frames tell a lens "
+        f"of {lens:g} x the frame's width ([vision] camera_focal "
+        + (f"is {v.camera_focal:g}" if stated else f"is not stated: {v.camera_focal:g} is guessed; set it")
+        + "; the top face is cut by the lens in table.toml, so teach the set again after changing it)"
+    )

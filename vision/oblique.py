@@ -319,3 +319,34 @@ def warp_quad(image: np.ndarray, quad: F64, out: int) -> np.ndarray:
     dst = np.array([[0, 0], [out, 0], [out, out], [0, out]], np.float32)
     m = cv2.getPerspectiveTransform(src.astype(np.float32), dst)
     return cv2.warpPerspective(roi, m, (out, out), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+#: `lens_for_tilt`: the fewest dice whose sizes tell a lens (a few dice's boxes are noisy: the 100
+#: teaching rolls of the 20-face renders tell 45.3 degrees at their lens, 20 of them 39-48)
+LENS_DICE = 20
+
+
+def lens_for_tilt(
+    centres: F64, sides: F64, width: int, height: int, tilt_deg: float, dice: int = LENS_DICE
+) -> float | None:
+    """The lens (focal length over the frame's longer side, `guess_matrix`'s ``f_side``) under which
+    the dice's sizes across the frame tell the camera's stated tilt (`size_tilt`), or None: fewer than
+    ``dice`` dice, a tilt under 10 degrees (sizes then hardly change across the frame), or no lens
+    from 0.3 to 10 tells it.  Issue 44: with a guessed lens an oblique d20's top face is placed worse
+    (benchmarks/RESULTS.md, the top face of an oblique d20); sizes tell the tilt only with the lens,
+    and the lens with the tilt."""
+    c = np.asarray(centres, np.float64).reshape(-1, 2)
+    if len(c) < dice or tilt_deg < 10.0:
+        return None
+
+    def told(f: float) -> float:
+        t = size_tilt(c, sides, guess_matrix(width, height, f))
+        return -1.0 if t is None else t
+
+    lo, hi = 0.3, 10.0
+    if not told(lo) <= tilt_deg <= told(hi):
+        return None
+    for _ in range(40):  # the told tilt grows with the lens
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if told(mid) < tilt_deg else (lo, mid)
+    return math.sqrt(lo * hi)

@@ -3,6 +3,8 @@ refused by name, check-config says what it does, the reader the table builds car
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from controller.camera_view import view_notes
@@ -74,3 +76,29 @@ def test_the_readers_ocr_head_cuts_the_top_face_and_the_shared_one_does_not() ->
     mine = viewed(shared, Tilt(30.0))
     assert isinstance(mine.ocr.rectify, TopFaces) and mine.ocr.rectify.top_view == Tilt(30.0)
     assert shared.ocr.rectify is None and mine.ocr is not shared.ocr
+
+
+def test_the_dice_sizes_tell_the_lens_at_the_stated_tilt(tmp_path: Path) -> None:
+    import json
+
+    import numpy as np
+
+    from controller.learn_dice import SEEN, lens_said
+    from vision.oblique import lens_for_tilt
+
+    w, h, lens, tilt = 1280, 720, 1.3, 40.0
+    view = Tilt(tilt, 90.0, lens).view(w, h)
+    rng = np.random.default_rng(44)
+    px = rng.uniform([80, 60], [w - 80, h - 60], size=(40, 2))
+    rays = np.column_stack([px, np.ones(len(px))]) @ view.kinv.T
+    sides = view.camera_matrix[0, 0] * 1.8 * (rays @ view.down) / 60.0  # a die of 1.8 units, 60 units up
+    sides *= rng.normal(1.0, 0.02, len(sides))
+    told = lens_for_tilt(px, sides, w, h, tilt)
+    assert told is not None and abs(told - lens) < 0.1
+    assert lens_for_tilt(px[:10], sides[:10], w, h, tilt) is None  # too few dice
+    assert lens_for_tilt(px, sides, w, h, 5.0) is None  # too little tilt
+    (tmp_path / SEEN).write_text(json.dumps({"lens": round(told, 3)}), encoding="utf-8")
+    said = lens_said(tmp_path, _cfg(camera_tilt_deg=40))  # type: ignore[arg-type]
+    assert f"{round(told, 3):g}" in said and "not stated" in said
+    (tmp_path / SEEN).write_text(json.dumps({"lens": None}), encoding="utf-8")
+    assert "tell no lens" in lens_said(tmp_path, _cfg(camera_tilt_deg=40))  # type: ignore[arg-type]
