@@ -70,3 +70,21 @@ def test_a_patch_is_laid_where_it_was_rendered_and_its_truth_written(tmp_path: P
     assert die[2] > 150 and die[0] < 60  # the die where it was rendered (RGB: blue)
     assert abs(frame[100:200, 100:200].mean() - 120) < 8  # the table elsewhere, within gain and noise
     assert (tmp_path / "empty.jpg").exists()
+
+
+def test_compose_takes_the_renders_own_seed(tmp_path: Path) -> None:
+    """A fresh render seed's frames are composed with that seed (raw/run.json), not 44's."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    w, h = table20.WIDTH, table20.HEIGHT
+    Image.fromarray(np.full((h, w, 3), 120, np.uint8)).save(raw / "empty.png")
+
+    def empty_with(seed: int | None) -> np.ndarray:
+        table20.compose(tmp_path, seed)
+        return np.asarray(Image.open(tmp_path / "empty.jpg"), np.int16)
+
+    (raw / "run.json").write_text(json.dumps({"seed": 45}))
+    own = empty_with(None)
+    assert np.array_equal(own, empty_with(45)) and not np.array_equal(own, empty_with(44))
+    (raw / "run.json").unlink()
+    assert np.array_equal(empty_with(None), empty_with(44))

@@ -405,13 +405,17 @@ def line_blur(a: Any, length: int, angle: float) -> Any:
     return acc / length
 
 
-def compose(folder: Path, seed: int = 44) -> dict[str, Any]:
+def compose(folder: Path, seed: int | None = None) -> dict[str, Any]:
     """The camera's frames from the renders in ``folder``/raw: writes frames/, empty.jpg and
-    truth.json (returned)."""
+    truth.json (returned).  ``seed`` None: the renders' own (raw/run.json's; 44 without one), so a
+    fresh render seed's frames get that seed's blur, gain and noise too."""
     import numpy as np
     from PIL import Image
 
     raw = folder / "raw"
+    if seed is None:
+        run = raw / "run.json"
+        seed = int(json.loads(run.read_text(encoding="utf-8")).get("seed", 44)) if run.exists() else 44
     frames = folder / "frames"
     frames.mkdir(parents=True, exist_ok=True)
     empty = np.asarray(Image.open(raw / "empty.png").convert("RGB"), np.float32)
@@ -453,7 +457,7 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["compose"]:
         ap = argparse.ArgumentParser(description="lay the rendered patches on the empty table")
         ap.add_argument("folder", type=Path)
-        ap.add_argument("--seed", type=int, default=44)
+        ap.add_argument("--seed", type=int, default=None, help="default: the renders' own (raw/run.json)")
         a = ap.parse_args(sys.argv[2:])
         got = compose(a.folder, a.seed)
         print(f"{len(got['rolls'])} frames in {a.folder / 'frames'}")
