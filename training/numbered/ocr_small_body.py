@@ -390,14 +390,10 @@ def main(argv: list[str] | None = None) -> None:
             m = d["groups"] == g
             among[m] = np.isin(np.arange(1, 21), np.unique(d["faces"][m]))[None, :]
     first = real & (d["pass"] == 0)
-    oof: list[Any] = []
-    table = {}
-    for held in TRAIN:
-        tr = (fitted & (d["groups"] != held)) | synth
-        te = first & (d["groups"] == held)
-        s = Suffix(wheel, cols, rest)
-        print(f"  fit without {held}: {int(tr.sum())} samples", flush=True)
-        p = fit(
+
+    def fit_on(s: Suffix, tr: np.ndarray) -> dict[str, Any]:
+        """The suffix tuned on the samples `tr` picks, with this run's settings."""
+        return fit(
             s,
             d["x"][tr],
             d["short"][tr],
@@ -410,6 +406,15 @@ def main(argv: list[str] | None = None) -> None:
             a.tune,
             among[tr],
         )
+
+    oof: list[Any] = []
+    table = {}
+    for held in TRAIN:
+        tr = (fitted & (d["groups"] != held)) | synth
+        te = first & (d["groups"] == held)
+        s = Suffix(wheel, cols, rest)
+        print(f"  fit without {held}: {int(tr.sum())} samples", flush=True)
+        p = fit_on(s, tr)
         before, _ = read(read_dice(s, d["x"][te], d["short"][te], None))
         after, cal = read(read_dice(s, d["x"][te], d["short"][te], p))
         faces = d["faces"][te]
@@ -433,19 +438,7 @@ def main(argv: list[str] | None = None) -> None:
         print("calibration: weight on wrong {}: sure {}, wrong among them {}, wrong at >= 0.4 {}".format(*r))
     tr = fitted | synth
     s = Suffix(wheel, cols, rest)
-    p = fit(
-        s,
-        d["x"][tr],
-        d["short"][tr],
-        d["faces"][tr],
-        weight[tr],
-        a.epochs,
-        a.lr,
-        a.l2,
-        a.seed,
-        a.tune,
-        among[tr],
-    )
+    p = fit_on(s, tr)
     rec = rapidocr_models() / REC_FILE
     renders = int(d["pass"][~real].max()) + 1 if (~real).any() else 0
     made = (
