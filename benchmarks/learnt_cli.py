@@ -106,16 +106,27 @@ class Shot:
     centre: tuple[float, float]
 
 
-def split(items: list[Lurig], rolls: int, step: int) -> tuple[list[Lurig], list[Lurig]]:
+#: the ways a clip is split (``split``'s ``shares``): (the share of each clip's first frames taught from,
+#: the share of its last frames read).  "halves": the proxy's split (every figure of issue 44 so far);
+#: "ends": the clip's first quarter taught, its last quarter read (the frames furthest from the taught
+#: ones in time; `benchmarks.real_nearness`)
+SPLITS: dict[str, tuple[float, float]] = {"halves": (0.5, 0.5), "ends": (0.25, 0.25)}
+
+
+def split(
+    items: list[Lurig], rolls: int, step: int, shares: tuple[float, float] = SPLITS["halves"]
+) -> tuple[list[Lurig], list[Lurig]]:
     """``rolls`` frames a face spaced over the first halves of its clips (taught), and every
-    ``step``-th frame of each clip's second half (the later rolls)."""
+    ``step``-th frame of each clip's second half (the later rolls); ``shares``: other shares of a clip
+    than halves (`SPLITS`: its first ``shares[0]`` taught from, its last ``shares[1]`` read)."""
     firsts: dict[int, list[Lurig]] = {}
     later: list[Lurig] = []
+    teach, read = shares
     for clip in sorted({x.clip for x in items}):
         mine = sorted((x for x in items if x.clip == clip), key=lambda x: x.frame)
-        half = (len(mine) + 1) // 2
-        firsts.setdefault(mine[0].face, []).extend(mine[:half])
-        later += mine[half:][::step]
+        first = max(1, math.ceil(len(mine) * teach))
+        firsts.setdefault(mine[0].face, []).extend(mine[:first])
+        later += mine[max(first, len(mine) - int(len(mine) * read)) :][::step]
     taught = []
     for face in sorted(firsts):
         first = firsts[face]

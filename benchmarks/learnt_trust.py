@@ -50,15 +50,21 @@ SURE = learnt_cli.SURE
 
 
 def collect(
-    group: str, has_empty: bool, folder: Path, smoke: bool = False, rolls: int = learnt_cli.ROLLS
+    group: str,
+    has_empty: bool,
+    folder: Path,
+    smoke: bool = False,
+    rolls: int = learnt_cli.ROLLS,
+    split: str = "halves",
 ) -> list[dict[str, Any]]:
     """Teach the set-up's die through the CLI and read its later rolls, recording each learnt die's
-    evidence (`reader.learnt_with_ocr`'s inputs and output) beside the die `read` reported."""
+    evidence (`reader.learnt_with_ocr`'s inputs and output) beside the die `read` reported; ``split``:
+    which of each clip's frames are taught and read (`learnt_cli.SPLITS`)."""
     from vision.numbered import reader as reader_mod
     from vision.numbered import trust
 
     items = [x for x in load_lurig(REAL) if x.group == group]
-    taught_items, later_items = learnt_cli.split(items, 1 if smoke else rolls, 1)
+    taught_items, later_items = learnt_cli.split(items, 1 if smoke else rolls, 1, learnt_cli.SPLITS[split])
     if smoke:
         later_items = later_items[:3]
     frames = folder / group
@@ -211,13 +217,18 @@ def collect(
 
 
 def cached(
-    group: str, has_empty: bool, cache: Path, smoke: bool, rolls: int = learnt_cli.ROLLS
+    group: str,
+    has_empty: bool,
+    cache: Path,
+    smoke: bool,
+    rolls: int = learnt_cli.ROLLS,
+    split: str = "halves",
 ) -> list[dict[str, Any]]:
-    tag = "" if rolls == learnt_cli.ROLLS else f"_{rolls}rolls"
+    tag = ("" if rolls == learnt_cli.ROLLS else f"_{rolls}rolls") + ("" if split == "halves" else f"_{split}")
     path = cache / f"{group}_{'with' if has_empty else 'no'}-empty{tag}.json"
     if path.exists() and not smoke:
         return list(json.loads(path.read_text(encoding="utf-8")))
-    got = collect(group, has_empty, cache / f"work{tag}", smoke, rolls)
+    got = collect(group, has_empty, cache / f"work{tag}", smoke, rolls, split)
     if not smoke:
         path.write_text(json.dumps(got), encoding="utf-8")
     return got
@@ -329,6 +340,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--held-out", action="store_true", help="the held-out set-ups too (report only)")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/learnt_trust"), help="the records' folder")
     ap.add_argument("--rolls", type=int, default=learnt_cli.ROLLS, help="rolls a face taught (the issue: 4)")
+    ap.add_argument(
+        "--split", choices=tuple(learnt_cli.SPLITS), default="halves", help="the frames taught and read"
+    )
     ap.add_argument("--out", type=Path, default=None)
     add_smoke(ap)
     a = ap.parse_args(argv)
@@ -339,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
     rows, why = [], []
     for group in groups[:1] if a.smoke else groups:
         for variant, has_empty in learnt_cli.VARIANTS[:1] if a.smoke else learnt_cli.VARIANTS:
-            t = tally(cached(group, has_empty, a.cache, a.smoke, a.rolls))
+            t = tally(cached(group, has_empty, a.cache, a.smoke, a.rolls, a.split))
             c = t["counts"]
             split = "held out" if group in HELD_OUT else "train"
             n = max(1, c["frames"])
