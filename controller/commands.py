@@ -18,6 +18,7 @@ from typing import Any
 
 from controller.corrections import (
     ANSWERS,
+    answer,
     check_command,
     check_typed_throw,
     current_version,
@@ -25,6 +26,7 @@ from controller.corrections import (
     reopen,
 )
 from controller.eventlog import LogWriteError
+from controller.ledger import LINE
 from controller.script import select_reading
 from controller.symbol_faces import named
 from engine import Input, InputKind, RuleError
@@ -57,10 +59,32 @@ def _answer(table: Any, action: str, command: Mapping[str, Any], who: str) -> st
         kv, players = kind.value if kind else None, table.setup.players
         checked = table.learning.answer(action, command, table.reading_set, who, kv, players, table.frame)
         checked = named(table, action, command, checked, who)  # a symbol face named (issue 46 item 3)
-        table.log.append(table.game_no, "control", checked.row, "correction", who)
+        # a recording's answer is logged with which line it is (`controller.ledger.resume_point`): a
+        # resume reads its readings again and applies it to them, never logging (or learning) it twice
+        mark = table._mark(table._t_correction, LINE, 0)
+        table.log.append(table.game_no, "control", checked.row, "correction", who, mark)
         checked.apply()
     table._try_score(table.clock(), table._t_correction)
     return str(checked.message)
+
+
+def again(table: Any, command: Mapping[str, Any], who: str, t: float) -> None:
+    """A resumed recording's answer or control that the log already holds (`Script.logged`), fed
+    again: it does to the table what it did, and nothing is logged.  An answer changes the readings
+    read again as it did (the crops and looks it taught were learnt again from the log at the start,
+    `RefereeLearning.replay`; an ``unlearn`` changes no reading); a control sets the status."""
+    action, who = check_command(command, who)
+    table._t_correction = t
+    with table._lock:
+        if action not in ANSWERS:
+            table.status = next_status(table.status, action)
+        elif action != "unlearn":
+            kind = table.game.die_kind()
+            kv = kind.value if kind else None
+            answer(action, command, table.reading_set, who, kv, table.setup.players).apply()
+    if action in ANSWERS:
+        table._try_score(table.clock(), t)
+    table._emit()
 
 
 def _undo(table: Any, who: str) -> str:
@@ -82,8 +106,11 @@ def _undo(table: Any, who: str) -> str:
 def _control(table: Any, action: str, who: str) -> str:
     with table._lock:
         status = next_status(table.status, action)
-        # logged first: a status the log does not hold is never shown
-        table.log.append(table.game_no, "control", {"action": action, "who": who}, "correction", who)
+        # logged first: a status the log does not hold is never shown; a recording's control with
+        # which line it is, so a resume sets the status again without logging it twice
+        mark = table._mark(table._t_correction, LINE, 0)
+        row = {"action": action, "who": who}
+        table.log.append(table.game_no, "control", row, "correction", who, mark)
         table.status = status
     return f"game {table.status}"
 
@@ -131,7 +158,10 @@ def feed_due(table: Any, t: float) -> None:
                 # a recorded referee answers what the table shows when the line is due: that version
                 command["version"] = current_version(table.reading_set, command)
             try:
-                table.correct(command, item.who, t)
+                if table.script.logged():  # a resumed recording's answer or control the log holds
+                    again(table, command, item.who, t)
+                else:
+                    table.correct(command, item.who, t)
             except (ValueError, RuleError) as e:
                 log.warning("scripted correction at t=%.2f refused: %s", item.t, e)
             except LogWriteError as e:  # not logged, so not done: it is fed again when written

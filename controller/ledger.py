@@ -54,14 +54,33 @@ def resume_point(events: Sequence[Event]) -> dict[str, Any] | None:
     with the inputs standing now, a mark before an undo would be passed over and the recording
     replayed from an earlier point, reading the undone throw again (tests/controller/
     test_resume_undo.py).  A recording's scripted undo is logged with a mark of its own
-    (`controller.commands`), so a resume goes on past it and never feeds it again."""
+    (`controller.commands`), so a resume goes on past it and never feeds it again.
+
+    A recording's scripted answers and controls (start, pause, end) are logged with a mark of their
+    own too, ``via`` LINE: not where the recording resumes (a throw read and asked about before them
+    lives in the table's memory alone, so its frame is read again from the last other mark), but which
+    lines the log holds since that mark: their counts in ``lines``.  Fed again, such a line does to
+    the table what it did and is not logged (nor learnt) a second time (`controller.commands.
+    feed_due`).  With such lines and no other mark, the recording resumes from its start (START)."""
     n_inputs = sum(1 for e in events if e.kind == "input")
     marks = [
         e.data
         for e in events
         if e.kind == "control" and e.data.get("action") == "position" and e.data.get("inputs", 0) <= n_inputs
     ]
-    return marks[-1] if marks else None
+    steps = [i for i, m in enumerate(marks) if m.get("via") != LINE]
+    lines = [int(m.get("script", 0)) for m in marks[steps[-1] + 1 if steps else 0 :]]
+    if not steps and not lines:
+        return None
+    point = marks[steps[-1]] if steps else START
+    return {**point, "lines": lines} if lines else point
+
+
+#: a scripted line's position mark (``via``; an answer, a control): which line is logged, not where
+#: the recording resumes
+LINE = "line"
+#: where a recording with no step logged but its lines resumes: its start
+START: dict[str, Any] = {"action": "position", "t": 0.0, "via": "start", "script": 0, "edges": 0, "inputs": 0}
 
 
 #: what the table keeps of each die scored from the camera, to carry a die a later throw covers

@@ -46,6 +46,8 @@ class Script:
         self.edges: list[Edge] = []
         self.consumed = 0  # scripted lines taken so far (for resuming a recording)
         self.edges_driven = 0  # button edges driven so far
+        #: a resumed recording's lines the log already holds (answers, controls): their counts
+        self.logged_lines: frozenset[int] = frozenset()
 
     def load(self, items: Sequence[Scripted]) -> bool:
         """Set the script: raw presses become button edges, the rest wait in order.  True when
@@ -66,6 +68,13 @@ class Script:
         n, e = int(point.get("script", 0)), int(point.get("edges", 0))
         self.lines, self.edges = self.lines[n:], self.edges[e:]
         self.consumed, self.edges_driven = n, e
+        self.logged_lines = frozenset(int(c) for c in point.get("lines", ()))
+
+    def logged(self) -> bool:
+        """Whether the line just taken is one the log already holds (a resumed recording's answer or
+        control, `controller.ledger.resume_point`): it does to the table what it did, and is not
+        logged again."""
+        return self.consumed in self.logged_lines
 
     def due_edges(self, t: float) -> Iterator[Edge]:
         """The button edges due by ``t``, in order; each counts as driven when it is handed out."""
