@@ -742,19 +742,19 @@ def numbered_table(res: dict[str, Counter[str]]) -> str:
 #: the look's weights until the seventh round: every hue share 0.3 (`vision.looks.SHARE_WEIGHT`)
 _SESSION20_WEIGHTS = np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 30.0)])
 #: --ways: each way a die's look is read or compared (module attribute -> value), in one run; the
-#: first is the table's way before the seventh round, the last (nothing set) the table's way now
+#: first is the table's way before the seventh round, the second the seventh round's (before the eighth
+#: round's spread margin, `vision.looks.MARGIN_SPREAD`), the last (nothing set) the table's way now
 WAYS: dict[str, dict[str, Any]] = {
     "session 20: the top-face rule in the look": {
         "vision.face.LOOK_TOP_FACE": True,
         "vision.looks.HUED_WEIGHTS": _SESSION20_WEIGHTS,
         "vision.looks.ASK_RATIO_HUED": 0.9,
+        "vision.looks.MARGIN_SPREAD": 0.0,
     },
-    "the larger group the body (`LOOK_TOP_FACE` off)": {
-        "vision.face.LOOK_TOP_FACE": False,
-        "vision.looks.HUED_WEIGHTS": _SESSION20_WEIGHTS,
-        "vision.looks.ASK_RATIO_HUED": 0.9,
+    "seventh round: the larger group the body, the shares of all its pixels weighed 0.4, asked at 0.88": {
+        "vision.looks.MARGIN_SPREAD": 0.0,
     },
-    "now: and the shares of all its pixels weighed 0.4, of its body's 0.1, asked at 0.88": {},
+    "now: and a hueless colour asked within half its own spread (`MARGIN_SPREAD` 0.5)": {},
 }
 
 

@@ -125,6 +125,17 @@ FORMS = (BODY, WHOLE, HUED, CUT)
 #: the held-out dice no better (the same two swirls silent) and asked 2 more from the labelled box, so
 #: the table keeps the shares as they are (RESULTS.md, issue 44 item 5, sixth round)
 SHARE_POWER = 1.0
+#: a die named a colour without hue (its sightings' mean body chroma under ``GREY_CHROMA``: black, white,
+#: grey) is asked when the next colour lies less than ``MARGIN_SPREAD`` times that colour's own spread
+#: farther than it (`LearntPalette.spread_of`: the median distance of each of its sightings to its
+#: nearest other).  A black entry pooled from a smoke die and an opaque black one is spread wide, and a
+#: swirl showing its black top falls inside that spread while still nearer black than the swirl's own
+#: sightings; the ratio alone does not ask it.  Hued looks only (a roster of an earlier round is read
+#: as before); 0: off.  Chosen on the train photos' cross-validation alone (issue 44 item 5, eighth
+#: round, `benchmarks/colours_roster.py --ways`; RESULTS.md): 0.5 and hueless colours (a margin rule
+#: for every colour, or a spread of each die rather than each colour, asked far more)
+MARGIN_SPREAD = 0.5
+GREY_CHROMA = 8.0
 #: the reader names a die from its look at the frame's own pixels (`LearntPalette.describe_at`: its
 #: detector's box, the crop the roster learns from), not from the classifier's 32 px crop (issue 44
 #: item 5, fifth round)
@@ -292,6 +303,12 @@ class LearntPalette(Palette):
     the board's or the frame's light like any palette (its looks were learnt balanced)."""
 
     looks: dict[str, Look] = field(default_factory=dict)
+    #: each colour's spread by the form compared (`spread_of`), worked out once: shared by the copies
+    #: balanced by another light (`dataclasses.replace` passes it on; a look's sightings are balanced
+    #: already), a fresh one where the looks change (`only`)
+    _spreads: dict[tuple[str, int, bytes, float], float | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, looks: Mapping[str, Look]) -> LearntPalette:
@@ -302,7 +319,9 @@ class LearntPalette(Palette):
     def only(self, names: Iterable[str]) -> LearntPalette:
         wanted = {n.lower() for n in names}
         looks = {k: v for k, v in self.looks.items() if k.lower() in wanted}
-        return replace(self, lab={n: lk.mean for n, lk in looks.items()}, looks=looks) if looks else self
+        if not looks:
+            return self
+        return replace(self, lab={n: lk.mean for n, lk in looks.items()}, looks=looks, _spreads={})
 
     def ranked(self, lab: np.ndarray) -> list[tuple[float, str]]:
         """(distance, colour) of each learnt colour, nearest first: ``lab`` a body Lab as seen
@@ -356,8 +375,39 @@ class LearntPalette(Palette):
         if len(ranked) < 2:
             return ranked[0][1], None
         (d1, n1), (d2, n2) = ranked[0], ranked[1]
-        far, ratio = limits(self.form(lab))
-        return n1, (n2 if d1 > far or d1 >= ratio * d2 else None)
+        form = self.form(lab)
+        far, ratio = limits(form)
+        if d1 > far or d1 >= ratio * d2:
+            return n1, n2
+        return n1, (n2 if self.within_spread(n1, d2 - d1, form) else None)
+
+    def spread_of(self, name: str, form: int) -> float | None:
+        """How spread the colour ``name``'s own sightings are, compared as looks of ``form``: the median
+        distance of each to its nearest other (None with fewer than two sightings)."""
+        key = (name, form, form_weights(form).tobytes(), SHARE_POWER)  # weights a benchmark may set
+        if key not in self._spreads:
+            rows = self.looks[name].labs
+            nearest = [
+                float(sighting_distances(rows[:i] + rows[i + 1 :], np.asarray(r, np.float64), form)[0].min())
+                for i, r in enumerate(rows)
+                if len(rows) > 1
+            ]
+            self._spreads[key] = float(np.median(nearest)) if nearest else None
+        return self._spreads[key]
+
+    def within_spread(self, name: str, margin: float, form: int) -> bool:
+        """A die named ``name`` (a colour without hue, ``GREY_CHROMA``) with the next colour only
+        ``margin`` farther is asked: the margin is under ``MARGIN_SPREAD`` of the colour's own spread
+        (`spread_of`; a colour of one sighting: the median of the others' spreads).  Hued looks only."""
+        if not MARGIN_SPREAD or form < HUED or float(np.hypot(*self.looks[name].mean[1:])) >= GREY_CHROMA:
+            return False
+        spread = self.spread_of(name, form)
+        if spread is None:
+            others = [x for n in self.looks if n != name and (x := self.spread_of(n, form)) is not None]
+            if not others:
+                return False
+            spread = float(np.median(others))
+        return margin < MARGIN_SPREAD * spread
 
 
 def look_of(crops: list[np.ndarray], palette: Palette) -> np.ndarray:

@@ -97,9 +97,11 @@ def test_a_swirl_showing_its_blue_side_is_asked_not_named_black(
     seen = seen_in(photo, labels[photo], kinds, real_fixtures)[die]
     pal = replace(palette, light=seen.palette.light)
     assert pal.near_two(seen.whole) == ("black", "blue")
-    # every hue share weighed 0.3, asked at 0.9 (before): black, unasked
+    # every hue share weighed 0.3, asked at 0.9 (before; and no spread margin, the eighth round's): black,
+    # unasked
     monkeypatch.setattr(looks, "HUED_WEIGHTS", np.concatenate([WHOLE_WEIGHTS, np.full(HUED - WHOLE, 30.0)]))
     monkeypatch.setattr(looks, "ASK_RATIO_HUED", 0.9)
+    monkeypatch.setattr(looks, "MARGIN_SPREAD", 0.0)
     assert pal.near_two(seen.whole) == ("black", None)
 
 
