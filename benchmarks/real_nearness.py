@@ -205,6 +205,56 @@ def quarters(records: list[dict[str, Any]], key: Any) -> list[list[dict[str, Any
     return [have[round(i * n / 4) : round((i + 1) * n / 4)] for i in range(4)]
 
 
+def render_records(folder: Path, table: Path, cache: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """The renders' later throws read through `read --config` with a table `learnt_render20` taught and
+    kept (``table``: its ``--keep`` folder's table, holding table.toml and data/; copied first, so the
+    kept one is left as it was): records as `learnt_trust`'s (frame, face, die, others), cached."""
+    import shutil
+
+    out = (
+        cache / f"renders_{folder.name}_{table.parent.name}_{table.name}{'' if limit is None else limit}.json"
+    )
+    if out.exists():
+        return list(json.loads(out.read_text(encoding="utf-8")))
+    if not (table / "table.toml").is_file():
+        raise SystemExit(
+            f"--render-tables {table}: expected a learnt_render20 --keep table (table.toml, data/)"
+        )
+    work = cache / out.stem
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(table, work)
+    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    shots = [
+        learnt_cli.Shot(folder / r["file"], int(r["value"]), (float(r["centre"][0]), float(r["centre"][1])))
+        for r in truth["rolls"]
+        if r["part"] != "learn"
+    ][:limit]
+    seen: list[tuple[Any, Any, list[Any]]] = []
+    env = {"DICETABLE_DATA_DIR": str(work / "data")}
+    learnt_cli.read(work / "table.toml", shots, env, learnt_cli.Counts(), seen)
+    records = [
+        {
+            "frame": str(shot.path.relative_to(folder)),
+            "face": shot.face,
+            "die": None if die is None else {k: die.get(k) for k in ("kind", "value", "confidence")},
+            "others": [d.get("confidence") for d in dice if d is not die],
+        }
+        for shot, die, dice in seen
+    ]
+    out.write_text(json.dumps(records), encoding="utf-8")
+    return records
+
+
+def by_quarter(label: str, records: list[dict[str, Any]], cam: dict[str, Near]) -> list[list[Any]]:
+    """Rows of ``records`` (later throws) by quarter of their camera nearness, and those nearer another
+    face's taught roll."""
+    out = [row([label, "all"], records, {}, cam)]
+    key = lambda r: cam[r["frame"]].pixels if r["frame"] in cam else None  # noqa: E731
+    out += [row([label, q], part, {}, cam) for q, part in zip(QUARTERS, quarters(records, key), strict=True)]
+    out.append(row([label, UNLIKE], [r for r in records if nearer_other(cam.get(r["frame"]))], {}, cam))
+    return out
+
+
 def _median(values: list[float], places: int = 3) -> str:
     return f"{np.median(values):.{places}f}" if values else "-"
 
@@ -247,6 +297,15 @@ HEAD = (
     "read unasked",
     "silent / 200",
 )
+#: the later frames no nearer a taught roll of their own face than one of another face, as the camera
+#: sees them (what a look-alike match cannot tell apart: most of the renders' throws)
+UNLIKE = "camera: nearer another face's taught roll"
+
+
+def nearer_other(n: Near | None) -> bool:
+    return n is not None and not np.isnan(n.other) and n.other <= n.pixels
+
+
 #: the quarters' nearness (``--by``)
 BY = ("photo", "camera", "embedding")
 
@@ -277,13 +336,17 @@ def tables(
             rows.append(row([label, variant, QUARTERS[i]], part, near[group], cam[group]))
             if group in learnt_cli.HELD_OUT:
                 pooled.setdefault((variant, i), []).extend(part)
+        unlike = [r for r in rs if nearer_other(cam[group].get(r["frame"]))]
+        rows.append(row([label, variant, UNLIKE], unlike, near[group], cam[group]))
+        if group in learnt_cli.HELD_OUT:
+            pooled.setdefault((variant, len(QUARTERS)), []).extend(unlike)
         if group in learnt_cli.HELD_OUT:
             every.setdefault(variant, []).extend(rs)
     photos = {k: v for d in near.values() for k, v in d.items()}
     seen = {k: v for d in cam.values() for k, v in d.items()}
     for variant, rs in every.items():
         rows.append(row(["held out, pooled", variant, "all"], rs, photos, seen))
-        for i, q in enumerate(QUARTERS):
+        for i, q in enumerate((*QUARTERS, UNLIKE)):
             rows.append(row(["held out, pooled", variant, q], pooled[(variant, i)], photos, seen))
     return rows
 
@@ -292,7 +355,7 @@ def spread(label: str, ns: list[Near]) -> list[Any]:
     """A row of the camera-view comparison: how near later frames are to a taught one of their face."""
     own = [n.pixels for n in ns]
     other = [n.other for n in ns if not np.isnan(n.other)]
-    closer = sum(n.other < n.pixels for n in ns if not np.isnan(n.other))
+    closer = sum(nearer_other(n) for n in ns)
     q = np.percentile(own, [25, 50, 75]) if own else [float("nan")] * 3
     return [label, len(ns), *(f"{v:.3f}" for v in q), _median(other), share(closer, len(other), places=1)]
 
@@ -323,9 +386,20 @@ def main(argv: list[str] | None = None) -> None:
         default=[],
         help="20-face render folders (learnt_render20's) to compare the camera's nearness with",
     )
+    ap.add_argument(
+        "--render-tables",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="a learnt_render20 --keep table (table.toml, data/) a --renders folder, reading its throws",
+    )
     ap.add_argument("--out", type=Path, default=None)
     add_smoke(ap)
     a = ap.parse_args(argv)
+    if a.render_tables and len(a.render_tables) != len(a.renders):
+        ap.error(
+            f"--render-tables: expected one a --renders folder ({len(a.renders)}), got {len(a.render_tables)}"
+        )
     for folder in a.renders:
         if not (folder / "truth.json").is_file():
             ap.error(f"--renders {folder}: expected a folder of composed renders with truth.json")
@@ -351,7 +425,13 @@ def main(argv: list[str] | None = None) -> None:
                 )
     rows = tables(records, near, cam, a.by)
     compare = [spread(f"real {g}, split {a.split}", list(c.values())) for g, c in cam.items()]
-    compare += [spread(f"renders {f} (thrown anew)", renders(f, 3 if a.smoke else None)) for f in a.renders]
+    rendered = {f: renders(f, 3 if a.smoke else None) for f in a.renders}
+    compare += [spread(f"renders {f} (thrown anew)", ns) for f, ns in rendered.items()]
+    read_renders: list[list[Any]] = []
+    for f, table in zip(a.renders, a.render_tables, strict=False):
+        cam_f = {n.frame: n for n in rendered[f]}
+        got = [r for r in render_records(f, table, a.cache, 3 if a.smoke else None) if r["frame"] in cam_f]
+        read_renders += by_quarter(f"renders {f.name}", got, cam_f)
     teach, read = learnt_cli.SPLITS[a.split]
     text = [
         "# The real proxy's later rolls by how near they are to a taught roll (issue 44)",
@@ -369,6 +449,14 @@ def main(argv: list[str] | None = None) -> None:
         "",
         *markdown_table(SPREAD_HEAD, compare),
     ]
+    if read_renders:
+        text += [
+            "",
+            "RENDERS, not photos: the 20-face renders' later throws (each thrown anew), read with the table "
+            "`learnt_render20` taught and kept, by quarter of their camera nearness:",
+            "",
+            *markdown_table(("renders", "later throws", *HEAD[3:]), read_renders),
+        ]
     write("\n".join(text) + "\n", a.out)
 
 
