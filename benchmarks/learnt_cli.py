@@ -90,6 +90,9 @@ SURE_BEFORE = ("... the template's sure rule before: TRUST_SUPPORT crops alike o
 #: the camera's view written into each table.toml's [vision] (tilt degrees, nadir degrees, focal over the
 #: frame's width: `camera_tilt_deg`, `camera_nadir_deg`, `camera_focal`), or None: no view stated (as before)
 VIEW: tuple[float, float, float] | None = None
+#: no view stated, and `learn-dice see` asked to learn it from the teaching rolls (``[vision]
+#: learn_camera_view = true``, `controller.learn_view`)
+LEARN_VIEW = False
 
 
 @dataclass
@@ -271,7 +274,7 @@ def cli(args: list[str], env: dict[str, str]) -> str:
     return str(run.stdout)
 
 
-def name_groups(session: Path, taught: list[Shot]) -> dict[str, int]:
+def name_groups(session: Path, taught: list[Shot]) -> dict[str, Any]:
     """The careful person: each group of `see` named by the true face of its crops (a group whose
     crops are mostly not at the die: `-`); writes the sheet, returns counts."""
     truth = {str(s.path): s for s in taught}
@@ -294,7 +297,16 @@ def name_groups(session: Path, taught: list[Shot]) -> dict[str, int]:
         w.writeheader()
         w.writerows(rows)
     phantom = sum(f is None for fs in faces.values() for f in fs)
-    return {"crops": len(seen), "groups": len(faces), "misnamed": wrong, "not the die": phantom}
+    out: dict[str, Any] = {"crops": len(seen), "groups": len(faces), "misnamed": wrong}
+    out["not the die"] = phantom
+    view = json.loads((session / "seen.json").read_text(encoding="utf-8")).get("view")
+    if view is not None:  # the camera's view `see` learnt ([vision] learn_camera_view)
+        out["view learnt"] = (
+            "no tilt"
+            if view.get("tilt_deg") is None
+            else f"{view['tilt_deg']:g}/{view['nadir_deg']:g}/{view['focal']:.3g} (tilt/nadir/lens)"
+        )
+    return out
 
 
 def read(
@@ -357,6 +369,8 @@ def table_toml(empty: Path | None, roster: str | None = None) -> str:
         tilt, nadir, focal = VIEW
         vision += [f"camera_tilt_deg = {tilt:g}", f"camera_nadir_deg = {nadir:g}"]
         vision.append(f"camera_focal = {focal:g}")
+    if LEARN_VIEW:
+        vision.append("learn_camera_view = true")
     if vision:
         text += "[vision]\n" + "".join(f"{line}\n" for line in vision)
     return text

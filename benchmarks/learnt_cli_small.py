@@ -58,6 +58,9 @@ WAYS["cuts"] = ("after, a small die cut again (template.TRIED_CUT_MARGIN)", *WAY
 #: as "after", with the camera's view written into each table.toml (``--view``: `learnt_cli.VIEW`; issue 44:
 #: a d20 cut on its top face by `learn-dice see`/`confirm --config` and `read --config`)
 WAYS["view"] = ("after, the camera's view stated ([vision] camera_tilt_deg)", *WAYS["after"][1:])
+#: as "after", with no view stated and ``[vision] learn_camera_view = true``: `learn-dice see` learns the
+#: camera's view from the teaching rolls (`controller.learn_view`), `read --config` cuts by it
+WAYS["learn"] = ("after, the camera's view learnt ([vision] learn_camera_view)", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
@@ -83,6 +86,7 @@ def run(
                 ocr.SMALL_HEAD = None if key == "wheel" else small_head
                 template.CUT_MARGIN = template.TRIED_CUT_MARGIN if key == "cuts" else cut_margin
                 learnt_cli.VIEW = view if key == "view" else None
+                learnt_cli.LEARN_VIEW = key == "learn"
                 numbered_reader._default = None  # the process's reader (and its head) made anew a way
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
                 out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)
@@ -90,6 +94,7 @@ def run(
         ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS = was
         ocr.SMALL_HEAD, template.CUT_MARGIN = small_head, cut_margin
         learnt_cli.VIEW = view_was
+        learnt_cli.LEARN_VIEW = False
         numbered_reader._default = None
     return out
 
@@ -113,6 +118,7 @@ def report(
                     f"{group}, {variant}, {way.split(':')[0]}: `see` made {g['groups']} groups of "
                     f"{g['crops']} crops ({g['not the die']} not the die, {g['misnamed']} in a group "
                     f"named another face)"
+                    + (f"; the view learnt: {g['view learnt']}" if "view learnt" in g else "")
                 )
     head = list(learnt_cli.HEAD)
     head[2] = "way"

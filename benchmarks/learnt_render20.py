@@ -64,6 +64,8 @@ WAYS = {
     "told lens": "camera_tilt_deg = 45.0\ncamera_nadir_deg = 90.0\ncamera_focal = 1.415\n",
     # as a user states it: the tilt and the nadir's direction, the focal length guessed
     "stated tilt": "camera_tilt_deg = 45.0\ncamera_nadir_deg = 90.0\n",
+    # no view stated: `learn-dice see` learns it from the teaching rolls (controller.learn_view)
+    "learnt view": "learn_camera_view = true\n",
 }
 PAIRS = ({6, 9}, {16, 19}, {1, 11}, {1, 17}, {11, 17}, {12, 21 - 12}, {2, 12}, {2, 20}, {3, 13}, {5, 15})
 
@@ -369,6 +371,7 @@ def report(
             f"die, {n['misnamed']} in a group named another face); {n['faces named']} faces named, "
             f"{n['groups a face']:.2f} groups a face (at most {n['most groups of a face']}), "
             f"{n['groups named not the die']} groups named `-`"
+            + (f"; the camera's view learnt: {n['view learnt']}" if "view learnt" in n else "")
         )
         wrong, sure = wrong_readings(seen[f"{variant}|later"])
         pairs = sum(k for (a, b), k in wrong.items() if isinstance(b, int) and {a, b} in PAIRS)

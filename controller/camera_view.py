@@ -19,7 +19,7 @@ def view_notes(cfg: Any) -> list[tuple[str, str]]:
 
     v = cfg.vision
     if v.camera_tilt_deg is None:
-        return []
+        return learnt_notes(cfg)
     kinds = tuple(cfg.table.kinds) if cfg.table.kinds else game_kinds(cfg.table.game)
     way = _WAY.get(round(v.camera_nadir_deg) % 360, f"at {v.camera_nadir_deg:g} degrees")
     said = (
@@ -35,7 +35,9 @@ def view_notes(cfg: Any) -> list[tuple[str, str]]:
                 f"and this table reads {', '.join(kinds)}",
             )
         ]
-    notes = [
+    wins = "the stated camera_tilt_deg wins: no view is learnt from the teaching rolls"
+    notes = [("vision.learn_camera_view", wins)] if v.learn_camera_view else []
+    notes += [
         (
             "vision.camera_tilt_deg",
             f"{said}: each d20 is cut on its top face for learn-dice and read alike, where the table "
@@ -55,3 +57,37 @@ def view_notes(cfg: Any) -> list[tuple[str, str]]:
             )
         )
     return notes
+
+
+def learnt_notes(cfg: Any) -> list[tuple[str, str]]:
+    """``check-config``'s notes on ``[vision] learn_camera_view`` with no view stated: the view the
+    table learnt from its teaching rolls (`controller.learn_view`), or that none is learnt yet."""
+    from controller.learn_view import learnt_of, learnt_problem, view_path
+
+    if not cfg.vision.learn_camera_view:
+        return []
+    bad = learnt_problem(cfg)
+    if bad is not None:
+        return [("vision.learn_camera_view", bad)]
+    got = learnt_of(cfg)
+    if got is None:
+        return [
+            (
+                "vision.learn_camera_view",
+                "no camera view learnt yet: 'dicetable learn-dice see --config' learns it from the teaching "
+                "rolls (with the empty table), 'confirm --config' keeps it in " + str(view_path(cfg)),
+            )
+        ]
+    what = (
+        "no tilt: each d20 is cut as from straight above"
+        if got.tilt_deg is None
+        else f"{got.tilt_deg:g} degrees off straight down, the point below it at {got.nadir_deg:g} degrees "
+        f"from the frame's centre, lens {got.focal:.3g} x the frame's width: each d20 is cut on its top face"
+    )
+    return [
+        (
+            "vision.learn_camera_view",
+            f"the camera's view learnt from the teaching rolls ({view_path(cfg)}): {what}; to override it "
+            "state [vision] camera_tilt_deg (0 for straight down), or remove that file and teach again",
+        )
+    ]

@@ -73,6 +73,11 @@ def see_cmd(
         from controller.learn_dice import lens_said
 
         typer.echo(lens_said(session, cfg))
+    from controller.learn_view import session_view
+
+    learnt = session_view(session)  # the camera's view the teaching rolls told ([vision] learn_camera_view)
+    if learnt is not None:
+        typer.echo(learnt.said())
     typer.echo(
         f"{len(seen)} dice seen in {len(frames)} frames, {groups} groups: look at {session / PICTURE}, "
         f"fill in the face column of {session / SHEET} (- for not one of the set), then run "
@@ -123,6 +128,12 @@ def confirm_cmd(
         die, not_die = rostered(cfg, session, dice, labels, owner, colour) if cfg is not None else (None, 0)
     except LearnError as e:
         raise _fail(str(e)) from None
+    if cfg is not None:  # the camera's view the session learnt, kept for `read --config` (issue 44)
+        from controller.learn_view import keep
+
+        kept = keep(cfg, session)
+        if kept is not None:
+            typer.echo(kept)
     said = f"set {dice.name!r} ({dice.kind}, faces {', '.join(map(str, dice.faces))})"
     if cfg is not None:
         assert die is not None

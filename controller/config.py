@@ -256,6 +256,11 @@ class VisionSection(_Strict):
     #: with ``camera_tilt_deg``: the lens's focal length over the frame's longer side (a Pi Camera
     #: Module 3 0.98, the default; a 60 degree wide lens about 0.87; a zoom more)
     camera_focal: float = Field(0.98, ge=0.3, le=10.0)
+    #: with no ``camera_tilt_deg`` stated: `learn-dice see --config` learns the camera's view from the
+    #: teaching rolls (the dice's sizes across the frame and the OCR head's evidence,
+    #: controller.learn_view), `confirm --config` keeps it with the table's roster, and a d20 is cut by
+    #: it as by a stated view.  A stated ``camera_tilt_deg`` (0: straight down) always wins
+    learn_camera_view: StrictBool = False
 
     def camera_view(self) -> Any:
         """The camera's stated view (`vision.oblique.Tilt`), or None when ``camera_tilt_deg`` is unset."""

@@ -399,7 +399,8 @@ def see(
                 f"--kind {kind}: the table's game {cfg.table.game!r} uses {', '.join(used)} dice, "
                 f"not {kind}: learn a set of one of those"
             )
-    if cfg is not None:  # a camera at an angle: a d20 cut on its top face, as `read --config` cuts it
+    learning = cfg is not None and cfg.vision.camera_tilt_deg is None and cfg.vision.learn_camera_view
+    if cfg is not None and not learning:  # a camera at an angle: a d20 cut on its top face, as `read` cuts it
         from controller.perceive import viewed
 
         reader = viewed(reader, cfg.vision.camera_view())
@@ -412,6 +413,11 @@ def see(
         perceiver.set_empty(empty_img)
     table = perceiver.where.empty  # the empty table given, or the config's empty_table_frame
     empty_frame = table.empty if table is not None else None  # the die's outline: what changed
+    learnt, found = _learn_view(frames, perceiver, reader, kind, empty_frame) if learning else (None, {})
+    if learnt is not None:  # the view the teaching rolls tell: each d20 cut by it (controller.learn_view)
+        from controller.perceive import viewed
+
+        reader = viewed(reader, learnt.tilt())
     where, crops, kept, guesses, unread, none, wholes, looks = [], [], [], [], [], [], [], []
     places: list[tuple[float, str]] = []
     ocr: list[tuple[int, float] | None] = []
@@ -424,7 +430,7 @@ def see(
                 f"{empty or 'of [vision] empty_table_frame'} is {table.empty.shape[1]}x"
                 f"{table.empty.shape[0]}: expected frames of the same camera mode"
             )
-        dice = dice_in(perceiver, reader, img, kind)
+        dice = found[str(path)] if str(path) in found else dice_in(perceiver, reader, img, kind)
         if not dice:
             none.append(str(path))
         screens = perceiver.where.steps(img)  # each die cut where `read` finds it (`crops_of`)
@@ -475,6 +481,8 @@ def see(
         h, w = empty_frame.shape[:2]
         lens = lens_for_tilt(at[:, :2], at[:, 2], w, h, cfg.vision.camera_tilt_deg)
         meta["lens"] = None if lens is None else round(lens, 3)
+    if learnt is not None:  # `confirm --config` keeps it with the table's roster
+        meta["view"] = learnt.to_json()
     (folder / SEEN).write_text(json.dumps({**meta, "seen": [s.__dict__ for s in seen]}), encoding="utf-8")
     with (folder / SHEET).open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -485,6 +493,19 @@ def see(
             w.writerow([g, sum(s.group == g for s in seen), guess, ""])
     cv2.imwrite(str(folder / PICTURE), contact_sheet(wholes, groups))
     return seen
+
+
+def _learn_view(
+    frames: list[Path], perceiver: Perceiver, reader: NumberedReader, kind: str, empty: np.ndarray | None
+) -> tuple[Any, dict[str, list[dict[str, Any]]]]:
+    """The camera's view the teaching frames tell (`controller.learn_view.from_frames`, ``[vision]
+    learn_camera_view``), and the dice found in each frame (by path)."""
+    from controller.learn_view import from_frames
+
+    def find(img: np.ndarray) -> list[dict[str, Any]]:
+        return dice_in(perceiver, reader, img, kind)
+
+    return from_frames(frames, find, _image, getattr(reader, "ocr", None), kind, empty, _outlines)
 
 
 def _place(img: np.ndarray, reading: dict[str, Any]) -> tuple[float, str]:

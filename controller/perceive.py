@@ -681,6 +681,8 @@ class Perceiver:
         calibration, palette, empty-table frame and ``[vision]`` steps; raises TableError naming
         what is wrong.  ``reader``: a reader to use instead of the config's (`as_reader`);
         ``geometry``: a board geometry to use instead of the config's."""
+        from controller.learn_view import table_view
+
         palette = load_palette(cfg.camera.palette) if reader is None and cfg.camera.palette else None
         kinds = tuple(cfg.table.kinds) if cfg.table.kinds else game_kinds(cfg.table.game)
         roster = _roster(cfg.roster_path) if reader is None and kinds != ("d6",) else None
@@ -698,7 +700,7 @@ class Perceiver:
                 cfg.vision.ocr_second_opinion,
                 cfg.vision.estimate_tilt,
                 cfg.vision.ocr_head,
-                cfg.vision.camera_view(),
+                table_view(cfg),  # stated, or learnt from the teaching rolls (controller.learn_view)
             )
         )
         # the dice's sizes in mm: [dice] sizes_mm and the roster's dice's (`controller.die_sizes`)

@@ -784,9 +784,10 @@ class Teaching:
         from vision.numbered.reader import default_reader
 
         if self._reader is None:  # a camera at an angle: a d20 cut on its top face (`viewed`, issue 44)
+            from controller.learn_view import table_view
             from controller.perceive import viewed
 
-            self._reader = viewed(default_reader(), self.cfg.vision.camera_view())
+            self._reader = viewed(default_reader(), table_view(self.cfg))
         return self._reader
 
     def _folder(self) -> Path:
