@@ -52,7 +52,14 @@ TRAIN = ("d20_off-angle", "d20_color")
 VARIANTS = (("its empty table", True), ("no empty table", False))
 
 
-def seen_inputs(group: str, has_empty: bool, work: Path, rolls: int, smoke: bool) -> dict[str, Any]:
+#: `--view`: the real set-ups seen with their empty table and the camera's view stated, the one chosen
+#: on the train set-ups' tilted clips (RESULTS, session 21: `learnt_cli_small --view 30/90/10`)
+REAL_VIEW = "camera_tilt_deg = 30\ncamera_nadir_deg = 90\ncamera_focal = 10\n"
+
+
+def seen_inputs(
+    group: str, has_empty: bool, work: Path, rolls: int, smoke: bool, view: bool = False
+) -> dict[str, Any]:
     """`see` run on the set-up's learn frames as learnt_cli makes them; what it handed `group_faces`
     (its arguments, and the die crops `die_lab` measured) and each crop's truth (face, or None)."""
     import cv2
@@ -82,7 +89,7 @@ def seen_inputs(group: str, has_empty: bool, work: Path, rolls: int, smoke: bool
     toml = folder / ("with-empty.toml" if has_empty else "no-empty.toml")
     text = '[table]\ngame = "die-angler"\n'
     if has_empty:
-        text += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n'
+        text += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n' + (REAL_VIEW if view else "")
     toml.write_text(text, encoding="utf-8")
     got: dict[str, Any] = {}
     real_group, real_lab = learn_dice.group_faces, learn_dice.die_lab
@@ -118,17 +125,94 @@ def seen_inputs(group: str, has_empty: bool, work: Path, rolls: int, smoke: bool
         "boxed": np.asarray(boxed),
         "own": np.asarray(own),
         "ocr": list(ocr),
+        "evidence": got["kw"].get("evidence"),
+        "guess": [s.guess for s in seen],
         "wholes": got["wholes"],
         "truth": faces,
     }
 
 
-def cached(group: str, has_empty: bool, cache: Path, rolls: int, smoke: bool) -> dict[str, Any]:
-    path = cache / f"{group}_{'empty' if has_empty else 'none'}_{rolls}{'_smoke' if smoke else ''}.pkl"
+#: `--renders`: the RENDERED 20-face set-ups (benchmarks/learnt_render20.py's teaching frames, 5 rolls
+#: a face), each seen with its empty table and either no view stated ("today") or the renders' true
+#: view (learnt_render20.WAYS); seed 44 chose the settings, seed 45 is the untouched check
+RENDERS = {"render44": "dicetable-render20", "render45": "dicetable-render20-s45"}
+RENDER_VIEWS = ("today", "true view")
+
+
+def seen_render(group: str, view: str, work: Path) -> dict[str, Any]:
+    """`see` run on a rendered set-up's teaching frames with its empty table and ``view``
+    (learnt_render20.WAYS); what it handed `group_faces` and each crop's truth (face, or None)."""
+    from benchmarks import learnt_cli, learnt_render20
+    from controller import learn_dice
+    from controller.config import load_config
+    from vision.numbered.reader import default_reader
+
+    taught, _, empty = learnt_render20.load(Path(tempfile.gettempdir()) / RENDERS[group], 1)
+    toml = work / "table.toml"
+    toml.write_text(
+        f'[table]\ngame = "die-angler"\n[vision]\nempty_table_frame = "{empty}"\n'
+        + learnt_render20.WAYS[view],
+        encoding="utf-8",
+    )
+    got: dict[str, Any] = {}
+    real_group, real_lab = learn_dice.group_faces, learn_dice.die_lab
+
+    def group_faces(*args: Any, **kw: Any) -> list[int]:
+        got["args"], got["kw"] = args, kw
+        return real_group(*args, **kw)
+
+    def die_lab(crops: list[np.ndarray]) -> np.ndarray:
+        got["wholes"] = [np.asarray(c) for c in crops]
+        return real_lab(crops)
+
+    learn_dice.group_faces, learn_dice.die_lab = group_faces, die_lab  # type: ignore[assignment]
+    try:
+        seen = learn_dice.see(
+            [s.path for s in taught],
+            "d20",
+            "d20",
+            "blue",
+            work / "session",
+            default_reader(),
+            load_config(toml),
+        )
+    finally:
+        learn_dice.group_faces, learn_dice.die_lab = real_group, real_lab  # type: ignore[assignment]
+    truth = {str(s.path): s for s in taught}
+    faces = []
+    for s in seen:
+        shot = truth[s.frame]
+        faces.append(shot.face if math.dist(s.centre, shot.centre) <= learnt_cli.DIE_PX else None)
+    boxed, own, ocr = got["args"]
+    return {
+        "boxed": np.asarray(boxed),
+        "own": np.asarray(own),
+        "ocr": list(ocr),
+        "evidence": got["kw"].get("evidence"),
+        "guess": [s.guess for s in seen],
+        "wholes": got["wholes"],
+        "truth": faces,
+    }
+
+
+def cached(group: str, has_empty: bool | str, cache: Path, rolls: int, smoke: bool) -> dict[str, Any]:
+    """What `see` handed `group_faces` on a set-up (a real one with its empty table or none; a
+    rendered one, `RENDERS`, with a view of RENDER_VIEWS), cached at ``cache``."""
+    if isinstance(has_empty, str) and group not in RENDERS:  # "view": its empty table, the view stated
+        path = cache / f"{group}_view_{rolls}{'_smoke' if smoke else ''}.pkl"
+    elif isinstance(has_empty, str):
+        path = cache / f"{group}_{has_empty.replace(' ', '-')}.pkl"
+    else:
+        path = cache / f"{group}_{'empty' if has_empty else 'none'}_{rolls}{'_smoke' if smoke else ''}.pkl"
     if path.exists():
         return dict(pickle.loads(path.read_bytes()))
     with tempfile.TemporaryDirectory() as tmp:
-        data = seen_inputs(group, has_empty, Path(tmp), rolls, smoke)
+        if isinstance(has_empty, str) and group not in RENDERS:
+            data = seen_inputs(group, True, Path(tmp), rolls, smoke, view=True)
+        elif isinstance(has_empty, str):
+            data = seen_render(group, has_empty, Path(tmp))
+        else:
+            data = seen_inputs(group, has_empty, Path(tmp), rolls, smoke)
     cache.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(data))
     return data
@@ -146,11 +230,70 @@ TEMPLATE_LINK = 0.87
 
 
 def before(data: dict[str, Any], one_look: bool = False) -> list[int]:
-    """`group_faces` as `see` calls it (``one_look``: without the dice's colours)."""
+    """`group_faces` as `see` calls it (``one_look``: without the dice's colours; ``data["top"]``: the
+    camera's view stated, the OCR head read each die at its top face)."""
     from controller.learn_dice import die_lab, group_faces
 
     looks = None if one_look else die_lab(data["wholes"])
-    return group_faces(data["boxed"], data["own"], data["ocr"], looks=looks)
+    return group_faces(data["boxed"], data["own"], data["ocr"], looks=looks, top=bool(data.get("top")))
+
+
+#: session 21's `group_faces` (before purity first, issue 44 session 22): average linkage at 0.88, the
+#: OCR head's readings of two values at >= 0.7 kept apart, then groups whose sure readings are one
+#: value joined at >= 0.6 alike, with or without the camera's view
+SESSION21 = {"link": 0.88, "sure": 0.7, "ocr_link": 0.6}
+
+
+def session21(
+    boxed: np.ndarray,
+    own: np.ndarray | None = None,
+    ocr: list[tuple[int, float] | None] | None = None,
+    link: float = SESSION21["link"],
+    looks: np.ndarray | None = None,
+    top: bool = False,
+) -> list[int]:
+    """Session 21's `learn_dice.group_faces` (SESSION21), its arguments as today's (``top`` unused):
+    the "before" way here and in benchmarks/learnt_render20.py's "... (see before)" ways."""
+    from controller.learn_dice import LOOK_APART, _linked, _numbered
+    from vision.numbered.embed import likeness
+
+    n = len(boxed)
+    if n == 0:
+        return []
+    sims = likeness(boxed, boxed[:, 0])
+    if own is not None:
+        sims = (sims + likeness(own, own[:, 0])) / 2
+    sims = np.maximum(sims, sims.T).astype(np.float64)
+    sure = np.array([o is not None and o[1] >= SESSION21["sure"] for o in ocr or [None] * n])
+    value = np.array([o[0] if o is not None else -1 for o in ocr or [None] * n])
+    apart = sure[:, None] & sure[None, :] & (value[:, None] != value[None, :])
+    if looks is not None:
+        lab = np.asarray(looks, np.float64).reshape(n, 3)
+        apart |= np.linalg.norm(lab[:, None] - lab[None, :], axis=2) >= LOOK_APART
+    groups = _linked(sims, link, apart if apart.any() else None)
+    while True:
+        best: tuple[float, int, int] | None = None
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                va = {int(value[i]) for i in groups[a] if sure[i]}
+                vb = {int(value[i]) for i in groups[b] if sure[i]}
+                if len(va) != 1 or va != vb:
+                    continue
+                m = float(sims[np.ix_(groups[a], groups[b])].mean())
+                if m >= SESSION21["ocr_link"] and (best is None or m > best[0]):
+                    best = (m, a, b)
+        if best is None:
+            break
+        _, a, b = best
+        groups[a] = groups[a] + groups.pop(b)
+    return _numbered(groups, n)
+
+
+def before21(data: dict[str, Any]) -> list[int]:
+    """Session 21's grouping (`session21`) of what `see` handed `group_faces`."""
+    from controller.learn_dice import die_lab
+
+    return session21(data["boxed"], data["own"], data["ocr"], looks=die_lab(data["wholes"]))
 
 
 def template_way(data: dict[str, Any], one_look: bool = False) -> list[int]:
@@ -181,6 +324,7 @@ def template_way(data: dict[str, Any], one_look: bool = False) -> list[int]:
 
 
 WAYS: dict[str, Callable[[dict[str, Any]], list[int]]] = {
+    "session 21": before21,
     "as see groups": before,
     "tried: + template": template_way,
     "as see groups (one look)": lambda d: before(d, True),
@@ -227,34 +371,50 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--groups", default=None, help="set-ups, comma-separated (default held out, then train)")
     ap.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "dicetable-learn-groups")
     ap.add_argument("--ways", default=",".join(WAYS), help="groupings, comma-separated")
+    ap.add_argument(
+        "--view", action="store_true", help="the real set-ups also with the camera's view stated (REAL_VIEW)"
+    )
+    ap.add_argument(
+        "--renders",
+        action="store_true",
+        help="also the RENDERED 20-face set-ups (RENDERS, learnt_render20's frames), today and the true view",
+    )
     ap.add_argument("--out", type=Path, default=None)
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     groups = a.groups.split(",") if a.groups else [*HELD_OUT, *TRAIN]
-    variants = VARIANTS[:1] if a.smoke else VARIANTS
+    variants: list[tuple[str, bool | str]] = list(VARIANTS[:1] if a.smoke else VARIANTS)
+    if a.view and not a.smoke:
+        variants.append(("its empty table, the view stated", "view"))
+    setups = [(g, v) for g in (groups[:1] if a.smoke else groups) for v in variants]
+    if a.renders and not a.smoke:
+        setups += [(g, ("its empty table, " + v, v)) for g in RENDERS for v in RENDER_VIEWS]
     t0 = time.perf_counter()
     rows = []
-    for group in groups[:1] if a.smoke else groups:
-        for variant, has_empty in variants:
-            data = cached(group, has_empty, a.cache, 1 if a.smoke else 4, a.smoke)
-            for way in a.ways.split(","):
-                s = scored(WAYS[way](data), data["truth"])
-                rows.append(
-                    [
-                        group + (" (train)" if group in TRAIN else " (held out)"),
-                        variant,
-                        way,
-                        f"{s['crops']} ({s['not die']})",
-                        s["faces"],
-                        s["groups"],
-                        f"{s['a face']:.2f}",
-                        f"**{s['mixed']}**",
-                        s["wrong"],
-                    ]
-                )
+    for group, (variant, has_empty) in setups:
+        data = cached(group, has_empty, a.cache, 1 if a.smoke else 4, a.smoke)
+        data["top"] = has_empty in ("view", "true view")  # the head read each die at its top face
+        for way in a.ways.split(","):
+            s = scored(WAYS[way](data), data["truth"])
+            rows.append(
+                [
+                    group
+                    + (
+                        " (train)" if group in TRAIN else " (RENDERED)" if group in RENDERS else " (held out)"
+                    ),
+                    variant,
+                    way,
+                    f"{s['crops']} ({s['not die']})",
+                    s["faces"],
+                    s["groups"],
+                    f"{s['a face']:.2f}",
+                    f"**{s['mixed']}**",
+                    s["wrong"],
+                ]
+            )
     lines = [
-        "# Groups a face in `learn-dice see` at 60 px (issue 44 item 2)",
+        "# Groups a face in `learn-dice see` at 60 px (issue 44 item 2; session 22: purity first)",
         "",
         harness.run_header(),
         "learnt_cli's learn frames (die 60 px, motion blur 5 px, 1280x720 with a relay board); "

@@ -67,6 +67,10 @@ WAYS = {
     # no view stated: `learn-dice see` learns it from the teaching rolls (controller.learn_view)
     "learnt view": "learn_camera_view = true\n",
 }
+#: the ways taught with session 21's `learn-dice see` grouping (`learn_groups.session21`), for before
+#: and after in one run (issue 44, session 22: `see` purity first)
+SEE_BEFORE = " (see before)"
+WAYS |= {way + SEE_BEFORE: WAYS[way] for way in ("today", "true view")}
 PAIRS = ({6, 9}, {16, 19}, {1, 11}, {1, 17}, {11, 17}, {12, 21 - 12}, {2, 12}, {2, 20}, {3, 13}, {5, 15})
 
 
@@ -474,8 +478,13 @@ def main(argv: list[str] | None = None) -> None:
             "## REAL: the trusting person on real sessions\n\n"
             + "\n".join(markdown_table(head, real_sessions()))
         )
+    from benchmarks.learn_groups import session21
+    from controller import learn_dice
+
+    grouping = learn_dice.group_faces
     try:
         for way in a.ways:
+            learn_dice.group_faces = session21 if way.endswith(SEE_BEFORE) else grouping  # type: ignore[assignment]
             with tempfile.TemporaryDirectory() as tmp:
                 work = Path(tmp) if a.keep is None else a.keep / way.replace(" ", "-")
                 got = None if a.no_cli else run_cli(taught, later, empty, work, WAYS[way])
@@ -502,6 +511,7 @@ def main(argv: list[str] | None = None) -> None:
             texts.append(report(taught, later, None, None, time.perf_counter() - t0, heads))
     finally:
         learnt_cli.VARIANTS = variants
+        learn_dice.group_faces = grouping  # type: ignore[assignment]
     text = "\n\n".join(texts)
     harness.write(text + "\n", a.out)
 

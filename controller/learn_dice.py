@@ -50,18 +50,29 @@ SEEN, SHEET, PICTURE = "seen.json", "confirm.csv", "groups.png"
 # best turn).  Not tuned: crops of one face in a clip are mostly 0.9 alike or more, of two faces
 # rarely over 0.8 (benchmarks/vision_numbered_learnt.py).
 LINK = 0.85
-#: `group_faces`: crops the OCR head reads at least this surely as different values are two faces;
-#: two groups whose sure readings are one value, the same, are one face when at least OCR_LINK alike.
-#: Chosen on the train set-ups d20_off-angle and d20_color (0.5-0.7 and 0.5-0.7 group alike there).
+#: `group_faces`: crops the OCR head reads at least this surely as different values are two faces
+#: (chosen on the train set-ups d20_off-angle and d20_color).  With the camera's view stated the head
+#: reads each d20 at its top face, and two crops it reads as different values at OCR_SURE_TOP or more
+#: are two faces; two groups whose crops so read all read one value, the same, are one face when at
+#: least OCR_LINK alike.  Chosen on the RENDERED 20-face d20, seed 44, true view (benchmarks/
+#: learn_groups.py --renders): crops read two values at >= 0.4 were 238 pairs, none of one face; pairs
+#: read one value at >= 0.4 and >= 0.75 alike, 6, all of one face (at 0.7 alike: 2 of two faces).
+#: Without a view the head reads a side face, which several top faces share: on the same renders, of
+#: the pairs it read one value at >= 0.7, 3 of 6 were two faces (the step before issue 44's session 22
+#: joined them: a group of faces 15 and 19), so without a view no group is joined on its word.
 OCR_SURE = 0.7
-OCR_LINK = 0.6
-#: `group_faces`' link: the least at which the train set-ups' crops (d20_off-angle and d20_color, 6
-#: frames a face, as a 60 px die with motion blur in a 1280x720 frame and at the table's scale) fell
-#: in groups of one face each (0.85: 1 crop of 24 grouped wrong; 0.88: none, 15-22 groups for 4-5 faces).
-#: The die crops' colour-pixel template mixed in as the reader weighs a small die was tried for fewer
-#: groups a face (benchmarks/learn_groups.py): chosen on train, it put two faces of the held-out d20_top
-#: in one group, as the die's raw pixels did (`e1c2719`): not used
-GROUP_LINK = 0.88
+OCR_SURE_TOP = 0.4
+OCR_LINK = 0.75
+#: `group_faces`' link, near-copies only (purity first: a group of two faces teaches the set wrong and
+#: the set then reads those faces surely wrong).  Was 0.88 (the train set-ups' crops, 4-6 frames a face
+#: of one clip each, fell in groups of one face each at 0.88).  On the RENDERED 20-face d20 (seed 44,
+#: a die thrown anew each roll, 50-70 px, motion blur) the embeddings barely tell faces apart: pairs
+#: of one face 0.73 alike at the median, of two faces 0.64-0.72, up to 0.93 (0.88: 6 pairs of one face
+#: and 21 of two above it; 7-8 mixed groups, 10-12 crops taught wrong).  0.94: none mixed there and on
+#: the train set-ups, with or without the view (benchmarks/learn_groups.py).  The die crops'
+#: colour-pixel template (`e1c2719`) and the OCR head's whole evidence (the overlap of two crops'
+#: values' evidence) were tried as more evidence: neither told the renders' faces apart either.
+GROUP_LINK = 0.94
 #: `group_faces`: two crops whose die's colour (`die_lab`, CIE Lab in OpenCV's 8-bit units) is this
 #: far apart or more are two dice, never one face.  A learn session teaches one die, or one set of one
 #: look, so the veto changes nothing there; on the train set-up d20_off-angle each face is another
@@ -202,18 +213,23 @@ def group_faces(
     ocr: list[tuple[int, float] | None] | None = None,
     link: float = GROUP_LINK,
     looks: np.ndarray | None = None,
+    top: bool = False,
 ) -> list[int]:
     """A group number for each of N crops, each group one face (issue 44 item 2): `boxed`, the crops
     round the top face, and `own`, the die's own crops (`die_crop`), each N x T x D embeddings at T
-    turns; `ocr`: the OCR head's reading of each crop (value, confidence; None: none).
+    turns; `ocr`: the OCR head's reading of each crop (value, confidence; None: none); `top`: the head
+    read each crop at its top face (the camera's view stated: `ocr_of`), so its word is the face's.
 
-    Two crops' likeness is the mean of their likeness on either crop (the top face's numeral and the
-    whole die's look); average linkage at `link` (GROUP_LINK), two crops whose colours (``looks``:
-    N x 3, `die_lab`) are LOOK_APART or more apart and two crops the OCR head reads as
-    different values at OCR_SURE or more never in one group; then two groups whose surely read crops
-    all read one value, the same, and whose mean likeness is at least OCR_LINK, one group.  Groups
-    numbered by size.  `boxed`: in `see`, the crop round the top face scaled on the die's outline
-    (`face_crop`)."""
+    Purity first (a group of two faces teaches the set wrong; two groups of one face only ask the
+    person once more).  Two crops' likeness is the mean of their likeness on either crop (the top
+    face's numeral and the whole die's look); average linkage at `link` (GROUP_LINK: near-copies
+    only), two crops whose colours (``looks``: N x 3, `die_lab`) are LOOK_APART or more apart and two
+    crops the OCR head reads as different values at OCR_SURE or more (OCR_SURE_TOP with `top`) never
+    in one group.  Then, with `top` only, two groups whose crops the head reads at OCR_SURE_TOP or
+    more all read one value, the same, and whose mean likeness is at least OCR_LINK, one group: read
+    at the die's middle at an angle, the head reads a side face, one that many top faces share.
+    Groups numbered by size.  `boxed`: in `see`, the crop round the top face scaled on the die's
+    outline (`face_crop`)."""
     n = len(boxed)
     if n == 0:
         return []
@@ -221,20 +237,21 @@ def group_faces(
     if own is not None:
         sims = (sims + likeness(own, own[:, 0])) / 2
     sims = np.maximum(sims, sims.T).astype(np.float64)
-    sure = np.array([o is not None and o[1] >= OCR_SURE for o in ocr or [None] * n])
+    at = OCR_SURE_TOP if top else OCR_SURE
+    sure = np.array([o is not None and o[1] >= at for o in ocr or [None] * n])
     value = np.array([o[0] if o is not None else -1 for o in ocr or [None] * n])
     apart = sure[:, None] & sure[None, :] & (value[:, None] != value[None, :])
     if looks is not None:  # two dice of other colours: never one face
         lab = np.asarray(looks, np.float64).reshape(n, 3)
         apart |= np.linalg.norm(lab[:, None] - lab[None, :], axis=2) >= LOOK_APART
     groups = _linked(sims, link, apart if apart.any() else None)
-    while True:  # groups the OCR head reads alike, alike enough: one face
+    while top:  # groups the OCR head reads alike at their top faces, alike enough: one face
         best: tuple[float, int, int] | None = None
         for a in range(len(groups)):
             for b in range(a + 1, len(groups)):
                 va = {int(value[i]) for i in groups[a] if sure[i]}
                 vb = {int(value[i]) for i in groups[b] if sure[i]}
-                if len(va) != 1 or va != vb:
+                if len(va) != 1 or va != vb or apart[np.ix_(groups[a], groups[b])].any():
                     continue
                 m = float(sims[np.ix_(groups[a], groups[b])].mean())
                 if m >= OCR_LINK and (best is None or m > best[0]):
@@ -456,7 +473,9 @@ def see(
         )
     embed = reader.embedder().embed
     whole = embed(wholes, TURNS)
-    groups = group_faces(embed(crops, TURNS), whole, ocr, looks=die_lab(wholes))
+    # the camera's view stated and the empty table given: the OCR head read each d20 at its top face
+    top = empty_frame is not None and reader.top_view_of(empty_frame, kind, empty_frame) is not None
+    groups = group_faces(embed(crops, TURNS), whole, ocr, looks=die_lab(wholes), top=top)
     upright = whole[:, :1] if crop == "die" else embed(kept, 1)
     pixels = [encode(pixels_of(w)) if crop == "die" else None for w in wholes]
     seen = [

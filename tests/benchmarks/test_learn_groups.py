@@ -24,3 +24,20 @@ def test_a_grouping_is_scored_by_its_groups_a_face_and_its_mixed_groups() -> Non
         "mixed": 0,
         "wrong": 0,
     }
+
+
+def test_the_before_way_is_session_21s_grouping() -> None:
+    # learn_groups' and learnt_render20's "before" way: crops 0.9 alike joined (link 0.88), and two
+    # groups the OCR head reads surely as one value joined at the die's middle; `see` now keeps both apart
+    import math
+
+    import numpy as np
+
+    from benchmarks.learn_groups import session21
+    from controller.learn_dice import group_faces
+
+    pair = np.asarray([[1.0, 0.0], [0.9, math.sqrt(1 - 0.81)]], np.float32)[:, None, :]
+    assert len(set(session21(pair))) == 1 and len(set(group_faces(pair))) == 2
+    far = np.asarray([[1.0, 0.0], [0.7, math.sqrt(1 - 0.49)]], np.float32)[:, None, :]
+    read: list[tuple[int, float] | None] = [(20, 0.83), (20, 0.75)]
+    assert len(set(session21(far, ocr=read))) == 1 and len(set(group_faces(far, ocr=read))) == 2

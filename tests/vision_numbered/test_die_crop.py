@@ -67,20 +67,23 @@ def _unit(rows: list[list[float]]) -> np.ndarray:
 
 
 def test_faces_the_ocr_head_reads_apart_are_never_one_group() -> None:
-    # two crops alike (0.9) that the OCR head reads surely as 6 and 9: two faces
-    turned = _unit([[1.0, 0.0], [0.9, math.sqrt(1 - 0.81)]])
+    # two crops alike (0.96: near-copies, over GROUP_LINK) that the OCR head reads surely as 6 and 9
+    turned = _unit([[1.0, 0.0], [0.96, math.sqrt(1 - 0.96**2)]])
     assert len(set(group_faces(turned))) == 1
     assert len(set(group_faces(turned, ocr=[(6, 0.95), (9, 0.9)]))) == 2
     assert len(set(group_faces(turned, ocr=[(6, 0.95), (9, 0.3)]))) == 1  # unsure: no word
 
 
-def test_groups_the_ocr_head_reads_alike_are_one_face() -> None:
-    # two pairs of crops 0.7 alike across (under LINK): one face when every sure reading says 14
-    c = 0.7
+def test_groups_the_ocr_head_reads_alike_at_their_top_faces_are_one_face() -> None:
+    # two pairs of crops 0.8 alike across (under GROUP_LINK): one face when the head read each at its
+    # top face (the camera's view stated: ``top``) and every reading it is sure of says 14
+    c = 0.8
     turned = _unit([[1, 0, 0], [1, 0.05, 0], [c, math.sqrt(1 - c * c), 0], [c, math.sqrt(1 - c * c), 0.05]])
-    assert len(set(group_faces(turned))) == 2
-    assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), None]))) == 1
-    assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), (4, 0.9)]))) == 2
+    assert len(set(group_faces(turned, top=True))) == 2
+    assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), None], top=True))) == 1
+    assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), (4, 0.9)], top=True))) == 2
+    # read at the die's middle (no view) the head reads a side face, one many top faces share: no word
+    assert len(set(group_faces(turned, ocr=[(14, 0.9), None, (14, 0.8), None]))) == 2
 
 
 def test_two_peaks_on_one_die_are_read_once_as_the_set_knows_it_best() -> None:
