@@ -236,7 +236,21 @@ def die_cut(crop_bgr: np.ndarray) -> np.ndarray:
     fourth round): the pixels that differ from the colour most of the crop's outer ring shares (the
     table; a neighbour there is a minority, unlike `die_parts`'s median), kept only inside the die's
     box (the crop's middle 1 / CUT_MARGIN: a neighbour's corner beyond it is cut off), closed, the
-    region nearest the centre filled.  The crop as it is when no such region lies near the centre."""
+    region nearest the centre filled (`die_mask`).  The crop as it is when no such region lies near the
+    centre."""
+    found = die_mask(crop_bgr)
+    if found is None:
+        return crop_bgr
+    die, bg = found
+    round_bgr = cv2.cvtColor(bg.astype(np.float32).reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
+    out = crop_bgr.copy()
+    out[die == 0] = np.clip(np.rint(255.0 * round_bgr), 0, 255).astype(np.uint8)
+    return out
+
+
+def die_mask(crop_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """`die_cut`'s die: its mask (H x W, 1 on the die) and the Lab colour of what lies round it; None
+    when the die is the colour of what lies round it or no region lies near the crop's centre."""
     lab = cv2.cvtColor(crop_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
     h, w = lab.shape[:2]
     r = max(1, round(RING * min(h, w)))
@@ -250,7 +264,7 @@ def die_cut(crop_bgr: np.ndarray) -> np.ndarray:
         CUT_SAME
         and float(differs[h // 2 - ch : h // 2 + ch, w // 2 - cw : w // 2 + cw].mean()) < 1.0 - SAME_AS_ROUND
     ):
-        return crop_bgr  # the die is the colour of what lies round it (as `die_parts`): not cut
+        return None  # the die is the colour of what lies round it (as `die_parts`): not cut
     e = round(h * (1 - 1 / CUT_MARGIN) / 2), round(w * (1 - 1 / CUT_MARGIN) / 2)
     inside = np.zeros((h, w), np.uint8)
     inside[e[0] : h - e[0], e[1] : w - e[1]] = 1
@@ -268,14 +282,11 @@ def die_cut(crop_bgr: np.ndarray) -> np.ndarray:
         if dd < best_d:
             best, best_d = i, dd
     if best == 0 or best_d > (0.2 * min(h, w)) ** 2:
-        return crop_bgr
+        return None
     outline, _ = cv2.findContours((comp == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     die = np.zeros((h, w), np.uint8)
     cv2.drawContours(die, outline, -1, 1, -1)
-    round_bgr = cv2.cvtColor(bg.astype(np.float32).reshape(1, 1, 3), cv2.COLOR_Lab2BGR).reshape(3)
-    out = crop_bgr.copy()
-    out[die == 0] = np.clip(np.rint(255.0 * round_bgr), 0, 255).astype(np.uint8)
-    return out
+    return die, bg
 
 
 def hue_shares(lab: np.ndarray) -> np.ndarray:
