@@ -11,8 +11,11 @@ d20_lurig die laid at ~60 px at random places of a flat table, so its sizes tell
 d20_top seen from straight above, d20_off-angle, d20_color and d20_wood at an angle).  Each taught
 die's outline is settled against the empty table round its true centre (`die_crop.settle`, as `see`
 settles the die it found), the hypotheses weighed by the OCR head (`learn_view.weigh`) and one chosen
-(`learn_view.choose`).  Per hypothesis: the head's mean confidence, and (the truth known here) how many
-dice it reads right: the right count is never used to choose.
+(`learn_view.choose`).  Per hypothesis: the head's mean log evidence (what `choose` weighs), the share of
+dice it reads surer than with no view, and (the truth known here) how many dice it reads right: the
+right count is never used to choose.  ``--perspective T/F`` lays the real dice sized as a camera T deg
+off vertical with lens F sees the table (`learnt_cli.PERSPECTIVE`): laid flat, their sizes tell no
+direction and nothing is learnt.
 """
 
 from __future__ import annotations
@@ -89,10 +92,21 @@ def weigh_source(name: str, frames: list[Any], faces: list[int], size: tuple[int
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="the camera's view learnt from teaching rolls")
     ap.add_argument("--sources", nargs="*", default=[*RENDERS, *REAL_GROUPS])
+    ap.add_argument(
+        "--perspective",
+        default=None,
+        help="the real frames laid as a camera tilted T degrees with lens F sees the table, as T/F "
+        "(learnt_cli.PERSPECTIVE)",
+    )
     ap.add_argument("--out", type=Path, default=None)
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if a.perspective:
+        from benchmarks import learnt_cli
+
+        pt, pf = (float(v) for v in a.perspective.split("/"))
+        learnt_cli.PERSPECTIVE = (pt, pf)
     t0 = time.perf_counter()
     rows: list[list[Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     head = (
         "source",
         "hypothesis (tilt/nadir/lens)",
-        "head's mean confidence",
+        "head's mean log evidence",
         "dice surer than no view",
         "head right (truth; not used)",
         "learnt",

@@ -93,6 +93,10 @@ VIEW: tuple[float, float, float] | None = None
 #: no view stated, and `learn-dice see` asked to learn it from the teaching rolls (``[vision]
 #: learn_camera_view = true``, `controller.learn_view`)
 LEARN_VIEW = False
+#: the frames laid as a camera tilted (degrees, the nadir below the frame) with a lens (focal over the
+#: frame's width) sees a plane: each die sized by where it lies (`perspective_scale`, DIE_PX at the
+#: frame's centre); None: every die DIE_PX wherever it lies (as before: sizes tell no tilt)
+PERSPECTIVE: tuple[float, float] | None = None
 
 
 @dataclass
@@ -225,6 +229,11 @@ def lay(
     of the table: (frame, the die's centre in it)."""
     (cx, cy), side = size
     k = DIE_PX / side
+    w, h = FRAME
+    at = None
+    if PERSPECTIVE is not None:  # the die's size where it lies, as a tilted camera sees a plane
+        at = (rng.uniform(150 + DIE_PX, w - 200 - DIE_PX), rng.uniform(60 + DIE_PX, h - 60 - DIE_PX))
+        k *= perspective_scale(at)
     small = cv2.resize(photo, None, fx=k, fy=k, interpolation=cv2.INTER_AREA).astype(np.float32)
     line = np.zeros((BLUR, BLUR), np.float32)
     line[BLUR // 2, :] = 1.0 / BLUR
@@ -235,17 +244,33 @@ def lay(
     sh, sw = small.shape[:2]
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
     r = np.hypot(xx - cx * k, yy - cy * k)
-    inner, outer = 0.75 * DIE_PX, 0.5 * min(sh, sw)
+    inner, outer = 0.75 * side * k, 0.5 * min(sh, sw)
     alpha = np.clip((outer - r) / max(outer - inner, 1.0), 0.0, 1.0)[..., None]
-    w, h = FRAME
     if LEDS:  # the relay board's LEDs as the game left them
         empty = empty_table(empty[0, 0].astype(np.float64), tuple(bool(b) for b in rng.integers(0, 2, 4)))
-    x0 = int(rng.uniform(150, w - 200 - sw))
-    y0 = int(rng.uniform(60, h - 60 - sh))
+    if at is None:
+        x0 = int(rng.uniform(150, w - 200 - sw))
+        y0 = int(rng.uniform(60, h - 60 - sh))
+    else:  # the die's centre where it was sized
+        x0 = int(np.clip(round(at[0] - cx * k), 0, w - sw))
+        y0 = int(np.clip(round(at[1] - cy * k), 0, h - sh))
     frame = empty.astype(np.float32)
     patch = frame[y0 : y0 + sh, x0 : x0 + sw]
     frame[y0 : y0 + sh, x0 : x0 + sw] = alpha * small + (1 - alpha) * patch
     return noisy(frame.astype(np.uint8), rng), (x0 + cx * k, y0 + cy * k)
+
+
+def perspective_scale(at: tuple[float, float]) -> float:
+    """`PERSPECTIVE`'s size of a die at pixel ``at`` over its size at the frame's centre (1 / depth on
+    the table's plane: the camera ``PERSPECTIVE`` = (tilt, lens) looking down at the nadir below the
+    frame, `vision.oblique.View`)."""
+    from vision.oblique import Tilt
+
+    assert PERSPECTIVE is not None
+    view = Tilt(PERSPECTIVE[0], 90.0, PERSPECTIVE[1]).view(*FRAME)
+    rays = np.array([[at[0], at[1], 1.0], [FRAME[0] / 2, FRAME[1] / 2, 1.0]]) @ view.kinv.T
+    near = rays @ view.down
+    return float(near[0] / near[1])
 
 
 def shots(

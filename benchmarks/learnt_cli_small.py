@@ -129,6 +129,15 @@ def report(
             harness.run_header(),
             f"Die {learnt_cli.DIE_PX} px, motion blur {learnt_cli.BLUR} px; {seconds:.0f} s.",
             *(
+                [
+                    f"Each die laid sized as a camera {learnt_cli.PERSPECTIVE[0]:g} degrees off vertical "
+                    f"(nadir below) with lens {learnt_cli.PERSPECTIVE[1]:g} sees the table "
+                    f"(learnt_cli.PERSPECTIVE), {learnt_cli.DIE_PX} px at the frame's centre."
+                ]
+                if learnt_cli.PERSPECTIVE is not None
+                else []
+            ),
+            *(
                 [f"The 'view' way's [vision]: camera_tilt_deg/camera_nadir_deg/camera_focal = {view}."]
                 if view is not None and any(k == "view" for k in ways)
                 else []
@@ -156,6 +165,15 @@ def main(argv: list[str] | None = None) -> None:
         help="the 'view' way's [vision] camera_tilt_deg/camera_nadir_deg/camera_focal, as tilt/nadir/focal",
     )
     ap.add_argument("--groups", default=None, help="set-ups, comma-separated (default: held out, + --train)")
+    ap.add_argument(
+        "--tables", nargs="+", default=None, help="only these tables (learnt_cli.VARIANTS' names)"
+    )
+    ap.add_argument(
+        "--perspective",
+        default=None,
+        help="lay each die sized as a camera tilted T degrees (nadir below) with lens F sees the table, "
+        "as T/F (learnt_cli.PERSPECTIVE; default: every die the same size, as before)",
+    )
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
     ways = tuple(a.ways.split(","))
@@ -166,6 +184,12 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError:
         ap.error(f"--view: expected tilt/nadir/focal (e.g. 45/90/10), got {a.view!r}")
     view = (t, n, f)
+    if a.perspective:
+        try:
+            pt, pf = (float(v) for v in a.perspective.split("/"))
+        except ValueError:
+            ap.error(f"--perspective: expected tilt/focal (e.g. 45/1.43), got {a.perspective!r}")
+        learnt_cli.PERSPECTIVE = (pt, pf)
     groups = list(learnt_cli.HELD_OUT) + (list(learnt_cli.TRAIN) if a.train else [])
     if a.groups:
         groups = a.groups.split(",")
@@ -174,6 +198,8 @@ def main(argv: list[str] | None = None) -> None:
     variants = learnt_cli.VARIANTS
     if a.smoke:  # one set-up, one table, a few frames
         groups, learnt_cli.VARIANTS = groups[:1], variants[:1]
+    elif a.tables:
+        learnt_cli.VARIANTS = tuple(v for v in variants if v[0] in a.tables)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             rolls = 1 if a.smoke else learnt_cli.ROLLS

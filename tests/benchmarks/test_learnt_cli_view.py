@@ -37,3 +37,26 @@ def test_no_view_unless_asked(tmp_path: Path) -> None:
     cfg = _config(tmp_path, None, True)
     assert cfg.vision.camera_view() is None  # type: ignore[attr-defined]
     assert cfg.vision.empty_table_frame is not None  # type: ignore[attr-defined]
+
+
+def test_the_table_learns_the_view_when_asked(tmp_path: Path) -> None:
+    was = learnt_cli.LEARN_VIEW
+    learnt_cli.LEARN_VIEW = True
+    try:
+        cfg = _config(tmp_path, None, True)
+    finally:
+        learnt_cli.LEARN_VIEW = was
+    assert cfg.vision.learn_camera_view is True and cfg.vision.camera_view() is None  # type: ignore[attr-defined]
+    assert _config(tmp_path, None, True).vision.learn_camera_view is False  # type: ignore[attr-defined]
+
+
+def test_dice_laid_in_perspective_look_bigger_nearer_the_camera() -> None:
+    was = learnt_cli.PERSPECTIVE
+    learnt_cli.PERSPECTIVE = (45.0, 1.4286)
+    try:
+        w, h = learnt_cli.FRAME
+        assert abs(learnt_cli.perspective_scale((w / 2, h / 2)) - 1.0) < 1e-9
+        near, far = learnt_cli.perspective_scale((w / 2, h - 60)), learnt_cli.perspective_scale((w / 2, 60))
+        assert near > 1.1 and far < 0.9  # the nadir below the frame: the bottom is nearer
+    finally:
+        learnt_cli.PERSPECTIVE = was
