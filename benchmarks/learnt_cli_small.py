@@ -20,7 +20,9 @@ session of its own:
   `ocr.SMALL_HEAD` (training/numbered/ocr_small_head.py): the refit's before, in the same run;
 - "cuts": as "after", but a small die under the trust margin cut again before the sure rule
   (`template.CUT_MARGIN` = `TRIED_CUT_MARGIN`: issue 44, read unasked, `benchmarks.learnt_cuts`; tried,
-  not adopted).
+  not adopted);
+- "see21": as "after", but `learn-dice see` groups the teaching crops as in session 21
+  (`benchmarks.learn_groups.session21`), before `see` put purity first (issue 44, session 22).
 
 Held out first (d20_top, d20_wood); ``--train`` adds d20_off-angle, the set-up the choices were made on.
 """
@@ -61,6 +63,9 @@ WAYS["view"] = ("after, the camera's view stated ([vision] camera_tilt_deg)", *W
 #: as "after", with no view stated and ``[vision] learn_camera_view = true``: `learn-dice see` learns the
 #: camera's view from the teaching rolls (`controller.learn_view`), `read --config` cuts by it
 WAYS["learn"] = ("after, the camera's view learnt ([vision] learn_camera_view)", *WAYS["after"][1:])
+#: as "after", but `learn-dice see` groups the crops as in session 21 (`learn_groups.session21`: link
+#: 0.88, the OCR head's sure word joining groups at the die's middle): `see`'s purity first's before
+WAYS["see21"] = ("after, see grouping as in session 21", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
@@ -78,6 +83,10 @@ def run(
     was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS
     view_was = learnt_cli.VIEW
     small_head, cut_margin = ocr.SMALL_HEAD, template.CUT_MARGIN
+    from benchmarks.learn_groups import session21
+    from controller import learn_dice
+
+    grouping = learn_dice.group_faces
     try:
         for group in groups:
             for key in ways:
@@ -87,6 +96,7 @@ def run(
                 template.CUT_MARGIN = template.TRIED_CUT_MARGIN if key == "cuts" else cut_margin
                 learnt_cli.VIEW = view if key == "view" else None
                 learnt_cli.LEARN_VIEW = key == "learn"
+                learn_dice.group_faces = session21 if key == "see21" else grouping  # type: ignore[assignment]
                 numbered_reader._default = None  # the process's reader (and its head) made anew a way
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
                 out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)
@@ -95,6 +105,7 @@ def run(
         ocr.SMALL_HEAD, template.CUT_MARGIN = small_head, cut_margin
         learnt_cli.VIEW = view_was
         learnt_cli.LEARN_VIEW = False
+        learn_dice.group_faces = grouping  # type: ignore[assignment]
         numbered_reader._default = None
     return out
 
