@@ -59,6 +59,7 @@ SMOKE: dict[str, list[str]] = {
     "learnt_render20": ["--smoke"],
     "head_top_shift": ["--smoke"],
     "side_face": ["--smoke", "--cache", "{tmp}/cache"],
+    "die_head": ["--smoke", "--cache", "{tmp}/cache"],
     "real_tilt": ["--smoke"],
     "learnt_referee": ["--smoke"],
     "learnt_floor": ["--floor", "40", "--smoke"],
@@ -139,6 +140,10 @@ NEEDS = {
     "hall": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),
     "learnt_render20": (
         "/tmp/dicetable-render20/raw/empty.png",
+        "the Blender renders are not made (training/render/blender/table20.py, its README)",
+    ),
+    "die_head": (
+        "/tmp/dicetable-render20/truth.json",
         "the Blender renders are not made (training/render/blender/table20.py, its README)",
     ),
     "mqtt_fuzz": ("/usr/sbin/mosquitto", "mosquitto is not installed (apt-get install mosquitto)"),

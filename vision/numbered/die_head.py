@@ -1,0 +1,102 @@
+"""A per-die reader on the OCR recogniser's own features (issue 44): a table's own die, read by how
+its taught rolls looked to the recogniser.
+
+The learnt set (`vision.numbered.learnt`) matches a die by a generic image embedding, which tells a
+d20's numerals apart poorly at ~60 px; the OCR head's recogniser (`vision.numbered.ocr`) is made for
+numerals.  `DieHead.fit` keeps, for each taught roll (its face named), the recogniser's features of
+each of the head's views of it (`OcrHead.views`: `shares` x `angles` turns; each view's per-step
+features, `ocr.FEATURES`, averaged over the steps: `pooled`), less their mean over every taught view, each
+view's vector of unit length.  A die read later is `likeness`-compared with each taught roll: the
+mean cosine of its views to the roll's views at the best cyclic shift of the turns (a die turned on
+the table turns its views), and a face's likeness is its best roll's.
+
+Measured, not wired (benchmarks/die_head.py, benchmarks/RESULTS.md "a per-die reader on the OCR
+recogniser's own features").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def pooled(feats: np.ndarray) -> np.ndarray:
+    """N x V x D: each of N dice's V head views' per-step features (N x V x T x D, `ocr.FEATURES`)
+    averaged over the steps: what a `DieHead` keeps and reads."""
+    f = np.asarray(feats, np.float32)
+    if f.ndim != 4:
+        raise ValueError(f"die head: expected N x views x steps x features, got shape {f.shape}")
+    return np.asarray(f.mean(2), np.float32)
+
+
+def _views(views: np.ndarray, shares: int) -> np.ndarray:
+    """N x shares x turns x D of N x V x D views (V = shares x turns)."""
+    v = np.asarray(views, np.float32)
+    if v.ndim != 3 or v.shape[1] % shares:
+        raise ValueError(
+            f"die head: expected N x views x features with views a multiple of {shares}, got shape {v.shape}"
+        )
+    return v.reshape(len(v), shares, v.shape[1] // shares, v.shape[2])
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return np.asarray(x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9), np.float32)
+
+
+def turned_likeness(query: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Q x K: the mean cosine of each query's views to each kept roll's (both ... x shares x turns x D,
+    unit vectors) at the best cyclic shift of the turns."""
+    turns = query.shape[2]
+    best = np.full((len(query), len(kept)), -np.inf, np.float32)
+    n = query.shape[1] * turns
+    for r in range(turns):
+        s = np.einsum("qskd,tskd->qt", query, np.roll(kept, r, axis=2)) / n
+        np.maximum(best, s, out=best)
+    return best
+
+
+@dataclass(frozen=True)
+class DieHead:
+    """A die's taught rolls as the recogniser saw them: each roll's face (`values`, N) and its views
+    (N x shares x turns x D, centred on `centre` and of unit length)."""
+
+    values: np.ndarray
+    views: np.ndarray
+    centre: np.ndarray
+
+    @classmethod
+    def fit(cls, values: Sequence[int], views: np.ndarray, shares: int = 2) -> DieHead:
+        """The reader of the taught rolls `values` whose head views are `views` (N x V x D, `pooled`:
+        V = shares x turns views, in `OcrHead.crops`' order)."""
+        vals = np.asarray(values, np.int64)
+        v = _views(views, shares)
+        if len(vals) != len(v) or not len(vals):
+            raise ValueError(
+                f"die head: expected one or more taught rolls, each with its face, got {len(vals)} "
+                f"faces for {len(v)} rolls' features"
+            )
+        centre = v.reshape(-1, v.shape[-1]).mean(0)
+        return cls(vals, _unit(v - centre), np.asarray(centre, np.float32))
+
+    @property
+    def faces(self) -> list[int]:
+        return sorted({int(x) for x in self.values})
+
+    def rolls(self, views: np.ndarray) -> np.ndarray:
+        """Q x N: each die's (Q x V x D views, `pooled`) likeness to each taught roll."""
+        q = _unit(_views(views, self.views.shape[1]) - self.centre)
+        return turned_likeness(q, self.views)
+
+    def likeness(self, views: np.ndarray, faces: Sequence[int] | None = None) -> np.ndarray:
+        """Q x F: each die's (Q x V x D views, `pooled`) likeness to each of `faces` (default
+        `self.faces`): its best taught roll's; -1 for a face never taught."""
+        got = self.rolls(views)
+        want = list(faces) if faces is not None else self.faces
+        out = np.full((len(got), len(want)), -1.0, np.float32)
+        for j, f in enumerate(want):
+            m = self.values == f
+            if m.any():
+                out[:, j] = got[:, m].max(1)
+        return out
