@@ -73,15 +73,23 @@ TABLES = ("nothing", "its empty table", "die size in px")
 #: the "tried" row only where it does not (a still read again with its finer look sized for the
 #: smallest die read in the 1600x900 look: `NumberedReader.fine_self_sized`, tried in session 21 and
 #: off by default)
+#: the "session 21" row (a table that knows no size, where the coarse look confirms a usual peak
+#: whatever its box holds: `NumberedReader.coarse_filled` False) beside "after" there, before and after
+#: session 22's filled-box check in one run
 WAYS = (
     ("before: no finer look", False, None, False),
     ("session 19: finer look at most 1600x900", True, 1600 * 900, False),
     ("after: finer look at the die's size (at most 2880x1620)", True, None, False),
     ("tried: no size known, read again sized for the smallest die read", True, None, True),
+    ("session 21: a coarse look's box confirmed whatever it holds", True, None, False),
 )
 ROWS = tuple(w[0] for w in WAYS)
 #: the reader as the table reads now
 AFTER = ROWS[2]
+#: the reader as it read in session 21 (no filled-box check: `NumberedReader.coarse_filled` False)
+S21 = ROWS[4]
+#: the ways read (`--ways`: the rows whose names begin so; default all)
+CHOSEN: list[str] = list(ROWS)
 #: the tables whose finer look knows the die's size (the session-19 row differs there alone; the
 #: "tried" row elsewhere)
 SIZED = ("die size in px",)
@@ -100,11 +108,13 @@ def way(row: str) -> None:
     on, cap, self_sized = next((w[1], w[2], w[3]) for w in WAYS if w[0] == row)
     numbered_reader.NumberedReader.fine_stills = on
     numbered_reader.NumberedReader.fine_self_sized = self_sized
+    numbered_reader.NumberedReader.coarse_filled = row != S21
     numbered_reader.MAX_DET_AREA = cap if cap is not None else AFTER_CAP["cap"]
 
 
 def ways_for(table: str) -> tuple[str, ...]:
-    return ROWS[:3] if table in SIZED else (ROWS[0], ROWS[2], ROWS[3])
+    rows = (*ROWS[:3], S21) if table in SIZED else (ROWS[0], S21, ROWS[2], ROWS[3])
+    return tuple(r for r in rows if r in CHOSEN)
 
 
 #: the reader's best at the die's pixels: the still's 1280x720 window round the die read as a frame (the
@@ -119,6 +129,8 @@ class Counts(DieTally):
     found: int = 0
     #: stills where a reading at the die matched the table's learnt die (`Reading.learnt`; --learnt)
     matched: int = 0
+    #: the "after" row: stills whose readings are the same to the letter as the "session 21" row's
+    same: int = 0
     ms: list[float] = field(default_factory=list)
 
 
@@ -241,6 +253,7 @@ def run_group(
         video = video_of(still)
         gate_centre = (centre[0] * k, centre[1] * k)
         for name, perceiver in tables.items():
+            read: dict[str, Any] = {}
             for row in ways_for(name):
                 way(row)
                 got = perceiver.perceive(
@@ -248,6 +261,9 @@ def run_group(
                 )
                 c = counts.setdefault(f"{group}|{name}|{row}", Counts())
                 tally(c, got.dice, gate_centre, die_px * k, x.face, got.ms)
+                read[row] = [d.to_json() for d in got.dice]
+            if AFTER in read and S21 in read:
+                counts[f"{group}|{name}|{AFTER}"].same += read[AFTER] == read[S21]
             if name == "nothing":  # the same pixels as a 1280x720 frame: the reader's best at them
                 x0 = int(min(max(0.0, centre[0] - VIDEO[0] / 2), STILL[0] - VIDEO[0]))
                 y0 = int(min(max(0.0, centre[1] - VIDEO[1] / 2), STILL[1] - VIDEO[1]))
@@ -374,6 +390,7 @@ def _cells(g: str, table: str, row: str, c: Counts) -> dict[str, Any]:
         "silent / 200": f"{200 * c.silent / max(1, c.frames):.1f}",
         "phantoms / still": f"{c.phantoms / max(1, c.frames):.2f}",
         "read as the learnt die": share(c.matched, c.frames),
+        "as session 21": f"{c.same} of {c.frames}" if row == AFTER else "",
         "ms a still (median)": f"{float(np.median(c.ms)) if c.ms else 0.0:.0f}",
     }
 
@@ -411,6 +428,8 @@ def learnt_report(counts: dict[str, Counts], groups: list[str], die_px: float) -
 
 def report(counts: dict[str, Counts], groups: list[str], die_px: float) -> list[str]:
     head = [*FIRST, "phantoms / still", "silent / 200", MS]
+    if any(c.same for c in counts.values()) or S21 in CHOSEN:
+        head.append("as session 21")
     rows = _rows(head, counts, groups, TABLES, lambda _table: (*ROWS, WINDOW))
     return [
         f"Die {die_px:g} px in a {STILL[0]}x{STILL[1]} still (17 px in the gate's 1280x720 frame at 60).",
@@ -436,7 +455,8 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
         "ms (median)",
     ]
     rows = []
-    for name in (ROWS[0], AFTER, ROWS[3]):  # the table knows no size there: the cap is not used
+    # the table knows no size there: the cap is not used
+    for name in [r for r in (ROWS[0], S21, AFTER, ROWS[3]) if r in CHOSEN]:
         way(name)
         got = table_stills.run(real, step, limit, tmp, (row,))
         total = table_stills.Counts()
@@ -448,6 +468,44 @@ def large(real: Path, limit: int | None, step: int, tmp: Path) -> list[str]:
     return [
         f'Large dice: `benchmarks.table_stills` (--step {step}), its row "{row[0]}": the held-out real d20s '
         "at their own pixels (150-400 px) in a 4608x2592 still.",
+        "",
+        *markdown_table(head, rows),
+        "",
+        *large_unknown(real, limit, step),
+    ]
+
+
+def large_unknown(real: Path, limit: int | None, step: int) -> list[str]:
+    """The same large dice read by a table that knows nothing (no empty table, no size: the coarse
+    look's table), as session 21 read them and as it reads now (`NumberedReader.coarse_filled`), and
+    how many stills read the same to the letter."""
+    from benchmarks import table_stills
+    from controller.config import parse_config
+    from controller.perceive import Perceiver
+
+    perceiver = Perceiver.from_config(parse_config({"table": {"game": "die-angler"}}))
+    ways = [r for r in (S21, AFTER) if r in CHOSEN]
+    counts = {r: table_stills.Counts() for r in ways}
+    same = 0
+    for _name, path, face in table_stills.photos(real, step, limit):
+        photo = imread(path)
+        still, video, _empty, _empty_video = table_stills.frames_of(photo)
+        k = video.shape[1] / STILL[0]
+        centre, side = (STILL[0] / 2 * k, STILL[1] / 2 * k), 0.5 * max(photo.shape[:2]) * k
+        read = {}
+        for r in ways:
+            way(r)
+            got = perceiver.perceive(still, frame=video)
+            counts[r].ms.append(got.ms)
+            table_stills.tally(counts[r], list(got.dice), face, centre, side)
+            read[r] = [d.to_json() for d in got.dice]
+        same += len(set(map(repr, read.values()))) == 1
+    way(AFTER)
+    head = ["row", "photos", "value right", "read unasked", "silent / 200", "phantoms / frame", "ms (median)"]
+    rows = [[r, *table_stills._row(r, "", counts[r])[2:]] for r in ways]
+    return [
+        "The same large dice at a table that knows nothing (no empty table, no size in px): "
+        f"{same} of {counts[ways[0]].frames if ways else 0} stills read the same to the letter both ways.",
         "",
         *markdown_table(head, rows),
         "",
@@ -486,9 +544,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--target", type=float, help="the reader's TARGET_SIDE (choosing, on train)")
     ap.add_argument("--fine-area", type=str, help="the reader's FINE_AREA as WxH (choosing, on train)")
     ap.add_argument("--max-area", type=str, help="the after row's MAX_DET_AREA as WxH (choosing, on train)")
+    ap.add_argument(
+        "--ways",
+        nargs="+",
+        help='the rows read, each named by the start of its name (e.g. after "session 21"); default all',
+    )
     ap.add_argument("--out", type=Path)
     harness.add_smoke(ap)
     a = ap.parse_args(argv)
+    if a.ways:
+        chosen = [r for r in ROWS if any(r.startswith(w) for w in a.ways)]
+        if not chosen or any(not any(r.startswith(w) for r in ROWS) for w in a.ways):
+            raise SystemExit(f"--ways {a.ways}: each must begin one of {list(ROWS)}")
+        CHOSEN[:] = chosen
     if not (a.real / "d20_lurig").is_dir():
         raise SystemExit(f"--real {a.real}: expected the shared real photos (d20_lurig/ in it)")
     from vision.numbered import reader as numbered_reader

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from benchmarks.learnt_cli import die_size
-from benchmarks.small_stills import STILL, VIDEO, lay, outline, video_of
+from benchmarks.small_stills import STILL, SURE, VIDEO, lay, outline, video_of
 from controller.config import parse_config
 from controller.perceive import Perceiver
 from vision.numbered import reader as reader_module
@@ -203,3 +203,36 @@ def test_a_table_that_knows_no_size_reads_a_still_again_sized_for_its_smallest_s
     # read again with that size: the finer look at the die's size (24 px), no FINE_AREA or coarse look
     r.spotted(still, copies, (), 40.0)
     assert r.looks == [None, pytest.approx((24 / 40) ** 2 * STILL[0] * STILL[1])]
+
+
+def test_a_small_die_at_a_table_that_knows_nothing_is_no_sure_phantom(
+    tmp_path: Path, real_fixtures: Path
+) -> None:
+    """A 40 px real d20 (train) at a table with no size and no empty table: the coarse look boxed it as
+    big as the usual look (70 px in the gate's frame, 6 times its side), so the box was confirmed as a
+    large die and read as a sure d6 "1", the die its one pip (session 21).  Its box is almost all
+    table (`box_filled`): the finer look's die takes its place, read at its size, not surely wrong."""
+    still, centre = _still(real_fixtures, "d20_lurig/images/f17_d20_off-angle_0947.jpg", 2, 40.0)
+    every: list[Any] = []
+    die = _found(tmp_path, still, centre, {}, 40.0, every)
+    assert len(die) == 1
+    assert not [d for d in every if (d.confidence or 0) >= SURE and not (d.kind == "d20" and d.value == 17)]
+
+
+def test_box_filled_tells_a_small_die_on_the_table_from_a_die_of_its_box() -> None:
+    image = np.full((400, 400, 3), (200, 205, 210), np.uint8)
+    image += np.random.default_rng(1).integers(0, 4, image.shape, dtype=np.uint8)  # the sensor's noise
+    cv2.rectangle(image, (190, 190), (210, 210), (20, 30, 160), -1)  # a 20 px die in a 140 px box
+    cv2.rectangle(image, (260, 40), (360, 140), (20, 30, 160), -1)  # a 100 px die in a 120 px box
+    assert reader_module.box_filled(image, _f(200, 200, 140, 0.5)) < reader_module.FILLED
+    assert reader_module.box_filled(image, _f(310, 90, 120, 0.5)) > 0.5
+
+
+def test_finer_confirms_a_coarse_box_only_where_it_holds_a_die_of_its_size() -> None:
+    s = 0.1
+    box = _f(1000, 1000, 250, 0.5)  # the usual look's box round a small die...
+    coarse = [_f(1010, 1000, 300, 0.4)]  # ...and the coarse look's, about as big
+    fine = [_f(1005, 995, 40, 0.4)]  # the small die, seen by the finer look
+    assert finer([box], fine, s, coarse) == [box]  # as session 21: taken for a large die
+    assert finer([box], fine, s, coarse, lambda u: False) == [fine[0]]  # mostly table: the die
+    assert finer([box], fine, s, coarse, lambda u: True) == [box]  # a die of its size

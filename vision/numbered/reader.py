@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -388,6 +388,13 @@ class NumberedReader:
     #: was read again too, and a train still got a sure wrong value; held out, 3 more values right of
     #: 96 stills at 40 px.  False: the FINE_AREA look alone
     fine_self_sized: bool = False
+    #: a usual peak the coarse look alone confirms as a large die (a table that knows no size and has
+    #: no empty table) is one only when what its box holds is not mostly the table (`box_filled` at
+    #: least FILLED; a table with its empty table reads as before).  False: any such peak, as in
+    #: session 21 (a small die's box, 5-9 times its side, then swallowed the die and read as a sure d6
+    #: "1", the die its one pip: benchmarks/small_stills.py, RESULTS "sure phantoms of a table that
+    #: knows no size")
+    coarse_filled: bool = True
     #: where the camera looks from, for a numbered die seen obliquely (issue 44): an object whose
     #: ``view(width, height)`` gives the `vision.oblique.View` of a frame (`vision.oblique.Tilt`, from
     #: ``[vision] camera_tilt_deg``), or None (as before).  A d20 (the learnt set's kind, or the table's
@@ -929,9 +936,13 @@ class NumberedReader:
             return usual, copies
         fine = self.detect(copies.work, det_area=s * s * w * h, shrunk=copies.video)
         coarse: list[Found] = []
+        filled: Callable[[Found], bool] | None = None
         if side is None:  # no size known: a large die is confirmed where it is at the trained size
             coarse = self.detect(copies.work, det_area=self.det_area * COARSE**2, shrunk=copies.video)
-        found = finer(usual, fine, math.sqrt(self.det_area / (w * h)) * copies.k, coarse)
+            if self.coarse_filled and not knows_empty(where):  # where its box holds more than the table
+                work = copies.work
+                filled = lambda u: box_filled(work, u) >= FILLED  # noqa: E731
+        found = finer(usual, fine, math.sqrt(self.det_area / (w * h)) * copies.k, coarse, filled)
         extra = [f for f in found if f not in usual]
         if not extra:
             return found, copies
@@ -1436,6 +1447,15 @@ SMALLER = 0.5
 # dice found (the coarse look boxes some 60 px dice as big as the usual look: d20_off-angle 24 -> 16
 # of 24, d20_color 18 -> 14).  A table that knows its dice are small does not look coarser.
 COARSE = 0.5
+# A usual peak the coarse look alone confirms is a large die only when at least this share of its box
+# is not the table round it (`box_filled`; `NumberedReader.coarse_filled`).  The coarse look boxes a
+# lone small die (40-60 px in a 4608x2592 still) about as big as the usual look does, 5-9 times its
+# side, so the usual box was taken for a large die, the finer look's peak on the die inside it for
+# its numeral, and the box read as a sure d6 "1".  On the train set-up d20_off-angle at 40 px such
+# boxes held 1.3-2.9 % of anything but the table; the held-out large dice the coarse look alone
+# confirms (benchmarks.table_stills' photos, 300-440 px) 19-85 %.  A die a third of its box's side
+# fills about 11 %.
+FILLED = 0.1
 
 
 def die_side(where: Sequence[WhereStep], w: int, h: int) -> float | None:
@@ -1460,8 +1480,20 @@ def die_side(where: Sequence[WhereStep], w: int, h: int) -> float | None:
     return min(sides) if sides else None
 
 
+def knows_empty(where: Sequence[WhereStep]) -> bool:
+    """Whether the where steps hold the table's empty table (its step, or its finder's)."""
+    from vision.empty_diff import EmptyDiff
+    from vision.where import EmptyTable
+
+    return any(isinstance(step, EmptyTable | EmptyDiff) for step in where)
+
+
 def finer(
-    usual: Sequence[Found], fine: Sequence[Found], s_usual: float, coarse: Sequence[Found] = ()
+    usual: Sequence[Found],
+    fine: Sequence[Found],
+    s_usual: float,
+    coarse: Sequence[Found] = (),
+    filled: Callable[[Found], bool] | None = None,
 ) -> list[Found]:
     """A still's peaks: the usual look's (`usual`, at `s_usual` of the frame the peaks are in) and
     the small dice of the finer look (`fine`): boxes under FINE_SEEN px in the usual look's input,
@@ -1470,7 +1502,8 @@ def finer(
     box and the small peaks in it are its numerals or edges; one it does not see is the small die
     in its box, which takes its place.  `coarse`: a third look, coarser than the usual one, where a
     large die is at the detector's trained size; a usual peak it sees (near its centre, of its
-    size) keeps its box too.  Beside dice both looks see at their size, a finer peak
+    size) keeps its box too, when ``filled`` (given) says its box holds a die of its size, not a
+    small die on the table (`box_filled`).  Beside dice both looks see at their size, a finer peak
     under SMALLER of their median size is no die of the table's (a board's printed numeral), and a
     usual peak within SMALLER of their size keeps its box (a die the finer look sees in parts)."""
     small = [f for f in fine if max(f.w, f.h) * s_usual < FINE_SEEN]
@@ -1478,12 +1511,15 @@ def finer(
     def inside(f: Found, u: Found) -> bool:
         return abs(f.center[0] - u.box_center[0]) <= u.w / 2 and abs(f.center[1] - u.box_center[1]) <= u.h / 2
 
-    def seen(u: Found) -> bool:
+    def near(u: Found, looks: Sequence[Found]) -> bool:
         side = max(u.w, u.h)
         return any(
             math.dist(f.box_center, u.box_center) <= 0.25 * side and 0.6 <= max(f.w, f.h) / side <= 1.6
-            for f in (*fine, *coarse)
+            for f in looks
         )
+
+    def seen(u: Found) -> bool:
+        return near(u, fine) or (near(u, coarse) and (filled is None or filled(u)))
 
     confirmed = [u for u in usual if seen(u)]
     if confirmed:  # a table's dice are of a size: beside dice seen at theirs, a far smaller peak is print
@@ -1495,6 +1531,32 @@ def finer(
         ]
     extra = [f for f in small if not any(inside(f, u) for u in confirmed)]
     return [u for u in usual if u in confirmed or not any(inside(f, u) for f in extra)] + extra
+
+
+def box_filled(image: np.ndarray, f: Found) -> float:
+    """The share of peak ``f``'s box (``image``'s pixels) that is not the table round it: pixels
+    inside the box's rim (its outer 8 %) further from the rim's median colour, in any channel, than
+    24 levels or 4 times the rim's own median spread (1.0 for a box too small to judge)."""
+    h, w = image.shape[:2]
+    (cx, cy), bw, bh = f.box_center, f.w, f.h
+    x0, x1 = int(max(0.0, cx - bw / 2)), int(min(w, cx + bw / 2))
+    y0, y1 = int(max(0.0, cy - bh / 2)), int(min(h, cy + bh / 2))
+    crop = image[y0:y1, x0:x1].astype(np.float32)
+    b = max(2, int(0.08 * min(crop.shape[:2])))
+    if min(crop.shape[:2]) <= 2 * b + 2:
+        return 1.0
+    rim = np.concatenate(
+        [
+            crop[:b].reshape(-1, 3),
+            crop[-b:].reshape(-1, 3),
+            crop[:, :b].reshape(-1, 3),
+            crop[:, -b:].reshape(-1, 3),
+        ]
+    )
+    table = np.median(rim, 0)
+    spread = float(np.median(np.abs(rim - table).max(1)))
+    inside = np.abs(crop[b:-b, b:-b] - table).max(2)
+    return float((inside > max(24.0, 4.0 * spread)).mean())
 
 
 def _rescaled(f: Found, k: float) -> Found:
