@@ -453,6 +453,9 @@ class LearntReading(DieReading):
     calibrated: bool = field(default=False, compare=False)
     #: the die cut again: its likeness to each of `faces` at each further cut (`Match.cuts`)
     cuts: tuple[tuple[float, ...], ...] = field(default=(), compare=False)
+    #: a template read (`Match.template`): the embedding's own gap for the set's nearest face
+    #: (`Match.embedding_gap`), for `template.contradicted`; None: not a template read
+    embedding_gap: float | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         out = {**super().to_json(), "learnt": self.dice_set}

@@ -52,6 +52,7 @@ from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
 from vision.numbered.learnt import Learnt, LearntReading, LearntSets, Match
 from vision.numbered.notadie import NOTADIE_FILE, NotADieNet
 from vision.numbered.numeral import NUMERAL_CROP, NUMERAL_FILE, NumeralHead, with_values
+from vision.numbered.template import contradicted
 from vision.numbered.topface import (
     TOP,
     TOP_MARGIN,
@@ -278,13 +279,20 @@ def learnt_with_ocr(
         and cuts_agree(r.faces, face, r.likenesses, r.cuts, ev, weight)
     ):
         confidence = max(r.confidence, like)  # the die cut again reads the face at every cut
-    elif small:  # else as sure as the set alone says (`learnt_verdict`), its nearest face only
-        confidence = r.confidence if face == r.value else min(r.confidence, UNCONFIRMED)
+    elif small:  # else as sure as the set alone says (`learnt_verdict`), its nearest face only,
+        # unless the embedding and the head contradict the pixels (`template.contradicted`)
+        against = contradicted(r.embedding_gap, ev[r.faces.index(face)])
+        confidence = r.confidence if face == r.value and not against else min(r.confidence, UNCONFIRMED)
     elif r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever the head reads
         confidence = min(r.confidence, UNCONFIRMED)
     elif face == r.value and head_value == face and head_sure:
         confidence = max(r.confidence, like)
-    elif r.trusted and face == r.value and not head_sure:
+    elif (
+        r.trusted
+        and face == r.value
+        and not head_sure
+        and not contradicted(r.embedding_gap, ev[r.faces.index(face)])
+    ):
         confidence = r.confidence
     else:
         confidence = min(r.confidence, UNCONFIRMED)
@@ -1320,6 +1328,8 @@ class NumberedReader:
                 r = replace(
                     r, faces=m.faces, likenesses=m.likenesses, trusted=trusted, rival=m.rival, cuts=m.cuts
                 )
+                if m.template:  # the embedding's own view, for `template.contradicted`
+                    r = replace(r, embedding_gap=m.embedding_gap)
                 if m.calibrated or trust.RECORD:  # a roster's die: its evidence (`trust.features`)
                     c = verdict(by_probs[id(f)], self.reject_threshold, kinds)
                     raw = {
