@@ -56,7 +56,7 @@ LINK = 0.85
 #: are two faces; two groups whose crops so read all read one value, the same, are one face when at
 #: least OCR_LINK alike.  Chosen on the RENDERED 20-face d20, seed 44, true view (benchmarks/
 #: learn_groups.py --renders): crops read two values at >= 0.4 were 238 pairs, none of one face; pairs
-#: read one value at >= 0.4 and >= 0.75 alike, 6, all of one face (at 0.7 alike: 2 of two faces).
+#: read one value at >= 0.4 and >= 0.75 alike, 6, all of one face (at >= 0.7 alike, 2 of 9 two faces).
 #: Without a view the head reads a side face, which several top faces share: on the same renders, of
 #: the pairs it read one value at >= 0.7, 3 of 6 were two faces (the step before issue 44's session 22
 #: joined them: a group of faces 15 and 19), so without a view no group is joined on its word.
@@ -67,7 +67,7 @@ OCR_LINK = 0.75
 #: the set then reads those faces surely wrong).  Was 0.88 (the train set-ups' crops, 4-6 frames a face
 #: of one clip each, fell in groups of one face each at 0.88).  On the RENDERED 20-face d20 (seed 44,
 #: a die thrown anew each roll, 50-70 px, motion blur) the embeddings barely tell faces apart: pairs
-#: of one face 0.73 alike at the median, of two faces 0.64-0.72, up to 0.93 (0.88: 6 pairs of one face
+#: of one face 0.73-0.75 alike at the median, of two faces 0.64-0.72, up to 0.93 (0.88: 6 pairs of one face
 #: and 21 of two above it; 7-8 mixed groups, 10-12 crops taught wrong).  0.94: none mixed there and on
 #: the train set-ups, with or without the view (benchmarks/learn_groups.py).  The die crops'
 #: colour-pixel template (`e1c2719`) and the OCR head's whole evidence (the overlap of two crops'
