@@ -66,6 +66,9 @@ WAYS["learn"] = ("after, the camera's view learnt ([vision] learn_camera_view)",
 #: as "after", but `learn-dice see` groups the crops as in session 21 (`learn_groups.session21`: link
 #: 0.88, the OCR head's sure word joining groups at the die's middle): `see`'s purity first's before
 WAYS["see21"] = ("after, see grouping as in session 21", *WAYS["after"][1:])
+#: as "after", but a roster die read without its set's own reader on the OCR recogniser's features
+#: (`vision.numbered.die_head`, DICETABLE_DIE_HEAD=off): the die head's before (issue 44, session 22)
+WAYS["nohead"] = ("after, no die head (DICETABLE_DIE_HEAD=off)", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
@@ -97,6 +100,10 @@ def run(
                 learnt_cli.VIEW = view if key == "view" else None
                 learnt_cli.LEARN_VIEW = key == "learn"
                 learn_dice.group_faces = session21 if key == "see21" else grouping  # type: ignore[assignment]
+                if key == "nohead":
+                    os.environ["DICETABLE_DIE_HEAD"] = "off"
+                else:
+                    os.environ.pop("DICETABLE_DIE_HEAD", None)
                 numbered_reader._default = None  # the process's reader (and its head) made anew a way
                 learnt_cli.ROWS = ((way, ROW[1], ROW[2]),)
                 out[f"{group}|{way}"] = learnt_cli.run_group(group, REAL, step, limit, work / key, rolls)
@@ -106,6 +113,7 @@ def run(
         learnt_cli.VIEW = view_was
         learnt_cli.LEARN_VIEW = False
         learn_dice.group_faces = grouping  # type: ignore[assignment]
+        os.environ.pop("DICETABLE_DIE_HEAD", None)
         numbered_reader._default = None
     return out
 

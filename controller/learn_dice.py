@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from controller.perceive import Perceiver
+from vision.numbered import die_head
 from vision.numbered.embed import TURNS, likeness
 from vision.numbered.labels import KINDS, VALUES
 from vision.numbered.learnt import CROPS, DiceSet
@@ -113,6 +114,9 @@ class Seen:
     #: the die crop's colour pixels (`vision.numbered.template.encode`), which a set of die crops keeps
     #: (`DiceSet.pixels`); None: a session of box crops, or seen before sets kept pixels
     pixels: str | None = None
+    #: the OCR head's views of the die as its recogniser saw them (`vision.numbered.die_head.encode`),
+    #: which a set keeps to read its own die by (`DiceSet.head_views`); None: none read
+    head: str | None = None
 
 
 def dice_in(
@@ -288,13 +292,17 @@ def ocr_of(
     dice: list[dict[str, Any]],
     kind: str,
     empty: np.ndarray | None = None,
+    views: list[np.ndarray | None] | None = None,
 ) -> list[tuple[int, float] | None]:
     """The OCR head's reading of each die (value, confidence; None for every die when the reader has
-    no head or `kind` has no numerals it reads), for `group_faces`."""
+    no head or `kind` has no numerals it reads), for `group_faces`; ``views``: each die's head views
+    added to it (`OcrValue.views`, None where there are none)."""
     from vision.numbered.ocr import OCR_KINDS
 
     head = getattr(reader, "ocr", None)
     if head is None or kind not in OCR_KINDS or not dice:
+        if views is not None:
+            views += [None] * len(dice)
         return [None] * len(dice)
     from vision.numbered.die_crop import TopFaces, settle
     from vision.oblique import resting_top
@@ -315,6 +323,10 @@ def ocr_of(
     try:
         got = head.read(image, asks)
     except ValueError:
+        got = []
+    if views is not None:
+        views += [g.views for g in got] if got else [None] * len(dice)
+    if not got:
         return [None] * len(dice)
     return [(int(g.value), float(g.confidence)) for g in got]
 
@@ -438,6 +450,7 @@ def see(
     where, crops, kept, guesses, unread, none, wholes, looks = [], [], [], [], [], [], [], []
     places: list[tuple[float, str]] = []
     ocr: list[tuple[int, float] | None] = []
+    heads: list[np.ndarray | None] = []  # the head's views of each die (`vision.numbered.die_head`)
     sizes: list[tuple[float, float, float]] = []  # each die's outline: centre x, y, longer side
     for path in frames:
         img = _image(path)
@@ -456,7 +469,7 @@ def see(
         faces = reader.crops_of(img, dice, "face", empty_frame, screens, kind=kind)
         dies = own if crop == "die" else reader.crops_of(img, dice, "die", empty_frame, screens, kind=kind)
         looks += _looks(perceiver, img, dice)
-        ocr += ocr_of(reader, img, dice, kind, empty_frame)
+        ocr += ocr_of(reader, img, dice, kind, empty_frame, heads)
         sizes += _outlines(img, dice, empty_frame) if cfg is not None and cfg.vision.camera_tilt_deg else []
         for d, face, cut, whole in zip(dice, faces, own, dies, strict=True):
             where.append((str(path), (round(d["center"][0], 1), round(d["center"][1], 1))))
@@ -478,10 +491,24 @@ def see(
     groups = group_faces(embed(crops, TURNS), whole, ocr, looks=die_lab(wholes), top=top)
     upright = whole[:, :1] if crop == "die" else embed(kept, 1)
     pixels = [encode(pixels_of(w)) if crop == "die" else None for w in wholes]
+    head_views = [None if h is None else die_head.encode(h) for h in heads]
     seen = [
-        Seen(fr, c, g, guess, [round(float(x), 5) for x in t[0]], look[0], look[1], u, place[0], place[1], px)
-        for (fr, c), g, guess, t, look, u, place, px in zip(
-            where, groups, guesses, upright, looks, unread, places, pixels, strict=True
+        Seen(
+            fr,
+            c,
+            g,
+            guess,
+            [round(float(x), 5) for x in t[0]],
+            look[0],
+            look[1],
+            u,
+            place[0],
+            place[1],
+            px,
+            hv,
+        )
+        for (fr, c), g, guess, t, look, u, place, px, hv in zip(
+            where, groups, guesses, upright, looks, unread, places, pixels, head_views, strict=True
         )
     ]
     folder.mkdir(parents=True, exist_ok=True)
@@ -657,6 +684,15 @@ def confirm(
             raise LearnError(
                 f"{folder / SEEN}: a crop's pixels are not as 'learn-dice see' wrote them ({e})"
             ) from None
+    head_values = head_views = None  # the taught rolls' head views (`vision.numbered.die_head`)
+    if keep and all(s.get("head") for s in keep):
+        try:
+            head_views = np.stack([die_head.decode(s["head"]) for s in keep])
+        except ValueError as e:
+            raise LearnError(
+                f"{folder / SEEN}: a crop's head views are not as 'learn-dice see' wrote them ({e})"
+            ) from None
+        head_values = np.array([faces[int(s["group"])] for s in keep], np.int64)
     return DiceSet(
         str(data["name"]),
         kind,
@@ -666,6 +702,8 @@ def confirm(
         np.array([s["features"] for s in keep], np.float32),
         crop=str(data.get("crop", "box")),  # a session seen before issue 44 item 2: the box crop
         pixels=pixels,  # a small die is read by them too (`vision.numbered.template`)
+        head_values=head_values,  # the set's own reader (`DiceSet.die_head`)
+        head_views=head_views,
     )
 
 

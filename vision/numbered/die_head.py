@@ -10,16 +10,42 @@ view's vector of unit length.  A die read later is `likeness`-compared with each
 mean cosine of its views to the roll's views at the best cyclic shift of the turns (a die turned on
 the table turns its views), and a face's likeness is its best roll's.
 
-Measured, not wired (benchmarks/die_head.py, benchmarks/RESULTS.md "a per-die reader on the OCR
-recogniser's own features").
+A roster die taught through `learn-dice see`/`confirm` keeps its taught rolls' views with its set
+(`DiceSet.head_views`, from the head's reading at `see`); `read` weighs a die of that set by `score`:
+SET_WEIGHT x the set's likeness + ln(the head's evidence + EVIDENCE_FLOOR) + WEIGHT x this likeness,
+sure when its margin over the runner-up is at least SURE_MARGIN (`reader.NumberedReader.learnt_ocr_readings`).
+Chosen on the rendered 20-face d20's seed 44 only (benchmarks/die_head.py, benchmarks/RESULTS.md "a
+per-die reader on the OCR recogniser's own features"); the environment's DICETABLE_DIE_HEAD=off reads
+as before (a benchmark's before-way).
 """
 
 from __future__ import annotations
 
+import base64
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+#: the per-die reader's weight beside ln(evidence): chosen on the renders' seed 44 teaching rolls, each
+#: read by the others (5 / 10 / 20 / 40: 65 / 67 / 65 / 63 of 100; the head alone 58)
+WEIGHT = 10.0
+#: the learnt set's likeness beside them: a near-copy of a taught crop (the real proxy's frames) still
+#: counts; on seed 44's later throws weights 0 / 5 / 10 / 20 / 50 read 151 / 151 / 149 / 148 / 128 of 200
+SET_WEIGHT = 10.0
+#: the floor under the head's evidence (`reader.EVIDENCE_FLOOR`)
+EVIDENCE_FLOOR = 1e-3
+#: a die is read sure when its score beats the runner-up by this much: the least on seed 44's 200 later
+#: throws with at most 1 read surely wrong (benchmarks/die_head.py, 5 rolls a face: 3.65)
+SURE_MARGIN = 3.65
+#: the confidence a sure reading is given (over the table's asking threshold, 0.8)
+SURE = 0.9
+
+
+def enabled() -> bool:
+    """Whether `read` weighs a die by its set's own reader (DICETABLE_DIE_HEAD=off: not, as before)."""
+    return os.environ.get("DICETABLE_DIE_HEAD", "on").strip().lower() != "off"
 
 
 def pooled(feats: np.ndarray) -> np.ndarray:
@@ -67,7 +93,7 @@ class DieHead:
     centre: np.ndarray
 
     @classmethod
-    def fit(cls, values: Sequence[int], views: np.ndarray, shares: int = 2) -> DieHead:
+    def fit(cls, values: Sequence[int] | np.ndarray, views: np.ndarray, shares: int = 2) -> DieHead:
         """The reader of the taught rolls `values` whose head views are `views` (N x V x D, `pooled`:
         V = shares x turns views, in `OcrHead.crops`' order)."""
         vals = np.asarray(values, np.int64)
@@ -100,3 +126,46 @@ class DieHead:
             if m.any():
                 out[:, j] = got[:, m].max(1)
         return out
+
+
+def encode(views: np.ndarray) -> str:
+    """One roll's views (V x D) as text a set file keeps (float16, base64, prefixed by V)."""
+    v = np.asarray(views, np.float16)
+    if v.ndim != 2:
+        raise ValueError(f"die head views: expected views x features, got shape {v.shape}")
+    return f"{v.shape[0]}:" + base64.b64encode(v.tobytes()).decode("ascii")
+
+
+def decode(text: str) -> np.ndarray:
+    """`encode`'s views back (V x D float32); ValueError on anything else."""
+    try:
+        count, data = str(text).split(":", 1)
+        raw = np.frombuffer(base64.b64decode(data, validate=True), np.float16)
+        n = int(count)
+    except (ValueError, TypeError) as e:
+        raise ValueError(
+            f"die head views: expected 'V:base64 of float16' text, got {str(text)[:40]!r}"
+        ) from e
+    if n < 1 or raw.size % n:
+        raise ValueError(f"die head views: {raw.size} numbers do not make {n} views")
+    return np.asarray(raw.reshape(n, -1), np.float32)
+
+
+def score(
+    faces: Sequence[int],
+    likenesses: Sequence[float],
+    evidence: Sequence[float],
+    head: np.ndarray,
+) -> np.ndarray:
+    """Each of `faces`' score: SET_WEIGHT x the set's likeness + ln(the head's evidence + floor) +
+    WEIGHT x the per-die reader's likeness (`head`, aligned with `faces`)."""
+    like = np.asarray(likenesses, np.float64)
+    ev = np.log(np.asarray(evidence, np.float64) + EVIDENCE_FLOOR)
+    return np.asarray(SET_WEIGHT * like + ev + WEIGHT * np.asarray(head, np.float64))
+
+
+def pick(scores: np.ndarray) -> tuple[int, float]:
+    """The best score's index and its margin over the runner-up (inf with one)."""
+    order = np.argsort(-scores)
+    margin = float(scores[order[0]] - scores[order[1]]) if len(scores) > 1 else float("inf")
+    return int(order[0]), margin

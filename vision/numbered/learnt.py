@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeAlias
 
 import numpy as np
 
-from vision.numbered import template
+from vision.numbered import die_head, template
+from vision.numbered.die_head import DieHead
 from vision.numbered.embed import likeness
 from vision.numbered.labels import KINDS, VALUES
 from vision.reading import DieReading
@@ -146,6 +148,11 @@ class DiceSet:
     #: each stored crop's colour pixels (N x `template.SIDE` x `template.SIDE` x 3 uint8, aligned with
     #: `values`; issue 44), or None: a small die is then read by the embedding alone, as before
     pixels: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: the taught rolls as the OCR head's recogniser saw them (issue 44, `vision.numbered.die_head`):
+    #: each roll's face (M) and its head views (M x V x D, `die_head.pooled`), or None: read as before.
+    #: Answers added later (`plus`) have none: the rolls taught with `learn-dice` are kept.
+    head_values: np.ndarray | None = field(default=None, compare=False, repr=False)
+    head_views: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -170,6 +177,24 @@ class DiceSet:
                     f"dice set {self.name!r}: expected {side}x{side}x3 uint8 pixels for each of its "
                     f"{len(self.values)} crops, got shape {self.pixels.shape} {self.pixels.dtype}"
                 )
+        if (self.head_values is None) != (self.head_views is None):
+            raise ValueError(f"dice set {self.name!r}: expected the head views' faces and views together")
+        if self.head_values is not None and self.head_views is not None:
+            hv = np.asarray(self.head_views)
+            bad = sorted({int(v) for v in self.head_values} - set(VALUES[self.kind]))
+            if hv.ndim != 3 or len(hv) != len(self.head_values) or not len(hv) or bad:
+                raise ValueError(
+                    f"dice set {self.name!r}: expected head views (rolls x views x features) for each of "
+                    f"{len(self.head_values)} taught rolls of a {self.kind}, got shape {hv.shape}"
+                    + (f" and faces {bad}" if bad else "")
+                )
+
+    @cached_property
+    def die_head(self) -> DieHead | None:
+        """The set's own reader on the OCR recogniser's features (`vision.numbered.die_head`), or None."""
+        if self.head_values is None or self.head_views is None:
+            return None
+        return DieHead.fit(self.head_values, self.head_views)
 
     @property
     def faces(self) -> list[int]:
@@ -287,6 +312,8 @@ class DiceSet:
             self.crop,
             self.calibrated,
             np.concatenate([self.pixels, np.asarray(pixels, np.uint8)]) if both else None,
+            head_values=self.head_values,
+            head_views=self.head_views,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -308,6 +335,11 @@ class DiceSet:
         if self.pixels is not None:
             for face in out["faces"]:
                 face["pixels"] = [template.encode(p) for p in self.pixels[self.values == face["value"]]]
+        if self.head_values is not None and self.head_views is not None:
+            out["head"] = {
+                "values": [int(v) for v in self.head_values],
+                "views": [die_head.encode(v) for v in self.head_views],
+            }
         return out
 
     def save(self, path: Path) -> None:
@@ -337,6 +369,16 @@ def set_from_json(data: Any) -> DiceSet:
             pixels += got
     if len({f.shape for f in feats}) > 1 or any(f.ndim != 1 for f in feats):
         raise ValueError("features all of one length")
+    head_values = head_views = None
+    if data.get("head") is not None:  # the taught rolls' head views (`vision.numbered.die_head`)
+        head = data["head"]
+        views = [die_head.decode(t) for t in head["views"]]
+        if len(views) != len(head["values"]) or len({v.shape for v in views}) != 1:
+            raise ValueError(
+                f"head: expected views of one shape for each of its {len(head['values'])} rolls, "
+                f"got {len(views)}"
+            )
+        head_values, head_views = np.array([int(v) for v in head["values"]], np.int64), np.stack(views)
     return DiceSet(
         str(data["name"]),
         str(data["kind"]),
@@ -346,6 +388,8 @@ def set_from_json(data: Any) -> DiceSet:
         np.stack(feats) if feats else np.zeros((0, 0), np.float32),
         crop=str(data.get("crop", "box")),  # a set saved before issue 44 item 2: the box crop
         pixels=np.stack(pixels) if with_pixels and pixels else None,
+        head_values=head_values,
+        head_views=head_views,
     )
 
 

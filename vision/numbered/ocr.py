@@ -42,7 +42,7 @@ import math
 import os
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -342,6 +342,9 @@ class OcrValue:
     confidence: float
     evidence: tuple[float, ...]
     features: tuple[float, ...]
+    #: the recogniser's features of each of the die's `OcrHead.views` (views x 120, averaged over the
+    #: steps: `vision.numbered.die_head.pooled`) where the small head read it; None otherwise
+    views: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 class OcrHead:
@@ -449,6 +452,13 @@ class OcrHead:
     def steps(self, crops: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
         """N x T x 15 per-step probabilities (blank, 0-9, the marks, anything else) of N crops; the
         crops where `small` (N bools) is set are read with the refitted projection (`self.small`)."""
+        return self.steps_features(crops, small)[0]
+
+    def steps_features(
+        self, crops: np.ndarray, small: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """`steps`, and the N x T x 120 features the recogniser's last projection read where the
+        small head's net gave them (None otherwise)."""
         x = np.empty((len(crops), 3, SIDE, SIDE), np.float32)
         np.multiply(crops.transpose(0, 3, 1, 2), np.float32(2 / 255), out=x, casting="unsafe")
         x -= 1.0
@@ -469,7 +479,7 @@ class OcrHead:
         out = np.concatenate([kept, rest], 2)
         if self.small is not None and feats is not None and small is not None and small.any():
             out[small] = self.small.adjust(out[small], feats[small])
-        return out
+        return out, feats
 
     def read(self, image: np.ndarray, dice: list[tuple[tuple[float, float], float, str]]) -> list[OcrValue]:
         """Each die of `dice` (top face centre, the die's box side in pixels, its kind) read from a BGR
@@ -483,9 +493,16 @@ class OcrHead:
             return []
         crops = np.concatenate([self.small_crops(*self._seen(image, c, s, kind), s) for c, s, kind in dice])
         small = np.repeat([s < MIN_SIDE for _, s, _ in dice], self.views)
-        steps = self.steps(crops, small).reshape(len(dice), self.views, -1, len(self._cols) + 1)
+        got, feats = self.steps_features(crops, small)
+        steps = got.reshape(len(dice), self.views, -1, len(self._cols) + 1)
+        out = [self.value(kind, st, small=s < MIN_SIDE) for (_, s, kind), st in zip(dice, steps, strict=True)]
+        if feats is None:
+            return out
+        # each small die's views as the recogniser saw them (a roster die's own reader, `die_head`)
+        views = np.asarray(feats, np.float32).reshape(len(dice), self.views, feats.shape[1], -1).mean(2)
         return [
-            self.value(kind, st, small=s < MIN_SIDE) for (_, s, kind), st in zip(dice, steps, strict=True)
+            replace(o, views=v) if s < MIN_SIDE else o
+            for o, v, (_, s, _) in zip(out, views, dice, strict=True)
         ]
 
     def _seen(

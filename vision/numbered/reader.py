@@ -43,9 +43,10 @@ import numpy as np
 
 from vision.face import body_labs, face_quad
 from vision.image_check import check_bgr
-from vision.numbered import trust
+from vision.numbered import die_head, trust
 from vision.numbered.crop import BACKBONE_CROP, CROP, MARGIN, crop_die
 from vision.numbered.die_crop import die_crop, die_cut, empty_of, face_crop, one_a_die, top_centre
+from vision.numbered.die_head import DieHead
 from vision.numbered.embed import EMBEDDER_FILE, SMALL_SIDE, TURNS, Embedder, at_scales
 from vision.numbered.labels import CLASSES, KIND_SLICES, KINDS, VALUES, parse_kinds
 from vision.numbered.learnt import MARGIN as LEARNT_MARGIN
@@ -297,6 +298,37 @@ def learnt_with_ocr(
     else:
         confidence = min(r.confidence, UNCONFIRMED)
     return replace(r, value=face, confidence=max(0.0, min(1.0, confidence)))
+
+
+def with_die_head(
+    r: LearntReading, evidence: Sequence[float], views: np.ndarray | None, head: DieHead
+) -> LearntReading | None:
+    """A learnt set's reading `r` weighed by the set's own reader on the OCR recogniser's features
+    (issue 44, `vision.numbered.die_head`): its face the best `die_head.score` of the set's faces (the
+    set's likeness, the head's evidence for each, in `ocr.VALUES` order, and the die's views' likeness
+    to each face's taught rolls), sure (`die_head.SURE`) when that beats the runner-up by
+    `die_head.SURE_MARGIN`, else asked; a die two of a roster's dice are as alike to is asked.  None
+    when the die has no views the reader can compare (the head gave none, or of another shape): read
+    as before."""
+    from vision.numbered.ocr import VALUES as OCR_VALUES
+
+    _, shares, turns, width = head.views.shape
+    if views is None or not r.faces or views.shape != (shares * turns, width):
+        return None
+    values = OCR_VALUES[r.kind]
+    ev = [evidence[values.index(f)] if f in values else 0.0 for f in r.faces]
+    scores = die_head.score(r.faces, r.likenesses, ev, head.likeness(views[None], r.faces)[0])
+    best, margin = die_head.pick(scores)
+    face = int(r.faces[best])
+    like = np.asarray(r.likenesses, np.float64)
+    if len(like) and float(like.max()) >= SAME and int(np.count_nonzero(like >= SAME)) == 1:
+        face = int(r.faces[int(np.argmax(like))])  # the very picture taught: the face it was taught as
+        margin = float("inf")
+    if r.rival:  # two of a roster's dice as alike (issue 44 item 4): asked, whatever it reads
+        confidence = min(r.confidence, UNCONFIRMED)
+    else:
+        confidence = die_head.SURE if margin >= die_head.SURE_MARGIN else min(r.confidence, UNCONFIRMED)
+    return replace(r, value=face, confidence=confidence)
 
 
 def cuts_agree(
@@ -1155,7 +1187,7 @@ class NumberedReader:
         if rejected is not None:
             rejected += stopped
         # the OCR head reads the frame itself, not its first halving: a still's numerals at full size
-        return self.with_ocr(image, got, kinds)
+        return self.with_ocr(image, got, kinds, learnt)
 
     def read_at(
         self,
@@ -1221,7 +1253,7 @@ class NumberedReader:
                 src, k = (full, scale) if full is not None else (image, 1.0)
                 matches = self.cut_again(src, k, found, outlines, matches, learnt)
         got = self.readings(image, found, probs, palette, quads, kinds, learnt, matches, scale)
-        return self.with_ocr(image, got, kinds) if ocr else got
+        return self.with_ocr(image, got, kinds, learnt) if ocr else got
 
     @staticmethod
     def on_top(
@@ -1249,7 +1281,11 @@ class NumberedReader:
         return replace(f, center=c)
 
     def with_ocr(
-        self, image: np.ndarray, readings: list[DieReading], kinds: tuple[str, ...] = KINDS
+        self,
+        image: np.ndarray,
+        readings: list[DieReading],
+        kinds: tuple[str, ...] = KINDS,
+        learnt: Learnt | None = None,
     ) -> list[DieReading]:
         """`readings` of `image` (its pixels) with the OCR head's reading of each d10, d10p and d20
         (`ocr`: beside the classifier, `ocr.second_opinion`, or alone, `ocr.reread`); a learnt set's
@@ -1259,13 +1295,17 @@ class NumberedReader:
             return readings
         from vision.numbered.ocr import reread, second_opinion
 
-        readings = self.learnt_ocr_readings(image, readings)
+        readings = self.learnt_ocr_readings(image, readings, learnt)
         read = second_opinion if self.ocr_mode == "second" else reread
         return read(self, self.ocr, image, readings, kinds, joint_kind=self.joint_kind)[0]
 
-    def learnt_ocr_readings(self, image: np.ndarray, readings: list[DieReading]) -> list[DieReading]:
+    def learnt_ocr_readings(
+        self, image: np.ndarray, readings: list[DieReading], learnt: Learnt | None = None
+    ) -> list[DieReading]:
         """`readings` with each learnt set's die the head reads (`weighs_learnt`) weighed with the
-        head's evidence (`learnt_with_ocr`), all in one batch of the head."""
+        head's evidence (`learnt_with_ocr`), all in one batch of the head; a die of a set of
+        ``learnt`` that keeps its taught rolls' head views (`DiceSet.die_head`) weighed by them too
+        (`with_die_head`)."""
         if self.ocr is None or self.learnt_ocr is None:
             return readings
         idx, dice = [], []
@@ -1282,9 +1322,20 @@ class NumberedReader:
         from vision.numbered import ocr
 
         out = list(readings)
+        sets = (
+            {s.name: s for s in (learnt.sets if isinstance(learnt, LearntSets) else (learnt,))}
+            if learnt
+            else {}
+        )
         for i, d, v in zip(idx, dice, self.ocr.read(image, dice), strict=True):
             r = readings[i]
             assert isinstance(r, LearntReading)
+            own = sets.get(r.dice_set)
+            mine = own.die_head if own is not None and die_head.enabled() else None
+            got = with_die_head(r, v.evidence, v.views, mine) if mine is not None else None
+            if got is not None:
+                out[i] = got
+                continue
             small = d[1] < ocr.MIN_SIDE
             w = ocr.LEARNT_SMALL_WEIGHT if small and ocr.LEARNT_SMALL_WEIGHT is not None else self.learnt_ocr
             out[i] = learnt_with_ocr(r, v.value, v.confidence, v.evidence, w, small)
