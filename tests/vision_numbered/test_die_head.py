@@ -167,4 +167,3 @@ def test_read_weighs_a_die_of_a_set_with_head_views_by_them(monkeypatch: pytest.
     monkeypatch.setenv("DICETABLE_DIE_HEAD", "off")  # as before: the set's nearest face, asked
     before = reader.learnt_ocr_readings(image, [_reading((0.86, 0.84))], dice)[0]
     assert before.value == 5 and before.confidence <= UNCONFIRMED
-
