@@ -69,6 +69,8 @@ WAYS["see21"] = ("after, see grouping as in session 21", *WAYS["after"][1:])
 #: as "after", but a roster die read without its set's own reader on the OCR recogniser's features
 #: (`vision.numbered.die_head`, DICETABLE_DIE_HEAD=off): the die head's before (issue 44, session 22)
 WAYS["nohead"] = ("after, no die head (DICETABLE_DIE_HEAD=off)", *WAYS["after"][1:])
+#: as "view", without the die head: the die head's before with the camera's view stated
+WAYS["viewnohead"] = ("after, the camera's view stated, no die head", *WAYS["after"][1:])
 DEFAULT_WAYS = ("before", "after")
 ROW = learnt_cli.ROWS[-1]
 
@@ -97,10 +99,10 @@ def run(
                 ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT = floor, magnify, weight
                 ocr.SMALL_HEAD = None if key == "wheel" else small_head
                 template.CUT_MARGIN = template.TRIED_CUT_MARGIN if key == "cuts" else cut_margin
-                learnt_cli.VIEW = view if key == "view" else None
+                learnt_cli.VIEW = view if key in ("view", "viewnohead") else None
                 learnt_cli.LEARN_VIEW = key == "learn"
                 learn_dice.group_faces = session21 if key == "see21" else grouping  # type: ignore[assignment]
-                if key == "nohead":
+                if key in ("nohead", "viewnohead"):
                     os.environ["DICETABLE_DIE_HEAD"] = "off"
                 else:
                     os.environ.pop("DICETABLE_DIE_HEAD", None)

@@ -162,6 +162,10 @@ def test_read_weighs_a_die_of_a_set_with_head_views_by_them(monkeypatch: pytest.
     reader = NumberedReader.__new__(NumberedReader)
     reader.ocr, reader.learnt_ocr = _ViewsHead(dice.head_views[1]), 0.08  # type: ignore[assignment]
     image = np.zeros((600, 800, 3), np.uint8)
+    reader.top_view = None  # no camera view stated: read as before
+    unviewed = reader.learnt_ocr_readings(image, [_reading((0.86, 0.84))], dice)[0]
+    assert unviewed.value == 5 and unviewed.confidence <= UNCONFIRMED
+    reader.top_view = object()  # the camera's view stated: the die's own reader weighs it
     got = reader.learnt_ocr_readings(image, [_reading((0.86, 0.84))], dice)[0]
     assert (got.value, got.confidence) == (9, die_head.SURE)
     monkeypatch.setenv("DICETABLE_DIE_HEAD", "off")  # as before: the set's nearest face, asked

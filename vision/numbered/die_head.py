@@ -11,12 +11,14 @@ mean cosine of its views to the roll's views at the best cyclic shift of the tur
 the table turns its views), and a face's likeness is its best roll's.
 
 A roster die taught through `learn-dice see`/`confirm` keeps its taught rolls' views with its set
-(`DiceSet.head_views`, from the head's reading at `see`); `read` weighs a die of that set by `score`:
+(`DiceSet.head_views`, from the head's reading at `see`); with the camera's view stated (the top face
+warped alike at `see` and `read`), `read` weighs a die of that set by `score`:
 SET_WEIGHT x the set's likeness + ln(the head's evidence + EVIDENCE_FLOOR) + WEIGHT x this likeness,
 sure when its margin over the runner-up is at least SURE_MARGIN (`reader.NumberedReader.learnt_ocr_readings`).
 Chosen on the rendered 20-face d20's seed 44 only (benchmarks/die_head.py, benchmarks/RESULTS.md "a
 per-die reader on the OCR recogniser's own features"); the environment's DICETABLE_DIE_HEAD=off reads
-as before (a benchmark's before-way).
+as before (a benchmark's before-way).  Without a view it is not used: on the REAL proxy (its later frames
+near-copies of the taught ones, the head at the die's centre) d20_off-angle read 93.6 -> 70.9 % with it.
 """
 
 from __future__ import annotations
