@@ -4,7 +4,8 @@ The table (:mod:`controller.table`) keeps the state; these functions take the lo
 and return what they found or made, so each can be tested alone:
 
 - :func:`open_game` resumes the latest game of the same setup if it is unfinished, else starts one;
-- :func:`resume_point` and :func:`scored_dice` read back what a killed process had logged;
+- :func:`resume_point`, :func:`scored_dice` and :func:`logged_status` read back what a killed
+  process had logged;
 - :func:`position_mark` is the row that records where a recorded session stood with its inputs;
 - :func:`apply_step` applies a group of inputs and logs them in one transaction, or neither;
 - :class:`HeldWrite` is a write the log refused (a full disk, read-only media), tried again every
@@ -81,6 +82,32 @@ def resume_point(events: Sequence[Event]) -> dict[str, Any] | None:
 LINE = "line"
 #: where a recording with no step logged but its lines resumes: its start
 START: dict[str, Any] = {"action": "position", "t": 0.0, "via": "start", "script": 0, "edges": 0, "inputs": 0}
+
+
+#: the table's status after each of the referee's controls (`controller.corrections.next_status`)
+STATUS_AFTER = {"start": "playing", "pause": "paused", "end": "over"}
+
+
+def logged_status(events: Sequence[Event], refed: bool = False) -> str:
+    """The status the referee's controls left a resumed game in: the last ``start``, ``pause`` or
+    ``end`` logged wins; an undo after it reopens the game ("playing"), as `controller.commands`'
+    undo does.  No control: "playing" (a finished game is never resumed, `open_game`).
+
+    ``refed``: for a resumed recording (`Table.skip_to`), whose scripted controls logged since its
+    last step (each with a LINE mark just before it, `resume_point`'s ``lines``) the recording feeds
+    again (`controller.commands.again`): those are left out, so each does what it did once."""
+    is_mark = [e.kind == "control" and e.data.get("action") == "position" for e in events]
+    steps = [i for i, e in enumerate(events) if is_mark[i] and e.data.get("via") != LINE]
+    after = steps[-1] if refed and steps else (-1 if refed else len(events))
+    status = "playing"
+    for i, e in enumerate(events):
+        if e.kind == "undo":
+            status = "playing"
+        elif e.kind == "control" and e.source == "correction" and e.data.get("action") in STATUS_AFTER:
+            line = i > 0 and is_mark[i - 1] and events[i - 1].data.get("via") == LINE
+            if not (i > after and line):
+                status = STATUS_AFTER[str(e.data["action"])]
+    return status
 
 
 #: what the table keeps of each die scored from the camera, to carry a die a later throw covers

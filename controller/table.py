@@ -45,6 +45,7 @@ from controller.ledger import (
     REMEMBERED,
     HeldWrite,
     apply_step,
+    logged_status,
     open_game,
     position_mark,
     resume_point,
@@ -99,7 +100,9 @@ class Table:
         self._lock = threading.RLock()
         self.setup = Setup.for_table(cfg)
         self.game_no, self.game, self.resumed = open_game(self.log, self.setup, resume)
-        self.status = "over" if self.game.result() is not None else "playing"
+        # a resumed game: the status the referee's controls left it in (paused, ended), from the log
+        self.status = logged_status(self.log.events(self.game_no)) if self.resumed else "playing"
+        self.status = "over" if self.game.result() is not None else self.status
         self.reading_set: TableReadings | None = None
         self.last_input_seqs: tuple[int, ...] = ()  # the log seqs of the inputs applied last
         self.previous: list[dict[str, Any]] = []  # the readings scored last
@@ -486,8 +489,10 @@ class Table:
             self.panels.scripted = True
 
     def skip_to(self, point: Mapping[str, Any]) -> None:
-        """Drop the scripted items and edges a resumed game has already consumed."""
+        """Drop the scripted items and edges a resumed game has already consumed; the status as the
+        log holds it without the scripted controls the recording feeds again."""
         self.script.skip_to(point)
+        self.status = logged_status(self.log.events(self.game_no), refed=True)
 
     def tick(self, t: float) -> None:
         """Let time pass to ``t``: scripted presses and inputs, the button panels, the secret round;
