@@ -144,7 +144,9 @@ def rendered(folder: Path, limit: int | None) -> list[tuple[int, Any, tuple[floa
     return out
 
 
-def real_dice(group: str, step: int) -> list[tuple[int, Any, tuple[float, float], float]]:
+def real_dice(
+    group: str, step: int, smoke: bool = False
+) -> list[tuple[int, Any, tuple[float, float], float]]:
     """REAL d20_lurig photos of ``group`` laid at 60 px into the proxy's frame and found by the table
     (`real_tilt.table_die`): d20_off-angle cut on its top face under REAL_VIEW as the CLI cuts it
     (`TopFaces`), d20_top read in the frame at the reading's centre (no view)."""
@@ -158,6 +160,9 @@ def real_dice(group: str, step: int) -> list[tuple[int, Any, tuple[float, float]
 
     reader = NumberedReader(ocr=False)
     items = [x for x in load_lurig(REAL) if x.group == group]
+    if smoke:  # only the photos read are measured (their clips' median side then comes from them)
+        items = items[::step]
+        step = 1
     measured = learnt_cli.sizes(items)
     empty = learnt_cli.empty_table(learnt_cli.table_colour(items))
     tilt = Tilt(*REAL_VIEW) if group == "d20_off-angle" else None
@@ -394,12 +399,18 @@ def main(argv: list[str] | None = None) -> None:
         if not timed and a.timed:
             timed = timing(head, rendered(folder, a.timed), a.timed)
     if a.real or a.smoke:
-        for group, label in (
+        groups = (
             ("d20_off-angle", "REAL d20_off-angle (train), view 30/90/10"),
             ("d20_top", "REAL d20_top (held out), no view"),
-        ):
+        )
+        for group, label in groups[:1] if a.smoke else groups:
             step = 60 if a.smoke else a.step
-            blocks[label] = collect(label, lambda g=group, st=step: real_dice(g, st), a.cache, a.smoke)  # type: ignore[misc]
+            blocks[label] = collect(
+                label,
+                lambda g=group, st=step: real_dice(g, st, a.smoke),  # type: ignore[misc]
+                a.cache,
+                a.smoke,
+            )
     tune = next((b for n, b in blocks.items() if "tuned" in n), None)
     rows = []
     for way in WAYS:
