@@ -22,7 +22,7 @@ session of its own:
   (`template.CUT_MARGIN` = `TRIED_CUT_MARGIN`: issue 44, read unasked, `benchmarks.learnt_cuts`; tried,
   not adopted);
 - "see21": as "after", but `learn-dice see` groups the teaching crops as in session 21
-  (`benchmarks.learn_groups.session21`), before `see` put purity first (issue 44, session 22).
+  (`benchmarks.see_before.session21`), before `see` put purity first (issue 44, session 22).
 
 Held out first (d20_top, d20_wood); ``--train`` adds d20_off-angle, the set-up the choices were made on.
 """
@@ -63,7 +63,7 @@ WAYS["view"] = ("after, the camera's view stated ([vision] camera_tilt_deg)", *W
 #: as "after", with no view stated and ``[vision] learn_camera_view = true``: `learn-dice see` learns the
 #: camera's view from the teaching rolls (`controller.learn_view`), `read --config` cuts by it
 WAYS["learn"] = ("after, the camera's view learnt ([vision] learn_camera_view)", *WAYS["after"][1:])
-#: as "after", but `learn-dice see` groups the crops as in session 21 (`learn_groups.session21`: link
+#: as "after", but `learn-dice see` groups the crops as in session 21 (`see_before.session21`: link
 #: 0.88, the OCR head's sure word joining groups at the die's middle): `see`'s purity first's before
 WAYS["see21"] = ("after, see grouping as in session 21", *WAYS["after"][1:])
 #: as "after", but a roster die read without its set's own reader on the OCR recogniser's features
@@ -88,7 +88,7 @@ def run(
     was = ocr.LEARNT_MIN_SIDE, ocr.MAGNIFY, ocr.LEARNT_SMALL_WEIGHT, learnt_cli.ROWS
     view_was = learnt_cli.VIEW
     small_head, cut_margin = ocr.SMALL_HEAD, template.CUT_MARGIN
-    from benchmarks.learn_groups import session21
+    from benchmarks.see_before import session21
     from controller import learn_dice
 
     grouping = learn_dice.group_faces

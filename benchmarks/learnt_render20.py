@@ -67,7 +67,7 @@ WAYS = {
     # no view stated: `learn-dice see` learns it from the teaching rolls (controller.learn_view)
     "learnt view": "learn_camera_view = true\n",
 }
-#: the ways taught with session 21's `learn-dice see` grouping (`learn_groups.session21`), for before
+#: the ways taught with session 21's `learn-dice see` grouping (`see_before.session21`), for before
 #: and after in one run (issue 44, session 22: `see` purity first)
 SEE_BEFORE = " (see before)"
 WAYS |= {way + SEE_BEFORE: WAYS[way] for way in ("today", "true view")}
@@ -482,7 +482,7 @@ def main(argv: list[str] | None = None) -> None:
             "## REAL: the trusting person on real sessions\n\n"
             + "\n".join(markdown_table(head, real_sessions()))
         )
-    from benchmarks.learn_groups import session21
+    from benchmarks.see_before import session21
     from controller import learn_dice
 
     grouping = learn_dice.group_faces
