@@ -156,8 +156,8 @@ WEIGHTS = (5.0, 10.0, 20.0, 40.0)
 #: the learnt set's weight of ln(evidence) in today's combination (`ocr.LEARNT_SMALL_WEIGHT`)
 TODAY_WEIGHT = 0.02
 #: the set's likeness beside ln(evidence) and the per-die reader (a near-copy of a taught crop, as the
-#: real proxy reads, is the set's strength; on seed 44 a weight up to 10 costs the renders 0-2 throws)
-SET_WEIGHT = 10.0
+#: real proxy reads, is the set's strength): the shipped `die_head.SET_WEIGHT`
+SET_WEIGHT = 25.0
 
 
 def taught_mask(values: np.ndarray, learn: np.ndarray, per: int) -> np.ndarray:
