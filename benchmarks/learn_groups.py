@@ -66,10 +66,7 @@ def seen_inputs(
     import cv2
 
     from benchmarks import learnt_cli
-    from controller import learn_dice
-    from controller.config import load_config
     from training.numbered.real import load_lurig
-    from vision.numbered.reader import default_reader
 
     items = [x for x in load_lurig(REAL) if x.group == group]
     if smoke:
@@ -92,6 +89,17 @@ def seen_inputs(
     if has_empty:
         text += f'[vision]\nempty_table_frame = "{folder / "empty.png"}"\n' + (REAL_VIEW if view else "")
     toml.write_text(text, encoding="utf-8")
+    return caught_see(taught, toml, folder / "session")
+
+
+def caught_see(taught: list[Any], toml: Path, session: Path) -> dict[str, Any]:
+    """`learn-dice see` run on ``taught`` (learnt_cli shots) with ``toml``'s table: what it handed
+    `group_faces` (and `die_lab`'s crops) and each crop's truth (its face, or None off the die)."""
+    from benchmarks import learnt_cli
+    from controller import learn_dice
+    from controller.config import load_config
+    from vision.numbered.reader import default_reader
+
     got: dict[str, Any] = {}
     real_group, real_lab = learn_dice.group_faces, learn_dice.die_lab
 
@@ -110,7 +118,7 @@ def seen_inputs(
             "d20",
             "d20",
             "blue",
-            folder / "session",
+            session,
             default_reader(),
             load_config(toml),
         )
@@ -143,10 +151,7 @@ RENDER_VIEWS = ("today", "true view")
 def seen_render(group: str, view: str, work: Path) -> dict[str, Any]:
     """`see` run on a rendered set-up's teaching frames with its empty table and ``view``
     (learnt_render20.WAYS); what it handed `group_faces` and each crop's truth (face, or None)."""
-    from benchmarks import learnt_cli, learnt_render20
-    from controller import learn_dice
-    from controller.config import load_config
-    from vision.numbered.reader import default_reader
+    from benchmarks import learnt_render20
 
     taught, _, empty = learnt_render20.load(Path(tempfile.gettempdir()) / RENDERS[group], 1)
     toml = work / "table.toml"
@@ -155,45 +160,7 @@ def seen_render(group: str, view: str, work: Path) -> dict[str, Any]:
         + learnt_render20.WAYS[view],
         encoding="utf-8",
     )
-    got: dict[str, Any] = {}
-    real_group, real_lab = learn_dice.group_faces, learn_dice.die_lab
-
-    def group_faces(*args: Any, **kw: Any) -> list[int]:
-        got["args"], got["kw"] = args, kw
-        return real_group(*args, **kw)
-
-    def die_lab(crops: list[np.ndarray]) -> np.ndarray:
-        got["wholes"] = [np.asarray(c) for c in crops]
-        return real_lab(crops)
-
-    learn_dice.group_faces, learn_dice.die_lab = group_faces, die_lab  # type: ignore[assignment]
-    try:
-        seen = learn_dice.see(
-            [s.path for s in taught],
-            "d20",
-            "d20",
-            "blue",
-            work / "session",
-            default_reader(),
-            load_config(toml),
-        )
-    finally:
-        learn_dice.group_faces, learn_dice.die_lab = real_group, real_lab  # type: ignore[assignment]
-    truth = {str(s.path): s for s in taught}
-    faces = []
-    for s in seen:
-        shot = truth[s.frame]
-        faces.append(shot.face if math.dist(s.centre, shot.centre) <= learnt_cli.DIE_PX else None)
-    boxed, own, ocr = got["args"]
-    return {
-        "boxed": np.asarray(boxed),
-        "own": np.asarray(own),
-        "ocr": list(ocr),
-        "evidence": got["kw"].get("evidence"),
-        "guess": [s.guess for s in seen],
-        "wholes": got["wholes"],
-        "truth": faces,
-    }
+    return caught_see(taught, toml, work / "session")
 
 
 def cached(group: str, has_empty: bool | str, cache: Path, rolls: int, smoke: bool) -> dict[str, Any]:

@@ -6,7 +6,6 @@ the display's /api/state says so."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ from controller.session import mock_pins
 from controller.table import Table
 from display.app import create_app
 from display.hub import Hub
+from tests.controller.test_resume_lines import _play  # a recording fed as controller.live.play feeds it
 
 IMAGE = np.zeros((48, 64, 3), np.uint8)
 PLAYERS = [
@@ -110,22 +110,6 @@ def test_the_last_control_logged_wins(tmp_path: Path, controls: list[str], statu
     table = _table(db)
     assert table.status == status
     _killed(table)
-
-
-def _play(table: Table, script: list[Scripted], until: float, point: dict[str, Any] | None = None) -> None:
-    """A recording as `controller.live.play` feeds it: a sure throw settles at t=1, ticks each half second."""
-    from controller.live import _seen
-
-    table.pending = list(script)
-    if point is not None:
-        table.skip_to(point)
-    t = 1.0
-    while t <= until:
-        if point is None or not _seen(point, t):
-            table.tick(t)
-            if t == 1.0:
-                table.on_settled(IMAGE, t, t)
-        t += 0.5
 
 
 def test_a_recording_paused_from_the_admin_page_resumes_paused(tmp_path: Path) -> None:
