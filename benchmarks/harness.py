@@ -365,6 +365,21 @@ def add_scene_sets(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each set")
 
 
+def report(
+    title: str, t0: float, head: Sequence[str], rows: Iterable[Sequence[object]], out: Path | None
+) -> None:
+    """A one-table report (`write`): its title, `run_header`, the seconds since ``t0`` and the table."""
+    lines = [
+        f"# {title}",
+        "",
+        run_header(),
+        f"{time.perf_counter() - t0:.0f} s.",
+        "",
+        *markdown_table(head, rows),
+    ]
+    write("\n".join(lines) + "\n", out)
+
+
 def write(text: str, out: Path | None) -> None:
     """Print the report and, when ``out`` is given, store it there."""
     print(text)

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, share
+from benchmarks.harness import REAL, imread, share
 
 GROUPS = ("d20_off-angle", "d20_color", "d20_wood", "d20_top")
 SHIFTS = (-0.45, -0.3, -0.15, 0.0, 0.15, 0.3)
@@ -80,17 +80,13 @@ def main(argv: list[str] | None = None) -> None:
         f"right at >= {SURE}",
         f"wrong at >= {SURE}",
     )
-    text = "\n".join(
-        [
-            "# The OCR head read at a d20's centre and shifted toward its top face (REAL d20_lurig)",
-            "",
-            harness.run_header(),
-            f"{time.perf_counter() - t0:.0f} s.",
-            "",
-            *markdown_table(head, rows),
-        ]
+    harness.report(
+        "The OCR head read at a d20's centre and shifted toward its top face (REAL d20_lurig)",
+        t0,
+        head,
+        rows,
+        a.out,
     )
-    harness.write(text + "\n", a.out)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table
+from benchmarks.harness import REAL, imread
 
 RENDERS = {
     "renders seed 44": Path("/tmp/dicetable-render20"),
@@ -138,17 +138,13 @@ def main(argv: list[str] | None = None) -> None:
         "learnt",
         "truth",
     )
-    text = "\n".join(
-        [
-            "# The camera's view learnt from the teaching rolls (controller.learn_view)",
-            "",
-            harness.run_header(),
-            f"{time.perf_counter() - t0:.0f} s.",
-            "",
-            *markdown_table(head, rows),
-        ]
+    harness.report(
+        "The camera's view learnt from the teaching rolls (controller.learn_view)",
+        t0,
+        head,
+        rows,
+        a.out,
     )
-    harness.write(text + "\n", a.out)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import harness
-from benchmarks.harness import REAL, imread, markdown_table, share
+from benchmarks.harness import REAL, imread, share
 
 TRAIN = ("d20_off-angle", "d20_color")
 HELD_OUT = ("d20_wood", "d20_top")
@@ -216,17 +216,13 @@ def main(argv: list[str] | None = None) -> None:
         f"right at >= {SURE}",
         f"wrong at >= {SURE}",
     )
-    text = "\n".join(
-        [
-            "# The stated view's top-face cut on REAL tilted d20 photos: the OCR head (issue 44)",
-            "",
-            harness.run_header(),
-            f"{time.perf_counter() - t0:.0f} s.",
-            "",
-            *markdown_table(head, rows),
-        ]
+    harness.report(
+        "The stated view's top-face cut on REAL tilted d20 photos: the OCR head (issue 44)",
+        t0,
+        head,
+        rows,
+        a.out,
     )
-    harness.write(text + "\n", a.out)
 
 
 if __name__ == "__main__":
