@@ -91,6 +91,17 @@ def namers(image: np.ndarray, present: set[str]) -> dict[str, Palette]:
     }
 
 
+def labelled_die(centre: tuple[float, float], dice: list[dict[str, Any]]) -> int | None:
+    """The labelled die whose box holds ``centre`` (the nearest box centre among them), or None."""
+    x, y = centre
+    inside = [
+        (abs(x - (b[0] + b[2]) / 2) + abs(y - (b[1] + b[3]) / 2), i)
+        for i, b in enumerate(d["box"] for d in dice)
+        if b[0] <= x <= b[2] and b[1] <= y <= b[3]
+    ]
+    return min(inside)[1] if inside else None
+
+
 def by_reader(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, np.ndarray]]:
     """The body Lab of each labelled die the reader finds (`vision.read_dice`, as the table reads: the
     reader's own crop of the die), by the index of the labelled die whose box holds the reading's
@@ -102,14 +113,9 @@ def by_reader(image: np.ndarray, dice: list[dict[str, Any]]) -> list[tuple[int, 
     readings = read_dice(image, rec)
     out: dict[int, np.ndarray] = {}
     for r in readings:
-        x, y = r.center
-        inside = [
-            (abs(x - (b[0] + b[2]) / 2) + abs(y - (b[1] + b[3]) / 2), i)
-            for i, b in enumerate(d["box"] for d in dice)
-            if b[0] <= x <= b[2] and b[1] <= y <= b[3]
-        ]
-        if inside:
-            out.setdefault(min(inside)[1], rec.seen[int(r.colour)])  # type: ignore[attr-defined]
+        i = labelled_die(r.center, dice)
+        if i is not None:
+            out.setdefault(i, rec.seen[int(r.colour)])  # type: ignore[attr-defined]
     return sorted(out.items())
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchmarks.colours_real import LABELS, NOT_DICE, TRAIN_LABELS, TUNE_LABELS, load_labels
+from benchmarks.colours_real import LABELS, NOT_DICE, TRAIN_LABELS, TUNE_LABELS, labelled_die, load_labels
 from benchmarks.colours_roster import (
     POWER_LEARN,
     POWER_ROTATIONS,
@@ -269,14 +269,9 @@ def rim(smoke: bool = False, real: Path = REAL) -> list[tuple[bool, str, int, st
         pal = Palette.known({d["colour"] for d in dice} | set(NOT_DICE)).balanced_by_frame(image)
         found: dict[int, Any] = {}
         for r in read_dice(image, pal):
-            x, y = r.center
-            inside = [
-                (abs(x - (b[0] + b[2]) / 2) + abs(y - (b[1] + b[3]) / 2), i)
-                for i, b in enumerate(d["box"] for d in dice)
-                if b[0] <= x <= b[2] and b[1] <= y <= b[3]
-            ]
-            if inside:
-                found.setdefault(min(inside)[1], r.box)
+            i = labelled_die(r.center, dice)
+            if i is not None:
+                found.setdefault(i, r.box)
         pyr = Pyramid(image)
         for i, box in sorted(found.items()):
             crop = pal.balance_bgr(look_crop(image, box, pyr))
